@@ -1,0 +1,58 @@
+//! `ioz -h` and `ioz -v`.
+
+pub fn version_text() -> String {
+    format!(
+        "ioz {} — a file-system benchmark, command-line compatible with IOzone\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+pub const HELP_TEXT: &str = "\
+Usage: ioz [options]
+Sizes are in kB unless they end in k, m or g (1 kB = 1024 bytes).
+
+Modes
+  -a            auto mode: file sizes 64k..512m, record sizes 4k..16m, tests 0-7
+  -A            auto mode with tests 0 and 1 only and no crossover
+  -z            auto mode: use every record size (no crossover at 16 MiB files)
+  -n SIZE       auto mode: smallest file size (default 64k)
+  -g SIZE       auto mode: largest file size (default 512m)
+  -y SIZE       auto mode: smallest record size (default 4k)
+  -q SIZE       auto mode: largest record size (default 16m)
+  -+x N         auto mode: size multiplier (default 2)
+  -s SIZE       file size (default 512k); repeat for a list of sizes
+  -r SIZE       record size (default 4k, at most 16m); repeat for a list
+
+Tests (-i N, repeatable; default 0-7)
+  0 write/rewrite   1 read/reread        2 random read/write   3 backward read
+  4 record rewrite  5 stride read (-j)   6 fwrite/frewrite     7 fread/freread
+  8 random mix (-+p percent reads, default 50)                 9 pwrite/repwrite
+  10 pread/repread  11 pwritev/repwritev 12 preadv/repreadv
+  -E            add tests 9 and 10
+  -j N          stride of test 5 in records (default 17)
+  -+n           skip the second pass (rewrite, reread, ...)
+
+I/O and timing
+  -f PATH       test file (default ./ioz.tmp)
+  -w            keep the test file at the end
+  -e            include fsync in the timing
+  -c            include close in the timing
+  -o            O_SYNC writes         -+D  O_DSYNC writes
+  -+r           O_RSYNC|O_SYNC on every open
+  -I            O_DIRECT (fails clearly if the file system refuses it)
+  -W            lock the file while reading/writing
+
+Output
+  -R            Excel-style report after the table
+  -N            microseconds per operation      -O  operations per second
+  -M            include uname in the header
+  -h            this help                       -v  version
+
+ioz's own options
+  --force       use an existing file that ioz did not create (it will be
+                overwritten and, without -w, deleted)
+  --data KIND   written data: random (incompressible, default) or iozone
+                (IOzone's mostly-zero buffer, for like-for-like comparisons)
+
+Exit status: 0 done, 1 I/O error, 2 bad command line, 128+N stopped by signal N.
+";

@@ -1,0 +1,554 @@
+//! IOzone's command-line grammar: single-dash letters that cluster (`-Raz`),
+//! values attached or separate (`-s64m`, `-s 64m`), `-+x` options whose value is
+//! always the next word, repeated `-s`/`-r`/`-i`, plus ioz's own `--long` options.
+//!
+//! The result is a validated [`RunConfig`]; nothing after this module sees flags.
+
+mod help;
+mod number;
+mod unsupported;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use lexopt::{Arg, Parser, ValueExt};
+
+use crate::config::*;
+use crate::workload::TestId;
+
+pub use help::{HELP_TEXT, version_text};
+pub use number::{parse_count, parse_size};
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    Run(Box<RunConfig>),
+    Help,
+    Version,
+}
+
+/// A command-line problem: one line naming the option and what is wrong.
+#[derive(Debug, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn usage(msg: impl Into<String>) -> UsageError {
+    UsageError(msg.into())
+}
+
+/// Options as seen, before validation.
+#[derive(Default)]
+struct Seen {
+    option_lines: Vec<String>,
+    auto: bool,
+    obsolete_auto: bool,
+    no_crossover: bool,
+    file_sizes: Vec<u64>,
+    record_sizes: Vec<u64>,
+    min_file: Option<u64>,
+    max_file: Option<u64>,
+    min_record: Option<u64>,
+    max_record: Option<u64>,
+    multiplier: Option<u64>,
+    tests: Vec<TestId>,
+    extended: bool,
+    path: Option<PathBuf>,
+    keep_file: bool,
+    open: OpenOptions,
+    fsync_in_timing: bool,
+    close_in_timing: bool,
+    lock_file: bool,
+    micros_per_op: bool,
+    ops_per_sec: bool,
+    excel_report: bool,
+    stride: Option<u64>,
+    mix_read_percent: Option<u32>,
+    no_retest: bool,
+    force: bool,
+    data: Option<DataPattern>,
+}
+
+/// Parses argv (argv[0] included) into a command.
+pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
+    let command_line: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.len() <= 1 {
+        return Err(usage(
+            "no options given; try 'ioz -a' for auto mode or 'ioz -h' for help",
+        ));
+    }
+    let mut parser = Parser::from_iter(args);
+    let mut seen = Seen::default();
+    while let Some(arg) = parser.next().map_err(lexopt_error)? {
+        match arg {
+            Arg::Short('h') | Arg::Long("help") => return Ok(Command::Help),
+            Arg::Short('v') | Arg::Long("version") => return Ok(Command::Version),
+            Arg::Short('+') => parse_plus(&mut parser, &mut seen)?,
+            Arg::Short(c) => parse_short(c, &mut parser, &mut seen)?,
+            Arg::Long("force") => seen.force = true,
+            Arg::Long("data") => {
+                let v = string_value(&mut parser, "--data")?;
+                seen.data = Some(match v.as_str() {
+                    "random" => DataPattern::Random,
+                    "iozone" => DataPattern::Iozone,
+                    other => {
+                        return Err(usage(format!(
+                            "--data: '{other}' is not a data pattern (random or iozone)"
+                        )));
+                    }
+                });
+            }
+            Arg::Long(name) => {
+                return Err(usage(format!(
+                    "unknown option --{name} (ioz -h lists the options)"
+                )));
+            }
+            Arg::Value(v) => {
+                return Err(usage(format!(
+                    "unexpected argument '{}' (options start with -; ioz -h lists them)",
+                    v.to_string_lossy()
+                )));
+            }
+        }
+    }
+    finish(seen, command_line).map(|c| Command::Run(Box::new(c)))
+}
+
+fn lexopt_error(e: lexopt::Error) -> UsageError {
+    match e {
+        lexopt::Error::MissingValue { option: Some(o) } => usage(format!("{o} needs a value")),
+        lexopt::Error::UnexpectedValue { option, .. } => {
+            usage(format!("{option} does not take a value"))
+        }
+        other => usage(other.to_string()),
+    }
+}
+
+fn string_value(parser: &mut Parser, opt: &str) -> Result<String, UsageError> {
+    let v = parser
+        .value()
+        .map_err(|_| usage(format!("{opt} needs a value")))?;
+    v.string()
+        .map_err(|_| usage(format!("{opt}: the value is not valid UTF-8")))
+}
+
+fn size_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
+    let v = string_value(parser, opt)?;
+    parse_size(&v).map_err(|e| usage(format!("{opt}: {e}")))
+}
+
+fn record_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
+    let bytes = size_value(parser, opt)?;
+    if bytes > MAX_RECORD_BYTES {
+        return Err(usage(format!(
+            "{opt}: record size {} kB is larger than the maximum, {} kB",
+            bytes / KIB,
+            MAX_RECORD_BYTES / KIB
+        )));
+    }
+    Ok(bytes)
+}
+
+fn count_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
+    let v = string_value(parser, opt)?;
+    parse_count(&v).map_err(|e| usage(format!("{opt}: {e}")))
+}
+
+fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
+    match c {
+        'a' => {
+            seen.auto = true;
+            seen.option_lines.push("Auto Mode".into());
+        }
+        'A' => {
+            seen.obsolete_auto = true;
+            seen.option_lines
+                .push("Auto Mode 2: tests 0 and 1 only, no crossover.".into());
+        }
+        'z' => {
+            seen.no_crossover = true;
+            seen.option_lines
+                .push("Cross over of record size disabled.".into());
+        }
+        's' => {
+            let v = size_value(parser, "-s")?;
+            seen.file_sizes.push(v);
+            seen.option_lines
+                .push(format!("File size set to {} KB", v / KIB));
+        }
+        'r' => {
+            let v = record_value(parser, "-r")?;
+            seen.record_sizes.push(v);
+            seen.option_lines.push(format!("Record Size {} KB", v / KIB));
+        }
+        'n' => {
+            let v = size_value(parser, "-n")?;
+            seen.min_file = Some(v);
+            seen.option_lines
+                .push(format!("Using minimum file size of {} kilobytes.", v / KIB));
+        }
+        'g' => {
+            let v = size_value(parser, "-g")?;
+            seen.max_file = Some(v);
+            seen.option_lines
+                .push(format!("Using maximum file size of {} kilobytes.", v / KIB));
+        }
+        'y' => {
+            let v = record_value(parser, "-y")?;
+            seen.min_record = Some(v);
+            seen.option_lines
+                .push(format!("Using Minimum Record Size {} KB", v / KIB));
+        }
+        'q' => {
+            let v = record_value(parser, "-q")?;
+            seen.max_record = Some(v);
+            seen.option_lines
+                .push(format!("Using Maximum Record Size {} KB", v / KIB));
+        }
+        'i' => {
+            let n = count_value(parser, "-i")?;
+            let test = TestId::from_number(n)
+                .ok_or_else(|| usage(format!("-i {n}: no such test (tests are 0 to 12)")))?;
+            if !seen.tests.contains(&test) {
+                seen.tests.push(test);
+            }
+        }
+        'E' => seen.extended = true,
+        'f' => {
+            let v = parser
+                .value()
+                .map_err(|_| usage("-f needs a value (the test file's path)"))?;
+            if v.is_empty() {
+                return Err(usage("-f: the path is empty"));
+            }
+            seen.path = Some(PathBuf::from(v));
+        }
+        'w' => {
+            seen.keep_file = true;
+            seen.option_lines.push("Setting no_unlink".into());
+        }
+        'R' => {
+            seen.excel_report = true;
+            seen.option_lines
+                .push("Excel chart generation enabled".into());
+        }
+        'c' => {
+            seen.close_in_timing = true;
+            seen.option_lines
+                .push("Include close in write timing".into());
+        }
+        'e' => {
+            seen.fsync_in_timing = true;
+            seen.option_lines
+                .push("Include fsync in write timing".into());
+        }
+        'o' => {
+            seen.open.sync_writes = true;
+            seen.option_lines.push("SYNC Mode. ".into());
+        }
+        'I' => {
+            seen.open.direct = true;
+            seen.option_lines.push("O_DIRECT feature enabled".into());
+        }
+        'W' => {
+            seen.lock_file = true;
+            seen.option_lines
+                .push("Lock file when reading/writing.".into());
+        }
+        'N' => {
+            seen.micros_per_op = true;
+            seen.option_lines.push(
+                "Microseconds/op Mode. Output is in microseconds per operation.".into(),
+            );
+        }
+        'O' => {
+            seen.ops_per_sec = true;
+            seen.option_lines
+                .push("OPS Mode. Output is in operations per second.".into());
+        }
+        'M' => {
+            seen.option_lines.push(String::new());
+            seen.option_lines
+                .push(format!("Machine = {}", machine_description()));
+        }
+        'j' => {
+            let n = count_value(parser, "-j")?;
+            if n == 0 {
+                return Err(usage("-j: the stride must be at least 1 record"));
+            }
+            seen.stride = Some(n);
+        }
+        other => {
+            return match unsupported::describe(other) {
+                Some(what) => Err(usage(format!("-{other} ({what}) is not supported yet"))),
+                None => Err(usage(format!(
+                    "unknown option -{other} (ioz -h lists the options)"
+                ))),
+            };
+        }
+    }
+    Ok(())
+}
+
+/// `-+X`: the letter is the rest of the word (only its first character counts
+/// in IOzone; ioz refuses extra characters), and any value is the next word.
+fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
+    let rest = parser
+        .optional_value()
+        .ok_or_else(|| usage("-+ must be followed by a letter, as in -+n"))?;
+    let rest = rest.string().map_err(|_| usage("-+: not valid UTF-8"))?;
+    let mut chars = rest.chars();
+    let letter = chars.next().ok_or_else(|| usage("-+ must be followed by a letter"))?;
+    if chars.next().is_some() {
+        return Err(usage(format!(
+            "-+{rest}: one letter expected after -+ (its value, if any, is the next word)"
+        )));
+    }
+    let opt = format!("-+{letter}");
+    match letter {
+        'x' => {
+            let n = count_value(parser, &opt)?;
+            if n < 2 {
+                return Err(usage(format!("{opt}: the multiplier must be at least 2")));
+            }
+            seen.multiplier = Some(n);
+        }
+        'n' => {
+            seen.no_retest = true;
+            seen.option_lines.push("No retest option selected".into());
+        }
+        'D' => {
+            seen.open.dsync_writes = true;
+            seen.option_lines
+                .push(">>> O_DSYNC mode enabled. <<<".into());
+        }
+        'r' => {
+            seen.open.sync_all = true;
+            seen.option_lines
+                .push("Read & Write sync mode active.".into());
+        }
+        'p' => {
+            let n = count_value(parser, &opt)?;
+            if n > 100 {
+                return Err(usage(format!(
+                    "{opt}: {n} is not a percentage (0 to 100)"
+                )));
+            }
+            seen.mix_read_percent = Some(n as u32);
+            seen.option_lines
+                .push(format!("Percent read in mix test is {n}"));
+        }
+        other => {
+            return match unsupported::describe_plus(other) {
+                Some(what) => Err(usage(format!("{opt} ({what}) is not supported yet"))),
+                None => Err(usage(format!(
+                    "unknown option {opt} (ioz -h lists the options)"
+                ))),
+            };
+        }
+    }
+    Ok(())
+}
+
+fn machine_description() -> String {
+    match nix::sys::utsname::uname() {
+        Ok(u) => format!(
+            "{} {} {} {} {}",
+            u.sysname().to_string_lossy(),
+            u.nodename().to_string_lossy(),
+            u.release().to_string_lossy(),
+            u.version().to_string_lossy(),
+            u.machine().to_string_lossy()
+        ),
+        Err(e) => format!("unknown ({e})"),
+    }
+}
+
+fn kb(bytes: u64) -> u64 {
+    bytes / KIB
+}
+
+/// Checks the options against each other and builds the config.
+fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError> {
+    if seen.micros_per_op && seen.ops_per_sec {
+        return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
+    }
+    let auto = seen.auto
+        || seen.obsolete_auto
+        || seen.file_sizes.len() > 1
+        || seen.record_sizes.len() > 1;
+    if !auto {
+        let auto_only = [
+            ("-n", seen.min_file.is_some()),
+            ("-g", seen.max_file.is_some()),
+            ("-y", seen.min_record.is_some()),
+            ("-q", seen.max_record.is_some()),
+            ("-z", seen.no_crossover),
+            ("-+x", seen.multiplier.is_some()),
+        ];
+        if let Some((opt, _)) = auto_only.iter().find(|(_, given)| *given) {
+            return Err(usage(format!("{opt} only applies to auto mode (add -a)")));
+        }
+    }
+
+    let sizes = if auto {
+        auto_sizes(&seen)?
+    } else {
+        let file_bytes = seen.file_sizes.first().copied().unwrap_or(DEFAULT_FILE_BYTES);
+        let record_bytes = seen
+            .record_sizes
+            .first()
+            .copied()
+            .unwrap_or(DEFAULT_RECORD_BYTES);
+        if record_bytes > file_bytes {
+            return Err(usage(format!(
+                "-r: record size {} kB is larger than the file size {} kB (-s)",
+                kb(record_bytes),
+                kb(file_bytes)
+            )));
+        }
+        Sizes::Single {
+            file_bytes,
+            record_bytes,
+        }
+    };
+
+    let mut tests = if seen.obsolete_auto {
+        if let Some(t) = seen
+            .tests
+            .iter()
+            .find(|t| !matches!(t, TestId::Write | TestId::Read))
+        {
+            return Err(usage(format!(
+                "-A runs only tests 0 and 1; -i {} needs -a instead",
+                t.number()
+            )));
+        }
+        vec![TestId::Write, TestId::Read]
+    } else if seen.tests.is_empty() {
+        let mut t: Vec<TestId> = TestId::ALL[..8].to_vec();
+        if seen.extended {
+            t.extend([TestId::Pwrite, TestId::Pread]);
+        }
+        t
+    } else {
+        seen.tests.clone()
+    };
+    tests.sort();
+
+    let unit = if seen.micros_per_op {
+        OutputUnit::MicrosPerOp
+    } else if seen.ops_per_sec {
+        OutputUnit::OpsPerSec
+    } else {
+        OutputUnit::KbPerSec
+    };
+
+    Ok(RunConfig {
+        command_line,
+        option_lines: seen.option_lines,
+        sizes,
+        obsolete_auto: seen.obsolete_auto,
+        tests,
+        extended: seen.extended,
+        path: seen
+            .path
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE_NAME)),
+        keep_file: seen.keep_file,
+        open: seen.open,
+        fsync_in_timing: seen.fsync_in_timing,
+        close_in_timing: seen.close_in_timing,
+        lock_file: seen.lock_file,
+        unit,
+        excel_report: seen.excel_report,
+        stride: seen.stride.unwrap_or(DEFAULT_STRIDE),
+        mix_read_percent: seen.mix_read_percent.unwrap_or(DEFAULT_MIX_READ_PERCENT),
+        no_retest: seen.no_retest,
+        force: seen.force,
+        data: seen.data.unwrap_or(DataPattern::Random),
+    })
+}
+
+fn auto_sizes(seen: &Seen) -> Result<Sizes, UsageError> {
+    let multiplier = seen.multiplier.unwrap_or(2);
+    let file_sizes = if seen.file_sizes.is_empty() {
+        let min = seen.min_file.unwrap_or(DEFAULT_AUTO_MIN_FILE);
+        let max = seen.max_file.unwrap_or(DEFAULT_AUTO_MAX_FILE);
+        if min > max {
+            return Err(usage(format!(
+                "-n: minimum file size {} kB is larger than the maximum {} kB (-g)",
+                kb(min),
+                kb(max)
+            )));
+        }
+        SizeAxis::Range {
+            min,
+            max,
+            multiplier,
+        }
+    } else {
+        if seen.min_file.is_some() || seen.max_file.is_some() {
+            return Err(usage(
+                "-s cannot be combined with -n or -g: give either the sizes or the range",
+            ));
+        }
+        SizeAxis::List(seen.file_sizes.clone())
+    };
+    let record_sizes = if seen.record_sizes.is_empty() {
+        let min = seen.min_record.unwrap_or(DEFAULT_AUTO_MIN_RECORD);
+        let max = seen.max_record.unwrap_or(DEFAULT_AUTO_MAX_RECORD);
+        if min > max {
+            return Err(usage(format!(
+                "-y: minimum record size {} kB is larger than the maximum {} kB (-q)",
+                kb(min),
+                kb(max)
+            )));
+        }
+        SizeAxis::Range {
+            min,
+            max,
+            multiplier,
+        }
+    } else {
+        if seen.min_record.is_some() || seen.max_record.is_some() {
+            return Err(usage(
+                "-r cannot be combined with -y or -q: give either the sizes or the range",
+            ));
+        }
+        let mut list = seen.record_sizes.clone();
+        list.sort_unstable();
+        list.dedup();
+        SizeAxis::List(list)
+    };
+    let smallest_file = file_sizes.values().into_iter().min().unwrap_or(0);
+    let smallest_record = record_sizes.values().into_iter().min().unwrap_or(0);
+    if smallest_record > smallest_file {
+        return Err(usage(format!(
+            "record size {} kB is larger than the smallest file size {} kB",
+            kb(smallest_record),
+            kb(smallest_file)
+        )));
+    }
+    let crossover = seen.auto
+        && !seen.obsolete_auto
+        && !seen.no_crossover
+        && seen.file_sizes.is_empty()
+        && seen.record_sizes.is_empty()
+        && seen.min_record.is_none()
+        && seen.max_record.is_none();
+    Ok(Sizes::Auto(AutoSizes {
+        file_sizes,
+        record_sizes,
+        crossover,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,87 @@
+//! Numbers on the command line: sizes with IOzone's k/m/g suffixes and plain counts.
+//!
+//! IOzone reads numbers with `atoi`, so garbage silently becomes a default. ioz
+//! refuses anything that is not a whole positive number in range.
+
+use crate::config::KIB;
+
+/// Parses a size the IOzone way: plain numbers are kB; `k`, `m`, `g` (either case)
+/// scale by 1, 1024 and 1024² kB. Returns bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, scale_kb) = match text.char_indices().last() {
+        None => return Err("an empty value is not a size".to_string()),
+        Some((i, c)) => match c.to_ascii_lowercase() {
+            'k' => (&text[..i], 1u64),
+            'm' => (&text[..i], 1024),
+            'g' => (&text[..i], 1024 * 1024),
+            c if c.is_ascii_digit() => (text, 1),
+            _ => {
+                return Err(format!(
+                    "'{text}' is not a size (a whole number of kB, or with a k, m or g suffix)"
+                ));
+            }
+        },
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "'{text}' is not a size (a whole number of kB, or with a k, m or g suffix)"
+        ));
+    }
+    let count = parse_count(digits).map_err(|_| format!("'{text}' is too large"))?;
+    if count == 0 {
+        return Err(format!("'{text}' is zero; a size must be positive"));
+    }
+    count
+        .checked_mul(scale_kb)
+        .and_then(|kb| kb.checked_mul(KIB))
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// Parses a non-negative whole number (no sign, no suffix).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{text}' is not a whole non-negative number"));
+    }
+    text.parse::<u64>()
+        .map_err(|_| format!("'{text}' is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_numbers_are_kilobytes() {
+        assert_eq!(parse_size("64"), Ok(64 * 1024));
+        assert_eq!(parse_size("1"), Ok(1024));
+    }
+
+    #[test]
+    fn suffixes_scale_by_powers_of_1024() {
+        assert_eq!(parse_size("64k"), Ok(64 * 1024));
+        assert_eq!(parse_size("64K"), Ok(64 * 1024));
+        assert_eq!(parse_size("4m"), Ok(4 << 20));
+        assert_eq!(parse_size("4M"), Ok(4 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+    }
+
+    #[test]
+    fn garbage_zero_negative_and_overflow_are_refused() {
+        for bad in ["", "0", "0k", "12q", "-5", "1.5m", "k", "m4", " 4", "4 k", "+4"] {
+            assert!(parse_size(bad).is_err(), "{bad:?} was accepted");
+        }
+        assert!(parse_size("99999999999999999999").is_err());
+        assert!(parse_size("18014398509481984g").is_err());
+        assert!(parse_size("0").unwrap_err().contains("zero"));
+    }
+
+    #[test]
+    fn counts_are_plain_digits() {
+        assert_eq!(parse_count("17"), Ok(17));
+        assert_eq!(parse_count("0"), Ok(0));
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("3x").is_err());
+        assert!(parse_count("").is_err());
+    }
+}

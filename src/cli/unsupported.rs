@@ -1,0 +1,77 @@
+//! IOzone options that ioz recognises but does not implement yet. Each is refused
+//! by name so that no flag is ever silently ignored.
+
+/// What a single-letter IOzone option does, if it is one ioz does not support yet.
+pub fn describe(letter: char) -> Option<&'static str> {
+    Some(match letter {
+        'b' => "spreadsheet file",
+        'B' => "mmap",
+        'C' => "per-worker byte counts",
+        'd' => "throughput barrier delay",
+        'D' => "msync MS_ASYNC on mmap files",
+        'F' => "throughput file names",
+        'G' => "msync MS_SYNC on mmap files",
+        'H' => "POSIX async I/O",
+        'J' => "compute delay",
+        'k' => "POSIX async I/O without copy",
+        'K' => "disrupted read patterns",
+        'l' => "throughput minimum worker count",
+        'L' => "processor cache line size",
+        'm' => "multiple buffers",
+        'p' => "processor cache purge",
+        'P' => "CPU binding",
+        'Q' => "offset/latency files",
+        'S' => "processor cache size",
+        't' => "throughput mode",
+        'T' => "threads in throughput mode",
+        'u' => "throughput maximum worker count",
+        'U' => "unmount and remount between tests",
+        'V' => "data verification",
+        'x' => "stonewalling control",
+        'X' => "write telemetry file",
+        'Y' => "read telemetry file",
+        'Z' => "mixing mmap and file I/O",
+        _ => return None,
+    })
+}
+
+/// Same for `-+` options.
+pub fn describe_plus(letter: char) -> Option<&'static str> {
+    Some(match letter {
+        'a' => "ignored IOzone option",
+        'A' => "madvise",
+        'b' => "ignored IOzone option",
+        'B' => "sequential mixed workload",
+        'c' => "cluster client",
+        'C' => "dedup within files",
+        'd' => "diagnostic verification",
+        'E' => "read-only tests on an existing file",
+        'F' => "truncating writers in the mixed workload",
+        'h' => "cluster controlling host",
+        'H' => "PIT time server host",
+        'i' => "cluster control port",
+        'k' => "constant aggregate size in throughput mode",
+        'K' => "reader count in the mixed workload",
+        'l' => "record locking",
+        'L' => "record locking on a shared file",
+        'm' => "cluster mode",
+        'N' => "no truncation before writing",
+        'O' => "operation rate limit",
+        'P' => "PIT time server port",
+        'q' => "delay between tests",
+        's' => "silent cluster client",
+        'S' => "dedup seed",
+        't' => "network speed test",
+        'T' => "per-worker log files",
+        'u' => "CPU utilisation",
+        'U' => "Windows-only option",
+        'V' => "shared file in throughput mode",
+        'w' => "dedupable data",
+        'W' => "dedup worker skew",
+        'X' => "short-circuit verification",
+        'y' => "interior dedup",
+        'z' => "latency histograms",
+        'Z' => "old data sets",
+        _ => return None,
+    })
+}

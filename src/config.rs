@@ -1,0 +1,151 @@
+//! The validated, typed description of a run. Nothing after the CLI sees raw flags.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::workload::TestId;
+
+pub const KIB: u64 = 1024;
+pub const MIB: u64 = 1024 * KIB;
+/// Largest record IOzone accepts (its buffer size), kept for compatibility.
+pub const MAX_RECORD_BYTES: u64 = 16 * MIB;
+/// File sizes above this use records of at least [`CROSSOVER_MIN_RECORD`] in `-a` mode.
+pub const CROSSOVER_FILE_BYTES: u64 = 16 * MIB;
+pub const CROSSOVER_MIN_RECORD: u64 = 64 * KIB;
+pub const DEFAULT_FILE_BYTES: u64 = 512 * KIB;
+pub const DEFAULT_RECORD_BYTES: u64 = 4 * KIB;
+pub const DEFAULT_AUTO_MIN_FILE: u64 = 64 * KIB;
+pub const DEFAULT_AUTO_MAX_FILE: u64 = 512 * MIB;
+pub const DEFAULT_AUTO_MIN_RECORD: u64 = 4 * KIB;
+pub const DEFAULT_AUTO_MAX_RECORD: u64 = 16 * MIB;
+pub const DEFAULT_STRIDE: u64 = 17;
+pub const DEFAULT_MIX_READ_PERCENT: u32 = 50;
+pub const DEFAULT_FILE_NAME: &str = "ioz.tmp";
+
+/// What the table's numbers are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum OutputUnit {
+    /// kB/s with kB = 1024 bytes (IOzone's default).
+    KbPerSec,
+    /// µs per operation (`-N`).
+    MicrosPerOp,
+    /// Operations per second (`-O`).
+    OpsPerSec,
+}
+
+/// What written data looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum DataPattern {
+    /// Incompressible pseudo-random bytes (ioz's default).
+    Random,
+    /// IOzone's buffer: the pattern byte 0x10 in the first 8 bytes of each 4 KiB page, zeros elsewhere.
+    Iozone,
+}
+
+/// The sizes a run covers, before the plan expands them into cells.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Sizes {
+    /// One file size and one record size.
+    Single { file_bytes: u64, record_bytes: u64 },
+    /// Auto mode over a file-size and record-size grid.
+    Auto(AutoSizes),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AutoSizes {
+    /// The file sizes, smallest first as IOzone steps them (or exactly the `-s` list).
+    pub file_sizes: SizeAxis,
+    /// The record sizes (or exactly the `-r` list).
+    pub record_sizes: SizeAxis,
+    /// IOzone's crossover rule: records below 64 KiB skipped for files above 16 MiB.
+    pub crossover: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum SizeAxis {
+    /// min, min×multiplier, … while ≤ max.
+    Range { min: u64, max: u64, multiplier: u64 },
+    /// Exactly these values, in the order given.
+    List(Vec<u64>),
+}
+
+impl SizeAxis {
+    pub fn values(&self) -> Vec<u64> {
+        match self {
+            SizeAxis::Range {
+                min,
+                max,
+                multiplier,
+            } => {
+                let mut out = Vec::new();
+                let mut v = *min;
+                while v <= *max {
+                    out.push(v);
+                    match v.checked_mul(*multiplier) {
+                        Some(next) => v = next,
+                        None => break,
+                    }
+                }
+                out
+            }
+            SizeAxis::List(list) => list.clone(),
+        }
+    }
+}
+
+/// Flags added to every open (or every writer's open) of the test file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OpenOptions {
+    /// `-o`: O_SYNC on writers.
+    pub sync_writes: bool,
+    /// `-+D`: O_DSYNC on writers.
+    pub dsync_writes: bool,
+    /// `-+r`: O_RSYNC|O_SYNC on every open.
+    pub sync_all: bool,
+    /// `-I`: O_DIRECT on every open.
+    pub direct: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// argv as given, argv[0] included.
+    pub command_line: Vec<String>,
+    /// Header lines the options asked for, in command-line order.
+    pub option_lines: Vec<String>,
+    pub sizes: Sizes,
+    /// `-A`: only tests 0 and 1, four-column table.
+    pub obsolete_auto: bool,
+    /// Selected tests, ascending.
+    pub tests: Vec<TestId>,
+    /// `-E`: show the pwrite/pread columns even when those tests are not selected.
+    pub extended: bool,
+    pub path: PathBuf,
+    /// `-w`: keep the test file.
+    pub keep_file: bool,
+    pub open: OpenOptions,
+    /// `-e`: fsync (fflush+fsync for stdio) inside the timed region.
+    pub fsync_in_timing: bool,
+    /// `-c`: close inside the timed region.
+    pub close_in_timing: bool,
+    /// `-W`: lock the whole file (fcntl) for each pass.
+    pub lock_file: bool,
+    pub unit: OutputUnit,
+    /// `-R`: the Excel-style text report after the table.
+    pub excel_report: bool,
+    /// `-j`: stride of test 5, in records.
+    pub stride: u64,
+    /// `-+p`: percentage of reads in test 8.
+    pub mix_read_percent: u32,
+    /// `-+n`: skip the second pass of each test.
+    pub no_retest: bool,
+    /// `--force`: allow using an existing file that ioz did not create.
+    pub force: bool,
+    pub data: DataPattern,
+}
+
+impl RunConfig {
+    pub fn is_auto(&self) -> bool {
+        matches!(self.sizes, Sizes::Auto(_))
+    }
+}
