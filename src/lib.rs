@@ -1,5 +1,16 @@
 //! ioz: a file-system benchmark, command-line compatible with IOzone.
 
+pub mod app;
+pub mod buffer;
 pub mod cli;
 pub mod config;
+pub mod engine;
+pub mod error;
+pub mod pattern;
+pub mod plan;
+pub mod report;
+pub mod result;
+pub mod runner;
+pub mod safety;
+pub mod signals;
 pub mod workload;

@@ -70,7 +70,9 @@ impl TestId {
 
     /// Whether the test only reads, so the file must hold data before it runs.
     pub fn needs_existing_data(self) -> bool {
-        self.passes().iter().any(|p| p.direction() != Direction::Write)
+        self.passes()
+            .iter()
+            .any(|p| p.direction() != Direction::Write)
     }
 }
 

@@ -186,7 +186,8 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
         'r' => {
             let v = record_value(parser, "-r")?;
             seen.record_sizes.push(v);
-            seen.option_lines.push(format!("Record Size {} KB", v / KIB));
+            seen.option_lines
+                .push(format!("Record Size {} KB", v / KIB));
         }
         'n' => {
             let v = size_value(parser, "-n")?;
@@ -264,9 +265,8 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
         }
         'N' => {
             seen.micros_per_op = true;
-            seen.option_lines.push(
-                "Microseconds/op Mode. Output is in microseconds per operation.".into(),
-            );
+            seen.option_lines
+                .push("Microseconds/op Mode. Output is in microseconds per operation.".into());
         }
         'O' => {
             seen.ops_per_sec = true;
@@ -305,7 +305,9 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
         .ok_or_else(|| usage("-+ must be followed by a letter, as in -+n"))?;
     let rest = rest.string().map_err(|_| usage("-+: not valid UTF-8"))?;
     let mut chars = rest.chars();
-    let letter = chars.next().ok_or_else(|| usage("-+ must be followed by a letter"))?;
+    let letter = chars
+        .next()
+        .ok_or_else(|| usage("-+ must be followed by a letter"))?;
     if chars.next().is_some() {
         return Err(usage(format!(
             "-+{rest}: one letter expected after -+ (its value, if any, is the next word)"
@@ -337,9 +339,7 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
         'p' => {
             let n = count_value(parser, &opt)?;
             if n > 100 {
-                return Err(usage(format!(
-                    "{opt}: {n} is not a percentage (0 to 100)"
-                )));
+                return Err(usage(format!("{opt}: {n} is not a percentage (0 to 100)")));
             }
             seen.mix_read_percent = Some(n as u32);
             seen.option_lines
@@ -380,10 +380,8 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
     if seen.micros_per_op && seen.ops_per_sec {
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }
-    let auto = seen.auto
-        || seen.obsolete_auto
-        || seen.file_sizes.len() > 1
-        || seen.record_sizes.len() > 1;
+    let auto =
+        seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
     if !auto {
         let auto_only = [
             ("-n", seen.min_file.is_some()),
@@ -401,7 +399,11 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
     let sizes = if auto {
         auto_sizes(&seen)?
     } else {
-        let file_bytes = seen.file_sizes.first().copied().unwrap_or(DEFAULT_FILE_BYTES);
+        let file_bytes = seen
+            .file_sizes
+            .first()
+            .copied()
+            .unwrap_or(DEFAULT_FILE_BYTES);
         let record_bytes = seen
             .record_sizes
             .first()

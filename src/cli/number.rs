@@ -68,7 +68,9 @@ mod tests {
 
     #[test]
     fn garbage_zero_negative_and_overflow_are_refused() {
-        for bad in ["", "0", "0k", "12q", "-5", "1.5m", "k", "m4", " 4", "4 k", "+4"] {
+        for bad in [
+            "", "0", "0k", "12q", "-5", "1.5m", "k", "m4", " 4", "4 k", "+4",
+        ] {
             assert!(parse_size(bad).is_err(), "{bad:?} was accepted");
         }
         assert!(parse_size("99999999999999999999").is_err());

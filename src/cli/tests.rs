@@ -50,7 +50,10 @@ fn values_attached_or_separate() {
 fn repeated_sizes_force_auto_mode_over_exactly_those_values() {
     let c = run(&["-s", "64", "-s", "128", "-s", "256"]).unwrap();
     let Sizes::Auto(a) = &c.sizes else { panic!() };
-    assert_eq!(a.file_sizes, SizeAxis::List(vec![64 << 10, 128 << 10, 256 << 10]));
+    assert_eq!(
+        a.file_sizes,
+        SizeAxis::List(vec![64 << 10, 128 << 10, 256 << 10])
+    );
     assert!(!a.crossover);
     let c = run(&["-s", "64m", "-r", "4k", "-r", "64k"]).unwrap();
     let Sizes::Auto(a) = &c.sizes else { panic!() };
@@ -60,25 +63,41 @@ fn repeated_sizes_force_auto_mode_over_exactly_those_values() {
 
 #[test]
 fn auto_range_options() {
-    let c = run(&["-a", "-n", "64k", "-g", "4m", "-y", "8k", "-q", "256k", "-+x", "4"]).unwrap();
+    let c = run(&[
+        "-a", "-n", "64k", "-g", "4m", "-y", "8k", "-q", "256k", "-+x", "4",
+    ])
+    .unwrap();
     let Sizes::Auto(a) = &c.sizes else { panic!() };
     assert_eq!(
         a.file_sizes,
-        SizeAxis::Range { min: 64 << 10, max: 4 << 20, multiplier: 4 }
+        SizeAxis::Range {
+            min: 64 << 10,
+            max: 4 << 20,
+            multiplier: 4
+        }
     );
     assert_eq!(
         a.record_sizes,
-        SizeAxis::Range { min: 8 << 10, max: 256 << 10, multiplier: 4 }
+        SizeAxis::Range {
+            min: 8 << 10,
+            max: 256 << 10,
+            multiplier: 4
+        }
     );
     assert!(!a.crossover, "-y/-q turn the crossover off");
-    let Sizes::Auto(a) = run(&["-a"]).unwrap().sizes else { panic!() };
+    let Sizes::Auto(a) = run(&["-a"]).unwrap().sizes else {
+        panic!()
+    };
     assert!(a.crossover);
 }
 
 #[test]
 fn tests_default_select_and_extend() {
     assert_eq!(run(&["-a"]).unwrap().tests, TestId::ALL[..8].to_vec());
-    assert_eq!(run(&["-i", "2", "-i", "0", "-i", "2"]).unwrap().tests, vec![Write, Random]);
+    assert_eq!(
+        run(&["-i", "2", "-i", "0", "-i", "2"]).unwrap().tests,
+        vec![Write, Random]
+    );
     let c = run(&["-E"]).unwrap();
     assert!(c.tests.contains(&Pwrite) && c.tests.contains(&Pread) && c.extended);
     assert_eq!(run(&["-i", "12"]).unwrap().tests, vec![Preadv]);
@@ -102,7 +121,10 @@ fn io_flags_and_units() {
     assert_eq!(c.unit, OutputUnit::MicrosPerOp);
     assert_eq!(c.path, PathBuf::from("/tmp/x"));
     assert_eq!(run(&["-O"]).unwrap().unit, OutputUnit::OpsPerSec);
-    assert_eq!(run(&["--data", "iozone"]).unwrap().data, DataPattern::Iozone);
+    assert_eq!(
+        run(&["--data", "iozone"]).unwrap().data,
+        DataPattern::Iozone
+    );
     assert!(run(&["--force"]).unwrap().force);
 }
 
@@ -125,13 +147,28 @@ fn bad_values_name_the_option() {
         (&["-s", "0"], "-s: '0' is zero"),
         (&["-s", "12q"], "-s: '12q' is not a size"),
         (&["-s", "-5"], "-s: '-5' is not a size"),
-        (&["-s", "99999999999999999999"], "-s: '99999999999999999999' is too large"),
+        (
+            &["-s", "99999999999999999999"],
+            "-s: '99999999999999999999' is too large",
+        ),
         (&["-i", "13"], "-i 13: no such test"),
         (&["-i", "-1"], "-i: '-1' is not a whole"),
-        (&["-r", "8m", "-s", "4m"], "-r: record size 8192 kB is larger than the file size 4096 kB"),
-        (&["-r", "32m"], "-r: record size 32768 kB is larger than the maximum"),
-        (&["-a", "-n", "2m", "-g", "1m"], "-n: minimum file size 2048 kB is larger than the maximum 1024 kB"),
-        (&["-a", "-y", "64k", "-q", "8k"], "-y: minimum record size 64 kB"),
+        (
+            &["-r", "8m", "-s", "4m"],
+            "-r: record size 8192 kB is larger than the file size 4096 kB",
+        ),
+        (
+            &["-r", "32m"],
+            "-r: record size 32768 kB is larger than the maximum",
+        ),
+        (
+            &["-a", "-n", "2m", "-g", "1m"],
+            "-n: minimum file size 2048 kB is larger than the maximum 1024 kB",
+        ),
+        (
+            &["-a", "-y", "64k", "-q", "8k"],
+            "-y: minimum record size 64 kB",
+        ),
         (&["-s"], "-s needs a value"),
         (&["-n", "64k"], "-n only applies to auto mode"),
         (&["-N", "-O"], "-N and -O cannot be combined"),
@@ -140,10 +177,19 @@ fn bad_values_name_the_option() {
         (&["stray"], "unexpected argument 'stray'"),
         (&["-j", "0"], "-j: the stride must be at least 1"),
         (&["-+p", "101"], "-+p: 101 is not a percentage"),
-        (&["-+x", "1", "-a"], "-+x: the multiplier must be at least 2"),
+        (
+            &["-+x", "1", "-a"],
+            "-+x: the multiplier must be at least 2",
+        ),
         (&["-A", "-i", "2"], "-A runs only tests 0 and 1"),
-        (&["--data", "zeros"], "--data: 'zeros' is not a data pattern"),
-        (&["-a", "-n", "8k", "-y", "16k"], "record size 16 kB is larger than the smallest file size 8 kB"),
+        (
+            &["--data", "zeros"],
+            "--data: 'zeros' is not a data pattern",
+        ),
+        (
+            &["-a", "-n", "8k", "-y", "16k"],
+            "record size 16 kB is larger than the smallest file size 8 kB",
+        ),
     ];
     for (args, want) in cases {
         let got = err(args);
@@ -154,15 +200,27 @@ fn bad_values_name_the_option() {
 #[test]
 fn unsupported_iozone_options_are_refused_by_name() {
     assert_eq!(err(&["-B"]), "-B (mmap) is not supported yet");
-    assert_eq!(err(&["-t", "4"]), "-t (throughput mode) is not supported yet");
+    assert_eq!(
+        err(&["-t", "4"]),
+        "-t (throughput mode) is not supported yet"
+    );
     assert_eq!(err(&["-+u"]), "-+u (CPU utilisation) is not supported yet");
-    assert_eq!(err(&["-b", "x.xls"]), "-b (spreadsheet file) is not supported yet");
+    assert_eq!(
+        err(&["-b", "x.xls"]),
+        "-b (spreadsheet file) is not supported yet"
+    );
     assert!(err(&["-+Q"]).contains("unknown option -+Q"));
 }
 
 #[test]
 fn no_arguments_is_an_error_and_help_is_not() {
     assert!(parse(vec!["ioz".into()]).is_err());
-    assert!(matches!(parse(vec!["ioz".into(), "-h".into()]), Ok(Command::Help)));
-    assert!(matches!(parse(vec!["ioz".into(), "-v".into()]), Ok(Command::Version)));
+    assert!(matches!(
+        parse(vec!["ioz".into(), "-h".into()]),
+        Ok(Command::Help)
+    ));
+    assert!(matches!(
+        parse(vec!["ioz".into(), "-v".into()]),
+        Ok(Command::Version)
+    ));
 }

@@ -1,0 +1,156 @@
+//! The `ioz` command: parse, run, print, and map every ending to an exit status.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::time::Instant;
+
+use crate::cli::{self, Command, HELP_TEXT, version_text};
+use crate::config::RunConfig;
+use crate::plan::expand;
+use crate::report::Exporter;
+use crate::report::excel_text::ExcelTextReport;
+use crate::report::layout::TableLayout;
+use crate::report::text::{preamble, table_header, table_row, trailer};
+use crate::result::{RunResult, RunStatus};
+use crate::runner;
+use crate::safety::TargetFile;
+use crate::signals::StopFlag;
+
+/// Exit status for a bad command line or a refused target.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status for an I/O failure during the run.
+pub const EXIT_IO: i32 = 1;
+const SIGPIPE: i32 = 13;
+
+pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    match cli::parse(args) {
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            EXIT_USAGE
+        }
+        Ok(Command::Help) => {
+            print!("{HELP_TEXT}");
+            0
+        }
+        Ok(Command::Version) => {
+            print!("{}", version_text());
+            0
+        }
+        Ok(Command::Run(config)) => run(*config),
+    }
+}
+
+/// Writes to stdout; if stdout is gone (a closed pipe) the run is asked to stop.
+struct Output<'a> {
+    out: io::StdoutLock<'static>,
+    stop: &'a StopFlag,
+}
+
+impl Output<'_> {
+    fn put(&mut self, text: &str) {
+        if self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|_| self.out.flush())
+            .is_err()
+        {
+            self.stop.raise(SIGPIPE);
+        }
+    }
+}
+
+fn run(config: RunConfig) -> i32 {
+    let stop = match StopFlag::install() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ioz: cannot install signal handlers: {e}");
+            return EXIT_IO;
+        }
+    };
+    let target = match TargetFile::check(&config.path, config.force) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            return e.exit_code();
+        }
+    };
+    let plan = expand(&config);
+    let layout = TableLayout::for_config(&config);
+    let started = ctime_now();
+    let time_resolution_ns = clock_resolution_ns();
+    let mut out = Output {
+        out: io::stdout().lock(),
+        stop: &stop,
+    };
+    out.put(&preamble(&config, &started, time_resolution_ns));
+    out.put(&table_header(&layout));
+    let outcome = runner::run(&config, &plan, target, &stop, |row| {
+        out.put(&table_row(&layout, row, config.unit));
+    });
+    out.put(&trailer());
+    let result = RunResult {
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        config,
+        started,
+        time_resolution_ns,
+        cells: outcome.cells,
+        status: outcome.status,
+    };
+    if result.config.excel_report {
+        out.put(&ExcelTextReport.render(&result));
+    }
+    match (&result.status, outcome.error) {
+        (_, Some(e)) => {
+            eprintln!("ioz: {e}");
+            e.exit_code()
+        }
+        (RunStatus::Interrupted(sig), None) => {
+            if *sig != SIGPIPE {
+                eprintln!(
+                    "ioz: stopped by {}; the rows above were measured before it",
+                    signal_name(*sig)
+                );
+            }
+            128 + sig
+        }
+        _ => 0,
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    match sig {
+        2 => "SIGINT".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// The current local time as ctime(3) writes it, without the newline.
+fn ctime_now() -> String {
+    let mut buf = [0 as libc::c_char; 64];
+    // SAFETY: ctime_r writes at most 26 bytes into a buffer of 64.
+    unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        if libc::ctime_r(&now, buf.as_mut_ptr()).is_null() {
+            return String::from("unknown");
+        }
+        std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_string_lossy()
+            .trim_end()
+            .to_string()
+    }
+}
+
+/// The smallest non-zero step of the monotonic clock the timings use.
+fn clock_resolution_ns() -> u64 {
+    let mut best = u64::MAX;
+    for _ in 0..1000 {
+        let a = Instant::now();
+        let mut b = Instant::now();
+        while b == a {
+            b = Instant::now();
+        }
+        best = best.min((b - a).as_nanos() as u64);
+    }
+    best
+}

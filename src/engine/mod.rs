@@ -1,0 +1,174 @@
+//! How one operation moves bytes between a buffer and the file: one engine per
+//! file, one trait for all. Engines move every byte they are asked to (short
+//! transfers are continued) or fail with the OS error.
+
+mod positional;
+mod stdio;
+mod sync;
+mod vectored;
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+pub use positional::PositionalEngine;
+pub use stdio::StdioEngine;
+pub use sync::SyncEngine;
+pub use vectored::VectoredEngine;
+
+/// One way of moving records. Calls are made inside the timed region, so an
+/// implementation does the syscall(s) and nothing else.
+pub trait Engine {
+    /// Fills `buf` from the file at `offset`.
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// Writes all of `buf` to the file at `offset`.
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()>;
+    /// Makes what was written durable (`-e`): fsync, or fflush+fsync for stdio.
+    fn sync(&mut self) -> io::Result<()>;
+    /// Closes the file, reporting any error the close reveals. Idempotent.
+    fn close(&mut self) -> io::Result<()>;
+    /// The descriptor, for untimed housekeeping (locks, fsync before the pass).
+    fn raw_fd(&self) -> RawFd;
+}
+
+/// How a pass opens the test file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenSpec {
+    pub writable: bool,
+    pub create: bool,
+    pub truncate: bool,
+    /// O_SYNC, O_DSYNC, O_DIRECT … as the run's options ask.
+    pub extra_flags: libc::c_int,
+    /// Bytes per record (the vectored engine splits calls into records).
+    pub record_bytes: usize,
+}
+
+/// Mode of files ioz creates (IOzone uses 0640).
+const CREATE_MODE: libc::mode_t = 0o640;
+
+/// Opens `path` as `spec` says and returns the raw descriptor.
+pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    let mut flags = if spec.writable {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    } | libc::O_CLOEXEC
+        | spec.extra_flags;
+    if spec.create {
+        flags |= libc::O_CREAT;
+    }
+    if spec.truncate {
+        flags |= libc::O_TRUNC;
+    }
+    // SAFETY: c_path is a valid NUL-terminated string.
+    let fd = unsafe { libc::open(c_path.as_ptr(), flags, CREATE_MODE as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+/// An owned descriptor whose close is explicit, so close errors are reported.
+#[derive(Debug)]
+pub struct Descriptor {
+    fd: RawFd,
+    open: bool,
+}
+
+impl Descriptor {
+    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<Descriptor> {
+        Ok(Descriptor {
+            fd: open_fd(path, spec)?,
+            open: true,
+        })
+    }
+
+    #[inline]
+    pub fn raw(&self) -> RawFd {
+        self.fd
+    }
+
+    pub fn fsync(&self) -> io::Result<()> {
+        // SAFETY: plain syscall on our descriptor.
+        check(unsafe { libc::fsync(self.fd) }).map(drop)
+    }
+
+    /// Gives up ownership: the descriptor now belongs to someone else (a stdio stream).
+    pub fn disown(&mut self) {
+        self.open = false;
+    }
+
+    pub fn close(&mut self) -> io::Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.open = false;
+        // SAFETY: the descriptor is ours and still open; it is never used again.
+        check(unsafe { libc::close(self.fd) }).map(drop)
+    }
+}
+
+impl Drop for Descriptor {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// Turns a C return value into a Result, retrying nothing.
+#[inline]
+pub(crate) fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// Error for a read that hit end of file before the buffer was full.
+pub(crate) fn short_read(done: usize, wanted: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!("short read: end of file after {done} of {wanted} bytes"),
+    )
+}
+
+/// Error for a write the kernel accepted zero bytes of.
+pub(crate) fn short_write(done: usize, wanted: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::WriteZero,
+        format!("short write: {done} of {wanted} bytes written"),
+    )
+}
+
+/// Runs a transfer syscall until `len` bytes moved, continuing short transfers
+/// and retrying EINTR. `step(done)` moves bytes from position `done`.
+#[inline]
+pub(crate) fn transfer_all(
+    len: usize,
+    is_read: bool,
+    mut step: impl FnMut(usize) -> isize,
+) -> io::Result<()> {
+    let mut done = 0;
+    while done < len {
+        let n = step(done);
+        if n > 0 {
+            done += n as usize;
+        } else if n == 0 {
+            return Err(if is_read {
+                short_read(done, len)
+            } else {
+                short_write(done, len)
+            });
+        } else {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}

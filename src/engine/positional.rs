@@ -1,0 +1,79 @@
+//! `pread`/`pwrite` (IOzone's tests 9 and 10, and ioz's random mix).
+
+use std::io;
+use std::os::fd::RawFd;
+use std::path::Path;
+
+use super::{Descriptor, Engine, OpenSpec, transfer_all};
+
+pub struct PositionalEngine {
+    fd: Descriptor,
+}
+
+impl PositionalEngine {
+    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<PositionalEngine> {
+        Ok(PositionalEngine {
+            fd: Descriptor::open(path, spec)?,
+        })
+    }
+}
+
+/// `pread` until `buf` is full.
+#[inline]
+pub(crate) fn pread_all(fd: RawFd, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let len = buf.len();
+    let ptr = buf.as_mut_ptr();
+    transfer_all(len, true, |done| {
+        // SAFETY: ptr+done..ptr+len lies inside buf.
+        unsafe {
+            libc::pread(
+                fd,
+                ptr.add(done).cast(),
+                len - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        }
+    })
+}
+
+/// `pwrite` until all of `buf` is written.
+#[inline]
+pub(crate) fn pwrite_all(fd: RawFd, buf: &[u8], offset: u64) -> io::Result<()> {
+    let len = buf.len();
+    let ptr = buf.as_ptr();
+    transfer_all(len, false, |done| {
+        // SAFETY: ptr+done..ptr+len lies inside buf.
+        unsafe {
+            libc::pwrite(
+                fd,
+                ptr.add(done).cast(),
+                len - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        }
+    })
+}
+
+impl Engine for PositionalEngine {
+    #[inline]
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        pread_all(self.fd.raw(), buf, offset)
+    }
+
+    #[inline]
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
+        pwrite_all(self.fd.raw(), buf, offset)
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.fd.fsync()
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        self.fd.close()
+    }
+
+    fn raw_fd(&self) -> RawFd {
+        self.fd.raw()
+    }
+}

@@ -1,0 +1,153 @@
+//! C stdio `fread`/`fwrite` (IOzone's tests 6 and 7), with a stdio buffer of
+//! one record as IOzone sets it up with `setvbuf`.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::path::Path;
+use std::ptr::NonNull;
+
+use super::{Descriptor, Engine, OpenSpec, short_read, short_write};
+use crate::buffer::AlignedBuf;
+
+pub struct StdioEngine {
+    stream: Option<NonNull<libc::FILE>>,
+    fd: RawFd,
+    writable: bool,
+    position: u64,
+    /// The buffer handed to `setvbuf`; it must outlive `fclose`, so it is
+    /// declared after `stream` and freed only after `close` in `Drop`.
+    _stdio_buffer: AlignedBuf,
+}
+
+impl StdioEngine {
+    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<StdioEngine> {
+        let mut descriptor = Descriptor::open(path, spec)?;
+        let mode: &[u8] = if spec.writable { b"r+\0" } else { b"r\0" };
+        // SAFETY: the descriptor is open; on success the stream owns it.
+        let stream = unsafe { libc::fdopen(descriptor.raw(), mode.as_ptr().cast()) };
+        let stream = NonNull::new(stream).ok_or_else(io::Error::last_os_error)?;
+        let fd = descriptor.raw();
+        descriptor.disown();
+        let mut stdio_buffer = AlignedBuf::zeroed(spec.record_bytes.max(1));
+        // SAFETY: the stream is fresh (no I/O yet) and the buffer lives as long as it.
+        let r = unsafe {
+            libc::setvbuf(
+                stream.as_ptr(),
+                stdio_buffer.as_mut_ptr().cast(),
+                libc::_IOFBF,
+                stdio_buffer.len(),
+            )
+        };
+        let mut engine = StdioEngine {
+            stream: Some(stream),
+            fd,
+            writable: spec.writable,
+            position: 0,
+            _stdio_buffer: stdio_buffer,
+        };
+        if r != 0 {
+            let _ = engine.close();
+            return Err(io::Error::other("setvbuf failed"));
+        }
+        Ok(engine)
+    }
+
+    #[inline]
+    fn stream(&self) -> io::Result<*mut libc::FILE> {
+        self.stream
+            .map(NonNull::as_ptr)
+            .ok_or_else(|| io::Error::other("stream already closed"))
+    }
+
+    #[inline]
+    fn seek_to(&mut self, stream: *mut libc::FILE, offset: u64) -> io::Result<()> {
+        if offset != self.position {
+            // SAFETY: the stream is open.
+            if unsafe { libc::fseeko(stream, offset as libc::off_t, libc::SEEK_SET) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            self.position = offset;
+        }
+        Ok(())
+    }
+
+    /// The error behind a short fread/fwrite: the OS error if the stream has one.
+    fn stream_error(stream: *mut libc::FILE, done: usize, wanted: usize, read: bool) -> io::Error {
+        let os = io::Error::last_os_error();
+        // SAFETY: the stream is open.
+        if unsafe { libc::ferror(stream) } != 0 && os.raw_os_error().unwrap_or(0) != 0 {
+            os
+        } else if read {
+            short_read(done, wanted)
+        } else {
+            short_write(done, wanted)
+        }
+    }
+}
+
+impl Engine for StdioEngine {
+    #[inline]
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let stream = self.stream()?;
+        self.seek_to(stream, offset)?;
+        self.position = u64::MAX;
+        // SAFETY: buf is valid for buf.len() bytes; the stream is open.
+        let n = unsafe { libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), stream) };
+        if n != buf.len() {
+            return Err(Self::stream_error(stream, n, buf.len(), true));
+        }
+        self.position = offset + n as u64;
+        Ok(())
+    }
+
+    #[inline]
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
+        let stream = self.stream()?;
+        self.seek_to(stream, offset)?;
+        self.position = u64::MAX;
+        // SAFETY: buf is valid for buf.len() bytes; the stream is open.
+        let n = unsafe { libc::fwrite(buf.as_ptr().cast(), 1, buf.len(), stream) };
+        if n != buf.len() {
+            return Err(Self::stream_error(stream, n, buf.len(), false));
+        }
+        self.position = offset + n as u64;
+        Ok(())
+    }
+
+    /// fflush, plus fsync for a writer (a reader only flushes, as in IOzone).
+    fn sync(&mut self) -> io::Result<()> {
+        let stream = self.stream()?;
+        // SAFETY: the stream is open.
+        if unsafe { libc::fflush(stream) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if self.writable {
+            // SAFETY: the stream's descriptor is open.
+            if unsafe { libc::fsync(self.fd) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        match self.stream.take() {
+            None => Ok(()),
+            // SAFETY: the stream is open and never used after this.
+            Some(s) => match unsafe { libc::fclose(s.as_ptr()) } {
+                0 => Ok(()),
+                _ => Err(io::Error::last_os_error()),
+            },
+        }
+    }
+
+    fn raw_fd(&self) -> RawFd {
+        self.fd
+    }
+}
+
+impl Drop for StdioEngine {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}

@@ -1,0 +1,252 @@
+//! Offset sequences, computed before the clock starts.
+//!
+//! A pass is a list of [`IoOp`]s: where each operation lands in the file, how
+//! many bytes it moves, which way, and which slice of the write pool it sends.
+
+use rand_mt::Mt64;
+
+use crate::config::MAX_RECORD_BYTES;
+use crate::plan::Cell;
+use crate::workload::{Direction, Pass, PatternKind};
+
+/// IOzone's key for the MT19937-64 generator behind its random permutation.
+const IOZONE_RANDOM_KEY: [u64; 4] = [0x12345, 0x23456, 0x34567, 0x45678];
+/// A different key for choosing which operations of the random mix read.
+const MIX_CHOICE_KEY: [u64; 4] = [0x10203, 0x40506, 0x70809, 0x0a0b0c];
+/// Records per `preadv`/`pwritev` call, as IOzone: at most 16 and at most 16 MiB.
+const MAX_VECTORS: u64 = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+}
+
+/// One timed operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoOp {
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Bytes to move (a whole number of records).
+    pub len: usize,
+    pub kind: OpKind,
+    /// Where in the write pool a write takes its data (unused by reads).
+    pub source: usize,
+}
+
+/// Records 0, 1, …, n−1.
+pub fn sequential(n: u64) -> Vec<u64> {
+    (0..n).collect()
+}
+
+/// Records n−1, …, 0.
+pub fn backward(n: u64) -> Vec<u64> {
+    (0..n).rev().collect()
+}
+
+/// Every `stride`-th record, then the same again shifted by one record, and so on:
+/// 0, s, 2s, …, 1, 1+s, …. Every record is read exactly once (IOzone's stride
+/// pattern re-reads some records and skips others).
+pub fn strided(n: u64, stride: u64) -> Vec<u64> {
+    let stride = stride.max(1);
+    let mut out = Vec::with_capacity(n as usize);
+    for phase in 0..stride.min(n) {
+        out.extend((phase..n).step_by(stride as usize));
+    }
+    out
+}
+
+/// IOzone's random order: a permutation of 0..n from MT19937-64 seeded with
+/// IOzone's key, using its swap-with-any-index shuffle. Every record once.
+pub fn random_permutation(n: u64) -> Vec<u64> {
+    shuffle(n, &IOZONE_RANDOM_KEY)
+}
+
+fn shuffle(n: u64, key: &[u64]) -> Vec<u64> {
+    let mut order: Vec<u64> = (0..n).collect();
+    if n == 0 {
+        return order;
+    }
+    let mut rng = Mt64::new_with_key(key.iter().copied());
+    for i in 0..n as usize {
+        let j = (rng.next_u64() % n) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
+/// For each of `n` operations, whether it reads: exactly round(n·pct/100) reads,
+/// spread in a seeded random order.
+pub fn mix_reads(n: u64, read_percent: u32) -> Vec<bool> {
+    let reads = (n * read_percent as u64 + 50) / 100;
+    shuffle(n, &MIX_CHOICE_KEY)
+        .into_iter()
+        .map(|r| r < reads)
+        .collect()
+}
+
+/// Records per vectored call for this record size.
+pub fn vectors_per_call(records: u64, record_bytes: u64) -> u64 {
+    MAX_VECTORS
+        .min(records)
+        .min(MAX_RECORD_BYTES / record_bytes)
+        .max(1)
+}
+
+/// Runs of `run` consecutive records covering 0..n (the last may be shorter),
+/// visited in IOzone's random order: (first record, record count).
+pub fn random_runs(n: u64, run: u64) -> Vec<(u64, u64)> {
+    let runs = n.div_ceil(run);
+    random_permutation(runs)
+        .into_iter()
+        .map(|r| {
+            let first = r * run;
+            (first, run.min(n - first))
+        })
+        .collect()
+}
+
+/// Options that shape a pass's operations.
+#[derive(Clone, Copy, Debug)]
+pub struct PatternOptions {
+    pub stride: u64,
+    pub mix_read_percent: u32,
+    /// Size of the write pool in bytes: a multiple of the record size, at least
+    /// [`largest_op`] bytes.
+    pub pool_bytes: usize,
+}
+
+/// Bytes of the largest single operation of any pass on this cell.
+pub fn largest_op(cell: &Cell) -> usize {
+    (vectors_per_call(cell.records(), cell.record_bytes) * cell.record_bytes) as usize
+}
+
+/// The operations of one pass over one cell, in order.
+pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
+    let n = cell.records();
+    let rec = cell.record_bytes;
+    let runs: Vec<(u64, u64)> = match pass.pattern() {
+        PatternKind::Sequential => sequential(n).into_iter().map(|r| (r, 1)).collect(),
+        PatternKind::Backward => backward(n).into_iter().map(|r| (r, 1)).collect(),
+        PatternKind::Strided => strided(n, opts.stride)
+            .into_iter()
+            .map(|r| (r, 1))
+            .collect(),
+        PatternKind::Random | PatternKind::RandomMix => {
+            random_permutation(n).into_iter().map(|r| (r, 1)).collect()
+        }
+        PatternKind::FirstRecord => (0..n).map(|_| (0, 1)).collect(),
+        PatternKind::RandomRuns => random_runs(n, vectors_per_call(n, rec)),
+    };
+    let reads = match pass.direction() {
+        Direction::Read => vec![true; runs.len()],
+        Direction::Write => vec![false; runs.len()],
+        Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
+    };
+    let slots = (opts.pool_bytes as u64 / rec).max(1);
+    runs.iter()
+        .zip(reads)
+        .enumerate()
+        .map(|(i, (&(first, count), read))| {
+            // Successive writes take successive pool slots, so neighbouring
+            // records differ and the data does not compress.
+            let usable = slots.saturating_sub(count) + 1;
+            IoOp {
+                offset: first * rec,
+                len: (count * rec) as usize,
+                kind: if read { OpKind::Read } else { OpKind::Write },
+                source: ((i as u64 % usable) * rec) as usize,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn random_permutation_matches_iozone() {
+        assert_eq!(random_permutation(8), vec![3, 7, 2, 5, 6, 1, 0, 4]);
+        assert_eq!(
+            random_permutation(16),
+            vec![3, 15, 8, 1, 12, 9, 7, 2, 5, 0, 6, 10, 14, 13, 4, 11]
+        );
+        let p = random_permutation(1000);
+        assert_eq!(sorted(p.clone()), sequential(1000));
+        assert_eq!(random_permutation(1), vec![0]);
+        assert!(random_permutation(0).is_empty());
+    }
+
+    #[test]
+    fn stride_visits_every_record_once() {
+        assert_eq!(strided(7, 3), vec![0, 3, 6, 1, 4, 2, 5]);
+        for (n, s) in [(16, 3), (18, 17), (32, 17), (5, 100), (1, 17)] {
+            assert_eq!(sorted(strided(n, s)), sequential(n), "n={n} s={s}");
+        }
+        assert_eq!(strided(4, 1), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn backward_and_sequential() {
+        assert_eq!(backward(4), vec![3, 2, 1, 0]);
+        assert_eq!(sequential(3), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn mix_reads_exact_share() {
+        let m = mix_reads(200, 30);
+        assert_eq!(m.iter().filter(|r| **r).count(), 60);
+        assert!(mix_reads(10, 0).iter().all(|r| !r));
+        assert!(mix_reads(10, 100).iter().all(|r| *r));
+        // Not simply the first 60 operations.
+        assert!(m[..60].iter().any(|r| !r));
+    }
+
+    #[test]
+    fn vectored_runs_cover_the_file_once() {
+        assert_eq!(vectors_per_call(256, 4096), 16);
+        assert_eq!(vectors_per_call(3, 4096), 3);
+        assert_eq!(vectors_per_call(64, 4 << 20), 4);
+        let runs = random_runs(40, 16);
+        assert_eq!(runs.len(), 3);
+        let mut covered: Vec<u64> = runs.iter().flat_map(|&(f, c)| f..f + c).collect();
+        covered.sort_unstable();
+        assert_eq!(covered, sequential(40));
+    }
+
+    #[test]
+    fn ops_carry_offsets_lengths_and_pool_slots() {
+        let cell = Cell {
+            file_bytes: 64 << 10,
+            record_bytes: 4 << 10,
+        };
+        let opts = PatternOptions {
+            stride: 17,
+            mix_read_percent: 50,
+            pool_bytes: 32 << 10,
+        };
+        let ops = build_ops(Pass::Write, &cell, &opts);
+        assert_eq!(ops.len(), 16);
+        assert!(ops.iter().all(|o| o.kind == OpKind::Write && o.len == 4096));
+        assert_eq!(ops[3].offset, 3 * 4096);
+        // 8 pool slots: the 9th write reuses slot 0.
+        assert_eq!(ops[7].source, 7 * 4096);
+        assert_eq!(ops[8].source, 0);
+        let ops = build_ops(Pass::RecordRewrite, &cell, &opts);
+        assert!(ops.iter().all(|o| o.offset == 0));
+        let ops = build_ops(Pass::BackwardRead, &cell, &opts);
+        assert_eq!(ops[0].offset, 15 * 4096);
+        assert!(ops.iter().all(|o| o.kind == OpKind::Read));
+        let ops = build_ops(Pass::Preadv, &cell, &opts);
+        assert_eq!(ops.len(), 1);
+        assert_eq!(ops[0].len, 64 << 10);
+        let ops = build_ops(Pass::RandomMix, &cell, &opts);
+        assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
+    }
+}

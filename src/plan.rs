@@ -1,0 +1,204 @@
+//! Expands a [`RunConfig`] into the ordered cells of a run, with IOzone's auto-mode
+//! rules. Pure: no I/O.
+
+use serde::Serialize;
+
+use crate::config::{CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, RunConfig, Sizes};
+
+/// One (file size, record size) pair: one row of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    pub file_bytes: u64,
+    pub record_bytes: u64,
+}
+
+impl Cell {
+    /// Whole records in the file (a partial last record is not moved, as in IOzone).
+    pub fn records(&self) -> u64 {
+        self.file_bytes / self.record_bytes
+    }
+
+    /// Bytes every full pass over the file moves.
+    pub fn pass_bytes(&self) -> u64 {
+        self.records() * self.record_bytes
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// Cells in run order: file size outer, record size inner, ascending records.
+    pub cells: Vec<Cell>,
+    /// Every file size of the run, in order (rows of the `-R` report).
+    pub file_axis: Vec<u64>,
+    /// Every configured record size (columns of the `-R` report), ascending.
+    pub record_axis: Vec<u64>,
+}
+
+pub fn expand(config: &RunConfig) -> Plan {
+    match &config.sizes {
+        Sizes::Single {
+            file_bytes,
+            record_bytes,
+        } => Plan {
+            cells: vec![Cell {
+                file_bytes: *file_bytes,
+                record_bytes: *record_bytes,
+            }],
+            file_axis: vec![*file_bytes],
+            record_axis: vec![*record_bytes],
+        },
+        Sizes::Auto(auto) => {
+            let file_axis = auto.file_sizes.values();
+            let mut record_axis = auto.record_sizes.values();
+            record_axis.sort_unstable();
+            let mut cells = Vec::new();
+            for &file_bytes in &file_axis {
+                for &record_bytes in &record_axis {
+                    if record_bytes > file_bytes {
+                        break;
+                    }
+                    if auto.crossover
+                        && file_bytes > CROSSOVER_FILE_BYTES
+                        && record_bytes < CROSSOVER_MIN_RECORD
+                    {
+                        continue;
+                    }
+                    cells.push(Cell {
+                        file_bytes,
+                        record_bytes,
+                    });
+                }
+            }
+            Plan {
+                cells,
+                file_axis,
+                record_axis,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Command, parse};
+
+    fn plan(args: &[&str]) -> Plan {
+        let mut argv = vec!["ioz".to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        match parse(argv.into_iter().map(Into::into).collect()).unwrap() {
+            Command::Run(c) => expand(&c),
+            _ => panic!(),
+        }
+    }
+
+    fn kb_pairs(p: &Plan) -> Vec<(u64, u64)> {
+        p.cells
+            .iter()
+            .map(|c| (c.file_bytes >> 10, c.record_bytes >> 10))
+            .collect()
+    }
+
+    #[test]
+    fn default_auto_mode_has_every_pair_with_the_crossover() {
+        let p = plan(&["-a"]);
+        assert_eq!(p.file_axis.len(), 14);
+        assert_eq!(p.file_axis[0], 64 << 10);
+        assert_eq!(p.file_axis[13], 512 << 20);
+        assert_eq!(p.record_axis.len(), 13);
+        let pairs = kb_pairs(&p);
+        // 64 KiB..16 MiB files (9 sizes) take every record up to their size: 5+6+…+13.
+        let small: usize = (5..=13).sum();
+        // 32 MiB..512 MiB files (5 sizes) take records 64 KiB..16 MiB: 9 each.
+        assert_eq!(pairs.len(), small + 5 * 9);
+        assert!(pairs.contains(&(16384, 4)));
+        assert!(!pairs.contains(&(32768, 32)));
+        assert!(pairs.contains(&(32768, 64)));
+        assert_eq!(pairs[0], (64, 4));
+        assert_eq!(*pairs.last().unwrap(), (524288, 16384));
+    }
+
+    #[test]
+    fn z_keeps_small_records_for_large_files() {
+        let p = plan(&["-az", "-n", "16m", "-g", "32m", "-i", "0"]);
+        let pairs = kb_pairs(&p);
+        assert_eq!(pairs.len(), 26);
+        assert!(pairs.contains(&(32768, 4)));
+    }
+
+    #[test]
+    fn crossover_applies_to_n_g_ranges() {
+        let p = plan(&["-a", "-n", "16m", "-g", "32m"]);
+        let pairs = kb_pairs(&p);
+        assert_eq!(pairs.iter().filter(|p| p.0 == 16384).count(), 13);
+        assert_eq!(pairs.iter().filter(|p| p.0 == 32768).count(), 9);
+    }
+
+    #[test]
+    fn ranges_and_multiplier() {
+        let p = plan(&[
+            "-a", "-n", "64k", "-g", "4m", "-y", "8k", "-q", "256k", "-+x", "4",
+        ]);
+        assert_eq!(
+            kb_pairs(&p),
+            vec![
+                (64, 8),
+                (64, 32),
+                (256, 8),
+                (256, 32),
+                (256, 128),
+                (1024, 8),
+                (1024, 32),
+                (1024, 128),
+                (4096, 8),
+                (4096, 32),
+                (4096, 128)
+            ]
+        );
+        assert_eq!(p.record_axis, vec![8 << 10, 32 << 10, 128 << 10]);
+    }
+
+    #[test]
+    fn a_range_that_is_not_a_power_of_two_stays_off_the_grid() {
+        let p = plan(&["-a", "-n", "100k", "-g", "800k", "-y", "64k", "-q", "64k"]);
+        assert_eq!(
+            p.file_axis,
+            vec![100 << 10, 200 << 10, 400 << 10, 800 << 10]
+        );
+    }
+
+    #[test]
+    fn lists_and_single_values() {
+        let p = plan(&[
+            "-s", "64", "-s", "128", "-s", "256", "-r", "64", "-r", "128",
+        ]);
+        assert_eq!(
+            kb_pairs(&p),
+            vec![(64, 64), (128, 64), (128, 128), (256, 64), (256, 128)]
+        );
+        let p = plan(&["-s", "64m", "-r", "4k", "-r", "64k"]);
+        assert_eq!(kb_pairs(&p), vec![(65536, 4), (65536, 64)]);
+        let p = plan(&["-a", "-s", "1m"]);
+        assert_eq!(p.file_axis, vec![1 << 20]);
+        assert_eq!(kb_pairs(&p).len(), 9);
+        let p = plan(&["-s", "1m", "-r", "64k"]);
+        assert_eq!(kb_pairs(&p), vec![(1024, 64)]);
+        assert_eq!(kb_pairs(&plan(&["-i", "0"])), vec![(512, 4)]);
+    }
+
+    #[test]
+    fn obsolete_auto_has_no_crossover() {
+        let p = plan(&["-A", "-n", "32m", "-g", "32m"]);
+        assert!(kb_pairs(&p).contains(&(32768, 4)));
+    }
+
+    #[test]
+    fn cell_arithmetic_drops_a_partial_last_record() {
+        let c = Cell {
+            file_bytes: 100 << 10,
+            record_bytes: 64 << 10,
+        };
+        assert_eq!(c.records(), 1);
+        assert_eq!(c.pass_bytes(), 64 << 10);
+    }
+}

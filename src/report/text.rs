@@ -1,0 +1,113 @@
+//! IOzone's text output: ioz's own banner, the option lines scripts read, the
+//! results table, and the closing line.
+//!
+//! The table keeps IOzone's column widths with one fix: a number as wide as its
+//! column widens it by one space instead of fusing with its neighbour.
+
+use std::fmt::Write as _;
+
+use super::Exporter;
+use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
+use crate::config::{KIB, OutputUnit, RunConfig};
+use crate::result::{CellResult, RunResult};
+
+/// The line that ends the table (IOzone's says "iozone test complete.").
+pub const COMPLETE_LINE: &str = "ioz test complete.";
+
+/// Everything before the table.
+pub fn preamble(config: &RunConfig, started: &str, time_resolution_ns: u64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\tioz {}: file-system benchmark, IOzone-compatible",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(
+        s,
+        "\t\tBuild: {}-{}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    );
+    s.push('\n');
+    let _ = writeln!(s, "\tRun began: {started}");
+    s.push('\n');
+    for line in &config.option_lines {
+        if line.is_empty() {
+            s.push('\n');
+        } else {
+            let _ = writeln!(s, "\t{line}");
+        }
+    }
+    let _ = writeln!(s, "\tCommand line used: {}", config.command_line.join(" "));
+    if config.unit == OutputUnit::KbPerSec {
+        s.push_str("\tOutput is in Kbytes/sec\n");
+    }
+    let _ = writeln!(
+        s,
+        "\tTime Resolution = {:.9} seconds.",
+        time_resolution_ns as f64 / 1e9
+    );
+    s.push_str("\tProcessor cache size set to 1024 Kbytes.\n");
+    s.push_str("\tProcessor cache line size set to 32 bytes.\n");
+    let _ = writeln!(
+        s,
+        "\tFile stride size set to {} * record size.",
+        config.stride
+    );
+    s
+}
+
+/// The two header lines of the table.
+pub fn table_header(layout: &TableLayout) -> String {
+    let mut upper = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "", "");
+    let mut lower = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "KB", "reclen");
+    for c in &layout.columns {
+        let _ = write!(upper, "{:>w$}", c.upper_label, w = c.head_width);
+        let _ = write!(lower, "{:>w$}", c.label, w = c.head_width);
+    }
+    format!("{upper}\n{lower}\n")
+}
+
+/// `value` right-aligned in `width`, always with at least one leading space.
+fn field(out: &mut String, value: u64, width: usize) {
+    let _ = write!(out, " {:>w$}", value, w = width.saturating_sub(1));
+}
+
+/// One table row: file kB, record kB, then each column (blank if not measured).
+pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> String {
+    let mut s = String::new();
+    field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
+    field(&mut s, row.cell.record_bytes / KIB, RECLEN_WIDTH);
+    for Column {
+        pass, data_width, ..
+    } in &layout.columns
+    {
+        match row.get(*pass) {
+            Some(m) => field(&mut s, m.value(unit), *data_width),
+            None => s.push_str(&" ".repeat(*data_width)),
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// What follows the last row.
+pub fn trailer() -> String {
+    format!("\n{COMPLETE_LINE}\n")
+}
+
+/// The whole text output of a run, as it was printed (without `-R`).
+pub struct TextReport;
+
+impl Exporter for TextReport {
+    fn render(&self, result: &RunResult) -> String {
+        let layout = TableLayout::for_config(&result.config);
+        let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
+        s.push_str(&table_header(&layout));
+        for row in &result.cells {
+            s.push_str(&table_row(&layout, row, result.config.unit));
+        }
+        s.push_str(&trailer());
+        s
+    }
+}

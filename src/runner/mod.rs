@@ -1,0 +1,182 @@
+//! Runs a plan cell by cell: prepares the file and buffers (untimed), runs each
+//! selected test's passes, and hands every finished row to the caller at once.
+
+mod pass;
+mod timed;
+
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+
+pub use pass::{PassEnd, PassInputs, measure, open_spec, run_pass};
+pub use timed::{LoopFailure, LoopOutcome, TimedExtras, timed_loop};
+
+use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use crate::config::RunConfig;
+use crate::engine::{Engine, OpenSpec, PositionalEngine};
+use crate::error::{IoFailure, RunError};
+use crate::pattern::{PatternOptions, build_ops, largest_op};
+use crate::plan::{Cell, Plan};
+use crate::result::{CellResult, RunStatus};
+use crate::safety::TargetFile;
+use crate::signals::StopFlag;
+
+/// How the run ended, with every row measured before the end.
+pub struct RunOutcome {
+    pub cells: Vec<CellResult>,
+    pub status: RunStatus,
+    pub error: Option<RunError>,
+}
+
+/// Runs every cell of the plan; `on_row` sees each row as soon as it is done
+/// (a partial row too, when a failure or signal ends the run inside it).
+pub fn run(
+    config: &RunConfig,
+    plan: &Plan,
+    mut target: TargetFile,
+    stop: &StopFlag,
+    mut on_row: impl FnMut(&CellResult),
+) -> RunOutcome {
+    let mut cells = Vec::new();
+    let mut status = RunStatus::Complete;
+    let mut error = None;
+    for (index, cell) in plan.cells.iter().enumerate() {
+        if let Some(sig) = stop.signal() {
+            status = RunStatus::Interrupted(sig);
+            break;
+        }
+        let mut row = CellResult {
+            cell: *cell,
+            measurements: Vec::new(),
+        };
+        let end = run_cell(config, cell, index as u64, &mut target, stop, &mut row);
+        if !row.measurements.is_empty() {
+            on_row(&row);
+            cells.push(row);
+        }
+        match end {
+            Ok(None) => {}
+            Ok(Some(sig)) => {
+                status = RunStatus::Interrupted(sig);
+                break;
+            }
+            Err(e) => {
+                status = RunStatus::Failed(e.to_string());
+                error = Some(RunError::Io(e));
+                break;
+            }
+        }
+        if !config.keep_file {
+            if let Err(e) = target.remove() {
+                status = RunStatus::Failed(e.to_string());
+                error = Some(RunError::Io(e));
+                break;
+            }
+        }
+    }
+    if !config.keep_file {
+        if let Err(e) = target.remove() {
+            if error.is_none() {
+                status = RunStatus::Failed(e.to_string());
+                error = Some(RunError::Io(e));
+            }
+        }
+    }
+    RunOutcome {
+        cells,
+        status,
+        error,
+    }
+}
+
+/// Runs one cell's passes into `row`; returns the stopping signal, if any.
+fn run_cell(
+    config: &RunConfig,
+    cell: &Cell,
+    seed: u64,
+    target: &mut TargetFile,
+    stop: &StopFlag,
+    row: &mut CellResult,
+) -> Result<Option<i32>, IoFailure> {
+    target.ensure_exists()?;
+    let mut read_buf = AlignedBuf::zeroed(largest_op(cell));
+    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data));
+    fill(&mut pool, config.data, seed);
+    let opts = PatternOptions {
+        stride: config.stride,
+        mix_read_percent: config.mix_read_percent,
+        pool_bytes: pool.len(),
+    };
+    for test in &config.tests {
+        if test.needs_existing_data() {
+            fill_file_if_short(config, cell, target, &pool)?;
+        }
+        for &pass in test.passes() {
+            if config.no_retest && pass.is_retest() {
+                continue;
+            }
+            let ops = build_ops(pass, cell, &opts);
+            let inputs = PassInputs {
+                config,
+                cell,
+                path: target.path(),
+                ops: &ops,
+                read_buf: &mut read_buf,
+                pool: &pool,
+                stop,
+            };
+            match run_pass(pass, inputs)? {
+                PassEnd::Measured(m) => row.measurements.push(m),
+                PassEnd::Interrupted(sig) => return Ok(Some(sig)),
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Read tests need a file with data: when no write test left one, write it
+/// now, untimed, from the same pool the write tests use.
+fn fill_file_if_short(
+    config: &RunConfig,
+    cell: &Cell,
+    target: &TargetFile,
+    pool: &[u8],
+) -> Result<(), IoFailure> {
+    let path = target.path();
+    let fail = |operation, offset, source| IoFailure {
+        operation,
+        path: path.to_path_buf(),
+        offset,
+        pass: None,
+        source,
+    };
+    let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
+    let needed = cell.pass_bytes();
+    if len >= needed {
+        return Ok(());
+    }
+    let spec = OpenSpec {
+        writable: true,
+        create: false,
+        truncate: false,
+        extra_flags: if config.open.direct {
+            libc::O_DIRECT
+        } else {
+            0
+        },
+        record_bytes: cell.record_bytes as usize,
+    };
+    let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
+    let rec = cell.record_bytes as usize;
+    let slots = pool.len() / rec;
+    for i in 0..cell.records() {
+        let source = (i as usize % slots) * rec;
+        let offset = i * cell.record_bytes;
+        engine
+            .write_at(&pool[source..source + rec], offset)
+            .map_err(|e| fail("write (preparing the file)", Some(offset), e))?;
+    }
+    engine.sync().map_err(|e| fail("fsync", None, e))?;
+    engine.close().map_err(|e| fail("close", None, e))
+}
