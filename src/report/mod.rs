@@ -11,3 +11,6 @@ use crate::result::RunResult;
 pub trait Exporter {
     fn render(&self, result: &RunResult) -> String;
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,339 @@
+use std::io;
+use std::os::fd::RawFd;
 
+use super::*;
+use crate::cli::{Command, parse};
+use crate::pattern::{IoOp, OpKind, random_permutation};
+use crate::workload::{Pass, TestId};
+
+/// Records every call instead of doing I/O; can fail at a chosen operation.
+#[derive(Default)]
+struct RecordingEngine {
+    calls: Vec<(OpKind, u64, usize, u8)>,
+    syncs: usize,
+    closes: usize,
+    fail_at: Option<usize>,
+}
+
+impl Engine for RecordingEngine {
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        if self.fail_at == Some(self.calls.len()) {
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        buf.fill(0xab);
+        self.calls.push((OpKind::Read, offset, buf.len(), 0));
+        Ok(())
+    }
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
+        if self.fail_at == Some(self.calls.len()) {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        self.calls.push((OpKind::Write, offset, buf.len(), buf[0]));
+        Ok(())
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.syncs += 1;
+        Ok(())
+    }
+    fn close(&mut self) -> io::Result<()> {
+        self.closes += 1;
+        Ok(())
+    }
+    fn raw_fd(&self) -> RawFd {
+        -1
+    }
+}
+
+const REC: u64 = 4096;
+const N: u64 = 20;
+
+fn cell() -> Cell {
+    Cell {
+        file_bytes: N * REC,
+        record_bytes: REC,
+    }
+}
+
+fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
+    let opts = PatternOptions {
+        stride: 3,
+        mix_read_percent: 50,
+        pool_bytes: 16 * REC as usize,
+    };
+    let ops = build_ops(pass, &cell(), &opts);
+    let mut pool = vec![0u8; opts.pool_bytes];
+    for (slot, chunk) in pool.chunks_mut(REC as usize).enumerate() {
+        chunk.fill(slot as u8);
+    }
+    let mut read_buf = vec![0u8; largest_op(&cell())];
+    let mut engine = RecordingEngine::default();
+    let outcome = timed_loop(
+        &mut engine,
+        &ops,
+        &mut read_buf,
+        &pool,
+        extras,
+        &StopFlag::default(),
+    )
+    .unwrap();
+    (engine, outcome)
+}
+
+fn offsets(e: &RecordingEngine) -> Vec<u64> {
+    e.calls.iter().map(|c| c.1 / REC).collect()
+}
+
+#[test]
+fn sequential_passes_visit_every_record_in_order() {
+    for pass in [
+        Pass::Write,
+        Pass::Rewrite,
+        Pass::Read,
+        Pass::Reread,
+        Pass::Fwrite,
+        Pass::Fread,
+        Pass::Pwrite,
+        Pass::Pread,
+    ] {
+        let (e, out) = record(pass, TimedExtras::default());
+        assert_eq!(offsets(&e), (0..N).collect::<Vec<_>>(), "{pass:?}");
+        assert!(e.calls.iter().all(|c| c.2 == REC as usize));
+        let kind = if pass.direction() == crate::workload::Direction::Write {
+            OpKind::Write
+        } else {
+            OpKind::Read
+        };
+        assert!(e.calls.iter().all(|c| c.0 == kind), "{pass:?}");
+        assert_eq!(out.bytes, N * REC);
+        assert_eq!(out.ops_done, N as usize);
+        assert_eq!((e.syncs, e.closes), (0, 0));
+    }
+}
+
+#[test]
+fn writes_rotate_through_the_pool() {
+    let (e, _) = record(Pass::Write, TimedExtras::default());
+    let slots: Vec<u8> = e.calls.iter().map(|c| c.3).collect();
+    assert_eq!(&slots[14..18], &[14, 15, 0, 1]);
+    assert_eq!(&slots[..3], &[0, 1, 2]);
+}
+
+#[test]
+fn random_passes_follow_iozone_permutation_both_times() {
+    let (r, _) = record(Pass::RandomRead, TimedExtras::default());
+    let (w, _) = record(Pass::RandomWrite, TimedExtras::default());
+    assert_eq!(offsets(&r), random_permutation(N));
+    assert_eq!(offsets(&w), random_permutation(N));
+    assert!(w.calls.iter().all(|c| c.0 == OpKind::Write));
+}
+
+#[test]
+fn backward_stride_and_record_rewrite_patterns() {
+    let (b, out) = record(Pass::BackwardRead, TimedExtras::default());
+    assert_eq!(offsets(&b), (0..N).rev().collect::<Vec<_>>());
+    assert_eq!(out.bytes, N * REC);
+    let (s, _) = record(Pass::StrideRead, TimedExtras::default());
+    assert_eq!(&offsets(&s)[..8], &[0, 3, 6, 9, 12, 15, 18, 1]);
+    let mut seen = offsets(&s);
+    seen.sort_unstable();
+    assert_eq!(seen, (0..N).collect::<Vec<_>>());
+    let (rr, out) = record(Pass::RecordRewrite, TimedExtras::default());
+    assert!(offsets(&rr).iter().all(|&o| o == 0));
+    assert_eq!(rr.calls.len(), N as usize);
+    assert_eq!(out.bytes, N * REC);
+}
+
+#[test]
+fn vectored_passes_move_runs_of_records() {
+    let (e, out) = record(Pass::Pwritev, TimedExtras::default());
+    // 20 records, 16 per call: two calls, of 16 and 4 records, covering the file once.
+    let mut runs: Vec<(u64, usize)> = e.calls.iter().map(|c| (c.1, c.2)).collect();
+    runs.sort_unstable();
+    assert_eq!(
+        runs,
+        vec![(0, 16 * REC as usize), (16 * REC, 4 * REC as usize)]
+    );
+    assert_eq!(out.bytes, N * REC);
+}
+
+#[test]
+fn random_mix_reads_and_writes_each_record_once() {
+    let (e, out) = record(Pass::RandomMix, TimedExtras::default());
+    let reads = e.calls.iter().filter(|c| c.0 == OpKind::Read).count();
+    assert_eq!(reads, 10);
+    let mut seen = offsets(&e);
+    seen.sort_unstable();
+    assert_eq!(seen, (0..N).collect::<Vec<_>>());
+    assert_eq!(out.bytes, N * REC);
+}
+
+#[test]
+fn fsync_and_close_are_timed_only_when_asked() {
+    let (e, _) = record(
+        Pass::Write,
+        TimedExtras {
+            sync: true,
+            close: true,
+        },
+    );
+    assert_eq!((e.syncs, e.closes), (1, 1));
+}
+
+#[test]
+fn a_failed_operation_names_its_offset() {
+    let ops = build_ops(
+        Pass::Write,
+        &cell(),
+        &PatternOptions {
+            stride: 17,
+            mix_read_percent: 50,
+            pool_bytes: REC as usize,
+        },
+    );
+    let mut engine = RecordingEngine {
+        fail_at: Some(5),
+        ..Default::default()
+    };
+    let pool = vec![0u8; REC as usize];
+    let err = timed_loop(
+        &mut engine,
+        &ops,
+        &mut [0u8; 4096],
+        &pool,
+        TimedExtras::default(),
+        &StopFlag::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.operation, "write");
+    assert_eq!(err.offset, Some(5 * REC));
+    assert_eq!(err.error.raw_os_error(), Some(libc::ENOSPC));
+}
+
+#[test]
+fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
+    let ops: Vec<IoOp> = build_ops(
+        Pass::Read,
+        &cell(),
+        &PatternOptions {
+            stride: 17,
+            mix_read_percent: 50,
+            pool_bytes: REC as usize,
+        },
+    );
+    let stop = StopFlag::default();
+    stop.raise(2);
+    let mut engine = RecordingEngine::default();
+    let out = timed_loop(
+        &mut engine,
+        &ops,
+        &mut [0u8; 4096],
+        &[],
+        TimedExtras {
+            sync: true,
+            close: true,
+        },
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(out.interrupted, Some(2));
+    assert_eq!(out.ops_done, 0);
+    assert!(engine.calls.is_empty());
+    assert_eq!((engine.syncs, engine.closes), (0, 0));
+}
+
+fn config(args: &[&str]) -> RunConfig {
+    let mut argv = vec!["ioz".to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    match parse(argv.into_iter().map(Into::into).collect()).unwrap() {
+        Command::Run(c) => *c,
+        _ => panic!(),
+    }
+}
+
+#[test]
+fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let p = path.to_str().unwrap();
+    let cfg = config(&[
+        "-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "4", "-i", "5",
+        "-i", "6", "-i", "7", "-i", "8", "-i", "9", "-i", "10", "-i", "11", "-i", "12", "-f", p,
+    ]);
+    let plan = crate::plan::expand(&cfg);
+    let target = TargetFile::check(&path, false).unwrap();
+    let mut rows = 0;
+    let out = run(&cfg, &plan, target, &StopFlag::default(), |_| rows += 1);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(rows, 1);
+    let passes: usize = TestId::ALL.iter().map(|t| t.passes().len()).sum();
+    assert_eq!(out.cells[0].measurements.len(), passes);
+    for m in &out.cells[0].measurements {
+        assert_eq!(m.bytes, 64 << 10, "{:?}", m.pass);
+        assert_eq!(m.records, 16);
+        assert!(m.elapsed_ns > 0);
+    }
+    assert!(!path.exists(), "the test file was not removed");
+}
+
+#[test]
+fn kept_file_holds_the_pool_data_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let cfg = config(&[
+        "-s",
+        "2m",
+        "-r",
+        "4k",
+        "-i",
+        "0",
+        "-w",
+        "-f",
+        path.to_str().unwrap(),
+    ]);
+    let plan = crate::plan::expand(&cfg);
+    let out = run(
+        &cfg,
+        &plan,
+        TargetFile::check(&path, false).unwrap(),
+        &StopFlag::default(),
+        |_| {},
+    );
+    assert!(out.error.is_none());
+    let data = std::fs::read(&path).unwrap();
+    assert_eq!(data.len(), 2 << 20);
+    let mut pool = vec![0u8; crate::buffer::pool_bytes(&plan.cells[0], cfg.data)];
+    crate::buffer::fill(&mut pool, cfg.data, 0);
+    // The pool is 1 MiB, so the second MiB of the file repeats the first.
+    assert_eq!(&data[..1 << 20], &pool[..]);
+    assert_eq!(&data[1 << 20..], &pool[..]);
+}
+
+#[test]
+fn o_direct_refusal_or_success_is_never_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let cfg = config(&[
+        "-s",
+        "64k",
+        "-r",
+        "4k",
+        "-i",
+        "0",
+        "-I",
+        "-f",
+        path.to_str().unwrap(),
+    ]);
+    let plan = crate::plan::expand(&cfg);
+    let out = run(
+        &cfg,
+        &plan,
+        TargetFile::check(&path, false).unwrap(),
+        &StopFlag::default(),
+        |_| {},
+    );
+    match out.error {
+        None => assert_eq!(out.cells[0].measurements.len(), 2),
+        Some(e) => assert!(e.to_string().contains("O_DIRECT"), "{e}"),
+    }
+    assert!(!path.exists());
+}
