@@ -40,7 +40,7 @@ pub fn run(
 ) -> RunOutcome {
     let mut cells = Vec::new();
     let mut status = RunStatus::Complete;
-    let mut error = None;
+    let mut error: Option<IoFailure> = None;
     for (index, cell) in plan.cells.iter().enumerate() {
         if let Some(sig) = stop.signal() {
             status = RunStatus::Interrupted(sig);
@@ -50,7 +50,8 @@ pub fn run(
             cell: *cell,
             measurements: Vec::new(),
         };
-        let end = run_cell(config, cell, index as u64, &mut target, stop, &mut row);
+        let end = run_cell(config, cell, index as u64, &mut target, stop, &mut row)
+            .and_then(|signal| remove_unless_kept(config, &mut target).map(|_| signal));
         if !row.measurements.is_empty() {
             on_row(&row);
             cells.push(row);
@@ -62,31 +63,29 @@ pub fn run(
                 break;
             }
             Err(e) => {
-                status = RunStatus::Failed(e.to_string());
-                error = Some(RunError::Io(e));
-                break;
-            }
-        }
-        if !config.keep_file {
-            if let Err(e) = target.remove() {
-                status = RunStatus::Failed(e.to_string());
-                error = Some(RunError::Io(e));
+                error = Some(e);
                 break;
             }
         }
     }
-    if !config.keep_file {
-        if let Err(e) = target.remove() {
-            if error.is_none() {
-                status = RunStatus::Failed(e.to_string());
-                error = Some(RunError::Io(e));
-            }
-        }
+    // Whatever ended the run, ioz's file goes (unless -w); the first error wins.
+    let cleanup = remove_unless_kept(config, &mut target);
+    let error = error.or(cleanup.err());
+    if let Some(e) = &error {
+        status = RunStatus::Failed(e.to_string());
     }
     RunOutcome {
         cells,
         status,
-        error,
+        error: error.map(RunError::Io),
+    }
+}
+
+fn remove_unless_kept(config: &RunConfig, target: &mut TargetFile) -> Result<(), IoFailure> {
+    if config.keep_file {
+        Ok(())
+    } else {
+        target.remove()
     }
 }
 

@@ -59,13 +59,7 @@ pub fn open_spec(pass: Pass, config: &RunConfig, record_bytes: usize) -> OpenSpe
 
 pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure> {
     let spec = open_spec(pass, inputs.config, inputs.cell.record_bytes as usize);
-    let fail = |operation: &'static str, offset: Option<u64>, source: io::Error| IoFailure {
-        operation,
-        path: inputs.path.to_path_buf(),
-        offset,
-        pass: Some(pass),
-        source,
-    };
+    let fail = failure(pass, inputs.path);
     let open_failure = |e: io::Error| {
         if inputs.config.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
             fail(
@@ -94,6 +88,20 @@ pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure
             let e = StdioEngine::open(inputs.path, &spec).map_err(open_failure)?;
             measure(pass, e, inputs)
         }
+    }
+}
+
+/// Builds the error for an operation of `pass` on `path`.
+fn failure(
+    pass: Pass,
+    path: &Path,
+) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
+    move |operation, offset, source| IoFailure {
+        operation,
+        path: path.to_path_buf(),
+        offset,
+        pass: Some(pass),
+        source,
     }
 }
 
@@ -129,13 +137,7 @@ pub fn measure<E: Engine>(
     mut engine: E,
     inputs: PassInputs<'_>,
 ) -> Result<PassEnd, IoFailure> {
-    let fail = |operation: &'static str, offset: Option<u64>, source: io::Error| IoFailure {
-        operation,
-        path: inputs.path.to_path_buf(),
-        offset,
-        pass: Some(pass),
-        source,
-    };
+    let fail = failure(pass, inputs.path);
     let writable = pass.direction() != Direction::Read;
     // Data left dirty by earlier passes must not be flushed inside this one.
     // SAFETY: plain syscall on the engine's open descriptor.
