@@ -40,21 +40,26 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// Writes to stdout; if stdout is gone (a closed pipe) the run is asked to stop.
+/// Writes to stdout; if stdout fails (a closed pipe, a full disk) the results
+/// can no longer reach the user, so the run is asked to stop.
 struct Output<'a> {
     out: io::StdoutLock<'static>,
     stop: &'a StopFlag,
+    error: Option<io::Error>,
 }
 
 impl Output<'_> {
     fn put(&mut self, text: &str) {
-        if self
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self
             .out
             .write_all(text.as_bytes())
             .and_then(|_| self.out.flush())
-            .is_err()
         {
             self.stop.raise(SIGPIPE);
+            self.error = Some(e);
         }
     }
 }
@@ -81,6 +86,7 @@ fn run(config: RunConfig) -> i32 {
     let mut out = Output {
         out: io::stdout().lock(),
         stop: &stop,
+        error: None,
     };
     out.put(&preamble(&config, &started, time_resolution_ns));
     out.put(&table_header(&layout));
@@ -98,6 +104,16 @@ fn run(config: RunConfig) -> i32 {
     };
     if result.config.excel_report {
         out.put(&ExcelTextReport.render(&result));
+    }
+    if let Some(e) = out.error {
+        if let Some(run_error) = &outcome.error {
+            eprintln!("ioz: {run_error}");
+        }
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return 128 + SIGPIPE;
+        }
+        eprintln!("ioz: cannot write the results to standard output: {e}");
+        return EXIT_IO;
     }
     match (&result.status, outcome.error) {
         (_, Some(e)) => {

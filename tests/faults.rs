@@ -1,0 +1,230 @@
+//! Runs that end early: a full file system, SIGINT and SIGTERM.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{IOZ, ioz, list_dir};
+
+/// Unmounts the tmpfs when dropped, whatever the test did.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn tmpfs(at: &Path, size: &str) -> Result<Mount, String> {
+        std::fs::create_dir(at).map_err(|e| e.to_string())?;
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(Mount(at.to_path_buf()))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_file_system_is_an_io_error_naming_path_and_offset() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mount = match Mount::tmpfs(&dir.path().join("mnt"), "256k") {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipped: cannot mount a tmpfs: {e}");
+            return;
+        }
+    };
+    let target = mount.0.join("t.tmp");
+    let target_text = target.to_str().unwrap();
+    let run = ioz(
+        dir.path(),
+        &["-s", "2m", "-r", "64k", "-i", "0", "-f", target_text],
+    );
+    run.expect_code(1);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("No space left on device"))
+        .unwrap_or_else(|| panic!("no ENOSPC line in stderr:\n{}", run.stderr));
+    assert!(line.starts_with("ioz: "), "{line}");
+    for needle in [target_text, "write", "offset"] {
+        assert!(line.contains(needle), "{needle:?} missing from {line:?}");
+    }
+    assert_eq!(
+        list_dir(&mount.0),
+        Vec::<String>::new(),
+        "a file was left on the full file system"
+    );
+}
+
+/// Starts a run slow enough to be interrupted, waits until it is inside the
+/// first timed pass, sends `signal`, and checks ioz stops on its own.
+fn interrupt(signal: &str, name: &str, expected_code: i32) {
+    let dir = tempfile::tempdir().unwrap();
+    // 16384 O_SYNC writes of 4 KiB, then as many rewrites: seconds of work.
+    let mut child = Command::new(IOZ)
+        .args([
+            "-a", "-n", "64m", "-g", "64m", "-z", "-y", "4k", "-q", "4k", "-i", "0", "-i", "1",
+            "-o", "-f", "t.tmp",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start ioz");
+
+    let stdout = child.stdout.take().unwrap();
+    let (header_seen, header_wait) = mpsc::channel();
+    let reader = thread::spawn(move || {
+        let mut text = String::new();
+        let mut lines = BufReader::new(stdout).lines();
+        for line in lines.by_ref() {
+            let line = line.unwrap_or_default();
+            if line.trim_start().starts_with("KB  reclen") {
+                let _ = header_seen.send(());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let stderr_reader = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr_pipe.read_to_string(&mut s);
+        s
+    });
+
+    let _ = header_wait.recv_timeout(Duration::from_secs(10));
+    thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .expect("cannot run kill");
+    assert!(status.success(), "kill -{signal} failed");
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ioz did not stop within 20 s of {name}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = reader.join().unwrap();
+    let stderr = stderr_reader.join().unwrap();
+    let context = format!("--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}");
+
+    assert_eq!(
+        status.signal(),
+        None,
+        "ioz was killed by signal {:?} instead of exiting on its own\n{context}",
+        status.signal()
+    );
+    assert_ne!(
+        status.code(),
+        Some(0),
+        "the run finished before {name} arrived; make it slower\n{context}"
+    );
+    assert_eq!(status.code(), Some(expected_code), "{context}");
+    assert!(
+        stderr.contains(name),
+        "stderr does not mention {name}\n{context}"
+    );
+    assert!(
+        stderr.lines().all(|l| l.starts_with("ioz: ")),
+        "unexpected stderr\n{context}"
+    );
+    assert!(
+        !dir.path().join("t.tmp").exists(),
+        "t.tmp was left behind\n{context}"
+    );
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new(), "{context}");
+}
+
+#[test]
+fn sigint_stops_the_run_with_status_130() {
+    interrupt("INT", "SIGINT", 130);
+}
+
+#[test]
+fn sigterm_stops_the_run_with_status_143() {
+    interrupt("TERM", "SIGTERM", 143);
+}
+
+#[test]
+fn a_reader_that_goes_away_after_the_header_is_not_success() {
+    let dir = tempfile::tempdir().unwrap();
+    // 4096 O_SYNC writes and rewrites: the reader is gone long before the row.
+    let mut child = Command::new(IOZ)
+        .args(["-s", "16m", "-r", "4k", "-i", "0", "-o", "-f", "t.tmp"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cannot start ioz");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.unwrap_or_default().trim_start().starts_with("KB  reclen")),
+        "no table header"
+    );
+    drop(lines); // closes the read end of the pipe, as `sed '/reclen/q'` does
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        None,
+        "killed by signal {:?}",
+        status.signal()
+    );
+    // The run could not deliver its results: like any stop by SIGPIPE, 128 + 13.
+    assert_eq!(status.code(), Some(141));
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = match std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("skipping: cannot open /dev/full: {e}");
+            return;
+        }
+    };
+    let out = Command::new(IOZ)
+        .args(["-s", "64k", "-i", "0", "-f", "t.tmp"])
+        .current_dir(dir.path())
+        .stdout(full)
+        .output()
+        .expect("cannot start ioz");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot write the results to standard output")
+            && err.contains("No space left"),
+        "{err}"
+    );
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
