@@ -228,3 +228,35 @@ fn a_full_standard_output_is_an_error_with_a_message() {
     );
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
+
+#[test]
+fn a_read_only_file_system_is_an_io_error_naming_the_operation() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a read-only tmpfs needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mount = match Mount::tmpfs(&dir.path().join("ro"), "256k,ro") {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipped: cannot mount a tmpfs: {e}");
+            return;
+        }
+    };
+    let target = mount.0.join("t.tmp");
+    let run = ioz(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-f", target.to_str().unwrap()],
+    );
+    run.expect_code(1);
+    let line = run.stderr.trim_end();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(
+        line.starts_with("ioz: create ")
+            && line.contains(target.to_str().unwrap())
+            && line.contains("Read-only file system"),
+        "{line}"
+    );
+    assert!(run.stdout.contains("ioz test complete."));
+}
