@@ -81,15 +81,10 @@ pub fn expand(config: &RunConfig) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Command, parse};
+    use crate::cli::test_config;
 
     fn plan(args: &[&str]) -> Plan {
-        let mut argv = vec!["ioz".to_string()];
-        argv.extend(args.iter().map(|s| s.to_string()));
-        match parse(argv.into_iter().map(Into::into).collect()).unwrap() {
-            Command::Run(c) => expand(&c),
-            _ => panic!(),
-        }
+        expand(&test_config(args))
     }
 
     fn kb_pairs(p: &Plan) -> Vec<(u64, u64)> {

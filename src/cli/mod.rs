@@ -552,5 +552,15 @@ fn auto_sizes(seen: &Seen) -> Result<Sizes, UsageError> {
     }))
 }
 
+/// Parses `ioz ARGS…` into a run config, for tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) fn test_config(args: &[&str]) -> RunConfig {
+    let argv = std::iter::once("ioz").chain(args.iter().copied());
+    match parse(argv.map(OsString::from).collect()) {
+        Ok(Command::Run(c)) => *c,
+        other => panic!("{args:?} is not a run: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -2,20 +2,11 @@ use super::Exporter;
 use super::excel_text::ExcelTextReport;
 use super::layout::TableLayout;
 use super::text::{table_header, table_row};
-use crate::cli::{Command, parse};
-use crate::config::{OutputUnit, RunConfig};
+use crate::cli::test_config as config;
+use crate::config::OutputUnit;
 use crate::plan::Cell;
 use crate::result::{CellResult, Measurement, RunResult, RunStatus};
 use crate::workload::Pass;
-
-fn config(args: &[&str]) -> RunConfig {
-    let mut argv = vec!["ioz".to_string()];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    match parse(argv.into_iter().map(Into::into).collect()).unwrap() {
-        Command::Run(c) => *c,
-        _ => panic!(),
-    }
-}
 
 /// A measurement whose kB/s is exactly `kbps` (1 s elapsed).
 fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {

@@ -2,7 +2,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::*;
-use crate::cli::{Command, parse};
+use crate::cli::test_config as config;
 use crate::pattern::{IoOp, OpKind, random_permutation};
 use crate::workload::{Pass, TestId};
 
@@ -241,13 +241,15 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
     assert_eq!((engine.syncs, engine.closes), (0, 0));
 }
 
-fn config(args: &[&str]) -> RunConfig {
-    let mut argv = vec!["ioz".to_string()];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    match parse(argv.into_iter().map(Into::into).collect()).unwrap() {
-        Command::Run(c) => *c,
-        _ => panic!(),
-    }
+/// Runs `ioz ARGS…` in-process on `path`.
+fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, RunOutcome) {
+    let mut all = args.to_vec();
+    all.extend(["-f", path.to_str().unwrap()]);
+    let cfg = config(&all);
+    let plan = crate::plan::expand(&cfg);
+    let target = TargetFile::check(path, false).unwrap();
+    let out = run(&cfg, &plan, target, &StopFlag::default(), |_| {});
+    (cfg, out)
 }
 
 #[test]
@@ -279,29 +281,11 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
 fn kept_file_holds_the_pool_data_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
-    let cfg = config(&[
-        "-s",
-        "2m",
-        "-r",
-        "4k",
-        "-i",
-        "0",
-        "-w",
-        "-f",
-        path.to_str().unwrap(),
-    ]);
-    let plan = crate::plan::expand(&cfg);
-    let out = run(
-        &cfg,
-        &plan,
-        TargetFile::check(&path, false).unwrap(),
-        &StopFlag::default(),
-        |_| {},
-    );
+    let (cfg, out) = run_on(&path, &["-s", "2m", "-r", "4k", "-i", "0", "-w"]);
     assert!(out.error.is_none());
     let data = std::fs::read(&path).unwrap();
     assert_eq!(data.len(), 2 << 20);
-    let mut pool = vec![0u8; crate::buffer::pool_bytes(&plan.cells[0], cfg.data)];
+    let mut pool = vec![0u8; crate::buffer::pool_bytes(&out.cells[0].cell, cfg.data)];
     crate::buffer::fill(&mut pool, cfg.data, 0);
     // The pool is 1 MiB, so the second MiB of the file repeats the first.
     assert_eq!(&data[..1 << 20], &pool[..]);
@@ -312,25 +296,7 @@ fn kept_file_holds_the_pool_data_in_order() {
 fn o_direct_refusal_or_success_is_never_silent() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
-    let cfg = config(&[
-        "-s",
-        "64k",
-        "-r",
-        "4k",
-        "-i",
-        "0",
-        "-I",
-        "-f",
-        path.to_str().unwrap(),
-    ]);
-    let plan = crate::plan::expand(&cfg);
-    let out = run(
-        &cfg,
-        &plan,
-        TargetFile::check(&path, false).unwrap(),
-        &StopFlag::default(),
-        |_| {},
-    );
+    let (_, out) = run_on(&path, &["-s", "64k", "-r", "4k", "-i", "0", "-I"]);
     match out.error {
         None => assert_eq!(out.cells[0].measurements.len(), 2),
         Some(e) => assert!(e.to_string().contains("O_DIRECT"), "{e}"),
