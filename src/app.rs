@@ -4,17 +4,19 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::time::Instant;
 
-use crate::cli::{self, Command, HELP_TEXT, version_text};
+use crate::cli::{self, Command, HELP_TEXT, ReportRequest, version_text};
 use crate::config::RunConfig;
+use crate::env;
 use crate::plan::expand;
-use crate::report::Exporter;
-use crate::report::excel_text::ExcelTextReport;
+use crate::report::excel_text::render_excel_text;
+use crate::report::json;
 use crate::report::layout::TableLayout;
-use crate::report::text::{preamble, table_header, table_row, trailer};
-use crate::result::{RunResult, RunStatus};
-use crate::runner;
+use crate::report::text::{preamble, render_text, table_header, table_row, trailer};
+use crate::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::runner::{self, RunEvent};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
+use crate::{outputs, progress};
 
 /// Exit status for a bad command line or a refused target.
 pub const EXIT_USAGE: i32 = 2;
@@ -37,6 +39,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
             0
         }
         Ok(Command::Run(config)) => run(*config),
+        Ok(Command::Report(request)) => report(request),
     }
 }
 
@@ -72,6 +75,10 @@ fn run(config: RunConfig) -> i32 {
             return EXIT_IO;
         }
     };
+    if let Err(e) = outputs::check(&config.outputs, Some(&config.path)) {
+        eprintln!("ioz: {e}");
+        return EXIT_USAGE;
+    }
     let target = match TargetFile::check(&config.path, config.force) {
         Ok(t) => t,
         Err(e) => {
@@ -82,6 +89,8 @@ fn run(config: RunConfig) -> i32 {
     let plan = expand(&config);
     let layout = TableLayout::for_config(&config);
     let started = ctime_now();
+    let started_at = utc_now_rfc3339();
+    let environment = env::capture(&config.path);
     let time_resolution_ns = clock_resolution_ns();
     let mut out = Output {
         out: io::stdout().lock(),
@@ -90,21 +99,29 @@ fn run(config: RunConfig) -> i32 {
     };
     out.put(&preamble(&config, &started, time_resolution_ns));
     out.put(&table_header(&layout));
-    let outcome = runner::run(&config, &plan, target, &stop, |row| {
-        out.put(&table_row(&layout, row, config.unit));
+    let bar = progress::bar_for(&config, &plan);
+    let outcome = runner::run(&config, &plan, target, &stop, |event| match event {
+        RunEvent::PassDone(m) => progress::advance(&bar, m),
+        RunEvent::RowDone(row) => bar.suspend(|| out.put(&table_row(&layout, row, config.unit))),
     });
+    bar.finish_and_clear();
     out.put(&trailer());
     let result = RunResult {
+        schema_version: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         config,
         started,
+        started_at,
+        finished_at: utc_now_rfc3339(),
+        environment,
         time_resolution_ns,
         cells: outcome.cells,
         status: outcome.status,
     };
     if result.config.excel_report {
-        out.put(&ExcelTextReport.render(&result));
+        out.put(&render_excel_text(&result));
     }
+    let written = outputs::write_all(&result, &result.config.outputs);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
             eprintln!("ioz: {run_error}");
@@ -120,6 +137,7 @@ fn run(config: RunConfig) -> i32 {
             eprintln!("ioz: {e}");
             e.exit_code()
         }
+        (_, None) if written.is_err() => EXIT_IO,
         (RunStatus::Interrupted(sig), None) => {
             if *sig != SIGPIPE {
                 eprintln!(
@@ -130,6 +148,35 @@ fn run(config: RunConfig) -> i32 {
             128 + sig
         }
         _ => 0,
+    }
+}
+
+/// `ioz report RUN.json …`: renders a saved run without measuring.
+fn report(request: ReportRequest) -> i32 {
+    let mut result = match json::read_run(&request.input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ioz: report: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if let Err(e) = outputs::check(&request.outputs, None) {
+        eprintln!("ioz: report: {e}");
+        return EXIT_USAGE;
+    }
+    if request.text {
+        let mut text = render_text(&result);
+        if request.excel_report || result.config.excel_report {
+            text.push_str(&render_excel_text(&result));
+        }
+        if io::stdout().write_all(text.as_bytes()).is_err() {
+            return 128 + SIGPIPE;
+        }
+    }
+    result.config.excel_report |= request.excel_report;
+    match outputs::write_all(&result, &request.outputs) {
+        Ok(()) => 0,
+        Err(()) => EXIT_IO,
     }
 }
 
@@ -154,6 +201,27 @@ fn ctime_now() -> String {
             .to_string_lossy()
             .trim_end()
             .to_string()
+    }
+}
+
+/// The current time as RFC 3339 in UTC, e.g. 2026-11-21T21:05:03Z.
+pub fn utc_now_rfc3339() -> String {
+    let mut buf = [0 as libc::c_char; 32];
+    let format = c"%Y-%m-%dT%H:%M:%SZ";
+    // SAFETY: gmtime_r fills a zeroed tm; strftime writes at most buf.len() bytes.
+    unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::gmtime_r(&now, &mut tm).is_null() {
+            return String::from("unknown");
+        }
+        let n = libc::strftime(buf.as_mut_ptr(), buf.len(), format.as_ptr(), &tm);
+        std::ffi::CStr::from_bytes_until_nul(std::slice::from_raw_parts(
+            buf.as_ptr().cast::<u8>(),
+            n + 1,
+        ))
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| String::from("unknown"))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::workload::TestId;
 
@@ -24,7 +24,8 @@ pub const DEFAULT_MIX_READ_PERCENT: u32 = 50;
 pub const DEFAULT_FILE_NAME: &str = "ioz.tmp";
 
 /// What the table's numbers are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OutputUnit {
     /// kB/s with kB = 1024 bytes (IOzone's default).
     KbPerSec,
@@ -35,7 +36,8 @@ pub enum OutputUnit {
 }
 
 /// What written data looks like.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DataPattern {
     /// Incompressible pseudo-random bytes (ioz's default).
     Random,
@@ -44,7 +46,8 @@ pub enum DataPattern {
 }
 
 /// The sizes a run covers, before the plan expands them into cells.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Sizes {
     /// One file size and one record size.
     Single { file_bytes: u64, record_bytes: u64 },
@@ -52,7 +55,7 @@ pub enum Sizes {
     Auto(AutoSizes),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutoSizes {
     /// The file sizes, smallest first as IOzone steps them (or exactly the `-s` list).
     pub file_sizes: SizeAxis,
@@ -62,7 +65,8 @@ pub struct AutoSizes {
     pub crossover: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SizeAxis {
     /// min, min×multiplier, … while ≤ max.
     Range { min: u64, max: u64, multiplier: u64 },
@@ -95,7 +99,7 @@ impl SizeAxis {
 }
 
 /// Flags added to every open (or every writer's open) of the test file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenOptions {
     /// `-o`: O_SYNC on writers.
     pub sync_writes: bool,
@@ -107,7 +111,38 @@ pub struct OpenOptions {
     pub direct: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Files a run (or `ioz report`) writes besides standard output.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputFiles {
+    /// `--json FILE`: the run as schema-versioned JSON.
+    pub json: Option<PathBuf>,
+    /// `--csv FILE`: one row per measurement.
+    pub csv: Option<PathBuf>,
+    /// `--html FILE`: a self-contained report.
+    pub html: Option<PathBuf>,
+    /// `--plots DIR`: PNG and SVG plots.
+    pub plots: Option<PathBuf>,
+    /// `-b FILE`: IOzone's .xls (or .wks), or an .xlsx workbook by extension.
+    pub spreadsheet: Option<PathBuf>,
+}
+
+impl OutputFiles {
+    /// Each requested output with the option that asked for it.
+    pub fn requested(&self) -> Vec<(&'static str, &PathBuf)> {
+        [
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--html", &self.html),
+            ("--plots", &self.plots),
+            ("-b", &self.spreadsheet),
+        ]
+        .into_iter()
+        .filter_map(|(opt, p)| p.as_ref().map(|p| (opt, p)))
+        .collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     /// argv as given, argv[0] included.
     pub command_line: Vec<String>,
@@ -142,6 +177,12 @@ pub struct RunConfig {
     /// `--force`: allow using an existing file that ioz did not create.
     pub force: bool,
     pub data: DataPattern,
+    /// Where the results go besides standard output.
+    #[serde(default)]
+    pub outputs: OutputFiles,
+    /// `--quiet`: no progress bar.
+    #[serde(default)]
+    pub quiet: bool,
 }
 
 impl RunConfig {

@@ -1,12 +1,12 @@
 //! Expands a [`RunConfig`] into the ordered cells of a run, with IOzone's auto-mode
 //! rules. Pure: no I/O.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, RunConfig, Sizes};
 
 /// One (file size, record size) pair: one row of the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
     pub file_bytes: u64,
     pub record_bytes: u64,
@@ -24,7 +24,7 @@ impl Cell {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     /// Cells in run order: file size outer, record size inner, ascending records.
     pub cells: Vec<Cell>,

@@ -1,17 +1,20 @@
 //! What a run measured: plain data, serialisable, rendered by the exporters.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{OutputUnit, RunConfig};
+use crate::env::Environment;
 use crate::plan::Cell;
 use crate::workload::Pass;
 
 /// One timed pass over one cell.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     pub pass: Pass,
     pub file_bytes: u64,
     pub record_bytes: u64,
+    /// Workers that ran the pass together (1 outside throughput mode).
+    pub workers: u32,
     /// Bytes the pass moved (checked against what it should move).
     pub bytes: u64,
     /// Records moved (a vectored call moves several).
@@ -50,7 +53,7 @@ impl Measurement {
 }
 
 /// The passes measured on one cell (one table row).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellResult {
     pub cell: Cell,
     pub measurements: Vec<Measurement>,
@@ -63,7 +66,8 @@ impl CellResult {
 }
 
 /// How a run ended.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     Complete,
     /// Stopped by this signal number at a record boundary.
@@ -72,13 +76,39 @@ pub enum RunStatus {
     Failed(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Version of the JSON layout of [`RunResult`]; bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
+    pub schema_version: u32,
     pub tool_version: String,
     pub config: RunConfig,
-    /// `Run began` as ctime(3) prints it, local time.
+    /// `Run began` as ctime(3) prints it, local time (for the text report).
     pub started: String,
+    /// Start and end of the run, RFC 3339 UTC.
+    pub started_at: String,
+    pub finished_at: String,
+    pub environment: Environment,
     pub time_resolution_ns: u64,
     pub cells: Vec<CellResult>,
     pub status: RunStatus,
+}
+
+/// A finished run around the given rows, with fixed times and environment:
+/// input for exporter tests.
+#[cfg(test)]
+pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunResult {
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: "0.0.0-test".into(),
+        config,
+        started: "Sat Nov 21 21:05:03 2026".into(),
+        started_at: "2026-11-21T21:05:03Z".into(),
+        finished_at: "2026-11-21T21:05:09Z".into(),
+        environment: Environment::default(),
+        time_resolution_ns: 20,
+        cells,
+        status: RunStatus::Complete,
+    }
 }

@@ -3,10 +3,11 @@
 //! An IOzone test is a pair (access pattern, engine) run once or twice; each
 //! run is a [`Pass`] with its own column in the table and block in `-R`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One IOzone test, numbered as `-i` numbers them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TestId {
     Write,
     Read,
@@ -77,7 +78,8 @@ impl TestId {
 }
 
 /// Which way data moves in a pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Direction {
     Read,
     Write,
@@ -86,7 +88,8 @@ pub enum Direction {
 }
 
 /// How one record moves between the buffer and the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// `read`/`write` at the file position, `lseek` when the next offset differs.
     Sync,
@@ -99,7 +102,8 @@ pub enum EngineKind {
 }
 
 /// The order in which records are visited.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PatternKind {
     Sequential,
     Backward,
@@ -113,7 +117,8 @@ pub enum PatternKind {
 }
 
 /// One timed pass: one column of the table, one block of the `-R` report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Pass {
     Write,
     Rewrite,

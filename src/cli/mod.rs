@@ -6,6 +6,7 @@
 
 mod help;
 mod number;
+mod report_cmd;
 mod unsupported;
 
 use std::ffi::OsString;
@@ -18,11 +19,14 @@ use crate::workload::TestId;
 
 pub use help::{HELP_TEXT, version_text};
 pub use number::{parse_count, parse_size};
+pub use report_cmd::ReportRequest;
 
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Command {
     Run(Box<RunConfig>),
+    /// `ioz report RUN.json …`: render a saved run again.
+    Report(ReportRequest),
     Help,
     Version,
 }
@@ -71,6 +75,8 @@ struct Seen {
     no_retest: bool,
     force: bool,
     data: Option<DataPattern>,
+    outputs: OutputFiles,
+    quiet: bool,
 }
 
 /// Parses argv (argv[0] included) into a command.
@@ -84,6 +90,9 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             "no options given; try 'ioz -a' for auto mode or 'ioz -h' for help",
         ));
     }
+    if args.get(1).is_some_and(|a| a == "report") {
+        return report_cmd::parse(args.into_iter().skip(2)).map(Command::Report);
+    }
     let mut parser = Parser::from_iter(args);
     let mut seen = Seen::default();
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
@@ -93,6 +102,18 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             Arg::Short('+') => parse_plus(&mut parser, &mut seen)?,
             Arg::Short(c) => parse_short(c, &mut parser, &mut seen)?,
             Arg::Long("force") => seen.force = true,
+            Arg::Long("quiet") => seen.quiet = true,
+            Arg::Long(name @ ("json" | "csv" | "html" | "plots")) => {
+                let name = name.to_owned();
+                let path = path_value(&mut parser, &format!("--{name}"))?;
+                let slot = match name.as_str() {
+                    "json" => &mut seen.outputs.json,
+                    "csv" => &mut seen.outputs.csv,
+                    "html" => &mut seen.outputs.html,
+                    _ => &mut seen.outputs.plots,
+                };
+                *slot = Some(path);
+            }
             Arg::Long("data") => {
                 let v = string_value(&mut parser, "--data")?;
                 seen.data = Some(match v.as_str() {
@@ -137,6 +158,17 @@ fn string_value(parser: &mut Parser, opt: &str) -> Result<String, UsageError> {
         .map_err(|_| usage(format!("{opt} needs a value")))?;
     v.string()
         .map_err(|_| usage(format!("{opt}: the value is not valid UTF-8")))
+}
+
+/// A path argument: any non-empty word.
+fn path_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
+    let v = parser
+        .value()
+        .map_err(|_| usage(format!("{opt} needs a value (a path)")))?;
+    if v.is_empty() {
+        return Err(usage(format!("{opt}: the path is empty")));
+    }
+    Ok(PathBuf::from(v))
 }
 
 fn size_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
@@ -222,14 +254,11 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
             }
         }
         'E' => seen.extended = true,
-        'f' => {
-            let v = parser
-                .value()
-                .map_err(|_| usage("-f needs a value (the test file's path)"))?;
-            if v.is_empty() {
-                return Err(usage("-f: the path is empty"));
-            }
-            seen.path = Some(PathBuf::from(v));
+        'f' => seen.path = Some(path_value(parser, "-f")?),
+        'b' => {
+            // As in IOzone, a spreadsheet implies the -R report.
+            seen.outputs.spreadsheet = Some(spreadsheet_value(parser, "-b")?);
+            seen.excel_report = true;
         }
         'w' => {
             seen.keep_file = true;
@@ -357,6 +386,21 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// `-b FILE`: .xls or .wks (IOzone's BIFF layout) or .xlsx.
+fn spreadsheet_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
+    let path = path_value(parser, opt)?;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("xls" | "wks" | "xlsx") => Ok(path),
+        _ => Err(usage(format!(
+            "{opt}: '{}' needs a .xls, .wks or .xlsx extension",
+            path.display()
+        ))),
+    }
+}
+
 fn machine_description() -> String {
     match nix::sys::utsname::uname() {
         Ok(u) => format!(
@@ -475,6 +519,8 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         no_retest: seen.no_retest,
         force: seen.force,
         data: seen.data.unwrap_or(DataPattern::Random),
+        outputs: seen.outputs,
+        quiet: seen.quiet,
     })
 }
 

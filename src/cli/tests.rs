@@ -205,10 +205,7 @@ fn unsupported_iozone_options_are_refused_by_name() {
         "-t (throughput mode) is not supported yet"
     );
     assert_eq!(err(&["-+u"]), "-+u (CPU utilisation) is not supported yet");
-    assert_eq!(
-        err(&["-b", "x.xls"]),
-        "-b (spreadsheet file) is not supported yet"
-    );
+    assert!(err(&["-b", "x.txt"]).contains("needs a .xls, .wks or .xlsx extension"));
     assert!(err(&["-+Q"]).contains("unknown option -+Q"));
 }
 
@@ -223,4 +220,42 @@ fn no_arguments_is_an_error_and_help_is_not() {
         parse(vec!["ioz".into(), "-v".into()]),
         Ok(Command::Version)
     ));
+}
+
+#[test]
+fn output_files_and_the_report_subcommand() {
+    let c = run(&[
+        "-b", "out.xls", "--json", "r.json", "--csv", "r.csv", "--html", "r.html", "--plots", "p",
+        "--quiet",
+    ])
+    .unwrap();
+    assert!(c.excel_report, "-b implies -R");
+    assert_eq!(c.outputs.spreadsheet, Some(PathBuf::from("out.xls")));
+    assert_eq!(c.outputs.json, Some(PathBuf::from("r.json")));
+    assert_eq!(c.outputs.requested().len(), 5);
+    assert!(c.quiet);
+    let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+    match parse(argv(&["ioz", "report", "r.json"])).unwrap() {
+        Command::Report(r) => {
+            assert_eq!(r.input, PathBuf::from("r.json"));
+            assert!(r.text, "text is the default output");
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse(argv(&["ioz", "report", "r.json", "-b", "x.xlsx"])).unwrap() {
+        Command::Report(r) => assert!(!r.text && r.outputs.spreadsheet.is_some()),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        parse(argv(&["ioz", "report"]))
+            .unwrap_err()
+            .0
+            .contains("needs a saved run")
+    );
+    assert!(
+        parse(argv(&["ioz", "report", "a", "b"]))
+            .unwrap_err()
+            .0
+            .contains("unexpected argument 'b'")
+    );
 }

@@ -4,7 +4,6 @@
 /// What a single-letter IOzone option does, if it is one ioz does not support yet.
 pub fn describe(letter: char) -> Option<&'static str> {
     Some(match letter {
-        'b' => "spreadsheet file",
         'B' => "mmap",
         'C' => "per-worker byte counts",
         'd' => "throughput barrier delay",

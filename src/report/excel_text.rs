@@ -2,6 +2,7 @@
 //! of file sizes and columns of record sizes, in IOzone's exact layout.
 
 use std::fmt::Write as _;
+use std::io;
 
 use super::Exporter;
 use super::layout::TableLayout;
@@ -12,7 +13,14 @@ use crate::result::RunResult;
 pub struct ExcelTextReport;
 
 impl Exporter for ExcelTextReport {
-    fn render(&self, result: &RunResult) -> String {
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
+        Ok(render_excel_text(result).into_bytes())
+    }
+}
+
+/// The `-R` block of a run.
+pub fn render_excel_text(result: &RunResult) -> String {
+    {
         let config = &result.config;
         let plan = expand(config);
         let layout = TableLayout::for_config(config);

@@ -1,15 +1,24 @@
 //! Exporters: each renders a finished [`RunResult`] into one format, as a pure
-//! function of the result. The live table printer reuses their pieces.
+//! function of the result. The live table printer reuses the text pieces.
 
+pub mod biff;
 pub mod excel_text;
+pub mod html;
+pub mod json;
 pub mod layout;
+pub mod plots;
+pub mod table_csv;
 pub mod text;
+pub mod xlsx;
+
+use std::io;
 
 use crate::result::RunResult;
 
 /// One output format.
 pub trait Exporter {
-    fn render(&self, result: &RunResult) -> String;
+    /// The run, rendered into this format's bytes.
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>>;
 }
 
 #[cfg(test)]

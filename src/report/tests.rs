@@ -1,11 +1,10 @@
-use super::Exporter;
-use super::excel_text::ExcelTextReport;
+use super::excel_text::render_excel_text;
 use super::layout::TableLayout;
 use super::text::{table_header, table_row};
 use crate::cli::test_config as config;
 use crate::config::OutputUnit;
 use crate::plan::Cell;
-use crate::result::{CellResult, Measurement, RunResult, RunStatus};
+use crate::result::{CellResult, Measurement, sample_result};
 use crate::workload::Pass;
 
 /// A measurement whose kB/s is exactly `kbps` (1 s elapsed).
@@ -14,6 +13,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         pass,
         file_bytes: file_kb << 10,
         record_bytes: rec_kb << 10,
+        workers: 1,
         bytes: kbps << 10,
         records: kbps / rec_kb,
         elapsed_ns: 1_000_000_000,
@@ -165,15 +165,8 @@ fn excel_block_has_iozone_layout_with_zeros_for_skipped_records() {
         row(16384, 64, &[(Pass::Write, 101), (Pass::Rewrite, 201)]),
         row(32768, 64, &[(Pass::Write, 102), (Pass::Rewrite, 202)]),
     ];
-    let result = RunResult {
-        tool_version: "test".into(),
-        config: cfg,
-        started: "now".into(),
-        time_resolution_ns: 1,
-        cells,
-        status: RunStatus::Complete,
-    };
-    let text = ExcelTextReport.render(&result);
+    let result = sample_result(cfg, cells);
+    let text = render_excel_text(&result);
     let expected = "Excel output is below:\n\
 \n\"Writer report\"\n        \"4\"  \"8\"  \"16\"  \"32\"  \"64\"  \"128\"\n\
 \"16384\"   100  0  0  0  101  0 \n\
@@ -191,15 +184,8 @@ fn excel_block_matches_the_reference_record_header() {
         return;
     };
     let cfg = config(&["-R", "-a", "-n", "64k", "-g", "512k", "-i", "0"]);
-    let result = RunResult {
-        tool_version: "test".into(),
-        config: cfg,
-        started: "now".into(),
-        time_resolution_ns: 1,
-        cells: vec![row(64, 4, &[(Pass::Write, 1255511)])],
-        status: RunStatus::Complete,
-    };
-    let text = ExcelTextReport.render(&result);
+    let result = sample_result(cfg, vec![row(64, 4, &[(Pass::Write, 1255511)])]);
+    let text = render_excel_text(&result);
     assert!(
         text.contains(&format!("{reference}\n\"64\"   1255511  0  0  0  0 \n")),
         "{text}"

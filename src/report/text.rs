@@ -5,6 +5,7 @@
 //! column widens it by one space instead of fusing with its neighbour.
 
 use std::fmt::Write as _;
+use std::io;
 
 use super::Exporter;
 use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
@@ -100,7 +101,14 @@ pub fn trailer() -> String {
 pub struct TextReport;
 
 impl Exporter for TextReport {
-    fn render(&self, result: &RunResult) -> String {
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
+        Ok(render_text(result).into_bytes())
+    }
+}
+
+/// The table output of a run, as it was printed live.
+pub fn render_text(result: &RunResult) -> String {
+    {
         let layout = TableLayout::for_config(&result.config);
         let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
         s.push_str(&table_header(&layout));

@@ -18,9 +18,18 @@ use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
 use crate::pattern::{PatternOptions, build_ops, largest_op};
 use crate::plan::{Cell, Plan};
-use crate::result::{CellResult, RunStatus};
+use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
+
+/// Progress reported while the run goes on.
+#[derive(Debug)]
+pub enum RunEvent<'a> {
+    /// A pass finished (for progress bars).
+    PassDone(&'a Measurement),
+    /// A row is complete (or, when the run ends inside it, as complete as it got).
+    RowDone(&'a CellResult),
+}
 
 /// How the run ended, with every row measured before the end.
 pub struct RunOutcome {
@@ -29,14 +38,14 @@ pub struct RunOutcome {
     pub error: Option<RunError>,
 }
 
-/// Runs every cell of the plan; `on_row` sees each row as soon as it is done
-/// (a partial row too, when a failure or signal ends the run inside it).
+/// Runs every cell of the plan; `on_event` sees each pass and each row as soon
+/// as it is done (a partial row too, when a failure or signal ends the run in it).
 pub fn run(
     config: &RunConfig,
     plan: &Plan,
     mut target: TargetFile,
     stop: &StopFlag,
-    mut on_row: impl FnMut(&CellResult),
+    mut on_event: impl FnMut(RunEvent<'_>),
 ) -> RunOutcome {
     let mut cells = Vec::new();
     let mut status = RunStatus::Complete;
@@ -50,10 +59,18 @@ pub fn run(
             cell: *cell,
             measurements: Vec::new(),
         };
-        let end = run_cell(config, cell, index as u64, &mut target, stop, &mut row)
-            .and_then(|signal| remove_unless_kept(config, &mut target).map(|_| signal));
+        let end = run_cell(
+            config,
+            cell,
+            index as u64,
+            &mut target,
+            stop,
+            &mut row,
+            &mut on_event,
+        )
+        .and_then(|signal| remove_unless_kept(config, &mut target).map(|_| signal));
         if !row.measurements.is_empty() {
-            on_row(&row);
+            on_event(RunEvent::RowDone(&row));
             cells.push(row);
         }
         match end {
@@ -97,6 +114,7 @@ fn run_cell(
     target: &mut TargetFile,
     stop: &StopFlag,
     row: &mut CellResult,
+    on_event: &mut impl FnMut(RunEvent<'_>),
 ) -> Result<Option<i32>, IoFailure> {
     target.ensure_exists()?;
     let mut read_buf = AlignedBuf::zeroed(largest_op(cell));
@@ -126,7 +144,10 @@ fn run_cell(
                 stop,
             };
             match run_pass(pass, inputs)? {
-                PassEnd::Measured(m) => row.measurements.push(m),
+                PassEnd::Measured(m) => {
+                    on_event(RunEvent::PassDone(&m));
+                    row.measurements.push(m);
+                }
                 PassEnd::Interrupted(sig) => return Ok(Some(sig)),
             }
         }

@@ -200,6 +200,7 @@ pub fn measure<E: Engine>(
         pass,
         file_bytes: inputs.cell.file_bytes,
         record_bytes: inputs.cell.record_bytes,
+        workers: 1,
         bytes: outcome.bytes,
         records: inputs.cell.records(),
         elapsed_ns: outcome.elapsed_ns,

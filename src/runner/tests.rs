@@ -264,7 +264,11 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
     let plan = crate::plan::expand(&cfg);
     let target = TargetFile::check(&path, false).unwrap();
     let mut rows = 0;
-    let out = run(&cfg, &plan, target, &StopFlag::default(), |_| rows += 1);
+    let out = run(&cfg, &plan, target, &StopFlag::default(), |e| {
+        if let RunEvent::RowDone(_) = e {
+            rows += 1
+        }
+    });
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(rows, 1);
     let passes: usize = TestId::ALL.iter().map(|t| t.passes().len()).sum();

@@ -1,0 +1,59 @@
+//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]`:
+//! renders a saved run again, without measuring.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use lexopt::{Arg, Parser};
+
+use super::{UsageError, path_value, spreadsheet_value, usage};
+use crate::config::OutputFiles;
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct ReportRequest {
+    /// The saved run (JSON written by --json).
+    pub input: PathBuf,
+    /// Print the text table (the default when no file output is asked for).
+    pub text: bool,
+    /// Print the `-R` block after the table (default: as the run did).
+    pub excel_report: bool,
+    pub outputs: OutputFiles,
+}
+
+pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, UsageError> {
+    let mut parser = Parser::from_args(args);
+    let mut input = None;
+    let mut text = false;
+    let mut excel_report = false;
+    let mut outputs = OutputFiles::default();
+    while let Some(arg) = parser.next().map_err(super::lexopt_error)? {
+        match arg {
+            Arg::Long("text") => text = true,
+            Arg::Short('R') => excel_report = true,
+            Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
+            Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
+            Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
+            Arg::Long("plots") => outputs.plots = Some(path_value(&mut parser, "--plots")?),
+            Arg::Short('b') => outputs.spreadsheet = Some(spreadsheet_value(&mut parser, "-b")?),
+            Arg::Value(v) if input.is_none() => input = Some(PathBuf::from(v)),
+            Arg::Value(v) => {
+                return Err(usage(format!(
+                    "report: unexpected argument '{}' (one saved run at a time)",
+                    v.to_string_lossy()
+                )));
+            }
+            Arg::Short(c) => return Err(usage(format!("report: unknown option -{c}"))),
+            Arg::Long(l) => return Err(usage(format!("report: unknown option --{l}"))),
+        }
+    }
+    let input = input.ok_or_else(|| usage("report needs a saved run: ioz report RUN.json"))?;
+    if !text && outputs.requested().is_empty() {
+        text = true;
+    }
+    Ok(ReportRequest {
+        input,
+        text,
+        excel_report,
+        outputs,
+    })
+}

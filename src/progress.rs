@@ -1,0 +1,48 @@
+//! A progress bar on stderr, only when stderr is a terminal (and not --quiet):
+//! the whole plan's bytes, so the ETA covers every cell and pass.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::config::RunConfig;
+use crate::plan::Plan;
+use crate::result::Measurement;
+
+/// Bytes every pass of the plan will move.
+pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
+    let passes_per_cell: u64 = config
+        .tests
+        .iter()
+        .flat_map(|t| t.passes())
+        .filter(|p| !(config.no_retest && p.is_retest()))
+        .count() as u64;
+    plan.cells
+        .iter()
+        .map(|c| c.pass_bytes() * passes_per_cell)
+        .sum()
+}
+
+/// A bar over the planned bytes; hidden when stderr is not a terminal or with --quiet.
+pub fn bar_for(config: &RunConfig, plan: &Plan) -> ProgressBar {
+    if config.quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(
+        Some(planned_bytes(config, plan)),
+        ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+pub fn advance(bar: &ProgressBar, m: &Measurement) {
+    bar.set_message(format!(
+        "{} kB file, {} kB records: {}",
+        m.file_bytes >> 10,
+        m.record_bytes >> 10,
+        m.pass.name()
+    ));
+    bar.inc(m.bytes);
+}
