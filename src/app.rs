@@ -137,7 +137,7 @@ fn run(config: RunConfig) -> i32 {
             eprintln!("ioz: {e}");
             e.exit_code()
         }
-        (_, None) if written.is_err() => EXIT_IO,
+        (_, None) if !written => EXIT_IO,
         (RunStatus::Interrupted(sig), None) => {
             if *sig != SIGPIPE {
                 eprintln!(
@@ -174,9 +174,10 @@ fn report(request: ReportRequest) -> i32 {
         }
     }
     result.config.excel_report |= request.excel_report;
-    match outputs::write_all(&result, &request.outputs) {
-        Ok(()) => 0,
-        Err(()) => EXIT_IO,
+    if outputs::write_all(&result, &request.outputs) {
+        0
+    } else {
+        EXIT_IO
     }
 }
 

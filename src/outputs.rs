@@ -43,8 +43,8 @@ pub fn check(outputs: &OutputFiles, test_file: Option<&Path>) -> Result<(), Stri
 }
 
 /// Writes every requested output; reports each failure on stderr and keeps
-/// going, so one bad path does not cost the others. Err if any failed.
-pub fn write_all(result: &RunResult, outputs: &OutputFiles) -> Result<(), ()> {
+/// going, so one bad path does not cost the others. Returns whether all worked.
+pub fn write_all(result: &RunResult, outputs: &OutputFiles) -> bool {
     let mut ok = true;
     let mut save = |opt: &str, path: &Path, exporter: &dyn Exporter| {
         if let Err(e) = exporter
@@ -74,11 +74,11 @@ pub fn write_all(result: &RunResult, outputs: &OutputFiles) -> Result<(), ()> {
     if let Some(p) = &outputs.html {
         save("--html", p, &HtmlReport);
     }
-    if let Some(dir) = &outputs.plots {
-        if let Err(e) = write_plots(result, dir) {
-            eprintln!("ioz: --plots: cannot write plots in {}: {e}", dir.display());
-            ok = false;
-        }
+    if let Some(dir) = &outputs.plots
+        && let Err(e) = write_plots(result, dir)
+    {
+        eprintln!("ioz: --plots: cannot write plots in {}: {e}", dir.display());
+        ok = false;
     }
-    if ok { Ok(()) } else { Err(()) }
+    ok
 }
