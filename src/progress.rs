@@ -34,6 +34,10 @@ pub fn bar_for(config: &RunConfig, plan: &Plan) -> ProgressBar {
         ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // Drawn only when a pass ends (no ticker thread competes with the timed
+    // region), so draw once now to show the plan's size from the start.
+    bar.set_message("first pass running");
+    bar.tick();
     bar
 }
 

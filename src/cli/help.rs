@@ -48,6 +48,17 @@ Output
   -M            include uname in the header
   -h            this help                       -v  version
 
+Results (written at the end of the run, also when it stops early)
+  -b FILE       spreadsheet: .xls/.wks in IOzone's layout, or .xlsx (implies -R)
+  --json FILE   the whole run as JSON (schema in schema/run.schema.json)
+  --csv FILE    one row per measurement
+  --html FILE   a self-contained HTML report with tables and plots
+  --plots DIR   PNG and SVG plots, one per test pass
+  --quiet       no progress bar (it only shows when stderr is a terminal)
+
+ioz report RUN.json [--text] [-R] [-b F] [--json F] [--csv F] [--html F] [--plots D]
+              renders a saved run again without measuring (--text is the default)
+
 ioz's own options
   --force       use an existing file that ioz did not create (it will be
                 overwritten and, without -w, deleted)
