@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod buffer;
+pub mod clock;
 pub mod cli;
 pub mod config;
 pub mod engine;

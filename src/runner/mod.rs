@@ -9,8 +9,11 @@ mod tests;
 
 use std::fs;
 
-pub use pass::{PassEnd, PassInputs, measure, open_spec, run_pass};
-pub use timed::{LoopFailure, LoopOutcome, TimedExtras, timed_loop};
+pub use pass::{
+    PassEnd, PassInputs, WithEngine, after_loop, before_loop, cpu_ns, failure, open_spec, run_pass,
+    timed, with_engine,
+};
+pub use timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
 
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::config::RunConfig;

@@ -1,12 +1,14 @@
 //! One pass: open (untimed), flush what earlier passes left dirty (untimed),
-//! the timed loop, then fsync and close (untimed unless -e/-c), and the byte check.
+//! the timed loop, then fsync and close (untimed unless -e/-c), and the byte
+//! check. The steps are public so throughput workers run the same ones with a
+//! barrier between setup and the timed loop.
 
 use std::io;
 use std::path::Path;
 
 use nix::sys::resource::{UsageWho, getrusage};
 
-use super::timed::{LoopFailure, TimedExtras, timed_loop};
+use super::timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
 use crate::config::RunConfig;
 use crate::engine::{Engine, OpenSpec, PositionalEngine, StdioEngine, SyncEngine, VectoredEngine};
 use crate::error::IoFailure;
@@ -57,11 +59,25 @@ pub fn open_spec(pass: Pass, config: &RunConfig, record_bytes: usize) -> OpenSpe
     }
 }
 
-pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure> {
-    let spec = open_spec(pass, inputs.config, inputs.cell.record_bytes as usize);
-    let fail = failure(pass, inputs.path);
+/// Work to do with an opened engine, whatever its type: the engine is a type
+/// parameter so the timed loop is compiled for each engine, with no dynamic calls.
+pub trait WithEngine {
+    type Output;
+    fn run<E: Engine>(self, engine: E) -> Self::Output;
+}
+
+/// Opens the engine `pass` uses on `path` (untimed) and hands it to `body`.
+pub fn with_engine<W: WithEngine>(
+    pass: Pass,
+    config: &RunConfig,
+    path: &Path,
+    record_bytes: u64,
+    body: W,
+) -> Result<W::Output, IoFailure> {
+    let spec = open_spec(pass, config, record_bytes as usize);
+    let fail = failure(pass, path);
     let open_failure = |e: io::Error| {
-        if inputs.config.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
+        if config.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
             fail(
                 "open with O_DIRECT (-I)",
                 None,
@@ -71,28 +87,87 @@ pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure
             fail("open", None, e)
         }
     };
-    match pass.engine() {
-        EngineKind::Sync => {
-            let e = SyncEngine::open(inputs.path, &spec).map_err(open_failure)?;
-            measure(pass, e, inputs)
-        }
+    Ok(match pass.engine() {
+        EngineKind::Sync => body.run(SyncEngine::open(path, &spec).map_err(open_failure)?),
         EngineKind::Positional => {
-            let e = PositionalEngine::open(inputs.path, &spec).map_err(open_failure)?;
-            measure(pass, e, inputs)
+            body.run(PositionalEngine::open(path, &spec).map_err(open_failure)?)
         }
-        EngineKind::Vectored => {
-            let e = VectoredEngine::open(inputs.path, &spec).map_err(open_failure)?;
-            measure(pass, e, inputs)
+        EngineKind::Vectored => body.run(VectoredEngine::open(path, &spec).map_err(open_failure)?),
+        EngineKind::Stdio => body.run(StdioEngine::open(path, &spec).map_err(open_failure)?),
+    })
+}
+
+pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure> {
+    let (config, path, record_bytes) = (inputs.config, inputs.path, inputs.cell.record_bytes);
+    with_engine(
+        pass,
+        config,
+        path,
+        record_bytes,
+        SinglePass { pass, inputs },
+    )?
+}
+
+/// A pass of single or auto mode.
+struct SinglePass<'a> {
+    pass: Pass,
+    inputs: PassInputs<'a>,
+}
+
+impl WithEngine for SinglePass<'_> {
+    type Output = Result<PassEnd, IoFailure>;
+
+    fn run<E: Engine>(self, mut engine: E) -> Self::Output {
+        let SinglePass { pass, inputs } = self;
+        let fail = failure(pass, inputs.path);
+        before_loop(&engine, pass, inputs.config, inputs.path)?;
+        let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
+        let stops = Stops {
+            signal: inputs.stop,
+            stonewall: None,
+        };
+        let outcome = timed(
+            &mut engine,
+            pass,
+            inputs.config,
+            inputs.path,
+            inputs.ops,
+            inputs.read_buf,
+            inputs.pool,
+            stops,
+        )?;
+        let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
+        after_loop(&mut engine, pass, inputs.config, inputs.path)?;
+        if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
+            return Ok(PassEnd::Interrupted(sig));
         }
-        EngineKind::Stdio => {
-            let e = StdioEngine::open(inputs.path, &spec).map_err(open_failure)?;
-            measure(pass, e, inputs)
+        let expected = inputs.cell.pass_bytes();
+        if outcome.bytes != expected {
+            return Err(fail(
+                "check byte count of",
+                None,
+                io::Error::other(format!(
+                    "moved {} bytes, expected {expected}",
+                    outcome.bytes
+                )),
+            ));
         }
+        Ok(PassEnd::Measured(Measurement {
+            pass,
+            file_bytes: inputs.cell.file_bytes,
+            record_bytes: inputs.cell.record_bytes,
+            workers: 1,
+            bytes: outcome.bytes,
+            records: inputs.cell.records(),
+            elapsed_ns: outcome.elapsed_ns(),
+            cpu_user_ns: user1.saturating_sub(user0),
+            cpu_system_ns: sys1.saturating_sub(sys0),
+        }))
     }
 }
 
 /// Builds the error for an operation of `pass` on `path`.
-fn failure(
+pub fn failure(
     pass: Pass,
     path: &Path,
 ) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
@@ -105,8 +180,9 @@ fn failure(
     }
 }
 
-fn cpu_ns() -> (u64, u64) {
-    match getrusage(UsageWho::RUSAGE_SELF) {
+/// User and system CPU time of this process (RUSAGE_SELF) or thread (RUSAGE_THREAD), ns.
+pub fn cpu_ns(who: UsageWho) -> (u64, u64) {
+    match getrusage(who) {
         Ok(u) => {
             let ns = |t: nix::sys::time::TimeVal| {
                 t.tv_sec() as u64 * 1_000_000_000 + t.tv_usec() as u64 * 1000
@@ -131,20 +207,21 @@ fn lock(fd: i32, kind: libc::c_int) -> io::Result<()> {
     }
 }
 
-/// Runs the pass on an opened engine (generic so the timed loop is monomorphic).
-pub fn measure<E: Engine>(
+/// Untimed, before the clock: flush what earlier passes left dirty, and take
+/// the whole-file lock with -W.
+pub fn before_loop<E: Engine>(
+    engine: &E,
     pass: Pass,
-    mut engine: E,
-    inputs: PassInputs<'_>,
-) -> Result<PassEnd, IoFailure> {
-    let fail = failure(pass, inputs.path);
-    let writable = pass.direction() != Direction::Read;
-    // Data left dirty by earlier passes must not be flushed inside this one.
+    config: &RunConfig,
+    path: &Path,
+) -> Result<(), IoFailure> {
+    let fail = failure(pass, path);
     // SAFETY: plain syscall on the engine's open descriptor.
     if unsafe { libc::fsync(engine.raw_fd()) } < 0 {
         return Err(fail("fsync", None, io::Error::last_os_error()));
     }
-    if inputs.config.lock_file {
+    if config.lock_file {
+        let writable = pass.direction() != Direction::Read;
         let kind = if writable {
             libc::F_WRLCK
         } else {
@@ -152,59 +229,51 @@ pub fn measure<E: Engine>(
         };
         lock(engine.raw_fd(), kind).map_err(|e| fail("lock", None, e))?;
     }
+    Ok(())
+}
+
+/// The timed region, with `-e`/`-c` as the run asks.
+#[allow(clippy::too_many_arguments)]
+pub fn timed<E: Engine>(
+    engine: &mut E,
+    pass: Pass,
+    config: &RunConfig,
+    path: &Path,
+    ops: &[IoOp],
+    read_buf: &mut [u8],
+    pool: &[u8],
+    stops: Stops<'_>,
+) -> Result<LoopOutcome, IoFailure> {
     let extras = TimedExtras {
-        sync: inputs.config.fsync_in_timing,
-        close: inputs.config.close_in_timing,
+        sync: config.fsync_in_timing,
+        close: config.close_in_timing,
     };
-    let (user0, sys0) = cpu_ns();
-    let outcome = timed_loop(
-        &mut engine,
-        inputs.ops,
-        inputs.read_buf,
-        inputs.pool,
-        extras,
-        inputs.stop,
-    )
-    .map_err(
+    timed_loop(engine, ops, read_buf, pool, extras, stops).map_err(
         |LoopFailure {
              operation,
              offset,
              error,
-         }| fail(operation, offset, error),
-    )?;
-    let (user1, sys1) = cpu_ns();
-    if !extras.close {
-        if !extras.sync && writable {
-            engine.sync().map_err(|e| fail("fsync", None, e))?;
-        }
-        if inputs.config.lock_file {
-            lock(engine.raw_fd(), libc::F_UNLCK).map_err(|e| fail("unlock", None, e))?;
-        }
-        engine.close().map_err(|e| fail("close", None, e))?;
+         }| failure(pass, path)(operation, offset, error),
+    )
+}
+
+/// Untimed, after the clock: make written data durable (so the next pass does
+/// not pay for it), release the lock and close — unless -e/-c timed them.
+pub fn after_loop<E: Engine>(
+    engine: &mut E,
+    pass: Pass,
+    config: &RunConfig,
+    path: &Path,
+) -> Result<(), IoFailure> {
+    if config.close_in_timing {
+        return Ok(());
     }
-    if let Some(sig) = outcome.interrupted {
-        return Ok(PassEnd::Interrupted(sig));
+    let fail = failure(pass, path);
+    if !config.fsync_in_timing && pass.direction() != Direction::Read {
+        engine.sync().map_err(|e| fail("fsync", None, e))?;
     }
-    let expected = inputs.cell.pass_bytes();
-    if outcome.bytes != expected {
-        return Err(fail(
-            "check byte count of",
-            None,
-            io::Error::other(format!(
-                "moved {} bytes, expected {expected}",
-                outcome.bytes
-            )),
-        ));
+    if config.lock_file {
+        lock(engine.raw_fd(), libc::F_UNLCK).map_err(|e| fail("unlock", None, e))?;
     }
-    Ok(PassEnd::Measured(Measurement {
-        pass,
-        file_bytes: inputs.cell.file_bytes,
-        record_bytes: inputs.cell.record_bytes,
-        workers: 1,
-        bytes: outcome.bytes,
-        records: inputs.cell.records(),
-        elapsed_ns: outcome.elapsed_ns,
-        cpu_user_ns: user1.saturating_sub(user0),
-        cpu_system_ns: sys1.saturating_sub(sys0),
-    }))
+    engine.close().map_err(|e| fail("close", None, e))
 }

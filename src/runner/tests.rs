@@ -73,7 +73,10 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         &mut read_buf,
         &pool,
         extras,
-        &StopFlag::default(),
+        Stops {
+            signal: &StopFlag::default(),
+            stonewall: None,
+        },
     )
     .unwrap();
     (engine, outcome)
@@ -201,7 +204,10 @@ fn a_failed_operation_names_its_offset() {
         &mut [0u8; 4096],
         &pool,
         TimedExtras::default(),
-        &StopFlag::default(),
+        Stops {
+            signal: &StopFlag::default(),
+            stonewall: None,
+        },
     )
     .unwrap_err();
     assert_eq!(err.operation, "write");
@@ -232,10 +238,13 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             sync: true,
             close: true,
         },
-        &stop,
+        Stops {
+            signal: &stop,
+            stonewall: None,
+        },
     )
     .unwrap();
-    assert_eq!(out.interrupted, Some(2));
+    assert_eq!(out.stopped, Some(EarlyStop::Signal(2)));
     assert_eq!(out.ops_done, 0);
     assert!(engine.calls.is_empty());
     assert_eq!((engine.syncs, engine.closes), (0, 0));
@@ -306,4 +315,35 @@ fn o_direct_refusal_or_success_is_never_silent() {
         Some(e) => assert!(e.to_string().contains("O_DIRECT"), "{e}"),
     }
     assert!(!path.exists());
+}
+
+#[test]
+fn a_raised_stonewall_ends_the_loop_and_says_so() {
+    let ops: Vec<IoOp> = build_ops(
+        Pass::Read,
+        &cell(),
+        &PatternOptions {
+            stride: 17,
+            mix_read_percent: 50,
+            pool_bytes: REC as usize,
+        },
+    );
+    let wall = std::sync::atomic::AtomicBool::new(true);
+    let mut engine = RecordingEngine::default();
+    let stops = Stops {
+        signal: &StopFlag::default(),
+        stonewall: Some(&wall),
+    };
+    let out = timed_loop(
+        &mut engine,
+        &ops,
+        &mut [0u8; 4096],
+        &[],
+        TimedExtras::default(),
+        stops,
+    )
+    .unwrap();
+    assert_eq!(out.stopped, Some(EarlyStop::Stonewall));
+    assert!(engine.calls.is_empty());
+    assert!(out.end_ns >= out.start_ns);
 }

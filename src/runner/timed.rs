@@ -3,20 +3,58 @@
 //! operation is a relaxed atomic load (the stop flag) and an addition.
 
 use std::io;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::clock::now_ns;
 use crate::engine::Engine;
 use crate::pattern::{IoOp, OpKind};
 use crate::signals::StopFlag;
 
+/// Why a loop ended before its last operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyStop {
+    /// A signal asked the whole run to stop.
+    Signal(i32),
+    /// Throughput mode: another worker finished first (stonewalling).
+    Stonewall,
+}
+
+/// What can end a loop early: signals always, the stonewall when given.
+#[derive(Clone, Copy, Debug)]
+pub struct Stops<'a> {
+    pub signal: &'a StopFlag,
+    pub stonewall: Option<&'a AtomicBool>,
+}
+
+impl Stops<'_> {
+    #[inline]
+    fn check(&self) -> Option<EarlyStop> {
+        if let Some(sig) = self.signal.signal() {
+            return Some(EarlyStop::Signal(sig));
+        }
+        match self.stonewall {
+            Some(wall) if wall.load(Ordering::Relaxed) => Some(EarlyStop::Stonewall),
+            _ => None,
+        }
+    }
+}
+
 /// What the timed loop did.
 #[derive(Debug, PartialEq, Eq)]
 pub struct LoopOutcome {
-    pub elapsed_ns: u64,
+    /// CLOCK_MONOTONIC at the start and end of the timed region.
+    pub start_ns: u64,
+    pub end_ns: u64,
     pub bytes: u64,
     pub ops_done: usize,
-    /// The signal that stopped the loop early, if one did.
-    pub interrupted: Option<i32>,
+    /// Why the loop stopped before its last operation, if it did.
+    pub stopped: Option<EarlyStop>,
+}
+
+impl LoopOutcome {
+    pub fn elapsed_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
 }
 
 /// The operation that failed inside the timed region.
@@ -44,15 +82,15 @@ pub fn timed_loop<E: Engine>(
     read_buf: &mut [u8],
     pool: &[u8],
     extras: TimedExtras,
-    stop: &StopFlag,
+    stops: Stops<'_>,
 ) -> Result<LoopOutcome, LoopFailure> {
     let mut bytes = 0u64;
     let mut done = 0usize;
-    let mut interrupted = None;
-    let start = Instant::now();
+    let mut stopped = None;
+    let start_ns = now_ns();
     for op in ops {
-        if let Some(sig) = stop.signal() {
-            interrupted = Some(sig);
+        if let Some(why) = stops.check() {
+            stopped = Some(why);
             break;
         }
         let result = match op.kind {
@@ -72,7 +110,7 @@ pub fn timed_loop<E: Engine>(
         bytes += op.len as u64;
         done += 1;
     }
-    if interrupted.is_none() {
+    if stopped.is_none() {
         if extras.sync {
             engine.sync().map_err(|error| LoopFailure {
                 operation: "fsync",
@@ -88,11 +126,12 @@ pub fn timed_loop<E: Engine>(
             })?;
         }
     }
-    let elapsed_ns = start.elapsed().as_nanos() as u64;
+    let end_ns = now_ns();
     Ok(LoopOutcome {
-        elapsed_ns,
+        start_ns,
+        end_ns,
         bytes,
         ops_done: done,
-        interrupted,
+        stopped,
     })
 }
