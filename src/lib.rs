@@ -2,8 +2,8 @@
 
 pub mod app;
 pub mod buffer;
-pub mod clock;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod env;
