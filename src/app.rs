@@ -6,14 +6,19 @@ use std::time::Instant;
 
 use crate::cli::{self, Command, HELP_TEXT, ReportRequest, version_text};
 use crate::config::RunConfig;
+use crate::config::{Sizes, ThroughputConfig};
 use crate::env;
+use crate::error::RunError;
 use crate::plan::expand;
 use crate::report::excel_text::render_excel_text;
 use crate::report::json;
 use crate::report::layout::TableLayout;
-use crate::report::text::{preamble, render_text, table_header, table_row, trailer};
-use crate::result::{RunResult, RunStatus, SCHEMA_VERSION};
-use crate::runner::{self, RunEvent};
+use crate::report::text::{preamble, render_output, table_header, table_row, trailer};
+use crate::report::throughput_text::{
+    phase_block, run_header, throughput_preamble, throughput_report,
+};
+use crate::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::runner::{self, RunEvent, ThroughputEvent};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
 use crate::{outputs, progress};
@@ -79,15 +84,10 @@ fn run(config: RunConfig) -> i32 {
         eprintln!("ioz: {e}");
         return EXIT_USAGE;
     }
-    let target = match TargetFile::check(&config.path, config.force) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("ioz: {e}");
-            return e.exit_code();
-        }
-    };
-    let plan = expand(&config);
-    let layout = TableLayout::for_config(&config);
+    if let Err(e) = check_targets(&config) {
+        eprintln!("ioz: {e}");
+        return e.exit_code();
+    }
     let started = ctime_now();
     let started_at = utc_now_rfc3339();
     let environment = env::capture(&config.path);
@@ -98,14 +98,10 @@ fn run(config: RunConfig) -> i32 {
         error: None,
     };
     out.put(&preamble(&config, &started, time_resolution_ns));
-    out.put(&table_header(&layout));
-    let bar = progress::bar_for(&config, &plan);
-    let outcome = runner::run(&config, &plan, target, &stop, |event| match event {
-        RunEvent::PassDone(m) => progress::advance(&bar, m),
-        RunEvent::RowDone(row) => bar.suspend(|| out.put(&table_row(&layout, row, config.unit))),
-    });
-    bar.finish_and_clear();
-    out.put(&trailer());
+    let measured = match &config.throughput {
+        Some(tp) => measure_throughput(&config, tp, &stop, &mut out),
+        None => measure_cells(&config, &stop, &mut out),
+    };
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -115,12 +111,25 @@ fn run(config: RunConfig) -> i32 {
         finished_at: utc_now_rfc3339(),
         environment,
         time_resolution_ns,
-        cells: outcome.cells,
-        status: outcome.status,
+        cells: measured.cells,
+        throughput: measured.phases,
+        status: measured.status,
     };
-    if result.config.excel_report {
-        out.put(&render_excel_text(&result));
+    if result.config.throughput.is_some() {
+        // IOzone prints the throughput -R block before its closing line.
+        if result.config.excel_report {
+            out.put(&throughput_report(&result.throughput, &result.config));
+        }
+        out.put(&trailer());
+    } else {
+        out.put(&trailer());
+        if result.config.excel_report {
+            out.put(&render_excel_text(&result));
+        }
     }
+    let outcome = Outcome {
+        error: measured.error,
+    };
     let written = outputs::write_all(&result, &result.config.outputs);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
@@ -141,7 +150,7 @@ fn run(config: RunConfig) -> i32 {
         (RunStatus::Interrupted(sig), None) => {
             if *sig != SIGPIPE {
                 eprintln!(
-                    "ioz: stopped by {}; the rows above were measured before it",
+                    "ioz: stopped by {}; the results above were measured before it",
                     signal_name(*sig)
                 );
             }
@@ -164,20 +173,97 @@ fn report(request: ReportRequest) -> i32 {
         eprintln!("ioz: report: {e}");
         return EXIT_USAGE;
     }
-    if request.text {
-        let mut text = render_text(&result);
-        if request.excel_report || result.config.excel_report {
-            text.push_str(&render_excel_text(&result));
-        }
-        if io::stdout().write_all(text.as_bytes()).is_err() {
-            return 128 + SIGPIPE;
-        }
-    }
     result.config.excel_report |= request.excel_report;
+    if request.text
+        && io::stdout()
+            .write_all(render_output(&result).as_bytes())
+            .is_err()
+    {
+        return 128 + SIGPIPE;
+    }
     if outputs::write_all(&result, &request.outputs) {
         0
     } else {
         EXIT_IO
+    }
+}
+
+/// What the measuring part of a run produced.
+struct Measured {
+    cells: Vec<CellResult>,
+    phases: Vec<PhaseResult>,
+    status: RunStatus,
+    error: Option<RunError>,
+}
+
+struct Outcome {
+    error: Option<RunError>,
+}
+
+/// Refuses, before anything is written, any test file ioz may not use.
+fn check_targets(config: &RunConfig) -> Result<(), RunError> {
+    match &config.throughput {
+        None => TargetFile::check(&config.path, config.force).map(drop),
+        Some(tp) => (0..tp.max_worker_count()).try_for_each(|i| {
+            TargetFile::check(&tp.worker_path(&config.path, i), config.force).map(drop)
+        }),
+    }
+}
+
+/// Single and auto mode: the table, row by row.
+fn measure_cells(config: &RunConfig, stop: &StopFlag, out: &mut Output<'_>) -> Measured {
+    let plan = expand(config);
+    let layout = TableLayout::for_config(config);
+    out.put(&table_header(&layout));
+    let target = match TargetFile::check(&config.path, config.force) {
+        Ok(t) => t,
+        Err(e) => {
+            return Measured {
+                cells: Vec::new(),
+                phases: Vec::new(),
+                status: RunStatus::Failed(e.to_string()),
+                error: Some(e),
+            };
+        }
+    };
+    let bar = progress::bar_for(config, &plan);
+    let outcome = runner::run(config, &plan, target, stop, |event| match event {
+        RunEvent::PassDone(m) => progress::advance(&bar, m),
+        RunEvent::RowDone(row) => bar.suspend(|| out.put(&table_row(&layout, row, config.unit))),
+    });
+    bar.finish_and_clear();
+    Measured {
+        cells: outcome.cells,
+        phases: Vec::new(),
+        status: outcome.status,
+        error: outcome.error,
+    }
+}
+
+/// Throughput mode: a block per phase, a run per worker count.
+fn measure_throughput(
+    config: &RunConfig,
+    tp: &ThroughputConfig,
+    stop: &StopFlag,
+    out: &mut Output<'_>,
+) -> Measured {
+    out.put(&throughput_preamble(tp));
+    let outcome = runner::run_throughput(config, tp, stop, |event| match event {
+        ThroughputEvent::RunStart { file_bytes, .. } => {
+            let record_bytes = match config.sizes {
+                Sizes::Single { record_bytes, .. } => record_bytes,
+                Sizes::Auto(_) => 0,
+            };
+            out.put(&run_header(tp, file_bytes, record_bytes));
+        }
+        ThroughputEvent::PhaseDone(phase) => out.put(&phase_block(phase, config)),
+        ThroughputEvent::RunEnd { .. } => out.put("\n\n"),
+    });
+    Measured {
+        cells: Vec::new(),
+        phases: outcome.phases,
+        status: outcome.status,
+        error: outcome.error,
     }
 }
 

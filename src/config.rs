@@ -22,6 +22,8 @@ pub const DEFAULT_AUTO_MAX_RECORD: u64 = 16 * MIB;
 pub const DEFAULT_STRIDE: u64 = 17;
 pub const DEFAULT_MIX_READ_PERCENT: u32 = 50;
 pub const DEFAULT_FILE_NAME: &str = "ioz.tmp";
+/// Most workers a throughput run may ask for.
+pub const MAX_WORKERS: u64 = 1024;
 
 /// What the table's numbers are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +113,64 @@ pub struct OpenOptions {
     pub direct: bool,
 }
 
+/// Throughput mode: several workers, each on its own file (or one shared file).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThroughputConfig {
+    /// Worker counts, run one after another (`-t` list, or `-l`..=`-u`).
+    pub worker_counts: Vec<u32>,
+    /// `-l`/`-u` as given, for the header lines.
+    pub min_workers: Option<u32>,
+    pub max_workers: Option<u32>,
+    /// `-T`: POSIX threads instead of processes.
+    pub threads: bool,
+    /// `-F`: the workers' files; empty means `<-f path>.<worker>`.
+    pub files: Vec<PathBuf>,
+    /// `-C`: a line per worker with its bytes and rate.
+    pub per_worker_lines: bool,
+    /// `-P`: pin worker i to CPU (first + i) mod CPUs.
+    pub first_cpu: Option<usize>,
+    /// `-+k`: each worker's file is the file size divided by the worker count.
+    pub constant_total: bool,
+    /// `-+V`/`-+L`: every worker uses worker 0's file.
+    pub shared_file: bool,
+    /// Stonewalling (on unless `-x`): when the first worker finishes, the others stop.
+    pub stonewall: bool,
+    /// `-d`: worker i starts i × this many µs after the barrier opens.
+    pub start_delay_us: u64,
+}
+
+impl ThroughputConfig {
+    pub fn max_worker_count(&self) -> u32 {
+        self.worker_counts.iter().copied().max().unwrap_or(1)
+    }
+
+    /// The file worker `index` uses.
+    pub fn worker_path(&self, base: &std::path::Path, index: u32) -> PathBuf {
+        let index = if self.shared_file { 0 } else { index };
+        match self.files.get(index as usize) {
+            Some(p) => p.clone(),
+            None => {
+                let mut name = base.as_os_str().to_owned();
+                name.push(format!(".{index}"));
+                PathBuf::from(name)
+            }
+        }
+    }
+
+    /// Bytes each worker's file holds with `workers` workers.
+    pub fn worker_file_bytes(&self, file_bytes: u64, record_bytes: u64, workers: u32) -> u64 {
+        if self.constant_total {
+            (file_bytes / workers.max(1) as u64) / record_bytes * record_bytes
+        } else {
+            file_bytes
+        }
+    }
+
+    pub fn worker_noun(&self) -> &'static str {
+        if self.threads { "thread" } else { "process" }
+    }
+}
+
 /// Files a run (or `ioz report`) writes besides standard output.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputFiles {
@@ -180,6 +240,12 @@ pub struct RunConfig {
     /// Where the results go besides standard output.
     #[serde(default)]
     pub outputs: OutputFiles,
+    /// Throughput mode (`-t`, `-l`/`-u`), if asked for.
+    #[serde(default)]
+    pub throughput: Option<ThroughputConfig>,
+    /// `-+l`/`-+L`: lock each record (fcntl byte-range lock) around its operation.
+    #[serde(default)]
+    pub record_locking: bool,
     /// `--quiet`: no progress bar.
     #[serde(default)]
     pub quiet: bool,

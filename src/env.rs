@@ -2,7 +2,8 @@
 //! the file system and device under the test file. Captured once, before the
 //! first cell, outside any timing.
 
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +64,8 @@ impl Environment {
     }
 }
 
-/// Captures the environment of a run whose test file is `target`.
+/// Captures the environment of a run whose test file is `target`. Never
+/// fails: what cannot be read stays empty (or `None`).
 pub fn capture(target: &Path) -> Environment {
     let mut env = Environment::default();
     if let Ok(u) = nix::sys::utsname::uname() {
@@ -76,7 +78,539 @@ pub fn capture(target: &Path) -> Environment {
             u.machine().to_string_lossy()
         );
     }
-    env.cpu_count = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    env.target.path = target.display().to_string();
+    let cpuinfo = read("/proc/cpuinfo");
+    env.cpu_model = parse_cpu_model(&cpuinfo).unwrap_or_default();
+    env.cpu_count = parse_cpu_list_count(&read("/sys/devices/system/cpu/online"))
+        .or_else(|| u32::try_from(parse_processor_count(&cpuinfo)).ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    env.cpu_caches = read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache"));
+    env.memory_bytes = parse_mem_total(&read("/proc/meminfo")).unwrap_or(0);
+    env.target = capture_target(target, Path::new("/sys"));
     env
+}
+
+/// The file's text, or "" when it cannot be read.
+fn read(path: impl AsRef<Path>) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+/// A sysfs attribute, trimmed; `None` when absent or empty.
+fn read_attr(path: impl AsRef<Path>) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The first CPU's model from /proc/cpuinfo ("model name" on x86, else the
+/// closest field other architectures have).
+pub fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
+    ["model name", "cpu model", "Model", "Hardware", "cpu"]
+        .iter()
+        .find_map(|key| {
+            cpuinfo.lines().find_map(|line| {
+                let (k, v) = line.split_once(':')?;
+                let v = v.trim();
+                (k.trim() == *key && !v.is_empty()).then(|| v.to_string())
+            })
+        })
+}
+
+/// How many `processor : N` entries /proc/cpuinfo lists.
+fn parse_processor_count(cpuinfo: &str) -> usize {
+    cpuinfo
+        .lines()
+        .filter(|l| {
+            l.split_once(':')
+                .is_some_and(|(k, _)| k.trim() == "processor")
+        })
+        .count()
+}
+
+/// The number of CPUs in a sysfs CPU list such as "0-3,6,8-9".
+pub fn parse_cpu_list_count(list: &str) -> Option<u32> {
+    let list = list.trim();
+    if list.is_empty() {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for part in list.split(',') {
+        let count = match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
+                b.checked_sub(a)?.checked_add(1)?
+            }
+            None => {
+                part.trim().parse::<u32>().ok()?;
+                1
+            }
+        };
+        n = n.checked_add(count)?;
+    }
+    Some(n)
+}
+
+/// MemTotal from /proc/meminfo, in bytes.
+pub fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut fields = line["MemTotal:".len()..].split_whitespace();
+    let value: u64 = fields.next()?.parse().ok()?;
+    let scale = match fields.next().map(str::to_ascii_lowercase).as_deref() {
+        None => 1,
+        Some("kb") => 1024,
+        Some("mb") => 1024 * 1024,
+        Some("gb") => 1024 * 1024 * 1024,
+        Some(_) => return None,
+    };
+    value.checked_mul(scale)
+}
+
+/// A sysfs cache size ("48K", "2048K", "32M", or plain bytes), in bytes.
+pub fn parse_cache_size(size: &str) -> Option<u64> {
+    let size = size.trim();
+    let (digits, scale) = match size.char_indices().last()? {
+        (i, 'K' | 'k') => (&size[..i], 1 << 10),
+        (i, 'M' | 'm') => (&size[..i], 1 << 20),
+        (i, 'G' | 'g') => (&size[..i], 1 << 30),
+        _ => (size, 1),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// One cache from the texts of its sysfs `level`, `type` and `size` files
+/// (`None` for a type other than Data, Instruction or Unified).
+pub fn parse_cache(level: &str, kind: &str, size: &str) -> Option<CpuCache> {
+    let kind = kind.trim();
+    if !matches!(kind, "Data" | "Instruction" | "Unified") {
+        return None;
+    }
+    Some(CpuCache {
+        level: level.trim().parse().ok()?,
+        kind: kind.to_string(),
+        size_bytes: parse_cache_size(size)?,
+    })
+}
+
+/// The caches under a sysfs `cpuN/cache` directory, in index order.
+fn read_caches(dir: &Path) -> Vec<CpuCache> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut indexed: Vec<(u32, CpuCache)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let index: u32 = e
+                .file_name()
+                .to_str()?
+                .strip_prefix("index")?
+                .parse()
+                .ok()?;
+            let p = e.path();
+            let cache = parse_cache(
+                &read(p.join("level")),
+                &read(p.join("type")),
+                &read(p.join("size")),
+            )?;
+            Some((index, cache))
+        })
+        .collect();
+    indexed.sort_by_key(|(i, _)| *i);
+    indexed.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The active scheduler in a queue/scheduler text such as
+/// "mq-deadline kyber [bfq] none" (a lone word is the active one).
+pub fn parse_scheduler(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if let Some(w) = words
+        .iter()
+        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+    {
+        return (!w.is_empty()).then(|| w.to_string());
+    }
+    match words.as_slice() {
+        [only] => Some(only.to_string()),
+        _ => None,
+    }
+}
+
+/// Undoes the octal escapes (`\040` space, `\011` tab, `\012` newline,
+/// `\134` backslash) the kernel writes in /proc/self/mountinfo fields.
+pub fn unescape_mount_field(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).filter(|d| {
+            bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)) && d[0] <= b'3'
+        });
+        match octal {
+            Some(d) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One line of /proc/self/mountinfo, unescaped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MountEntry {
+    /// "major:minor" of the file system's device.
+    pub dev: String,
+    pub mount_point: String,
+    pub fs_type: String,
+    pub source: String,
+    /// The mount's options, then the super block's that differ (as findmnt shows them).
+    pub options: String,
+}
+
+/// Parses one mountinfo line:
+/// `36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue`.
+pub fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
+    let fields: Vec<&str> = line.split(' ').collect();
+    // Optional fields (zero or more) run from the 7th field to a lone "-".
+    let sep = 6 + fields.iter().skip(6).position(|f| *f == "-")?;
+    if fields.len() < sep + 3 {
+        return None;
+    }
+    let mut options: Vec<&str> = fields[5].split(',').filter(|o| !o.is_empty()).collect();
+    if let Some(super_opts) = fields.get(sep + 3) {
+        for o in super_opts.split(',') {
+            if !o.is_empty() && !options.contains(&o) {
+                options.push(o);
+            }
+        }
+    }
+    Some(MountEntry {
+        dev: fields[2].to_string(),
+        mount_point: unescape_mount_field(fields[4]),
+        fs_type: unescape_mount_field(fields[sep + 1]),
+        source: unescape_mount_field(fields[sep + 2]),
+        options: unescape_mount_field(&options.join(",")),
+    })
+}
+
+/// The mount holding `dir` (an absolute, canonical path): the longest mount
+/// point that is a prefix of it; of mounts stacked on one point, the last.
+pub fn find_mount(mountinfo: &str, dir: &Path) -> Option<MountEntry> {
+    let mut best: Option<MountEntry> = None;
+    for entry in mountinfo.lines().filter_map(parse_mountinfo_line) {
+        let mount_point = Path::new(&entry.mount_point);
+        if !dir.starts_with(mount_point) {
+            continue;
+        }
+        let depth = mount_point.components().count();
+        if best
+            .as_ref()
+            .is_none_or(|b| depth >= Path::new(&b.mount_point).components().count())
+        {
+            best = Some(entry);
+        }
+    }
+    best
+}
+
+/// The canonical directory that holds (or will hold) `target`: its parent,
+/// or the nearest ancestor that exists.
+fn target_dir(target: &Path) -> Option<PathBuf> {
+    let absolute = if target.is_absolute() {
+        target.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(target)
+    };
+    let mut dir = if absolute.is_dir() {
+        Some(absolute.as_path())
+    } else {
+        absolute.parent()
+    };
+    while let Some(d) = dir {
+        if let Ok(canonical) = fs::canonicalize(d) {
+            return Some(canonical);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn capture_target(target: &Path, sys: &Path) -> TargetEnvironment {
+    let mut t = TargetEnvironment {
+        path: target.display().to_string(),
+        ..TargetEnvironment::default()
+    };
+    let Some(dir) = target_dir(target) else {
+        return t;
+    };
+    let Some(mount) = find_mount(&read("/proc/self/mountinfo"), &dir) else {
+        return t;
+    };
+    t.device = device_info(sys, &mount.source, &mount.dev);
+    t.mount_point = mount.mount_point;
+    t.fs_type = mount.fs_type;
+    t.mount_options = mount.options;
+    t.source = mount.source;
+    t
+}
+
+/// The whole disk behind a mount source such as /dev/vda1,
+/// /dev/mapper/root or /dev/disk/by-uuid/…; `sys` is where sysfs is mounted.
+/// `dev` ("major:minor" from mountinfo) finds sources like /dev/root that
+/// have no node.
+fn device_info(sys: &Path, source: &str, dev: &str) -> Option<DeviceInfo> {
+    if !source.starts_with("/dev/") {
+        return None;
+    }
+    let class = sys.join("class/block");
+    let by_node = fs::canonicalize(source)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| class.join(n).exists());
+    let name = by_node.or_else(|| {
+        if dev.starts_with("0:") {
+            return None;
+        }
+        let link = fs::canonicalize(sys.join("dev/block").join(dev)).ok()?;
+        Some(link.file_name()?.to_string_lossy().into_owned())
+    })?;
+    let disk = whole_disk(&class, &name);
+    let block = sys.join("block").join(&disk);
+    Some(DeviceInfo {
+        model: read_attr(block.join("device/model")),
+        rotational: read_attr(block.join("queue/rotational")).and_then(|r| match r.as_str() {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        }),
+        scheduler: parse_scheduler(&read(block.join("queue/scheduler"))),
+        name: disk,
+    })
+}
+
+/// The disk a block device belongs to: a partition's parent in sysfs, or
+/// the device itself.
+fn whole_disk(class: &Path, name: &str) -> String {
+    let entry = class.join(name);
+    if entry.join("partition").exists()
+        && let Ok(real) = fs::canonicalize(&entry)
+        && let Some(parent) = real.parent().and_then(Path::file_name)
+    {
+        return parent.to_string_lossy().into_owned();
+    }
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CPUINFO: &str = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\nflags\t\t: fpu vme\n\nprocessor\t: 1\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\n";
+
+    #[test]
+    fn cpu_model_is_the_first_model_name() {
+        assert_eq!(
+            parse_cpu_model(CPUINFO).as_deref(),
+            Some("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz")
+        );
+        assert_eq!(parse_processor_count(CPUINFO), 2);
+        assert_eq!(parse_cpu_model("processor : 0\nflags : fpu\n"), None);
+        assert_eq!(parse_cpu_model(""), None);
+    }
+
+    #[test]
+    fn cpu_lists_are_counted() {
+        assert_eq!(parse_cpu_list_count("0-7\n"), Some(8));
+        assert_eq!(parse_cpu_list_count("0"), Some(1));
+        assert_eq!(parse_cpu_list_count("0-3,6,8-9"), Some(7));
+        assert_eq!(parse_cpu_list_count(""), None);
+        assert_eq!(parse_cpu_list_count("3-1"), None);
+        assert_eq!(parse_cpu_list_count("x"), None);
+    }
+
+    #[test]
+    fn mem_total_is_in_bytes() {
+        let meminfo = "MemTotal:       16303452 kB\nMemFree:         1234567 kB\n";
+        assert_eq!(parse_mem_total(meminfo), Some(16_303_452 * 1024));
+        assert_eq!(parse_mem_total("MemFree: 1 kB\n"), None);
+        assert_eq!(parse_mem_total("MemTotal: lots kB\n"), None);
+    }
+
+    #[test]
+    fn cache_sizes_and_entries_parse() {
+        assert_eq!(parse_cache_size("48K\n"), Some(48 * 1024));
+        assert_eq!(parse_cache_size("2048K"), Some(2048 * 1024));
+        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
+        assert_eq!(parse_cache_size("1G"), Some(1 << 30));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size(""), None);
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(parse_cache_size("12Q"), None);
+        assert_eq!(
+            parse_cache("2\n", "Unified\n", "2048K\n"),
+            Some(CpuCache {
+                level: 2,
+                kind: "Unified".into(),
+                size_bytes: 2 << 20,
+            })
+        );
+        assert_eq!(parse_cache("", "Data", "48K"), None);
+        assert_eq!(parse_cache("1", "", "48K"), None);
+        assert_eq!(parse_cache("1", "Other", "48K"), None);
+    }
+
+    #[test]
+    fn last_level_cache_ignores_instruction_caches() {
+        let env = Environment {
+            cpu_caches: vec![
+                parse_cache("1", "Data", "48K").unwrap(),
+                parse_cache("1", "Instruction", "32K").unwrap(),
+                parse_cache("2", "Unified", "2048K").unwrap(),
+                parse_cache("3", "Unified", "32M").unwrap(),
+            ],
+            ..Environment::default()
+        };
+        assert_eq!(env.last_level_cache_bytes(), Some(32 << 20));
+    }
+
+    #[test]
+    fn scheduler_is_the_bracketed_word() {
+        assert_eq!(
+            parse_scheduler("mq-deadline kyber [bfq] none\n").as_deref(),
+            Some("bfq")
+        );
+        assert_eq!(
+            parse_scheduler("[none] mq-deadline").as_deref(),
+            Some("none")
+        );
+        assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
+        assert_eq!(parse_scheduler("mq-deadline kyber"), None);
+        assert_eq!(parse_scheduler(""), None);
+    }
+
+    #[test]
+    fn mount_fields_are_unescaped() {
+        assert_eq!(unescape_mount_field(r"/mnt/my\040disk"), "/mnt/my disk");
+        assert_eq!(unescape_mount_field(r"a\011b\012c\134d"), "a\tb\nc\\d");
+        // Not an escape: kept as written.
+        assert_eq!(unescape_mount_field(r"a\09b\"), r"a\09b\");
+    }
+
+    const MOUNTINFO: &str = "\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw,discard
+61 27 259:2 / /mnt/fast\\040disk rw,noatime shared:30 master:2 - xfs /dev/nvme0n1p2 rw,attr2,inode64
+62 27 0:55 / /mnt/fast\\040disk/tmp rw,nosuid - tmpfs tmp\\040fs rw,size=1024k
+70 27 0:60 /export /mnt/nfs rw - nfs4 server:/export rw,vers=4.2
+71 70 0:61 / /mnt/nfs rw - tmpfs over rw
+";
+
+    #[test]
+    fn mountinfo_lines_parse_with_optional_fields() {
+        let e = parse_mountinfo_line(MOUNTINFO.lines().nth(2).unwrap()).unwrap();
+        assert_eq!(
+            e,
+            MountEntry {
+                dev: "259:2".into(),
+                mount_point: "/mnt/fast disk".into(),
+                fs_type: "xfs".into(),
+                source: "/dev/nvme0n1p2".into(),
+                options: "rw,noatime,attr2,inode64".into(),
+            }
+        );
+        assert_eq!(parse_mountinfo_line("garbage"), None);
+        assert_eq!(parse_mountinfo_line("1 2 3:4 / /x rw -"), None);
+    }
+
+    #[test]
+    fn the_longest_mount_prefix_wins() {
+        let at = |dir: &str| find_mount(MOUNTINFO, Path::new(dir)).map(|m| m.mount_point);
+        assert_eq!(at("/home/user").as_deref(), Some("/"));
+        assert_eq!(at("/mnt/fast disk/data").as_deref(), Some("/mnt/fast disk"));
+        assert_eq!(
+            at("/mnt/fast disk/tmp").as_deref(),
+            Some("/mnt/fast disk/tmp")
+        );
+        // A prefix of the name is not a prefix of the path.
+        assert_eq!(at("/mnt/fast disk/tmpx").as_deref(), Some("/mnt/fast disk"));
+        let tmp = find_mount(MOUNTINFO, Path::new("/mnt/fast disk/tmp/x")).unwrap();
+        assert_eq!(
+            (tmp.fs_type.as_str(), tmp.source.as_str()),
+            ("tmpfs", "tmp fs")
+        );
+        // Stacked mounts: the last one is on top.
+        let nfs = find_mount(MOUNTINFO, Path::new("/mnt/nfs/a")).unwrap();
+        assert_eq!(nfs.source, "over");
+        assert_eq!(find_mount("", Path::new("/x")), None);
+    }
+
+    /// A fake /dev and /sys: /dev/disk/by-uuid/u → /dev/sda2, a partition of sda.
+    #[test]
+    fn a_partition_maps_to_its_disk() {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let sys = r.join("sys");
+        let disk = sys.join("devices/pci0/block/sda");
+        fs::create_dir_all(disk.join("sda2")).unwrap();
+        fs::write(disk.join("sda2/partition"), "2\n").unwrap();
+        fs::create_dir_all(sys.join("class/block")).unwrap();
+        symlink(disk.join("sda2"), sys.join("class/block/sda2")).unwrap();
+        symlink(&disk, sys.join("class/block/sda")).unwrap();
+        fs::create_dir_all(sys.join("dev/block")).unwrap();
+        symlink(disk.join("sda2"), sys.join("dev/block/8:2")).unwrap();
+        let block = sys.join("block/sda");
+        fs::create_dir_all(block.join("device")).unwrap();
+        fs::create_dir_all(block.join("queue")).unwrap();
+        fs::write(block.join("device/model"), "Samsung SSD 870   \n").unwrap();
+        fs::write(block.join("queue/rotational"), "0\n").unwrap();
+        fs::write(block.join("queue/scheduler"), "[mq-deadline] none\n").unwrap();
+        fs::create_dir_all(r.join("dev/disk/by-uuid")).unwrap();
+        fs::write(r.join("dev/sda2"), "").unwrap();
+        symlink("../../sda2", r.join("dev/disk/by-uuid/u")).unwrap();
+
+        let expected = DeviceInfo {
+            name: "sda".into(),
+            model: Some("Samsung SSD 870".into()),
+            rotational: Some(false),
+            scheduler: Some("mq-deadline".into()),
+        };
+        // device_info only follows sources under /dev/; the fake tree is
+        // elsewhere, so test the two steps it is made of.
+        let by_uuid = fs::canonicalize(r.join("dev/disk/by-uuid/u")).unwrap();
+        let name = by_uuid.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name, "sda2");
+        assert_eq!(whole_disk(&sys.join("class/block"), name), "sda");
+        assert_eq!(whole_disk(&sys.join("class/block"), "sda"), "sda");
+        // A source without a node (/dev/root) is found by major:minor.
+        assert_eq!(
+            device_info(&sys, "/dev/root-ioz-absent", "8:2"),
+            Some(expected)
+        );
+        assert_eq!(device_info(&sys, "/dev/root-ioz-absent", "0:33"), None);
+        assert_eq!(device_info(&sys, "tmpfs", "8:2"), None);
+    }
+
+    #[test]
+    fn capture_describes_a_temporary_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = capture(&dir.path().join("ioz.tmp"));
+        assert!(!env.kernel.is_empty());
+        assert!(env.cpu_count >= 1);
+        assert!(env.memory_bytes > 0, "{env:?}");
+        assert!(!env.target.fs_type.is_empty(), "{env:?}");
+        assert!(!env.target.mount_point.is_empty(), "{env:?}");
+        assert!(
+            fs::canonicalize(dir.path())
+                .unwrap()
+                .starts_with(&env.target.mount_point)
+        );
+        assert_eq!(
+            env.target.path,
+            dir.path().join("ioz.tmp").display().to_string()
+        );
+    }
 }

@@ -27,13 +27,16 @@ pub enum RunError {
     /// An I/O error during the run. Exit 1.
     #[error(transparent)]
     Io(#[from] IoFailure),
+    /// A throughput worker failed (the message names the worker). Exit 1.
+    #[error("{0}")]
+    Worker(String),
 }
 
 impl RunError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RunError::Refused(_) => 2,
-            RunError::Io(_) => 1,
+            RunError::Io(_) | RunError::Worker(_) => 1,
         }
     }
 }

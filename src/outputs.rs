@@ -19,7 +19,11 @@ use crate::result::RunResult;
 /// the test file.
 pub fn check(outputs: &OutputFiles, test_file: Option<&Path>) -> Result<(), String> {
     for (opt, path) in outputs.requested() {
-        if test_file.is_some_and(|t| t == path) {
+        let same = |a: &Path, b: &Path| {
+            a == b
+                || matches!((std::path::absolute(a), std::path::absolute(b)), (Ok(x), Ok(y)) if x == y)
+        };
+        if test_file.is_some_and(|t| same(t, path)) {
             return Err(format!("{opt}: {} is the test file", path.display()));
         }
         let parent = match path.parent() {

@@ -65,6 +65,118 @@ impl CellResult {
     }
 }
 
+/// One worker's share of a throughput phase.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerResult {
+    pub worker: u32,
+    /// Bytes moved inside the worker's timed region before stonewalling (if any).
+    pub bytes: u64,
+    pub records: u64,
+    pub elapsed_ns: u64,
+    /// Start and end of the timed region, ns after the barrier opened
+    /// (signed, so a start before the release would show as negative).
+    pub start_after_release_ns: i64,
+    pub end_after_release_ns: i64,
+    /// Stopped early because another worker finished first.
+    pub stonewalled: bool,
+    pub cpu_user_ns: u64,
+    pub cpu_system_ns: u64,
+}
+
+impl WorkerResult {
+    /// This worker's rate in the unit.
+    pub fn rate(&self, unit: OutputUnit) -> f64 {
+        let secs = self.elapsed_ns.max(1) as f64 / 1e9;
+        match unit {
+            OutputUnit::KbPerSec => self.bytes as f64 / 1024.0 / secs,
+            OutputUnit::OpsPerSec => self.records as f64 / secs,
+            OutputUnit::MicrosPerOp if self.records == 0 => 0.0,
+            OutputUnit::MicrosPerOp => secs * 1e6 / self.records as f64,
+        }
+    }
+
+    /// What the worker moved, in the unit's quantity (kB, or operations).
+    pub fn xfer(&self, unit: OutputUnit) -> f64 {
+        match unit {
+            OutputUnit::KbPerSec => self.bytes as f64 / 1024.0,
+            _ => self.records as f64,
+        }
+    }
+}
+
+/// One phase of a throughput run (e.g. "initial writers") with N workers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    pub pass: Pass,
+    pub workers: u32,
+    /// Threads (-T) rather than processes.
+    pub threads: bool,
+    /// Each worker's file size and record size.
+    pub file_bytes: u64,
+    pub record_bytes: u64,
+    /// From the barrier's release to the end of the last worker's timed region.
+    pub parent_elapsed_ns: u64,
+    pub stonewall: bool,
+    pub results: Vec<WorkerResult>,
+}
+
+impl PhaseResult {
+    /// IOzone's "Children see": the sum of the workers' rates (for µs/op, their mean).
+    pub fn children_see(&self, unit: OutputUnit) -> f64 {
+        let sum: f64 = self.results.iter().map(|w| w.rate(unit)).sum();
+        match unit {
+            OutputUnit::MicrosPerOp => sum / self.results.len().max(1) as f64,
+            _ => sum,
+        }
+    }
+
+    /// IOzone's "Parent sees": everything moved over the parent's elapsed time.
+    pub fn parent_sees(&self, unit: OutputUnit) -> f64 {
+        let secs = self.parent_elapsed_ns.max(1) as f64 / 1e9;
+        let records: u64 = self.results.iter().map(|w| w.records).sum();
+        match unit {
+            OutputUnit::KbPerSec => self.moved_bytes() as f64 / 1024.0 / secs,
+            OutputUnit::OpsPerSec => records as f64 / secs,
+            OutputUnit::MicrosPerOp if records == 0 => 0.0,
+            OutputUnit::MicrosPerOp => secs * 1e6 / records as f64 * self.results.len() as f64,
+        }
+    }
+
+    fn rates(&self, unit: OutputUnit) -> impl Iterator<Item = f64> + '_ {
+        self.results.iter().map(move |w| w.rate(unit))
+    }
+
+    pub fn min_rate(&self, unit: OutputUnit) -> f64 {
+        self.rates(unit).reduce(f64::min).unwrap_or(0.0)
+    }
+
+    pub fn max_rate(&self, unit: OutputUnit) -> f64 {
+        self.rates(unit).fold(0.0, f64::max)
+    }
+
+    pub fn avg_rate(&self, unit: OutputUnit) -> f64 {
+        self.rates(unit).sum::<f64>() / self.results.len().max(1) as f64
+    }
+
+    /// The least any worker moved (IOzone's "Min xfer"), in kB or operations.
+    pub fn min_xfer(&self, unit: OutputUnit) -> f64 {
+        self.results
+            .iter()
+            .map(|w| w.xfer(unit))
+            .reduce(f64::min)
+            .unwrap_or(0.0)
+    }
+
+    pub fn moved_bytes(&self) -> u64 {
+        self.results.iter().map(|w| w.bytes).sum()
+    }
+
+    /// What every worker would move in a full pass over its file.
+    pub fn planned_bytes(&self) -> u64 {
+        (self.file_bytes / self.record_bytes) * self.record_bytes * self.workers as u64
+    }
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -92,6 +204,9 @@ pub struct RunResult {
     pub environment: Environment,
     pub time_resolution_ns: u64,
     pub cells: Vec<CellResult>,
+    /// Throughput mode's phases, in run order (empty outside throughput mode).
+    #[serde(default)]
+    pub throughput: Vec<PhaseResult>,
     pub status: RunStatus,
 }
 
@@ -109,6 +224,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         environment: Environment::default(),
         time_resolution_ns: 20,
         cells,
+        throughput: Vec::new(),
         status: RunStatus::Complete,
     }
 }

@@ -211,7 +211,8 @@ impl Pass {
         self == Pass::Write
     }
 
-    /// Short name used in JSON and error messages.
+    /// Short name for people: error messages, the progress bar, plot titles.
+    /// (JSON and CSV use the serde name, e.g. `random_read`.)
     pub fn name(self) -> &'static str {
         use Pass::*;
         match self {

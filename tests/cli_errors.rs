@@ -83,8 +83,8 @@ fn unsupported_mmap_is_refused() {
 }
 
 #[test]
-fn unsupported_throughput_mode_is_refused() {
-    assert_refused(&["-t", "2"], "-t");
+fn unsupported_async_io_is_refused() {
+    assert_refused(&["-H", "4"], "-H");
 }
 
 #[test]

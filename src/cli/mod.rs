@@ -18,7 +18,7 @@ use crate::config::*;
 use crate::workload::TestId;
 
 pub use help::{HELP_TEXT, version_text};
-pub use number::{parse_count, parse_size};
+pub use number::{parse_count, parse_record_size, parse_size};
 pub use report_cmd::ReportRequest;
 
 /// What the command line asks for.
@@ -77,6 +77,18 @@ struct Seen {
     data: Option<DataPattern>,
     outputs: OutputFiles,
     quiet: bool,
+    worker_counts: Vec<u32>,
+    min_workers: Option<u32>,
+    max_workers: Option<u32>,
+    threads: bool,
+    files: Vec<PathBuf>,
+    per_worker_lines: bool,
+    first_cpu: Option<usize>,
+    constant_total: bool,
+    shared_file: bool,
+    no_stonewall: bool,
+    start_delay_us: Option<u64>,
+    record_locking: bool,
 }
 
 /// Parses argv (argv[0] included) into a command.
@@ -177,7 +189,8 @@ fn size_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
 }
 
 fn record_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
-    let bytes = size_value(parser, opt)?;
+    let v = string_value(parser, opt)?;
+    let bytes = parse_record_size(&v).map_err(|e| usage(format!("{opt}: {e}")))?;
     if bytes > MAX_RECORD_BYTES {
         return Err(usage(format!(
             "{opt}: record size {} kB is larger than the maximum, {} kB",
@@ -186,6 +199,17 @@ fn record_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
         )));
     }
     Ok(bytes)
+}
+
+/// A worker count: 1 to MAX_WORKERS.
+fn workers_value(parser: &mut Parser, opt: &str) -> Result<u32, UsageError> {
+    let n = count_value(parser, opt)?;
+    if n == 0 || n > MAX_WORKERS {
+        return Err(usage(format!(
+            "{opt}: {n} workers; give 1 to {MAX_WORKERS}"
+        )));
+    }
+    Ok(n as u32)
 }
 
 fn count_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
@@ -307,6 +331,36 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
             seen.option_lines
                 .push(format!("Machine = {}", machine_description()));
         }
+        't' => {
+            let n = workers_value(parser, "-t")?;
+            seen.worker_counts.push(n);
+        }
+        'l' => seen.min_workers = Some(workers_value(parser, "-l")?),
+        'u' => seen.max_workers = Some(workers_value(parser, "-u")?),
+        'T' => seen.threads = true,
+        'F' => {
+            let files: Vec<PathBuf> = parser
+                .values()
+                .map_err(|_| usage("-F needs the workers' file names"))?
+                .map(PathBuf::from)
+                .collect();
+            if files.iter().any(|f| f.as_os_str().is_empty()) {
+                return Err(usage("-F: a file name is empty"));
+            }
+            seen.files.extend(files);
+        }
+        'C' => seen.per_worker_lines = true,
+        'x' => {
+            seen.no_stonewall = true;
+            seen.option_lines.push("Stonewall disabled".into());
+        }
+        'd' => seen.start_delay_us = Some(count_value(parser, "-d")?),
+        'P' => {
+            let cpu = count_value(parser, "-P")? as usize;
+            seen.first_cpu = Some(cpu);
+            seen.option_lines
+                .push(format!("Binding of processors beginning with {cpu} "));
+        }
         'j' => {
             let n = count_value(parser, "-j")?;
             if n == 0 {
@@ -364,6 +418,23 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
             seen.open.sync_all = true;
             seen.option_lines
                 .push("Read & Write sync mode active.".into());
+        }
+        'k' => seen.constant_total = true,
+        'V' => {
+            seen.shared_file = true;
+            seen.option_lines
+                .push(">>> Shared file mode enabled. <<<".into());
+        }
+        'l' => {
+            seen.record_locking = true;
+            seen.option_lines
+                .push(">>> Record locking mode enabled. <<<".into());
+        }
+        'L' => {
+            seen.record_locking = true;
+            seen.shared_file = true;
+            seen.option_lines
+                .push(">>> Record locking, shared file mode enabled. <<<".into());
         }
         'p' => {
             let n = count_value(parser, &opt)?;
@@ -424,6 +495,7 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
     if seen.micros_per_op && seen.ops_per_sec {
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }
+    let throughput = throughput_config(&seen)?;
     let auto =
         seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
     if !auto {
@@ -440,6 +512,16 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         }
     }
 
+    if throughput.is_some() && auto {
+        return Err(usage(
+            "throughput mode (-t, -l, -u) cannot be combined with auto mode (-a, -A, or several -s/-r)",
+        ));
+    }
+    if throughput.is_some() && seen.path.is_some() && !seen.files.is_empty() {
+        return Err(usage(
+            "-f and -F cannot be combined: -F names every worker's file",
+        ));
+    }
     let sizes = if auto {
         auto_sizes(&seen)?
     } else {
@@ -478,6 +560,20 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
             )));
         }
         vec![TestId::Write, TestId::Read]
+    } else if throughput.is_some() {
+        if seen.tests.contains(&TestId::RecordRewrite) {
+            return Err(usage("-i 4 (record rewrite) has no throughput form"));
+        }
+        if seen.tests.is_empty() {
+            // IOzone runs every throughput phase when no -i is given.
+            TestId::ALL[..11]
+                .iter()
+                .copied()
+                .filter(|t| *t != TestId::RecordRewrite)
+                .collect()
+        } else {
+            seen.tests.clone()
+        }
     } else if seen.tests.is_empty() {
         let mut t: Vec<TestId> = TestId::ALL[..8].to_vec();
         if seen.extended {
@@ -521,7 +617,78 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         data: seen.data.unwrap_or(DataPattern::Random),
         outputs: seen.outputs,
         quiet: seen.quiet,
+        throughput,
+        record_locking: seen.record_locking,
     })
+}
+
+/// Throughput mode from -t/-l/-u and its companions; options that only mean
+/// something there are refused without it.
+fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError> {
+    let wanted =
+        !seen.worker_counts.is_empty() || seen.min_workers.is_some() || seen.max_workers.is_some();
+    if !wanted {
+        let only_here = [
+            ("-F", !seen.files.is_empty()),
+            ("-T", seen.threads),
+            ("-C", seen.per_worker_lines),
+            ("-x", seen.no_stonewall),
+            ("-d", seen.start_delay_us.is_some()),
+            ("-P", seen.first_cpu.is_some()),
+            ("-+k", seen.constant_total),
+            ("-+V", seen.shared_file && !seen.record_locking),
+            ("-+L", seen.shared_file && seen.record_locking),
+        ];
+        if let Some((opt, _)) = only_here.iter().find(|(_, given)| *given) {
+            return Err(usage(format!(
+                "{opt} only applies to throughput mode (add -t N)"
+            )));
+        }
+        return Ok(None);
+    }
+    let worker_counts: Vec<u32> = if !seen.worker_counts.is_empty() {
+        seen.worker_counts.clone()
+    } else {
+        let min = seen.min_workers.unwrap_or(1);
+        let max = seen.max_workers.unwrap_or(min);
+        if min > max {
+            return Err(usage(format!(
+                "-l: {min} workers is more than the maximum {max} (-u)"
+            )));
+        }
+        (min..=max).collect()
+    };
+    let most = worker_counts.iter().copied().max().unwrap_or(1) as usize;
+    // A shared file (-+V/-+L) is worker 0's: one name, or IOzone's one per worker.
+    let files_needed = if seen.shared_file && seen.files.len() == 1 { 1 } else { most };
+    if !seen.files.is_empty() && seen.files.len() != files_needed {
+        return Err(usage(format!(
+            "-F names {} file(s) but the run needs {files_needed} (one per worker)",
+            seen.files.len()
+        )));
+    }
+    if let Some(cpu) = seen.first_cpu {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cpu >= cpus {
+            return Err(usage(format!(
+                "-P {cpu}: no such CPU (this machine has CPUs 0 to {})",
+                cpus - 1
+            )));
+        }
+    }
+    Ok(Some(ThroughputConfig {
+        worker_counts,
+        min_workers: seen.min_workers,
+        max_workers: seen.max_workers,
+        threads: seen.threads,
+        files: seen.files.clone(),
+        per_worker_lines: seen.per_worker_lines,
+        first_cpu: seen.first_cpu,
+        constant_total: seen.constant_total,
+        shared_file: seen.shared_file,
+        stonewall: !seen.no_stonewall,
+        start_delay_us: seen.start_delay_us.unwrap_or(0),
+    }))
 }
 
 fn auto_sizes(seen: &Seen) -> Result<Sizes, UsageError> {

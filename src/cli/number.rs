@@ -37,6 +37,21 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
+/// Parses a record size: a size as [`parse_size`] reads it, or — an ioz
+/// extension for latency studies — a number of bytes with a `b` suffix (`8b`).
+pub fn parse_record_size(text: &str) -> Result<u64, String> {
+    match text.strip_suffix(['b', 'B']) {
+        Some(digits) => match parse_count(digits) {
+            Ok(0) => Err(format!("'{text}' is zero; a size must be positive")),
+            Ok(n) => Ok(n),
+            Err(_) => Err(format!(
+                "'{text}' is not a size (bytes with a b suffix, or kB with an optional k, m or g)"
+            )),
+        },
+        None => parse_size(text),
+    }
+}
+
 /// Parses a non-negative whole number (no sign, no suffix).
 pub fn parse_count(text: &str) -> Result<u64, String> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -76,6 +91,16 @@ mod tests {
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("18014398509481984g").is_err());
         assert!(parse_size("0").unwrap_err().contains("zero"));
+    }
+
+    #[test]
+    fn record_sizes_may_be_given_in_bytes() {
+        assert_eq!(parse_record_size("8b"), Ok(8));
+        assert_eq!(parse_record_size("512B"), Ok(512));
+        assert_eq!(parse_record_size("4k"), Ok(4096));
+        assert!(parse_record_size("0b").is_err());
+        assert!(parse_record_size("xb").is_err());
+        assert!(parse_record_size("b").is_err());
     }
 
     #[test]

@@ -201,8 +201,8 @@ fn bad_values_name_the_option() {
 fn unsupported_iozone_options_are_refused_by_name() {
     assert_eq!(err(&["-B"]), "-B (mmap) is not supported yet");
     assert_eq!(
-        err(&["-t", "4"]),
-        "-t (throughput mode) is not supported yet"
+        err(&["-V", "165"]),
+        "-V (data verification) is not supported yet"
     );
     assert_eq!(err(&["-+u"]), "-+u (CPU utilisation) is not supported yet");
     assert!(err(&["-b", "x.txt"]).contains("needs a .xls, .wks or .xlsx extension"));
@@ -258,4 +258,45 @@ fn output_files_and_the_report_subcommand() {
             .0
             .contains("unexpected argument 'b'")
     );
+}
+
+#[test]
+fn throughput_options() {
+    let c = run(&[
+        "-t", "2", "-t", "4", "-T", "-C", "-x", "-d", "50", "-+k", "-s", "1m", "-r", "8b", "-i",
+        "0",
+    ])
+    .unwrap();
+    let tp = c.throughput.expect("throughput mode");
+    assert_eq!(tp.worker_counts, vec![2, 4]);
+    assert!(tp.threads && tp.per_worker_lines && tp.constant_total && !tp.stonewall);
+    assert_eq!(tp.start_delay_us, 50);
+    assert_eq!(
+        c.sizes,
+        Sizes::Single {
+            file_bytes: 1 << 20,
+            record_bytes: 8
+        }
+    );
+    let tp = run(&["-l", "2", "-u", "4"]).unwrap().throughput.unwrap();
+    assert_eq!(tp.worker_counts, vec![2, 3, 4]);
+    assert_eq!(
+        run(&["-u", "3"]).unwrap().throughput.unwrap().worker_counts,
+        vec![1, 2, 3]
+    );
+    let c = run(&["-t", "2", "-F", "a", "b", "-+L"]).unwrap();
+    let tp = c.throughput.unwrap();
+    assert!(tp.shared_file && c.record_locking);
+    assert_eq!(
+        tp.worker_path(std::path::Path::new("x"), 1),
+        PathBuf::from("a"),
+        "shared: worker 0's file"
+    );
+    let tp = run(&["-t", "3", "-f", "/m/f"]).unwrap().throughput.unwrap();
+    assert_eq!(
+        tp.worker_path(std::path::Path::new("/m/f"), 2),
+        PathBuf::from("/m/f.2")
+    );
+    assert!(!run(&["-t", "2"]).unwrap().tests.contains(&RecordRewrite));
+    assert!(run(&["-+l", "-s", "64k"]).unwrap().record_locking);
 }

@@ -2,6 +2,7 @@
 //! file, one trait for all. Engines move every byte they are asked to (short
 //! transfers are continued) or fail with the OS error.
 
+mod locked;
 mod positional;
 mod stdio;
 mod sync;
@@ -13,6 +14,7 @@ use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+pub use locked::LockedEngine;
 pub use positional::PositionalEngine;
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;

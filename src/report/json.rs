@@ -1,21 +1,314 @@
-//! The JSON run file (--json).
+//! The JSON run file (--json): the [`RunResult`] as serde writes it, each
+//! measurement with its derived rates in explicit units; [`read_run`] reads it
+//! back for `ioz report`. `schema/run.schema.json` describes the layout.
 
 use std::io;
+use std::path::Path;
+
+use serde::Serialize;
 
 use super::Exporter;
-use crate::result::RunResult;
+use crate::config::RunConfig;
+use crate::env::Environment;
+use crate::plan::Cell;
+use crate::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
 
 pub struct JsonReport;
 
 impl Exporter for JsonReport {
-    fn render(&self, _result: &RunResult) -> io::Result<Vec<u8>> {
-        Err(io::Error::other(
-            "the JSON run file (--json) is not written yet",
-        ))
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
+        let mut bytes =
+            serde_json::to_vec_pretty(&RunFile::from(result)).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        Ok(bytes)
     }
 }
 
-/// Reads a run saved with --json.
-pub fn read_run(_path: &std::path::Path) -> Result<RunResult, String> {
-    Err("reading saved runs is not written yet".into())
+/// The file's layout: [`RunResult`] field for field, in its order.
+#[derive(Serialize)]
+struct RunFile<'a> {
+    schema_version: u32,
+    tool_version: &'a str,
+    config: &'a RunConfig,
+    started: &'a str,
+    started_at: &'a str,
+    finished_at: &'a str,
+    environment: &'a Environment,
+    time_resolution_ns: u64,
+    cells: Vec<CellFile<'a>>,
+    throughput: &'a [PhaseResult],
+    status: &'a RunStatus,
+}
+
+#[derive(Serialize)]
+struct CellFile<'a> {
+    cell: &'a Cell,
+    measurements: Vec<MeasurementFile<'a>>,
+}
+
+/// A measurement plus what the reports compute from it (ignored on reading).
+#[derive(Serialize)]
+struct MeasurementFile<'a> {
+    #[serde(flatten)]
+    measurement: &'a Measurement,
+    /// KiB (1024 bytes) per second, truncated: the table's default unit.
+    kib_per_sec: u64,
+    /// Records per second (`-O`).
+    ops_per_sec: u64,
+    /// Microseconds per record (`-N`).
+    micros_per_op: u64,
+}
+
+impl<'a> From<&'a RunResult> for RunFile<'a> {
+    fn from(result: &'a RunResult) -> Self {
+        // No `..`: a field added to RunResult must be added here too.
+        let RunResult {
+            schema_version,
+            tool_version,
+            config,
+            started,
+            started_at,
+            finished_at,
+            environment,
+            time_resolution_ns,
+            cells,
+            throughput,
+            status,
+        } = result;
+        RunFile {
+            schema_version: *schema_version,
+            tool_version,
+            config,
+            started,
+            started_at,
+            finished_at,
+            environment,
+            time_resolution_ns: *time_resolution_ns,
+            cells: cells
+                .iter()
+                .map(|c| CellFile {
+                    cell: &c.cell,
+                    measurements: c
+                        .measurements
+                        .iter()
+                        .map(|m| MeasurementFile {
+                            measurement: m,
+                            kib_per_sec: m.kb_per_sec(),
+                            ops_per_sec: m.ops_per_sec(),
+                            micros_per_op: m.micros_per_op(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            throughput,
+            status,
+        }
+    }
+}
+
+/// Reads a run saved with --json. The error is one line naming `path` and
+/// what is wrong (serde's line and column for a malformed file).
+pub fn read_run(path: &Path) -> Result<RunResult, String> {
+    let shown = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // The version first, so a file of another version is named as such
+    // rather than as malformed.
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
+    let Some(object) = value.as_object() else {
+        return Err(format!(
+            "{shown} is not a saved ioz run: it holds no JSON object"
+        ));
+    };
+    match object.get("schema_version") {
+        None => {
+            return Err(format!(
+                "{shown} is not a saved ioz run: it has no schema_version"
+            ));
+        }
+        Some(v) if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) => {
+            return Err(format!(
+                "{shown} has schema_version {v}; this ioz reads {SCHEMA_VERSION}"
+            ));
+        }
+        Some(_) => {}
+    }
+    serde_json::from_slice(&bytes).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+    use crate::result::{CellResult, sample_result};
+    use crate::workload::Pass;
+
+    fn measurement(pass: Pass) -> Measurement {
+        Measurement {
+            pass,
+            file_bytes: 64 << 10,
+            record_bytes: 4 << 10,
+            workers: 1,
+            bytes: 64 << 10,
+            records: 16,
+            elapsed_ns: 250_000,
+            cpu_user_ns: 1_000,
+            cpu_system_ns: 200_000,
+        }
+    }
+
+    fn sample() -> RunResult {
+        let mut r = sample_result(
+            test_config(&["-s", "64k", "-r", "4k", "-i", "0", "-i", "2"]),
+            vec![CellResult {
+                cell: Cell {
+                    file_bytes: 64 << 10,
+                    record_bytes: 4 << 10,
+                },
+                measurements: [
+                    Pass::Write,
+                    Pass::Rewrite,
+                    Pass::RandomRead,
+                    Pass::RandomWrite,
+                ]
+                .into_iter()
+                .map(measurement)
+                .collect(),
+            }],
+        );
+        r.environment.cpu_caches.push(crate::env::CpuCache {
+            level: 1,
+            kind: "Data".into(),
+            size_bytes: 48 << 10,
+        });
+        r.environment.target.device = Some(crate::env::DeviceInfo {
+            name: "vda".into(),
+            model: None,
+            rotational: Some(true),
+            scheduler: Some("mq-deadline".into()),
+        });
+        r.status = RunStatus::Interrupted(2);
+        r
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn derived_rates_are_added_to_each_measurement() {
+        let result = sample();
+        let bytes = JsonReport.render(&result).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let m = &v["cells"][0]["measurements"][2];
+        assert_eq!(m["pass"], "random_read");
+        assert_eq!(m["elapsed_ns"], 250_000);
+        // 64 KiB in 250 µs: 262144000 B/s = 256000 KiB/s; 16 records: 64000 ops/s, 15 µs each.
+        assert_eq!(m["kib_per_sec"], 256_000);
+        assert_eq!(m["ops_per_sec"], 64_000);
+        assert_eq!(m["micros_per_op"], 15);
+        let original = &result.cells[0].measurements[2];
+        assert_eq!(m["kib_per_sec"], original.kb_per_sec());
+        assert_eq!(m["ops_per_sec"], original.ops_per_sec());
+        assert_eq!(m["micros_per_op"], original.micros_per_op());
+        // Nothing else is added: the top level is RunResult's fields.
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut keys = keys;
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "cells",
+                "config",
+                "environment",
+                "finished_at",
+                "schema_version",
+                "started",
+                "started_at",
+                "status",
+                "throughput",
+                "time_resolution_ns",
+                "tool_version"
+            ]
+        );
+        assert!(bytes.ends_with(b"}\n"));
+    }
+
+    #[test]
+    fn a_written_run_reads_back_equal() {
+        let dir = tempfile::tempdir().unwrap();
+        let result = sample();
+        let p = write(dir.path(), "r.json", &JsonReport.render(&result).unwrap());
+        assert_eq!(read_run(&p), Ok(result));
+    }
+
+    #[test]
+    fn another_schema_version_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 2.into();
+        v["cells"] = "changed layout".into();
+        let p = write(dir.path(), "v2.json", v.to_string().as_bytes());
+        let e = read_run(&p).unwrap_err();
+        assert_eq!(
+            e,
+            format!("{} has schema_version 2; this ioz reads 1", p.display())
+        );
+        v["schema_version"] = "1".into();
+        let p = write(dir.path(), "str.json", v.to_string().as_bytes());
+        assert!(read_run(&p).unwrap_err().contains("schema_version \"1\""));
+    }
+
+    #[test]
+    fn bad_files_give_one_line_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = JsonReport.render(&sample()).unwrap();
+        let mut missing_field = serde_json::to_value(sample()).unwrap();
+        missing_field["cells"][0]["measurements"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("elapsed_ns");
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            (
+                "empty.json",
+                vec![],
+                "EOF while parsing a value at line 1 column 0",
+            ),
+            ("text.json", b"hello\n".to_vec(), "line 1 column 1"),
+            (
+                "cut.json",
+                good[..good.len() / 2].to_vec(),
+                "EOF while parsing",
+            ),
+            ("array.json", b"[1, 2]".to_vec(), "no JSON object"),
+            (
+                "noversion.json",
+                b"{\"cells\": []}".to_vec(),
+                "no schema_version",
+            ),
+            (
+                "field.json",
+                missing_field.to_string().into_bytes(),
+                "missing field `elapsed_ns`",
+            ),
+            ("binary.json", vec![0xff, 0xfe, 0, 1], "line 1 column 1"),
+        ];
+        for (name, bytes, expect) in cases {
+            let p = write(dir.path(), name, &bytes);
+            let e = read_run(&p).unwrap_err();
+            assert!(e.starts_with(&p.display().to_string()), "{name}: {e}");
+            assert!(e.contains(expect), "{name}: {e}");
+            assert!(!e.contains('\n'), "{name}: {e}");
+        }
+        let absent = dir.path().join("absent.json");
+        let e = read_run(&absent).unwrap_err();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", absent.display())),
+            "{e}"
+        );
+        let e = read_run(dir.path()).unwrap_err();
+        assert!(e.starts_with("cannot read "), "{e}");
+    }
 }

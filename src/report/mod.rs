@@ -9,6 +9,7 @@ pub mod layout;
 pub mod plots;
 pub mod table_csv;
 pub mod text;
+pub mod throughput_text;
 pub mod xlsx;
 
 use std::io;

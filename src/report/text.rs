@@ -106,6 +106,22 @@ impl Exporter for TextReport {
     }
 }
 
+/// Everything a run printed on standard output: the table (and `-R` after the
+/// closing line), or for throughput mode its blocks (and `-R` before it).
+pub fn render_output(result: &RunResult) -> String {
+    if result.config.throughput.is_some() {
+        let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
+        s.push_str(&super::throughput_text::render_throughput_body(result));
+        s.push_str(&trailer());
+        return s;
+    }
+    let mut s = render_text(result);
+    if result.config.excel_report {
+        s.push_str(&super::excel_text::render_excel_text(result));
+    }
+    s
+}
+
 /// The table output of a run, as it was printed live.
 pub fn render_text(result: &RunResult) -> String {
     {

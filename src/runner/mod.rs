@@ -2,7 +2,10 @@
 //! selected test's passes, and hands every finished row to the caller at once.
 
 mod pass;
+mod shared;
+mod throughput;
 mod timed;
+mod worker;
 
 #[cfg(test)]
 mod tests;
@@ -13,6 +16,7 @@ pub use pass::{
     PassEnd, PassInputs, WithEngine, after_loop, before_loop, cpu_ns, failure, open_spec, run_pass,
     timed, with_engine,
 };
+pub use throughput::{ThroughputEvent, ThroughputOutcome, phases, run_throughput};
 pub use timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
 
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
@@ -130,7 +134,7 @@ fn run_cell(
     };
     for test in &config.tests {
         if test.needs_existing_data() {
-            fill_file_if_short(config, cell, target, &pool)?;
+            fill_file_if_short(config, cell, target.path(), &pool)?;
         }
         for &pass in test.passes() {
             if config.no_retest && pass.is_retest() {
@@ -160,13 +164,12 @@ fn run_cell(
 
 /// Read tests need a file with data: when no write test left one, write it
 /// now, untimed, from the same pool the write tests use.
-fn fill_file_if_short(
+pub(crate) fn fill_file_if_short(
     config: &RunConfig,
     cell: &Cell,
-    target: &TargetFile,
+    path: &std::path::Path,
     pool: &[u8],
 ) -> Result<(), IoFailure> {
-    let path = target.path();
     let fail = |operation, offset, source| IoFailure {
         operation,
         path: path.to_path_buf(),

@@ -10,7 +10,9 @@ use nix::sys::resource::{UsageWho, getrusage};
 
 use super::timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
 use crate::config::RunConfig;
-use crate::engine::{Engine, OpenSpec, PositionalEngine, StdioEngine, SyncEngine, VectoredEngine};
+use crate::engine::{
+    Engine, LockedEngine, OpenSpec, PositionalEngine, StdioEngine, SyncEngine, VectoredEngine,
+};
 use crate::error::IoFailure;
 use crate::pattern::IoOp;
 use crate::plan::Cell;
@@ -87,14 +89,38 @@ pub fn with_engine<W: WithEngine>(
             fail("open", None, e)
         }
     };
+    let locking = config.record_locking;
     Ok(match pass.engine() {
-        EngineKind::Sync => body.run(SyncEngine::open(path, &spec).map_err(open_failure)?),
-        EngineKind::Positional => {
-            body.run(PositionalEngine::open(path, &spec).map_err(open_failure)?)
-        }
-        EngineKind::Vectored => body.run(VectoredEngine::open(path, &spec).map_err(open_failure)?),
-        EngineKind::Stdio => body.run(StdioEngine::open(path, &spec).map_err(open_failure)?),
+        EngineKind::Sync => run_maybe_locked(
+            SyncEngine::open(path, &spec).map_err(open_failure)?,
+            locking,
+            body,
+        ),
+        EngineKind::Positional => run_maybe_locked(
+            PositionalEngine::open(path, &spec).map_err(open_failure)?,
+            locking,
+            body,
+        ),
+        EngineKind::Vectored => run_maybe_locked(
+            VectoredEngine::open(path, &spec).map_err(open_failure)?,
+            locking,
+            body,
+        ),
+        EngineKind::Stdio => run_maybe_locked(
+            StdioEngine::open(path, &spec).map_err(open_failure)?,
+            locking,
+            body,
+        ),
     })
+}
+
+/// Runs `body` on the engine, wrapped in per-record locking with -+l/-+L.
+fn run_maybe_locked<E: Engine, W: WithEngine>(engine: E, locking: bool, body: W) -> W::Output {
+    if locking {
+        body.run(LockedEngine::new(engine))
+    } else {
+        body.run(engine)
+    }
 }
 
 pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure> {

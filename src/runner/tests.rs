@@ -4,6 +4,7 @@ use std::os::fd::RawFd;
 use super::*;
 use crate::cli::test_config as config;
 use crate::pattern::{IoOp, OpKind, random_permutation};
+use crate::runner::{ThroughputOutcome, run_throughput};
 use crate::workload::{Pass, TestId};
 
 /// Records every call instead of doing I/O; can fail at a chosen operation.
@@ -346,4 +347,142 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
     assert_eq!(out.stopped, Some(EarlyStop::Stonewall));
     assert!(engine.calls.is_empty());
     assert!(out.end_ns >= out.start_ns);
+}
+
+/// Runs a throughput config in-process (threads, so no fork inside the test harness).
+fn throughput_run(dir: &std::path::Path, args: &[&str]) -> (RunConfig, ThroughputOutcome) {
+    let base = dir.join("w");
+    let mut all = args.to_vec();
+    all.extend(["-T", "-f", base.to_str().unwrap()]);
+    let cfg = config(&all);
+    let tp = cfg.throughput.clone().expect("a throughput config");
+    let out = run_throughput(&cfg, &tp, &StopFlag::default(), |_| {});
+    (cfg, out)
+}
+
+#[test]
+fn throughput_workers_move_exactly_their_files_without_stonewalling() {
+    for workers in ["1", "2", "4"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, out) = throughput_run(
+            dir.path(),
+            &[
+                "-t", workers, "-s", "256k", "-r", "4k", "-i", "0", "-i", "1", "-x", "-w",
+            ],
+        );
+        assert!(
+            out.error.is_none(),
+            "{:?}",
+            out.error.map(|e| e.to_string())
+        );
+        let n: usize = workers.parse().unwrap();
+        let names: Vec<Pass> = out.phases.iter().map(|p| p.pass).collect();
+        assert_eq!(
+            names,
+            vec![Pass::Write, Pass::Rewrite, Pass::Read, Pass::Reread]
+        );
+        for phase in &out.phases {
+            assert_eq!(phase.results.len(), n);
+            for w in &phase.results {
+                assert_eq!(w.bytes, 256 << 10, "{:?} worker {}", phase.pass, w.worker);
+                assert_eq!(w.records, 64);
+                assert!(!w.stonewalled);
+                assert!(
+                    w.start_after_release_ns >= 0,
+                    "worker started before the release"
+                );
+                assert!(w.end_after_release_ns >= w.start_after_release_ns);
+            }
+            let last_end = phase
+                .results
+                .iter()
+                .map(|w| w.end_after_release_ns)
+                .max()
+                .unwrap();
+            assert_eq!(phase.parent_elapsed_ns, last_end as u64);
+        }
+        for i in 0..n {
+            let len = std::fs::metadata(dir.path().join(format!("w.{i}")))
+                .unwrap()
+                .len();
+            assert_eq!(len, 256 << 10, "worker {i}'s file");
+        }
+    }
+}
+
+#[test]
+fn stonewalled_writers_still_fill_their_files_but_count_only_the_shared_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out) = throughput_run(
+        dir.path(),
+        &["-t", "4", "-s", "1m", "-r", "4k", "-i", "0", "-w"],
+    );
+    assert!(out.error.is_none());
+    for phase in &out.phases {
+        assert!(phase.stonewall);
+        // The first worker to finish moved its whole file; nobody moved more.
+        assert!(
+            phase
+                .results
+                .iter()
+                .any(|w| !w.stonewalled && w.bytes == 1 << 20)
+        );
+        for w in &phase.results {
+            assert!(w.bytes <= 1 << 20 && w.bytes % 4096 == 0);
+            assert_eq!(w.stonewalled, w.bytes < 1 << 20);
+        }
+    }
+    for i in 0..4 {
+        let len = std::fs::metadata(dir.path().join(format!("w.{i}")))
+            .unwrap()
+            .len();
+        assert_eq!(
+            len,
+            1 << 20,
+            "a stonewalled writer must still complete its file"
+        );
+    }
+}
+
+#[test]
+fn constant_total_divides_the_file_and_without_w_files_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out) = throughput_run(
+        dir.path(),
+        &["-t", "4", "-s", "1m", "-r", "4k", "-i", "0", "-+k", "-x"],
+    );
+    assert!(out.error.is_none());
+    let phase = &out.phases[0];
+    assert_eq!(phase.file_bytes, 256 << 10);
+    assert!(phase.results.iter().all(|w| w.bytes == 256 << 10));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "files left behind"
+    );
+}
+
+#[test]
+fn a_worker_file_that_cannot_be_created_fails_the_run_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Worker 1's file is in a directory that does not exist.
+    let missing = dir.path().join("nowhere/b");
+    let a = dir.path().join("a");
+    let cfg = config(&[
+        "-t",
+        "2",
+        "-T",
+        "-s",
+        "64k",
+        "-i",
+        "0",
+        "-F",
+        a.to_str().unwrap(),
+        missing.to_str().unwrap(),
+    ]);
+    let tp = cfg.throughput.clone().unwrap();
+    let out = run_throughput(&cfg, &tp, &StopFlag::default(), |_| {});
+    let err = out.error.expect("the run should fail").to_string();
+    assert!(err.contains("nowhere/b"), "{err}");
+    assert!(!a.exists(), "worker 0's file was left behind");
 }

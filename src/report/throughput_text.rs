@@ -1,0 +1,249 @@
+//! IOzone's throughput output: per run "Each process writes …", per phase the
+//! "Children see / Parent sees / Min / Max / Avg / Min xfer" block, and with -R
+//! the "Throughput report" table with worker counts as columns.
+
+use std::fmt::Write as _;
+
+use crate::config::{KIB, OutputUnit, RunConfig, ThroughputConfig};
+use crate::result::{PhaseResult, RunResult};
+use crate::workload::Pass;
+
+/// Lines after IOzone's preamble: -l/-u range and the first run's size.
+pub fn throughput_preamble(tp: &ThroughputConfig) -> String {
+    let mut s = String::new();
+    let noun = tp.worker_noun();
+    if let Some(min) = tp.min_workers {
+        let _ = writeln!(s, "\tMin {noun} = {min} ");
+    }
+    if let Some(max) = tp.max_workers.or(tp.min_workers) {
+        let _ = writeln!(s, "\tMax {noun} = {max} ");
+    }
+    let first = tp.worker_counts.first().copied().unwrap_or(1);
+    let plural = if first == 1 {
+        noun.to_string()
+    } else if tp.threads {
+        "threads".to_string()
+    } else {
+        "processes".to_string()
+    };
+    let _ = writeln!(s, "\tThroughput test with {first} {plural}");
+    s
+}
+
+/// "Each process writes a 1024 Kbyte file in 64 Kbyte records".
+pub fn run_header(tp: &ThroughputConfig, file_bytes: u64, record_bytes: u64) -> String {
+    let noun = tp.worker_noun();
+    let file = if file_bytes.is_multiple_of(KIB) {
+        format!("{} Kbyte", file_bytes / KIB)
+    } else {
+        format!("{file_bytes} byte")
+    };
+    let record = if record_bytes.is_multiple_of(KIB) {
+        format!("{} Kbyte", record_bytes / KIB)
+    } else {
+        format!("{record_bytes} byte")
+    };
+    format!("\tEach {noun} writes a {file} file in {record} records\n")
+}
+
+/// The phase's label after "throughput for", with IOzone's number widths and tabs;
+/// the second form is the Parent line's (fwriters/freaders get an extra tab there).
+fn phase_labels(pass: Pass, n: u32) -> (String, String) {
+    use Pass::*;
+    let (children, parent) = match pass {
+        Write => (format!("{n:2} initial writers \t"), None),
+        Rewrite => (format!("{n:2} rewriters \t"), None),
+        Read => (format!("{n:2} readers \t\t"), None),
+        Reread => (format!("{n} re-readers \t"), None),
+        BackwardRead => (format!("{n} reverse readers \t"), None),
+        StrideRead => (format!("{n} stride readers \t"), None),
+        RandomRead => (format!("{n} random readers \t"), None),
+        RandomMix => (format!("{n} mixed workload \t"), None),
+        RandomWrite => (format!("{n} random writers \t"), None),
+        Pwrite => (format!("{n} pwrite writers \t"), None),
+        Pread => (format!("{n} pread readers \t"), None),
+        Fwrite => (
+            format!("{n:2} fwriters \t"),
+            Some(format!("{n:2} fwriters \t\t")),
+        ),
+        Fread => (
+            format!("{n:2} freaders \t"),
+            Some(format!("{n:2} freaders \t\t")),
+        ),
+        Pwritev => (format!("{n} pwritev writers \t"), None),
+        Preadv => (format!("{n} preadv readers \t"), None),
+        other => (format!("{n} {} \t", other.name()), None),
+    };
+    let parent = parent.unwrap_or_else(|| children.clone());
+    (children, parent)
+}
+
+/// The row label of the -R throughput report.
+fn report_label(pass: Pass) -> &'static str {
+    use Pass::*;
+    match pass {
+        Write => "Initial write",
+        Rewrite => "Rewrite",
+        Read => "Read",
+        Reread => "Re-read",
+        BackwardRead => "Reverse Read",
+        StrideRead => "Stride read",
+        RandomRead => "Random read",
+        RandomMix => "Mixed workload",
+        RandomWrite => "Random write",
+        Pwrite => "Pwrite",
+        Pread => "Pread",
+        Fwrite => "Fwrite",
+        Fread => "Fread",
+        Pwritev => "Pwritev",
+        Preadv => "Preadv",
+        other => other.name(),
+    }
+}
+
+fn units(unit: OutputUnit) -> (&'static str, &'static str) {
+    match unit {
+        OutputUnit::KbPerSec => ("KB/sec", "KB"),
+        OutputUnit::OpsPerSec => ("ops/sec", "ops"),
+        OutputUnit::MicrosPerOp => ("microseconds/op", "ops"),
+    }
+}
+
+/// One phase's block, preceded by its blank line.
+pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
+    let unit = config.unit;
+    let (rate, xfer) = units(unit);
+    let (noun, nouns) = if phase.threads {
+        ("thread", "threads")
+    } else {
+        ("process", "processes")
+    };
+    let (children, parent) = phase_labels(phase.pass, phase.workers);
+    let mut s = String::from("\n");
+    let _ = writeln!(
+        s,
+        "\tChildren see throughput for {children}= {:10.2} {rate}",
+        phase.children_see(unit)
+    );
+    let _ = writeln!(
+        s,
+        "\tParent sees throughput for {parent}= {:10.2} {rate}",
+        phase.parent_sees(unit)
+    );
+    let _ = writeln!(
+        s,
+        "\tMin throughput per {noun} \t\t\t= {:10.2} {rate} ",
+        phase.min_rate(unit)
+    );
+    let _ = writeln!(
+        s,
+        "\tMax throughput per {noun} \t\t\t= {:10.2} {rate}",
+        phase.max_rate(unit)
+    );
+    let _ = writeln!(
+        s,
+        "\tAvg throughput per {noun} \t\t\t= {:10.2} {rate}",
+        phase.avg_rate(unit)
+    );
+    let _ = writeln!(
+        s,
+        "\tMin xfer \t\t\t\t\t= {:10.2} {xfer}",
+        phase.min_xfer(unit)
+    );
+    if phase.stonewall {
+        let planned = phase.planned_bytes();
+        let moved = phase.moved_bytes();
+        let pct = if planned == 0 {
+            0.0
+        } else {
+            100.0 * moved as f64 / planned as f64
+        };
+        let _ = writeln!(
+            s,
+            "\tStonewalled: {pct:.2}% of the planned {:.2} KB counted while all {nouns} ran",
+            planned as f64 / 1024.0
+        );
+    }
+    if config
+        .throughput
+        .as_ref()
+        .is_some_and(|t| t.per_worker_lines)
+    {
+        for w in &phase.results {
+            let _ = writeln!(
+                s,
+                "\tChild[{}] xfer count = {:10.2} {xfer}, Throughput = {:10.2} {rate}",
+                w.worker,
+                w.xfer(unit),
+                w.rate(unit)
+            );
+        }
+    }
+    s
+}
+
+/// The -R block: one row per phase, one column per worker count.
+pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
+    let unit = config.unit;
+    let record = phases.first().map_or(0, |p| p.record_bytes);
+    let record_words = if record.is_multiple_of(KIB) {
+        format!("{} Kbytes", record / KIB)
+    } else {
+        format!("{record} bytes")
+    };
+    let output = match unit {
+        OutputUnit::KbPerSec => "Kbytes/sec",
+        OutputUnit::OpsPerSec => "ops/sec",
+        OutputUnit::MicrosPerOp => "microseconds/op",
+    };
+    let mut s = String::new();
+    s.push_str("\n\"Throughput report Y-axis is type of test X-axis is number of processes\"\n");
+    let _ = writeln!(s, "\"Record size = {record_words} \"");
+    let _ = writeln!(s, "\"Output is in {output}\"");
+    s.push('\n');
+    let mut order: Vec<Pass> = Vec::new();
+    for p in phases {
+        if !order.contains(&p.pass) {
+            order.push(p.pass);
+        }
+    }
+    for pass in order {
+        let _ = write!(s, "\"{:>15} \"", report_label(pass));
+        for p in phases.iter().filter(|p| p.pass == pass) {
+            let _ = write!(s, " {:10.2} ", p.children_see(unit));
+        }
+        s.push_str("\n\n");
+    }
+    s
+}
+
+/// Everything a throughput run prints after the common preamble, up to (not
+/// including) the closing line: the same text the live run printed.
+pub fn render_throughput_body(result: &RunResult) -> String {
+    let config = &result.config;
+    let Some(tp) = &config.throughput else {
+        return String::new();
+    };
+    let mut s = throughput_preamble(tp);
+    let mut runs: Vec<&[PhaseResult]> = Vec::new();
+    let mut rest = result.throughput.as_slice();
+    while let Some(first) = rest.first() {
+        let len = rest
+            .iter()
+            .take_while(|p| p.workers == first.workers)
+            .count();
+        runs.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    for run in runs {
+        s.push_str(&run_header(tp, run[0].file_bytes, run[0].record_bytes));
+        for phase in run {
+            s.push_str(&phase_block(phase, config));
+        }
+        s.push_str("\n\n");
+    }
+    if config.excel_report {
+        s.push_str(&throughput_report(&result.throughput, config));
+    }
+    s
+}

@@ -1,0 +1,222 @@
+//! One throughput worker: set up (untimed), wait at the barrier, run the timed
+//! loop under stonewalling, then finish untimed. The same code runs in a forked
+//! process or in a thread; only the [`Gate`] differs.
+
+use std::io;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use nix::sys::resource::UsageWho;
+use serde::{Deserialize, Serialize};
+
+use super::pass::{WithEngine, after_loop, before_loop, cpu_ns, failure, timed, with_engine};
+use super::shared::SharedFlags;
+use super::timed::{EarlyStop, Stops};
+use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use crate::config::{RunConfig, ThroughputConfig};
+use crate::engine::Engine;
+use crate::error::IoFailure;
+use crate::pattern::{IoOp, largest_op};
+use crate::plan::Cell;
+use crate::result::WorkerResult;
+use crate::signals::StopFlag;
+use crate::workload::{Direction, Pass};
+
+/// How a worker meets the others at the barrier.
+pub trait Gate {
+    /// Setup is done (`ok`) or failed; either way the worker arrives.
+    fn arrive(&self, ok: bool);
+    /// Blocks until the parent opens the barrier.
+    fn wait_for_release(&self);
+}
+
+/// What a worker reports to the parent.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum WorkerReport {
+    Done(WorkerResult),
+    Failed {
+        worker: u32,
+        message: String,
+    },
+    Interrupted {
+        worker: u32,
+        signal: i32,
+    },
+    /// The phase was aborted (another worker failed) before this one measured.
+    Aborted {
+        worker: u32,
+    },
+}
+
+/// Everything a worker needs, prepared before it starts.
+pub struct WorkerJob<'a> {
+    pub index: u32,
+    pub pass: Pass,
+    pub config: &'a RunConfig,
+    pub throughput: &'a ThroughputConfig,
+    pub path: &'a Path,
+    pub cell: Cell,
+    pub ops: &'a [IoOp],
+    pub stop: &'a StopFlag,
+    pub shared: &'a SharedFlags,
+    /// RUSAGE_SELF in a worker process, RUSAGE_THREAD in a worker thread.
+    pub cpu_scope: UsageWho,
+}
+
+/// Runs the worker to the end and says how it went.
+pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
+    let worker = job.index;
+    if let Some(first) = job.throughput.first_cpu {
+        // Placement is a request, not a measurement: a failure is reported, not fatal.
+        if let Err(e) = pin_to_cpu(first + worker as usize) {
+            eprintln!("ioz: worker {worker}: cannot bind to a CPU: {e}");
+        }
+    }
+    let mut read_buf = AlignedBuf::zeroed(largest_op(&job.cell));
+    let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data));
+    fill(&mut pool, job.config.data, 1 + worker as u64);
+    let body = WorkerBody {
+        job,
+        gate,
+        read_buf: &mut read_buf,
+        pool: &pool,
+    };
+    let report = with_engine(job.pass, job.config, job.path, job.cell.record_bytes, body)
+        .unwrap_or_else(|e| {
+            // The open failed: arrive anyway so the barrier is not left waiting.
+            gate.arrive(false);
+            gate.wait_for_release();
+            Err(e)
+        });
+    match report {
+        Ok(r) => r,
+        Err(e) => {
+            // Stop the other workers now rather than at the end of their pass.
+            job.shared.abort.store(true, Ordering::SeqCst);
+            job.shared.stonewall.store(true, Ordering::SeqCst);
+            WorkerReport::Failed {
+                worker,
+                message: format!("worker {worker}: {e}"),
+            }
+        }
+    }
+}
+
+fn pin_to_cpu(cpu: usize) -> nix::Result<()> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut set = nix::sched::CpuSet::new();
+    set.set(cpu % cpus)?;
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+}
+
+struct WorkerBody<'a, 'j> {
+    job: &'a WorkerJob<'j>,
+    gate: &'a dyn Gate,
+    read_buf: &'a mut [u8],
+    pool: &'a [u8],
+}
+
+impl WithEngine for WorkerBody<'_, '_> {
+    type Output = Result<WorkerReport, IoFailure>;
+
+    fn run<E: Engine>(self, mut engine: E) -> Self::Output {
+        let WorkerBody {
+            job,
+            gate,
+            read_buf,
+            pool,
+        } = self;
+        let (pass, config, path) = (job.pass, job.config, job.path);
+        if let Err(e) = before_loop(&engine, pass, config, path) {
+            gate.arrive(false);
+            gate.wait_for_release();
+            return Err(e);
+        }
+        gate.arrive(true);
+        gate.wait_for_release();
+        let shared = job.shared;
+        if shared.abort.load(Ordering::SeqCst) {
+            return Ok(WorkerReport::Aborted { worker: job.index });
+        }
+        let delay_us = job.throughput.start_delay_us * job.index as u64;
+        if delay_us > 0 {
+            std::thread::sleep(Duration::from_micros(delay_us));
+        }
+        let stonewall = job.throughput.stonewall.then_some(&shared.stonewall);
+        let stops = Stops {
+            signal: job.stop,
+            stonewall,
+        };
+        let (user0, sys0) = cpu_ns(job.cpu_scope);
+        let outcome = timed(
+            &mut engine,
+            pass,
+            config,
+            path,
+            job.ops,
+            read_buf,
+            pool,
+            stops,
+        )?;
+        let (user1, sys1) = cpu_ns(job.cpu_scope);
+        let release_ns = shared.release_ns.load(Ordering::SeqCst);
+        match outcome.stopped {
+            None => {
+                // The first worker to finish stops the others.
+                shared.stonewall.store(true, Ordering::Relaxed);
+            }
+            Some(EarlyStop::Signal(signal)) => {
+                return Ok(WorkerReport::Interrupted {
+                    worker: job.index,
+                    signal,
+                });
+            }
+            Some(EarlyStop::Stonewall) => {
+                if shared.abort.load(Ordering::SeqCst) {
+                    return Ok(WorkerReport::Aborted { worker: job.index });
+                }
+                // Writers finish their file, uncounted, so later readers find it whole.
+                if pass.direction() != Direction::Read {
+                    let rest = &job.ops[outcome.ops_done..];
+                    let stops = Stops {
+                        signal: job.stop,
+                        stonewall: None,
+                    };
+                    let finish =
+                        timed(&mut engine, pass, config, path, rest, read_buf, pool, stops)?;
+                    if let Some(EarlyStop::Signal(signal)) = finish.stopped {
+                        return Ok(WorkerReport::Interrupted {
+                            worker: job.index,
+                            signal,
+                        });
+                    }
+                }
+            }
+        }
+        after_loop(&mut engine, pass, config, path)?;
+        let completed = outcome.stopped.is_none();
+        if completed && outcome.bytes != job.cell.pass_bytes() {
+            return Err(failure(pass, path)(
+                "check byte count of",
+                None,
+                io::Error::other(format!(
+                    "moved {} bytes, expected {}",
+                    outcome.bytes,
+                    job.cell.pass_bytes()
+                )),
+            ));
+        }
+        Ok(WorkerReport::Done(WorkerResult {
+            worker: job.index,
+            bytes: outcome.bytes,
+            records: outcome.bytes / job.cell.record_bytes.max(1),
+            elapsed_ns: outcome.elapsed_ns(),
+            start_after_release_ns: outcome.start_ns as i64 - release_ns as i64,
+            end_after_release_ns: outcome.end_ns as i64 - release_ns as i64,
+            stonewalled: !completed,
+            cpu_user_ns: user1.saturating_sub(user0),
+            cpu_system_ns: sys1.saturating_sub(sys0),
+        }))
+    }
+}

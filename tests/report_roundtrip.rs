@@ -1,0 +1,212 @@
+//! `--json` then `ioz report`: a saved run renders exactly as it was printed,
+//! converts to CSV and JSON without loss, and bad input is refused with one
+//! line and no harm done.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{ioz, list_dir};
+use ioz::report::json::read_run;
+use ioz::workload::Pass;
+use serde_json::Value;
+
+/// Runs `ioz ARGS --json r.json -f t.tmp` in `dir`; returns what it printed.
+fn run_saving_json(dir: &Path, args: &[&str]) -> String {
+    let mut all = args.to_vec();
+    all.extend(["--json", "r.json", "-f", "t.tmp"]);
+    let run = ioz(dir, &all);
+    run.expect_code(0);
+    assert!(dir.join("r.json").is_file(), "no r.json:\n{}", run.stderr);
+    run.stdout
+}
+
+fn assert_report_reprints(args: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let printed = run_saving_json(dir.path(), args);
+    assert!(printed.contains("ioz test complete."), "{printed}");
+    for extra in [&[][..], &["--text"][..]] {
+        let mut report_args = vec!["report", "r.json"];
+        report_args.extend(extra);
+        let report = ioz(dir.path(), &report_args);
+        report.expect_code(0);
+        assert_eq!(report.stderr, "", "ioz {report_args:?}");
+        if report.stdout != printed {
+            panic!(
+                "ioz {report_args:?} differs from the run {args:?}\n--- run ---\n{printed}\n--- report ---\n{}",
+                report.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn report_reprints_a_run_with_dash_r_byte_for_byte() {
+    assert_report_reprints(&[
+        "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2", "-R",
+    ]);
+}
+
+#[test]
+fn report_reprints_a_run_without_dash_r_byte_for_byte() {
+    assert_report_reprints(&["-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2"]);
+}
+
+#[test]
+fn report_reprints_an_auto_run_byte_for_byte() {
+    assert_report_reprints(&["-a", "-n", "64k", "-g", "256k", "-q", "64k"]);
+}
+
+#[test]
+fn report_dash_r_adds_the_excel_block_to_a_run_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = run_saving_json(dir.path(), &["-s", "64k", "-r", "16k", "-i", "0"]);
+    let with_r = ioz(dir.path(), &["report", "r.json", "-R"]);
+    with_r.expect_code(0);
+    assert!(with_r.stdout.starts_with(&plain));
+    assert!(with_r.stdout.len() > plain.len());
+    assert!(with_r.stdout.contains("Writer report"), "{}", with_r.stdout);
+}
+
+#[test]
+fn report_converts_to_csv_and_json_without_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_saving_json(
+        d,
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2", "-i", "8",
+        ],
+    );
+    let report = ioz(
+        d,
+        &["report", "r.json", "--csv", "c.csv", "--json", "again.json"],
+    );
+    report.expect_code(0);
+    assert_eq!(report.stdout, "", "file outputs only: no text by default");
+
+    // The JSON reads back equal, and is byte for byte what the run wrote.
+    let original = read_run(&d.join("r.json")).unwrap();
+    assert_eq!(read_run(&d.join("again.json")).unwrap(), original);
+    assert_eq!(
+        fs::read(d.join("again.json")).unwrap(),
+        fs::read(d.join("r.json")).unwrap()
+    );
+
+    // Each CSV row is one measurement of the JSON, in order, value for value.
+    let json: Value = serde_json::from_slice(&fs::read(d.join("r.json")).unwrap()).unwrap();
+    let measurements: Vec<&Value> = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["measurements"].as_array().unwrap())
+        .collect();
+    assert_eq!(measurements.len(), 7);
+    let mut reader = csv::Reader::from_path(d.join("c.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    assert_eq!(
+        header.iter().collect::<Vec<_>>(),
+        [
+            "test",
+            "pass",
+            "file_bytes",
+            "record_bytes",
+            "workers",
+            "bytes",
+            "records",
+            "elapsed_ns",
+            "cpu_user_ns",
+            "cpu_system_ns",
+            "kib_per_sec",
+            "ops_per_sec",
+            "micros_per_op"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), measurements.len());
+    for (row, m) in rows.iter().zip(&measurements) {
+        let pass: Pass = serde_json::from_value(m["pass"].clone()).unwrap();
+        assert_eq!(row[0], pass.test().number().to_string(), "{row:?}");
+        assert_eq!(Some(&row[1]), m["pass"].as_str(), "{row:?}");
+        for (name, value) in header.iter().zip(row.iter()).skip(2) {
+            assert_eq!(
+                m[name].as_u64().map(|n| n.to_string()).as_deref(),
+                Some(value),
+                "column {name} of {row:?}"
+            );
+        }
+    }
+}
+
+/// `ioz report FILE --csv c.csv` on bad input: status 2, one stderr line
+/// naming the file, nothing on stdout, nothing written or changed.
+fn assert_refused(dir: &Path, name: &str, expect: &str) {
+    let path = dir.join(name);
+    let before = fs::read(&path).ok();
+    let listing = list_dir(dir);
+    let run = ioz(dir, &["report", name, "--csv", "c.csv"]);
+    run.expect_code(2);
+    assert_eq!(run.stdout, "", "{name}");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{name}: {}", run.stderr);
+    assert!(
+        lines[0].starts_with("ioz: report: "),
+        "{name}: {}",
+        lines[0]
+    );
+    assert!(lines[0].contains(name), "{name}: {}", lines[0]);
+    assert!(lines[0].contains(expect), "{name}: {}", lines[0]);
+    assert_eq!(fs::read(&path).ok(), before, "{name} changed");
+    assert_eq!(list_dir(dir), listing, "{name}: files appeared");
+}
+
+#[test]
+fn bad_saved_runs_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_saving_json(d, &["-s", "64k", "-r", "16k", "-i", "0"]);
+    let good = fs::read_to_string(d.join("r.json")).unwrap();
+    fs::write(d.join("text.json"), "Run began: yesterday\n").unwrap();
+    fs::write(d.join("cut.json"), &good[..good.len() / 2]).unwrap();
+    let v99 = good.replacen("\"schema_version\": 1,", "\"schema_version\": 99,", 1);
+    assert_ne!(v99, good);
+    fs::write(d.join("v99.json"), v99).unwrap();
+
+    assert_refused(d, "absent.json", "cannot read");
+    assert_refused(d, "text.json", "line 1 column 1");
+    assert_refused(d, "cut.json", "EOF while parsing");
+    assert_refused(d, "v99.json", "has schema_version 99; this ioz reads 1");
+    // A directory is not a saved run either.
+    fs::create_dir(d.join("dir.json")).unwrap();
+    assert_refused(d, "dir.json", "cannot read");
+}
+
+#[test]
+fn json_into_a_missing_directory_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s",
+            "64k",
+            "-r",
+            "16k",
+            "-i",
+            "0",
+            "--json",
+            "nodir/r.json",
+            "-f",
+            "t.tmp",
+        ],
+    );
+    run.expect_code(2);
+    assert_eq!(run.stdout, "", "refused before the banner");
+    assert!(run.stderr.contains("--json"), "{}", run.stderr);
+    assert!(run.stderr.contains("nodir"), "{}", run.stderr);
+    assert_eq!(
+        list_dir(dir.path()),
+        Vec::<String>::new(),
+        "nothing left behind"
+    );
+}
