@@ -382,3 +382,33 @@ fn the_output_file_may_not_be_the_test_file_however_it_is_spelled() {
     assert!(run.stderr.contains("is the test file"), "{}", run.stderr);
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
+
+#[test]
+fn four_stonewalled_worker_processes_still_leave_full_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-t", "4", "-s", "1m", "-r", "16k", "-i", "0", "-w", "--json", "r.json", "-f", "w",
+        ],
+    );
+    run.expect_code(0);
+    for i in 0..4 {
+        let len = std::fs::metadata(dir.path().join(format!("w.{i}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 1 << 20, "worker {i}'s file");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    for phase in json["throughput"].as_array().unwrap() {
+        for w in phase["results"].as_array().unwrap() {
+            assert!(
+                w["start_after_release_ns"].as_i64().unwrap() >= 0,
+                "a worker started before the barrier opened"
+            );
+            assert!(w["bytes"].as_u64().unwrap() <= 1 << 20);
+        }
+    }
+    assert!(run.stdout.contains("\tStonewalled: "));
+}
