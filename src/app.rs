@@ -248,17 +248,22 @@ fn measure_throughput(
     out: &mut Output<'_>,
 ) -> Measured {
     out.put(&throughput_preamble(tp));
+    let bar = progress::throughput_bar(config, tp);
     let outcome = runner::run_throughput(config, tp, stop, |event| match event {
         ThroughputEvent::RunStart { file_bytes, .. } => {
             let record_bytes = match config.sizes {
                 Sizes::Single { record_bytes, .. } => record_bytes,
                 Sizes::Auto(_) => 0,
             };
-            out.put(&run_header(tp, file_bytes, record_bytes));
+            bar.suspend(|| out.put(&run_header(tp, file_bytes, record_bytes)));
         }
-        ThroughputEvent::PhaseDone(phase) => out.put(&phase_block(phase, config)),
-        ThroughputEvent::RunEnd { .. } => out.put("\n\n"),
+        ThroughputEvent::PhaseDone(phase) => {
+            progress::advance_phase(&bar, phase);
+            bar.suspend(|| out.put(&phase_block(phase, config)));
+        }
+        ThroughputEvent::RunEnd { .. } => bar.suspend(|| out.put("\n\n")),
     });
+    bar.finish_and_clear();
     Measured {
         cells: Vec::new(),
         phases: outcome.phases,

@@ -3,9 +3,10 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::plan::Plan;
-use crate::result::Measurement;
+use crate::result::{Measurement, PhaseResult};
+use crate::runner::phases;
 
 /// Bytes every pass of the plan will move.
 pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
@@ -21,15 +22,43 @@ pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
         .sum()
 }
 
+/// Bytes every phase of a throughput run will move (all workers, all counts).
+pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u64 {
+    let Sizes::Single {
+        file_bytes,
+        record_bytes,
+    } = config.sizes
+    else {
+        return 0;
+    };
+    let phases = phases(config).len() as u64;
+    tp.worker_counts
+        .iter()
+        .map(|&n| tp.worker_file_bytes(file_bytes, record_bytes, n) * n as u64 * phases)
+        .sum()
+}
+
 /// A bar over the planned bytes; hidden when stderr is not a terminal or with --quiet.
 pub fn bar_for(config: &RunConfig, plan: &Plan) -> ProgressBar {
+    bar_over(config, planned_bytes(config, plan))
+}
+
+/// A bar over a throughput run's planned bytes, advanced as phases end.
+pub fn throughput_bar(config: &RunConfig, tp: &ThroughputConfig) -> ProgressBar {
+    bar_over(config, planned_throughput_bytes(config, tp))
+}
+
+/// Advances a throughput bar past a finished phase.
+pub fn advance_phase(bar: &ProgressBar, phase: &PhaseResult) {
+    bar.set_message(format!("{} workers: {}", phase.workers, phase.pass.name()));
+    bar.inc(phase.planned_bytes());
+}
+
+fn bar_over(config: &RunConfig, total: u64) -> ProgressBar {
     if config.quiet {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(
-        Some(planned_bytes(config, plan)),
-        ProgressDrawTarget::stderr(),
-    );
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
