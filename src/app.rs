@@ -90,7 +90,12 @@ fn run(config: RunConfig) -> i32 {
     }
     let started = ctime_now();
     let started_at = utc_now_rfc3339();
-    let environment = env::capture(&config.path);
+    // The environment of the first file the run writes (worker 0's in throughput mode).
+    let first_file = match &config.throughput {
+        Some(tp) => tp.worker_path(&config.path, 0),
+        None => config.path.clone(),
+    };
+    let environment = env::capture(&first_file);
     let time_resolution_ns = clock_resolution_ns();
     let mut out = Output {
         out: io::stdout().lock(),

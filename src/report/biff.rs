@@ -1,16 +1,687 @@
-//! IOzone's .xls spreadsheet (-b).
+//! IOzone's .xls spreadsheet (-b): a BIFF2 worksheet with the `-R` report's
+//! blocks, cell for cell where IOzone's own -b file puts them.
+//!
+//! Layout (single and auto mode, checked against IOzone's auto_report.xls):
+//! row 0 is the command line (every argv word followed by one space), row 1
+//! is `" "`, row 2 explains the axes; then, for every reported pass and with
+//! no blank rows, one label row with the block's title in column 0, one row of
+//! record sizes (kB) in columns 1… (column 0 left empty), and one row per file
+//! size: the size (kB) in column 0 and the pass's values in columns 1… for
+//! every record size up to the file size (0 where such a record size did not
+//! run). Every number, sizes included, is a NUMBER record; every text is a
+//! LABEL record with a fully zeroed 256-byte text area.
+//!
+//! Throughput runs (-t, -l/-u) get IOzone's throughput layout instead
+//! (throughput.xls): row 0 the command line, rows 1–3 the report's heading,
+//! record size and unit, then one row per phase with its label (`"%15s "`)
+//! in column 0, column 1 empty, and the "Children see" figure of successive
+//! worker counts in columns 2, 3, ….
 
 use std::io;
 
 use super::Exporter;
-use crate::result::RunResult;
+use super::layout::TableLayout;
+use crate::config::{KIB, OutputUnit};
+use crate::plan::expand;
+use crate::result::{PhaseResult, RunResult, RunStatus};
+use crate::workload::Pass;
 
 pub struct BiffReport;
 
 impl Exporter for BiffReport {
-    fn render(&self, _result: &RunResult) -> io::Result<Vec<u8>> {
-        Err(io::Error::other(
-            "IOzone's .xls spreadsheet (-b) is not written yet",
-        ))
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
+        render_biff(result)
+    }
+}
+
+/// Row 2 of IOzone's -b file.
+pub(crate) const AXES_NOTE: &str = "The top row is records sizes, the left column is file sizes";
+
+/// The title of a pass's block in IOzone's spreadsheets, capital R and all
+/// (the stdout `-R` titles are spelled differently, e.g. `Re-Reader report`).
+pub(crate) fn spreadsheet_title(pass: Pass) -> &'static str {
+    use Pass::*;
+    match pass {
+        Write => "Writer Report",
+        Rewrite => "Re-writer Report",
+        Read => "Reader Report",
+        Reread => "Re-reader Report",
+        RandomRead => "Random Read Report",
+        RandomWrite => "Random Write Report",
+        BackwardRead => "Backward Read Report",
+        RecordRewrite => "Record Rewrite Report",
+        StrideRead => "Stride Read Report",
+        Fwrite => "Fwrite Report",
+        Frewrite => "Re-fwrite Report",
+        Fread => "Fread Report",
+        Freread => "Re-fread Report",
+        Pwrite => "Pwrite Report",
+        Repwrite => "Re-pwrite Report",
+        Pread => "Pread Report",
+        Repread => "Re-pread Report",
+        Pwritev => "Pwritev Report",
+        Repwritev => "Re-pwritev Report",
+        Preadv => "Preadv Report",
+        Repreadv => "Re-preadv Report",
+        RandomMix => "Random Mix Report",
+    }
+}
+
+/// The command line as IOzone's spreadsheet shows it: each argv word followed
+/// by one space.
+pub(crate) fn command_line_label(result: &RunResult) -> String {
+    result
+        .config
+        .command_line
+        .iter()
+        .map(|w| format!("{w} "))
+        .collect()
+}
+
+/// How the run ended, in words.
+pub(crate) fn status_text(status: &RunStatus) -> String {
+    match status {
+        RunStatus::Complete => "complete".into(),
+        RunStatus::Interrupted(sig) => format!("interrupted by signal {sig}"),
+        RunStatus::Failed(msg) => format!("failed: {msg}"),
+    }
+}
+
+/// One file-size row of a pass's block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GridRow {
+    pub file_kb: u64,
+    /// One value per record size up to the file size, in record order:
+    /// `None` where that cell (or this pass on it) did not run.
+    pub values: Vec<Option<u64>>,
+}
+
+/// One reported pass: the block both spreadsheets hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Grid {
+    pub pass: Pass,
+    /// Every configured record size (kB), ascending: the header row.
+    pub record_kb: Vec<u64>,
+    /// File sizes that have at least one measured cell, in run order.
+    pub rows: Vec<GridRow>,
+}
+
+/// The blocks of the `-R` report, as numbers: the passes of
+/// [`TableLayout::reported_passes`], file sizes without any cell left out.
+pub(crate) fn grids(result: &RunResult) -> Vec<Grid> {
+    let config = &result.config;
+    let plan = expand(config);
+    let layout = TableLayout::for_config(config);
+    let record_kb: Vec<u64> = plan.record_axis.iter().map(|r| r / KIB).collect();
+    layout
+        .reported_passes(config)
+        .into_iter()
+        .map(|pass| {
+            let rows = plan
+                .file_axis
+                .iter()
+                .filter_map(|&file| {
+                    let cells: Vec<_> = result
+                        .cells
+                        .iter()
+                        .filter(|c| c.cell.file_bytes == file)
+                        .collect();
+                    if cells.is_empty() {
+                        return None;
+                    }
+                    let values = plan
+                        .record_axis
+                        .iter()
+                        .filter(|&&rec| rec <= file)
+                        .map(|&rec| {
+                            cells
+                                .iter()
+                                .find(|c| c.cell.record_bytes == rec)
+                                .and_then(|c| c.get(pass))
+                                .map(|m| m.value(config.unit))
+                        })
+                        .collect();
+                    Some(GridRow {
+                        file_kb: file / KIB,
+                        values,
+                    })
+                })
+                .collect();
+            Grid {
+                pass,
+                record_kb: record_kb.clone(),
+                rows,
+            }
+        })
+        .collect()
+}
+
+/// Row 1 of a throughput run's -b file.
+pub(crate) const THROUGHPUT_HEADING: &str =
+    "Throughput report Y-axis is type of test X-axis is number of processes";
+
+pub(crate) use super::throughput_text::{
+    record_words as throughput_record_words, report_label as throughput_label,
+    unit_words as throughput_unit,
+};
+
+/// One row of the throughput report: a pass and, per run in order, its
+/// worker count and "Children see" figure (rounded to the 2 decimals the
+/// -R text prints).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ThroughputRow {
+    pub pass: Pass,
+    pub values: Vec<(u32, f64)>,
+}
+
+/// `v` as the -R text prints it (`%.2f`), so both files hold the same number.
+fn two_decimals(v: f64) -> f64 {
+    format!("{v:.2}").parse().unwrap_or(v)
+}
+
+/// The rows of the throughput report, passes in the order they first ran.
+pub(crate) fn throughput_rows(phases: &[PhaseResult], unit: OutputUnit) -> Vec<ThroughputRow> {
+    let mut rows: Vec<ThroughputRow> = Vec::new();
+    for p in phases {
+        let value = (p.workers, two_decimals(p.children_see(unit)));
+        match rows.iter_mut().find(|r| r.pass == p.pass) {
+            Some(row) => row.values.push(value),
+            None => rows.push(ThroughputRow {
+                pass: p.pass,
+                values: vec![value],
+            }),
+        }
+    }
+    rows
+}
+
+/// Writes BIFF2 records.
+struct Biff {
+    bytes: Vec<u8>,
+}
+
+const BOF: [u8; 8] = [0x09, 0x00, 0x04, 0x00, 0x02, 0x00, 0x10, 0x00];
+const EOF: [u8; 4] = [0x0A, 0x00, 0x00, 0x00];
+const NUMBER: u16 = 0x0003;
+const LABEL: u16 = 0x0004;
+/// Bytes of a LABEL's text area, and the longest text it holds.
+const LABEL_AREA: usize = 256;
+const LABEL_MAX: usize = 255;
+
+fn cell_index(n: usize, what: &str) -> io::Result<u16> {
+    u16::try_from(n).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the .xls worksheet has no {what} {n} (BIFF2 stops at 65535)"),
+        )
+    })
+}
+
+impl Biff {
+    fn new() -> Biff {
+        Biff {
+            bytes: BOF.to_vec(),
+        }
+    }
+
+    fn cell_head(&mut self, opcode: u16, len: u16, row: usize, col: usize) -> io::Result<()> {
+        let (row, col) = (cell_index(row, "row")?, cell_index(col, "column")?);
+        self.bytes.extend_from_slice(&opcode.to_le_bytes());
+        self.bytes.extend_from_slice(&len.to_le_bytes());
+        self.bytes.extend_from_slice(&row.to_le_bytes());
+        self.bytes.extend_from_slice(&col.to_le_bytes());
+        // Three cell-attribute bytes: IOzone leaves them all zero.
+        self.bytes.extend_from_slice(&[0, 0, 0]);
+        Ok(())
+    }
+
+    fn number(&mut self, row: usize, col: usize, value: f64) -> io::Result<()> {
+        self.cell_head(NUMBER, 15, row, col)?;
+        self.bytes.extend_from_slice(&value.to_le_bytes());
+        Ok(())
+    }
+
+    /// A LABEL of IOzone's fixed length 264; text over 255 bytes is cut
+    /// (at a character boundary) and the length byte always tells the truth.
+    fn label(&mut self, row: usize, col: usize, text: &str) -> io::Result<()> {
+        let mut end = text.len().min(LABEL_MAX);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = &text.as_bytes()[..end];
+        self.cell_head(LABEL, (7 + 1 + LABEL_AREA) as u16, row, col)?;
+        self.bytes.push(text.len() as u8);
+        self.bytes.extend_from_slice(text);
+        self.bytes
+            .resize(self.bytes.len() + LABEL_AREA - text.len(), 0);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.bytes.extend_from_slice(&EOF);
+        self.bytes
+    }
+}
+
+/// The whole .xls file of a run.
+pub fn render_biff(result: &RunResult) -> io::Result<Vec<u8>> {
+    let mut biff = Biff::new();
+    biff.label(0, 0, &command_line_label(result))?;
+    if result.config.throughput.is_some() {
+        biff.label(1, 0, THROUGHPUT_HEADING)?;
+        let phases = &result.throughput;
+        let record = throughput_record_words(phases);
+        biff.label(2, 0, &format!("Record size = {record}"))?;
+        let unit = throughput_unit(result.config.unit);
+        biff.label(3, 0, &format!("Output is in {unit}"))?;
+        for (i, row) in throughput_rows(phases, result.config.unit)
+            .iter()
+            .enumerate()
+        {
+            biff.label(4 + i, 0, &format!("{:>15} ", throughput_label(row.pass)))?;
+            for (j, &(_, v)) in row.values.iter().enumerate() {
+                biff.number(4 + i, 2 + j, v)?;
+            }
+        }
+        return Ok(biff.finish());
+    }
+    biff.label(1, 0, " ")?;
+    biff.label(2, 0, AXES_NOTE)?;
+    let mut row = 3;
+    for grid in grids(result) {
+        biff.label(row, 0, spreadsheet_title(grid.pass))?;
+        row += 1;
+        for (i, &rec) in grid.record_kb.iter().enumerate() {
+            biff.number(row, i + 1, rec as f64)?;
+        }
+        row += 1;
+        for r in &grid.rows {
+            biff.number(row, 0, r.file_kb as f64)?;
+            for (i, v) in r.values.iter().enumerate() {
+                biff.number(row, i + 1, v.unwrap_or(0) as f64)?;
+            }
+            row += 1;
+        }
+    }
+    Ok(biff.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use super::*;
+    use crate::cli::test_config;
+    use crate::plan::Cell;
+    use crate::result::{CellResult, Measurement, WorkerResult, sample_result};
+
+    /// One cell of a BIFF2 worksheet, as the walker reads it.
+    #[derive(Clone, Debug, PartialEq)]
+    enum Value {
+        Number(f64),
+        Label(String),
+    }
+
+    /// Walks BIFF2 records: checks the BOF/EOF framing, the record lengths,
+    /// the zeroed attribute bytes and label padding (all of it, or all but
+    /// the last byte, which IOzone never initialises), and returns the cells
+    /// by (row, col).
+    fn walk_checked(bytes: &[u8], whole_padding: bool) -> BTreeMap<(u16, u16), Value> {
+        let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+        assert_eq!(&bytes[..8], &BOF, "BOF");
+        let mut cells = BTreeMap::new();
+        let mut i = 8;
+        loop {
+            let (op, len) = (u16_at(i), usize::from(u16_at(i + 2)));
+            let body = &bytes[i + 4..i + 4 + len];
+            i += 4 + len;
+            if op == 0x000A {
+                assert_eq!(len, 0, "EOF length");
+                break;
+            }
+            let at = (u16_at(i - len), u16_at(i - len + 2));
+            let value = match op {
+                0x0003 => {
+                    assert_eq!(len, 15);
+                    Value::Number(f64::from_le_bytes(body[7..15].try_into().unwrap()))
+                }
+                0x0004 => {
+                    assert_eq!(len, 264);
+                    let n = usize::from(body[7]);
+                    let padding = &body[8 + n..];
+                    let checked = if whole_padding {
+                        padding
+                    } else {
+                        &padding[..padding.len() - 1]
+                    };
+                    assert!(checked.iter().all(|&b| b == 0), "text area of {at:?}");
+                    Value::Label(String::from_utf8_lossy(&body[8..8 + n]).into_owned())
+                }
+                other => panic!("unexpected record {other:#06x}"),
+            };
+            assert_eq!(&body[4..7], &[0, 0, 0], "attributes of {at:?}");
+            assert!(cells.insert(at, value).is_none(), "{at:?} twice");
+        }
+        assert_eq!(i, bytes.len(), "bytes after EOF");
+        cells
+    }
+
+    /// Walks a file of ours: every padding byte must be zero.
+    fn walk(bytes: &[u8]) -> BTreeMap<(u16, u16), Value> {
+        walk_checked(bytes, true)
+    }
+
+    fn kind(v: &Value) -> &'static str {
+        match v {
+            Value::Number(_) => "number",
+            Value::Label(_) => "label",
+        }
+    }
+
+    fn measurement(pass: Pass, cell: Cell, kbps: u64) -> Measurement {
+        Measurement {
+            pass,
+            file_bytes: cell.file_bytes,
+            record_bytes: cell.record_bytes,
+            workers: 1,
+            bytes: kbps << 10,
+            records: cell.records(),
+            elapsed_ns: 1_000_000_000,
+            cpu_user_ns: 0,
+            cpu_system_ns: 0,
+        }
+    }
+
+    /// Every planned cell with every reported pass, values from `value`.
+    fn full_result(args: &[&str], value: impl Fn(Pass, Cell) -> u64) -> RunResult {
+        let config = test_config(args);
+        let passes = TableLayout::for_config(&config).reported_passes(&config);
+        let cells = expand(&config)
+            .cells
+            .into_iter()
+            .map(|cell| CellResult {
+                cell,
+                measurements: passes
+                    .iter()
+                    .map(|&p| measurement(p, cell, value(p, cell)))
+                    .collect(),
+            })
+            .collect();
+        sample_result(config, cells)
+    }
+
+    fn reference(file: &str) -> Option<Vec<u8>> {
+        std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/reference")
+                .join(file),
+        )
+        .ok()
+    }
+
+    #[test]
+    fn layout_matches_iozones_auto_report_xls() {
+        let Some(reference) = reference("auto_report.xls") else {
+            eprintln!("skipping: shared/reference/auto_report.xls not found");
+            return;
+        };
+        let args = [
+            "-Ra",
+            "-n",
+            "64k",
+            "-g",
+            "512k",
+            "-b",
+            "auto_report.xls",
+            "-f",
+            "t.tmp",
+        ];
+        let mut result = full_result(&args, |p, c| {
+            c.file_bytes / 1024 + c.record_bytes / 1024 + p as u64
+        });
+        result.config.command_line = std::iter::once("./iozone")
+            .chain(args)
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            TableLayout::for_config(&result.config)
+                .reported_passes(&result.config)
+                .len(),
+            13
+        );
+        let ours = walk(&render_biff(&result).unwrap());
+        let theirs = walk_checked(&reference, false);
+        let shape = |cells: &BTreeMap<(u16, u16), Value>| -> Vec<_> {
+            cells.iter().map(|(at, v)| (*at, kind(v))).collect()
+        };
+        assert_eq!(shape(&ours), shape(&theirs));
+        let labels = |cells: &BTreeMap<(u16, u16), Value>| -> Vec<_> {
+            cells
+                .iter()
+                .filter(|(_, v)| matches!(v, Value::Label(_)))
+                .map(|(at, v)| (*at, v.clone()))
+                .collect()
+        };
+        assert_eq!(labels(&ours), labels(&theirs));
+        // The size cells (header rows, column 0) are the same numbers too.
+        for (at, v) in &theirs {
+            let is_size = at.0 >= 4 && (at.1 == 0 || !theirs.contains_key(&(at.0, 0)));
+            if is_size {
+                assert_eq!(ours.get(at), Some(v), "size cell {at:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn records_are_byte_exact() {
+        let result = full_result(&["-R", "-s", "64k", "-r", "64k", "-i", "0"], |p, _| {
+            if p == Pass::Write { 1255511 } else { 7 }
+        });
+        let bytes = render_biff(&result).unwrap();
+        let cmd = b"ioz -R -s 64k -r 64k -i 0 ";
+        let mut expected = BOF.to_vec();
+        let label = |e: &mut Vec<u8>, row: u8, text: &[u8]| {
+            e.extend_from_slice(&[4, 0, 8, 1, row, 0, 0, 0, 0, 0, 0, text.len() as u8]);
+            e.extend_from_slice(text);
+            e.extend(std::iter::repeat_n(0, 256 - text.len()));
+        };
+        let number = |e: &mut Vec<u8>, row: u8, col: u8, v: f64| {
+            e.extend_from_slice(&[3, 0, 15, 0, row, 0, col, 0, 0, 0, 0]);
+            e.extend_from_slice(&v.to_le_bytes());
+        };
+        label(&mut expected, 0, cmd);
+        label(&mut expected, 1, b" ");
+        label(&mut expected, 2, AXES_NOTE.as_bytes());
+        label(&mut expected, 3, b"Writer Report");
+        number(&mut expected, 4, 1, 64.0);
+        number(&mut expected, 5, 0, 64.0);
+        number(&mut expected, 5, 1, 1255511.0);
+        label(&mut expected, 6, b"Re-writer Report");
+        number(&mut expected, 7, 1, 64.0);
+        number(&mut expected, 8, 0, 64.0);
+        number(&mut expected, 8, 1, 7.0);
+        expected.extend_from_slice(&EOF);
+        assert_eq!(bytes, expected);
+    }
+
+    #[test]
+    fn long_labels_are_cut_at_255_bytes_with_a_true_length() {
+        let mut result = full_result(&["-R", "-s", "64k", "-r", "64k", "-i", "0"], |_, _| 1);
+        result.config.command_line = vec!["x".repeat(300), "é".repeat(200)];
+        let cells = walk(&render_biff(&result).unwrap());
+        assert_eq!(cells[&(0, 0)], Value::Label("x".repeat(255)));
+        result.config.command_line = vec!["a".into(), "é".repeat(200)];
+        let cells = walk(&render_biff(&result).unwrap());
+        // "a " is 2 bytes, then 126 two-byte characters fit in 253 bytes.
+        assert_eq!(
+            cells[&(0, 0)],
+            Value::Label(format!("a {}", "é".repeat(126)))
+        );
+    }
+
+    #[test]
+    fn records_that_did_not_run_are_zero_and_larger_ones_absent() {
+        let config = test_config(&[
+            "-R", "-a", "-n", "16m", "-g", "32m", "-y", "4k", "-q", "128k", "-i", "0",
+        ]);
+        let cell = |f: u64, r: u64| Cell {
+            file_bytes: f << 10,
+            record_bytes: r << 10,
+        };
+        let row = |c: Cell, v: u64| CellResult {
+            cell: c,
+            measurements: vec![
+                measurement(Pass::Write, c, v),
+                measurement(Pass::Rewrite, c, v + 1),
+            ],
+        };
+        let result = sample_result(
+            config,
+            vec![
+                row(cell(16384, 4), 100),
+                row(cell(16384, 64), 101),
+                row(cell(32768, 64), 102),
+            ],
+        );
+        let cells = walk(&render_biff(&result).unwrap());
+        let num = |r: u16, c: u16| match cells.get(&(r, c)) {
+            Some(Value::Number(v)) => Some(*v),
+            _ => None,
+        };
+        let header: Vec<_> = (1..=6).map(|c| num(4, c).unwrap()).collect();
+        assert_eq!(header, [4.0, 8.0, 16.0, 32.0, 64.0, 128.0]);
+        assert_eq!(num(4, 0), None);
+        let row5: Vec<_> = (0..=6).map(|c| num(5, c).unwrap()).collect();
+        assert_eq!(row5, [16384.0, 100.0, 0.0, 0.0, 0.0, 101.0, 0.0]);
+        let row6: Vec<_> = (0..=6).map(|c| num(6, c).unwrap()).collect();
+        assert_eq!(row6, [32768.0, 0.0, 0.0, 0.0, 0.0, 102.0, 0.0]);
+        assert_eq!(cells[&(7, 0)], Value::Label("Re-writer Report".into()));
+        assert_eq!(num(9, 1), Some(101.0));
+        assert_eq!(num(10, 5), Some(103.0));
+        assert_eq!(cells.keys().last(), Some(&(10, 6)));
+    }
+
+    #[test]
+    fn extra_passes_have_their_own_titles() {
+        let result = full_result(
+            &[
+                "-R", "-s", "64k", "-r", "64k", "-i", "0", "-i", "9", "-i", "10",
+            ],
+            |_, _| 5,
+        );
+        let labels: Vec<String> = walk(&render_biff(&result).unwrap())
+            .into_values()
+            .filter_map(|v| match v {
+                Value::Label(s) => Some(s),
+                Value::Number(_) => None,
+            })
+            .skip(3)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "Writer Report",
+                "Re-writer Report",
+                "Pwrite Report",
+                "Re-pwrite Report",
+                "Pread Report",
+                "Re-pread Report"
+            ]
+        );
+    }
+
+    fn phase(pass: Pass, workers: u32, kb_each: u64) -> PhaseResult {
+        PhaseResult {
+            pass,
+            workers,
+            threads: false,
+            file_bytes: 1 << 20,
+            record_bytes: 64 << 10,
+            parent_elapsed_ns: 1_000_000_000,
+            stonewall: false,
+            results: (0..workers)
+                .map(|w| WorkerResult {
+                    worker: w,
+                    bytes: kb_each << 10,
+                    records: 16,
+                    elapsed_ns: 1_000_000_000,
+                    start_after_release_ns: 0,
+                    end_after_release_ns: 1_000_000_000,
+                    stonewalled: false,
+                    cpu_user_ns: 0,
+                    cpu_system_ns: 0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn throughput_layout_matches_iozones_throughput_xls() {
+        let Some(reference) = reference("throughput.xls") else {
+            eprintln!("skipping: shared/reference/throughput.xls not found");
+            return;
+        };
+        let args = [
+            "-t",
+            "2",
+            "-s",
+            "1m",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-R",
+            "-b",
+            "throughput.xls",
+            "-F",
+            "a.tmp",
+            "b.tmp",
+        ];
+        let mut result = sample_result(test_config(&args), Vec::new());
+        result.config.command_line = std::iter::once("./iozone")
+            .chain(args)
+            .map(String::from)
+            .collect();
+        result.throughput = [Pass::Write, Pass::Rewrite, Pass::Read, Pass::Reread]
+            .into_iter()
+            .map(|p| phase(p, 2, 1000))
+            .collect();
+        let ours = walk(&render_biff(&result).unwrap());
+        let theirs = walk_checked(&reference, false);
+        let shape = |cells: &BTreeMap<(u16, u16), Value>| -> Vec<_> {
+            cells
+                .iter()
+                .map(|(at, v)| match v {
+                    Value::Label(s) => (*at, s.clone()),
+                    Value::Number(_) => (*at, "#".into()),
+                })
+                .collect()
+        };
+        assert_eq!(shape(&ours), shape(&theirs));
+        assert_eq!(ours[&(4, 2)], Value::Number(2000.0));
+    }
+
+    #[test]
+    fn throughput_worker_counts_fill_columns_from_2() {
+        let mut result = sample_result(
+            test_config(&["-l", "1", "-u", "2", "-s", "1m", "-r", "64k", "-i", "0"]),
+            Vec::new(),
+        );
+        result.throughput = vec![
+            phase(Pass::Write, 1, 100),
+            phase(Pass::Rewrite, 1, 200),
+            phase(Pass::Write, 2, 300),
+            phase(Pass::Rewrite, 2, 400),
+        ];
+        let cells = walk(&render_biff(&result).unwrap());
+        assert_eq!(cells[&(4, 0)], Value::Label("  Initial write ".into()));
+        assert_eq!(cells[&(4, 2)], Value::Number(100.0));
+        assert_eq!(cells[&(4, 3)], Value::Number(600.0));
+        assert_eq!(cells[&(5, 0)], Value::Label("        Rewrite ".into()));
+        assert_eq!(cells[&(5, 3)], Value::Number(800.0));
+        assert_eq!(cells.len(), 4 + 2 * 3);
     }
 }

@@ -79,7 +79,7 @@ fn phase_labels(pass: Pass, n: u32) -> (String, String) {
 }
 
 /// The row label of the -R throughput report.
-fn report_label(pass: Pass) -> &'static str {
+pub fn report_label(pass: Pass) -> &'static str {
     use Pass::*;
     match pass {
         Write => "Initial write",
@@ -182,20 +182,30 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
     s
 }
 
-/// The -R block: one row per phase, one column per worker count.
-pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
-    let unit = config.unit;
-    let record = phases.first().map_or(0, |p| p.record_bytes);
-    let record_words = if record.is_multiple_of(KIB) {
-        format!("{} Kbytes", record / KIB)
-    } else {
-        format!("{record} bytes")
-    };
-    let output = match unit {
+/// `Output is in …` of the throughput report.
+pub fn unit_words(unit: OutputUnit) -> &'static str {
+    match unit {
         OutputUnit::KbPerSec => "Kbytes/sec",
         OutputUnit::OpsPerSec => "ops/sec",
         OutputUnit::MicrosPerOp => "microseconds/op",
-    };
+    }
+}
+
+/// A throughput run's record size as the report words it ("64 Kbytes", "8 bytes").
+pub fn record_words(phases: &[PhaseResult]) -> String {
+    let record = phases.first().map_or(0, |p| p.record_bytes);
+    if record.is_multiple_of(KIB) {
+        format!("{} Kbytes", record / KIB)
+    } else {
+        format!("{record} bytes")
+    }
+}
+
+/// The -R block: one row per phase, one column per worker count.
+pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
+    let unit = config.unit;
+    let record_words = record_words(phases);
+    let output = unit_words(unit);
     let mut s = String::new();
     s.push_str("\n\"Throughput report Y-axis is type of test X-axis is number of processes\"\n");
     let _ = writeln!(s, "\"Record size = {record_words} \"");
