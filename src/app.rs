@@ -21,7 +21,7 @@ use crate::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSIO
 use crate::runner::{self, RunEvent, ThroughputEvent};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
-use crate::{outputs, progress};
+use crate::{outputs, progress, signals, space};
 
 /// Exit status for a bad command line or a refused target.
 pub const EXIT_USAGE: i32 = 2;
@@ -87,6 +87,22 @@ fn run(config: RunConfig) -> i32 {
     if let Err(e) = check_targets(&config) {
         eprintln!("ioz: {e}");
         return e.exit_code();
+    }
+    match space::check(&config) {
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            return e.exit_code();
+        }
+        Ok(Some(warning)) if !config.quiet => eprintln!("ioz: warning: {warning}"),
+        Ok(_) => {}
+    }
+    if !config.keep_file {
+        signals::remove_on_second_interrupt(
+            test_files(&config)
+                .into_iter()
+                .filter(|p| !is_device(p))
+                .collect(),
+        );
     }
     let started = ctime_now();
     let started_at = utc_now_rfc3339();
@@ -205,6 +221,26 @@ struct Outcome {
     error: Option<RunError>,
 }
 
+/// Every test file the run may create.
+fn test_files(config: &RunConfig) -> Vec<std::path::PathBuf> {
+    match &config.throughput {
+        None => vec![config.path.clone()],
+        Some(tp) => {
+            let mut paths: Vec<_> = (0..tp.max_worker_count())
+                .map(|i| tp.worker_path(&config.path, i))
+                .collect();
+            paths.dedup();
+            paths
+        }
+    }
+}
+
+fn is_device(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+}
+
 /// Refuses, before anything is written, any test file ioz may not use.
 fn check_targets(config: &RunConfig) -> Result<(), RunError> {
     match &config.throughput {
@@ -281,6 +317,7 @@ fn signal_name(sig: i32) -> String {
     match sig {
         2 => "SIGINT".into(),
         15 => "SIGTERM".into(),
+        1 => "SIGHUP".into(),
         n => format!("signal {n}"),
     }
 }

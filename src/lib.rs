@@ -17,4 +17,5 @@ pub mod result;
 pub mod runner;
 pub mod safety;
 pub mod signals;
+pub mod space;
 pub mod workload;

@@ -1,19 +1,62 @@
-//! SIGINT and SIGTERM ask the run to stop at the next record boundary.
+//! SIGINT, SIGTERM and SIGHUP ask the run to stop at the next record boundary.
+//! A second SIGINT (the user pressing Ctrl-C again) ends ioz at once, after
+//! removing the test files registered with [`remove_on_second_interrupt`].
 
+use std::ffi::CString;
 use std::io;
-use std::sync::Arc;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// Holds the number of the first stop signal received, or 0.
 #[derive(Clone, Debug, Default)]
 pub struct StopFlag(Arc<AtomicUsize>);
 
+/// Files to unlink if ioz has to leave at once; set once, before the run.
+static EMERGENCY_REMOVALS: OnceLock<Vec<CString>> = OnceLock::new();
+
+/// Registers the files a second SIGINT removes before exiting (ioz's own test
+/// files, never a device or a kept file). Only the first call counts.
+pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
+    let c_paths = paths
+        .into_iter()
+        .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+        .collect();
+    let _ = EMERGENCY_REMOVALS.set(c_paths);
+}
+
+/// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
+fn leave_now(signal: i32) -> ! {
+    if let Some(paths) = EMERGENCY_REMOVALS.get() {
+        for p in paths {
+            // SAFETY: unlink is async-signal-safe; the CString outlives the call.
+            unsafe { libc::unlink(p.as_ptr()) };
+        }
+    }
+    // SAFETY: _exit is async-signal-safe and never returns.
+    unsafe { libc::_exit(128 + signal) }
+}
+
 impl StopFlag {
-    /// A flag set by SIGINT and SIGTERM.
+    /// A flag set by SIGINT, SIGTERM and SIGHUP.
     pub fn install() -> io::Result<StopFlag> {
         let flag = StopFlag::default();
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register_usize(sig, Arc::clone(&flag.0), sig as usize)?;
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            let seen = Arc::clone(&flag.0);
+            let action = move || {
+                let first = seen
+                    .compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok();
+                if !first && sig == SIGINT {
+                    leave_now(sig);
+                }
+            };
+            // SAFETY: the action only does an atomic compare-exchange and, on a
+            // second SIGINT, unlink and _exit: all async-signal-safe.
+            unsafe { signal_hook::low_level::register(sig, action) }?;
         }
         Ok(flag)
     }
@@ -29,6 +72,8 @@ impl StopFlag {
 
     /// Raises the flag by hand (tests, and errors that stop the run).
     pub fn raise(&self, signal: i32) {
-        self.0.store(signal as usize, Ordering::Relaxed);
+        let _ = self
+            .0
+            .compare_exchange(0, signal as usize, Ordering::SeqCst, Ordering::SeqCst);
     }
 }

@@ -37,41 +37,124 @@ impl Drop for Mount {
     }
 }
 
-#[test]
-fn a_full_file_system_is_an_io_error_naming_path_and_offset() {
+/// A tmpfs at `dir/name`, or None (with the reason printed) where the test cannot mount.
+fn tmpfs_or_skip(dir: &Path, name: &str, options: &str) -> Option<Mount> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mounting a small tmpfs needs root");
-        return;
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return None;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let mount = match Mount::tmpfs(&dir.path().join("mnt"), "256k") {
-        Ok(m) => m,
+    match Mount::tmpfs(&dir.join(name), options) {
+        Ok(m) => Some(m),
         Err(e) => {
             eprintln!("skipped: cannot mount a tmpfs: {e}");
-            return;
+            None
         }
+    }
+}
+
+/// stderr without ioz's warnings.
+fn errors(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("ioz: warning:"))
+        .collect()
+}
+
+#[test]
+fn a_plan_larger_than_the_free_space_is_refused_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "256k") else {
+        return;
     };
+    std::fs::write(mount.0.join("foreign"), b"keep me").unwrap();
     let target = mount.0.join("t.tmp");
-    let target_text = target.to_str().unwrap();
     let run = ioz(
         dir.path(),
-        &["-s", "2m", "-r", "64k", "-i", "0", "-f", target_text],
+        &[
+            "-s",
+            "2m",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            target.to_str().unwrap(),
+        ],
     );
-    run.expect_code(1);
-    let line = run
+    run.expect_code(2);
+    let lines = errors(&run.stderr);
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].contains("needs 2.0 MiB") && lines[0].contains("KiB is free there"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(run.stdout, "", "nothing runs");
+    assert_eq!(list_dir(&mount.0), vec!["foreign"]);
+}
+
+#[test]
+fn a_disk_that_fills_up_mid_run_ends_the_run_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "12m") else {
+        return;
+    };
+    let target = mount.0.join("t.tmp");
+    let target_text = target.to_str().unwrap().to_string();
+    // 8-byte records make the write pass long (a million writes), so the disk
+    // can be filled by someone else while it runs.
+    let mut child = Command::new(IOZ)
+        .args(["-s", "8m", "-r", "8b", "-i", "0", "-f", &target_text])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start ioz");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    assert!(
+        lines.any(|l| l.unwrap_or_default().trim_start().starts_with("KB  reclen")),
+        "no table header"
+    );
+    // Someone else's file takes every free byte.
+    let filler = mount.0.join("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    let chunk = vec![0xa5u8; 64 << 10];
+    let mut written = 0u64;
+    while let Ok(n) = std::io::Write::write(&mut f, &chunk) {
+        if n == 0 {
+            break;
+        }
+        written += n as u64;
+    }
+    drop(f);
+    let _rest: Vec<_> = lines.collect();
+    let mut stderr = String::new();
+    child
         .stderr
-        .lines()
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let line = errors(&stderr)
+        .into_iter()
         .find(|l| l.contains("No space left on device"))
-        .unwrap_or_else(|| panic!("no ENOSPC line in stderr:\n{}", run.stderr));
-    assert!(line.starts_with("ioz: "), "{line}");
-    for needle in [target_text, "write", "offset"] {
+        .unwrap_or_else(|| panic!("no ENOSPC line in:\n{stderr}"));
+    for needle in [target_text.as_str(), "write", "offset"] {
         assert!(line.contains(needle), "{needle:?} missing from {line:?}");
     }
     assert_eq!(
         list_dir(&mount.0),
-        Vec::<String>::new(),
-        "a file was left on the full file system"
+        vec!["filler"],
+        "ioz's file was left, or the filler removed"
+    );
+    assert_eq!(
+        std::fs::metadata(&filler).unwrap().len(),
+        written,
+        "the foreign file changed"
     );
 }
 
@@ -250,8 +333,9 @@ fn a_read_only_file_system_is_an_io_error_naming_the_operation() {
         &["-s", "64k", "-i", "0", "-f", target.to_str().unwrap()],
     );
     run.expect_code(1);
-    let line = run.stderr.trim_end();
-    assert_eq!(line.lines().count(), 1, "{line}");
+    let lines = errors(&run.stderr);
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    let line = lines[0];
     assert!(
         line.starts_with("ioz: create ")
             && line.contains(target.to_str().unwrap())

@@ -279,7 +279,7 @@ fn a_full_disk_stops_the_workers_with_the_failing_worker_named() {
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=512k", "tmpfs"])
+        .args(["-t", "tmpfs", "-o", "size=12m", "tmpfs"])
         .arg(&mnt)
         .status()
         .is_ok_and(|s| s.success());
@@ -296,35 +296,62 @@ fn a_full_disk_stops_the_workers_with_the_failing_worker_named() {
     let _guard = Unmount(&mnt);
     for mode in [&[][..], &["-T"][..]] {
         let base = mnt.join("t");
+        // Two workers of 4 MiB in 8-byte records: long enough to fill the disk
+        // under them once they have started.
         let mut args = vec![
             "-t",
             "2",
             "-s",
-            "1m",
+            "4m",
             "-r",
-            "64k",
+            "8b",
             "-i",
             "0",
             "-f",
             base.to_str().unwrap(),
         ];
         args.extend(mode);
-        let run = ioz(dir.path(), &args);
-        run.expect_code(1);
-        let line = run
-            .stderr
+        let mut child = Command::new(IOZ)
+            .args(&args)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines =
+            std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+        assert!(
+            lines.any(|l| l.unwrap_or_default().contains(" writes a ")),
+            "no run header"
+        );
+        let filler = mnt.join("filler");
+        {
+            let mut f = std::fs::File::create(&filler).unwrap();
+            let chunk = vec![0x5au8; 64 << 10];
+            while let Ok(n) = std::io::Write::write(&mut f, &chunk) {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        let _rest: Vec<_> = lines.collect();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}: {stderr}");
+        let line = stderr
             .lines()
             .find(|l| l.contains("No space left"))
-            .expect("an ENOSPC line");
+            .unwrap_or_else(|| panic!("no ENOSPC line: {stderr}"));
         assert!(
             line.starts_with("ioz: worker ") && line.contains("offset"),
             "{line}"
         );
         assert_eq!(
             list_dir(&mnt),
-            Vec::<String>::new(),
-            "{mode:?}: files left on the full disk"
+            vec!["filler"],
+            "{mode:?}: ioz's files were left"
         );
+        std::fs::remove_file(&filler).unwrap();
     }
 }
 

@@ -54,7 +54,7 @@ Results (written at the end of the run, also when it stops early)
   --csv FILE    one row per measurement
   --html FILE   a self-contained HTML report with tables and plots
   --plots DIR   PNG and SVG plots, one per test pass
-  --quiet       no progress bar (it only shows when stderr is a terminal)
+  --quiet       no progress bar (it only shows on a terminal) and no warnings
 
 ioz report RUN.json [--text] [-R] [-b F] [--json F] [--csv F] [--html F] [--plots D]
               renders a saved run again without measuring (--text is the default)

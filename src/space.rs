@@ -1,0 +1,170 @@
+//! Before any I/O: will the plan's files fit on their file systems, and will
+//! they fit in RAM (so that, without O_DIRECT, the run measures the page cache)?
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use crate::config::{RunConfig, Sizes};
+use crate::env::parse_mem_total;
+use crate::error::RunError;
+
+/// The most bytes each test file holds at any moment of the run.
+pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
+    let mut files = BTreeMap::new();
+    match (&config.throughput, &config.sizes) {
+        (None, Sizes::Single { file_bytes, .. }) => {
+            files.insert(config.path.clone(), *file_bytes);
+        }
+        (None, Sizes::Auto(auto)) => {
+            let largest = auto.file_sizes.values().into_iter().max().unwrap_or(0);
+            files.insert(config.path.clone(), largest);
+        }
+        (Some(tp), sizes) => {
+            let (file_bytes, record_bytes) = match sizes {
+                Sizes::Single {
+                    file_bytes,
+                    record_bytes,
+                } => (*file_bytes, *record_bytes),
+                Sizes::Auto(_) => return files,
+            };
+            for &n in &tp.worker_counts {
+                let each = tp.worker_file_bytes(file_bytes, record_bytes, n);
+                for i in 0..n {
+                    let slot = files.entry(tp.worker_path(&config.path, i)).or_insert(0);
+                    *slot = (*slot).max(each);
+                }
+            }
+        }
+    }
+    files
+}
+
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// The directory a test file will be created in.
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Refuses a plan whose files cannot fit; returns a warning when the whole
+/// working set fits in RAM and nothing bypasses or empties the page cache.
+pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
+    let files = largest_files(config);
+    // Needed and available bytes per file system (keyed by device number).
+    let mut per_fs: BTreeMap<u64, (u64, u64, PathBuf)> = BTreeMap::new();
+    let mut total = 0u64;
+    for (path, bytes) in &files {
+        if std::fs::metadata(path)
+            .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+        {
+            continue; // a device's size is checked where devices are checked
+        }
+        total += bytes;
+        let dir = parent_dir(path);
+        let (Ok(dir_meta), Ok(stat)) = (std::fs::metadata(&dir), nix::sys::statvfs::statvfs(&dir))
+        else {
+            continue; // creating the file will fail with a clear error
+        };
+        // A file ioz is about to reuse gives its space back.
+        let reusable = std::fs::metadata(path).map_or(0, |m| m.len());
+        let free = stat.blocks_available() as u64 * stat.fragment_size() as u64;
+        let entry = per_fs.entry(dir_meta.dev()).or_insert((0, free, dir));
+        entry.0 += bytes;
+        entry.1 += reusable;
+    }
+    for (needed, available, dir) in per_fs.values() {
+        if needed > available {
+            return Err(RunError::Refused(format!(
+                "the run needs {} for its largest file(s) in {} but only {} is free there; \
+                 use smaller sizes (-s, -g) or another directory",
+                human(*needed),
+                dir.display(),
+                human(*available)
+            )));
+        }
+    }
+    let ram = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| parse_mem_total(&m));
+    match ram {
+        Some(ram) if !config.open.direct && total > 0 && total <= ram => Ok(Some(format!(
+            "the largest working set ({}) fits in RAM ({}): the results will show the page \
+             cache, not the device (use -I, or files larger than RAM, to measure the device)",
+            human(total),
+            human(ram)
+        ))),
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+
+    #[test]
+    fn the_largest_file_of_an_auto_run_and_each_workers_file() {
+        let c = test_config(&["-a", "-n", "64k", "-g", "4m", "-f", "/x/t"]);
+        assert_eq!(
+            largest_files(&c),
+            BTreeMap::from([(PathBuf::from("/x/t"), 4 << 20)])
+        );
+        let c = test_config(&["-l", "1", "-u", "3", "-s", "1m", "-f", "/x/w"]);
+        let files = largest_files(&c);
+        assert_eq!(files.len(), 3);
+        assert!(files.values().all(|&b| b == 1 << 20));
+        let c = test_config(&["-l", "1", "-u", "4", "-s", "4m", "-+k", "-f", "/x/w"]);
+        let files = largest_files(&c);
+        // Worker 0's file is largest with one worker: all of the 4 MiB.
+        assert_eq!(files[&PathBuf::from("/x/w.0")], 4 << 20);
+        assert_eq!(files[&PathBuf::from("/x/w.3")], 1 << 20);
+    }
+
+    #[test]
+    fn a_plan_larger_than_the_free_space_is_refused_with_the_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let c = test_config(&["-s", "100000g", "-f", path.to_str().unwrap()]);
+        let err = check(&c).unwrap_err().to_string();
+        assert!(
+            err.contains("needs 97.7 TiB") && err.contains("is free there"),
+            "{err}"
+        );
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_small_cached_plan_warns_and_o_direct_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let c = test_config(&["-s", "64k", "-f", path.to_str().unwrap()]);
+        let warning = check(&c).unwrap().expect("a warning");
+        assert!(warning.contains("fits in RAM"), "{warning}");
+        let c = test_config(&["-s", "64k", "-I", "-f", path.to_str().unwrap()]);
+        assert_eq!(check(&c).unwrap(), None);
+    }
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(human(512), "512 bytes");
+        assert_eq!(human(64 << 10), "64.0 KiB");
+        assert_eq!(human(3 << 29), "1.5 GiB");
+    }
+}
