@@ -21,7 +21,7 @@ use crate::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSIO
 use crate::runner::{self, RunEvent, ThroughputEvent};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
-use crate::{outputs, progress, signals, space};
+use crate::{outputs, progress, safety, signals, space};
 
 /// Exit status for a bad command line or a refused target.
 pub const EXIT_USAGE: i32 = 2;
@@ -84,7 +84,7 @@ fn run(config: RunConfig) -> i32 {
         eprintln!("ioz: {e}");
         return EXIT_USAGE;
     }
-    if let Err(e) = check_targets(&config) {
+    if let Err(e) = safety::check_targets(&config) {
         eprintln!("ioz: {e}");
         return e.exit_code();
     }
@@ -98,7 +98,7 @@ fn run(config: RunConfig) -> i32 {
     }
     if !config.keep_file {
         signals::remove_on_second_interrupt(
-            test_files(&config)
+            safety::run_paths(&config)
                 .into_iter()
                 .filter(|p| !is_device(p))
                 .collect(),
@@ -221,34 +221,10 @@ struct Outcome {
     error: Option<RunError>,
 }
 
-/// Every test file the run may create.
-fn test_files(config: &RunConfig) -> Vec<std::path::PathBuf> {
-    match &config.throughput {
-        None => vec![config.path.clone()],
-        Some(tp) => {
-            let mut paths: Vec<_> = (0..tp.max_worker_count())
-                .map(|i| tp.worker_path(&config.path, i))
-                .collect();
-            paths.dedup();
-            paths
-        }
-    }
-}
-
 fn is_device(path: &std::path::Path) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(path)
         .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
-}
-
-/// Refuses, before anything is written, any test file ioz may not use.
-fn check_targets(config: &RunConfig) -> Result<(), RunError> {
-    match &config.throughput {
-        None => TargetFile::check(&config.path, config.force).map(drop),
-        Some(tp) => (0..tp.max_worker_count()).try_for_each(|i| {
-            TargetFile::check(&tp.worker_path(&config.path, i), config.force).map(drop)
-        }),
-    }
 }
 
 /// Single and auto mode: the table, row by row.
@@ -256,7 +232,7 @@ fn measure_cells(config: &RunConfig, stop: &StopFlag, out: &mut Output<'_>) -> M
     let plan = expand(config);
     let layout = TableLayout::for_config(config);
     out.put(&table_header(&layout));
-    let target = match TargetFile::check(&config.path, config.force) {
+    let target = match TargetFile::check_for_run(&config.path, config) {
         Ok(t) => t,
         Err(e) => {
             return Measured {

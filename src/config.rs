@@ -249,6 +249,11 @@ pub struct RunConfig {
     /// `--quiet`: no progress bar.
     #[serde(default)]
     pub quiet: bool,
+    /// `--destroy-data=ID` (repeatable): the block devices, named by WWN,
+    /// serial, /dev/disk/by-id name or (lacking those) path, whose data the
+    /// run may destroy.
+    #[serde(default)]
+    pub destroy_data: Vec<String>,
 }
 
 impl RunConfig {

@@ -1,9 +1,19 @@
-//! ioz never truncates, overwrites or deletes a file it did not create.
+//! ioz never truncates, overwrites or deletes a file it did not create, and
+//! never writes to a block device that holds data or is in use.
 //!
 //! Files ioz creates carry an extended attribute naming ioz as their owner, so
 //! a later run (after `-w`, or after a crash) recognises them. On a file system
 //! without user xattrs the file is still ioz's for the run that created it.
+//!
+//! A block device is usable when it is blank: no partition table, file system,
+//! LVM, RAID, LUKS or swap signature, and no partitions. One that holds any of
+//! these is refused unless `--destroy-data` names that very device (by WWN,
+//! serial or /dev/disk/by-id name; by path only when it has none of those). A
+//! device that is mounted, active swap or held by another device (or has a
+//! partition that is) is always refused. Devices are never created, truncated
+//! or removed, and a run that would write past a device's end is refused.
 
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::fs;
 use std::io;
@@ -11,62 +21,40 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::config::{RunConfig, Sizes};
+use crate::device::{self, BlockDevice, Identity, join_and};
 use crate::error::{IoFailure, RunError};
 
 const OWNER_ATTR: &str = "user.ioz.owner";
 const OWNER_VALUE: &[u8] = b"ioz";
 
-/// The test file and what ioz may do to it.
+/// The test file (or block device) and what ioz may do to it.
 #[derive(Debug)]
 pub struct TargetFile {
     path: PathBuf,
     /// ioz created it or was allowed (--force) to treat it as its own.
     owned: bool,
+    /// A block device: used in place, never created or removed.
+    device: bool,
 }
 
 impl TargetFile {
     /// Checks the path before anything is written: an existing file must be
-    /// ioz's own, or `force` must be given.
+    /// ioz's own, or `force` must be given; a block device must be blank and
+    /// unused (see the module), with no `--destroy-data` to name it.
     pub fn check(path: &Path, force: bool) -> Result<TargetFile, RunError> {
-        let meta = match fs::symlink_metadata(path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(TargetFile {
-                    path: path.to_path_buf(),
-                    owned: false,
-                });
-            }
-            Err(e) => {
-                return Err(RunError::Refused(format!(
-                    "cannot check the test file {}: {e}",
-                    path.display()
-                )));
-            }
-            Ok(m) => m,
-        };
-        let kind = meta.file_type();
-        if kind.is_block_device() || kind.is_char_device() {
-            return Err(RunError::Refused(format!(
-                "{} is a device; ioz only tests regular files for now",
-                path.display()
-            )));
-        }
-        if !kind.is_file() {
-            return Err(RunError::Refused(format!(
-                "{} exists and is not a regular file",
-                path.display()
-            )));
-        }
-        if has_owner_mark(path) || force {
-            return Ok(TargetFile {
-                path: path.to_path_buf(),
-                owned: true,
-            });
-        }
-        Err(RunError::Refused(format!(
-            "{} exists and was not created by ioz; refusing to overwrite it \
-             (choose another -f, or add --force to let ioz overwrite and delete it)",
-            path.display()
-        )))
+        check_target(path, force, None)
+    }
+
+    /// [`TargetFile::check`] for a target of `config`'s run: its `--force`,
+    /// its `--destroy-data` and the bytes it writes to each device.
+    pub fn check_for_run(path: &Path, config: &RunConfig) -> Result<TargetFile, RunError> {
+        check_target(path, config.force, Some(config))
+    }
+
+    /// Whether the target is a block device.
+    pub fn is_device(&self) -> bool {
+        self.device
     }
 
     pub fn path(&self) -> &Path {
@@ -74,8 +62,9 @@ impl TargetFile {
     }
 
     /// Creates the file if it does not exist, marking it as ioz's.
+    /// A device is used as it is.
     pub fn ensure_exists(&mut self) -> Result<(), IoFailure> {
-        if self.owned && self.path.exists() {
+        if self.device || (self.owned && self.path.exists()) {
             return Ok(());
         }
         let file = fs::OpenOptions::new()
@@ -97,9 +86,9 @@ impl TargetFile {
         Ok(())
     }
 
-    /// Deletes the file if ioz owns it. Never touches a foreign file.
+    /// Deletes the file if ioz owns it. Never touches a foreign file or a device.
     pub fn remove(&mut self) -> Result<(), IoFailure> {
-        if !self.owned {
+        if !self.owned || self.device {
             return Ok(());
         }
         match fs::remove_file(&self.path) {
@@ -120,6 +109,283 @@ impl TargetFile {
             }),
         }
     }
+}
+
+/// Checks every target of `config`'s run (each distinct file once).
+pub fn check_targets(config: &RunConfig) -> Result<(), RunError> {
+    run_paths(config)
+        .iter()
+        .try_for_each(|p| TargetFile::check_for_run(p, config).map(drop))
+}
+
+/// The distinct files a run writes, in worker order.
+pub fn run_paths(config: &RunConfig) -> Vec<PathBuf> {
+    match &config.throughput {
+        None => vec![config.path.clone()],
+        Some(tp) => {
+            let mut seen = HashSet::new();
+            (0..tp.max_worker_count())
+                .map(|i| tp.worker_path(&config.path, i))
+                .filter(|p| seen.insert(p.clone()))
+                .collect()
+        }
+    }
+}
+
+fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<TargetFile, RunError> {
+    if let Some(run) = run {
+        check_destroy_ids(run)?;
+    }
+    let meta = match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound && in_device_dir(path) => {
+            return Err(RunError::Refused(format!(
+                "{} does not exist, and ioz creates no files in /dev \
+                 (is the device name right?)",
+                path.display()
+            )));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(TargetFile {
+                path: path.to_path_buf(),
+                owned: false,
+                device: false,
+            });
+        }
+        Err(e) => {
+            return Err(RunError::Refused(format!(
+                "cannot check the test file {}: {e}",
+                path.display()
+            )));
+        }
+        Ok(m) => m,
+    };
+    let kind = meta.file_type();
+    // A block device is often given by a link (/dev/disk/by-id/…).
+    if kind.is_block_device() || device::rdev_of(path).is_some() {
+        return check_device(path, run);
+    }
+    if kind.is_char_device() {
+        return Err(RunError::Refused(format!(
+            "{} is a character device; ioz tests regular files and block devices",
+            path.display()
+        )));
+    }
+    if !kind.is_file() {
+        return Err(RunError::Refused(format!(
+            "{} exists and is not a regular file",
+            path.display()
+        )));
+    }
+    if has_owner_mark(path) || force {
+        return Ok(TargetFile {
+            path: path.to_path_buf(),
+            owned: true,
+            device: false,
+        });
+    }
+    Err(RunError::Refused(format!(
+        "{} exists and was not created by ioz; refusing to overwrite it \
+         (choose another -f, or add --force to let ioz overwrite and delete it)",
+        path.display()
+    )))
+}
+
+/// Whether `path` names an entry of /dev itself (or of its device-link
+/// directories), where a missing name is a mistyped device, not a new file.
+fn in_device_dir(path: &Path) -> bool {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::canonicalize(parent).is_ok_and(|dir| {
+        dir == Path::new("/dev") || dir == Path::new("/dev/mapper") || dir.starts_with("/dev/disk")
+    })
+}
+
+/// The block device at `path`, `None` when it is not one.
+fn examine(path: &Path) -> Result<Option<BlockDevice>, RunError> {
+    if device::rdev_of(path).is_none() {
+        return Ok(None);
+    }
+    BlockDevice::open(path).map(Some).map_err(|e| {
+        RunError::Refused(format!("cannot examine the device {}: {e}", path.display()))
+    })
+}
+
+/// Each `--destroy-data` must name a device the run writes to.
+fn check_destroy_ids(run: &RunConfig) -> Result<(), RunError> {
+    if run.destroy_data.is_empty() {
+        return Ok(());
+    }
+    let mut devices: Vec<(PathBuf, Identity)> = Vec::new();
+    for p in run_paths(run) {
+        if let Some(dev) = examine(&p)? {
+            devices.push((p, dev.identity()));
+        }
+    }
+    for given in &run.destroy_data {
+        if devices.iter().any(|(_, id)| id.matches(given)) {
+            continue;
+        }
+        let message = match &devices[..] {
+            [] => format!(
+                "--destroy-data={given} names no device this run writes to \
+                 ({} is not a block device)",
+                run_paths(run)[0].display()
+            ),
+            [(p, id)] => format!(
+                "--destroy-data={given} does not name {} (which is named {}); \
+                 refusing to write to it",
+                p.display(),
+                id.suggestion()
+            ),
+            many => format!(
+                "--destroy-data={given} names none of the devices this run writes to ({}); \
+                 refusing to write to them",
+                many.iter()
+                    .map(|(p, id)| format!("{} is named {}", p.display(), id.suggestion()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        return Err(RunError::Refused(message));
+    }
+    Ok(())
+}
+
+fn check_device(path: &Path, run: Option<&RunConfig>) -> Result<TargetFile, RunError> {
+    let Some(dev) = examine(path)? else {
+        return Err(RunError::Refused(format!(
+            "{} is not a block device",
+            path.display()
+        )));
+    };
+    let uses = dev.uses();
+    if !uses.is_empty() {
+        return Err(RunError::Refused(format!(
+            "{} {}; refusing to write to it while it is in use",
+            path.display(),
+            join_and(&uses)
+        )));
+    }
+    let identity = dev.identity();
+    let permitted = run.is_some_and(|r| r.destroy_data.iter().any(|given| identity.matches(given)));
+    if !permitted {
+        let contents = dev.contents().map_err(|e| {
+            RunError::Refused(format!(
+                "cannot read {} to check what it holds: {e}",
+                path.display()
+            ))
+        })?;
+        if !contents.is_empty() {
+            return Err(RunError::Refused(format!(
+                "{} {}; refusing to write to it (add --destroy-data={} to destroy it)",
+                path.display(),
+                join_and(&contents),
+                identity.suggestion()
+            )));
+        }
+    }
+    if let Some(run) = run {
+        check_size(path, &dev, run)?;
+    }
+    Ok(TargetFile {
+        path: path.to_path_buf(),
+        owned: false,
+        device: true,
+    })
+}
+
+/// What a run writes to one device: `files` files of `file_bytes` each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceNeed {
+    pub file_bytes: u64,
+    pub files: u64,
+}
+
+impl DeviceNeed {
+    pub fn total(&self) -> u64 {
+        self.file_bytes.saturating_mul(self.files)
+    }
+}
+
+/// The most a run writes to the device the paths for which `on_device` holds
+/// lead to: the largest file size (-s, or the largest auto size), times the
+/// workers whose -F file is that device, at the worker count needing most.
+pub fn bytes_needed(config: &RunConfig, on_device: impl Fn(&Path) -> bool) -> DeviceNeed {
+    let mut cache: HashMap<PathBuf, bool> = HashMap::new();
+    let mut on = |p: PathBuf| *cache.entry(p).or_insert_with_key(|p| on_device(p));
+    let largest_file = match &config.sizes {
+        Sizes::Single { file_bytes, .. } => *file_bytes,
+        Sizes::Auto(a) => a.file_sizes.values().into_iter().max().unwrap_or(0),
+    };
+    let Some(tp) = &config.throughput else {
+        return DeviceNeed {
+            file_bytes: largest_file,
+            files: u64::from(on(config.path.clone())),
+        };
+    };
+    let Sizes::Single {
+        file_bytes,
+        record_bytes,
+    } = config.sizes
+    else {
+        return DeviceNeed {
+            file_bytes: largest_file,
+            files: u64::from(on(config.path.clone())),
+        };
+    };
+    let mut most = DeviceNeed {
+        file_bytes: 0,
+        files: 0,
+    };
+    for &workers in &tp.worker_counts {
+        let files = if tp.shared_file {
+            u64::from(on(tp.worker_path(&config.path, 0)))
+        } else {
+            (0..workers)
+                .filter(|&i| on(tp.worker_path(&config.path, i)))
+                .count() as u64
+        };
+        let need = DeviceNeed {
+            file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, workers),
+            files,
+        };
+        if need.total() > most.total() {
+            most = need;
+        }
+    }
+    most
+}
+
+fn check_size(path: &Path, dev: &BlockDevice, run: &RunConfig) -> Result<(), RunError> {
+    let rdev = dev.rdev();
+    let need = bytes_needed(run, |p| device::rdev_of(p) == Some(rdev));
+    if need.total() <= dev.size {
+        return Ok(());
+    }
+    let what = if need.files > 1 {
+        format!(
+            "{} files of {} kB, {} kB ({} bytes) in all,",
+            need.files,
+            need.file_bytes / 1024,
+            need.total() / 1024,
+            need.total()
+        )
+    } else {
+        format!("{} kB ({} bytes)", need.total() / 1024, need.total())
+    };
+    let hint = match (&run.sizes, need.files > 1) {
+        (Sizes::Auto(_), _) => "give a smaller -g or -s",
+        (_, true) => "give a smaller -s or fewer workers",
+        _ => "give a smaller -s",
+    };
+    Err(RunError::Refused(format!(
+        "{} has room for {} kB ({} bytes) but the run writes {what} to it; refusing ({hint})",
+        path.display(),
+        dev.size / 1024,
+        dev.size
+    )))
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
@@ -195,9 +461,86 @@ mod tests {
     }
 
     #[test]
-    fn directories_and_devices_are_refused() {
+    fn directories_and_character_devices_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         assert!(TargetFile::check(dir.path(), true).is_err());
-        assert!(TargetFile::check(Path::new("/dev/null"), true).is_err());
+        let err = TargetFile::check(Path::new("/dev/null"), true).unwrap_err();
+        assert!(err.to_string().contains("character device"), "{err}");
+    }
+
+    fn config(args: &[&str]) -> RunConfig {
+        let mut argv: Vec<std::ffi::OsString> = vec!["ioz".into()];
+        argv.extend(args.iter().map(Into::into));
+        match crate::cli::parse(argv).unwrap() {
+            crate::cli::Command::Run(c) => *c,
+            _ => panic!("not a run"),
+        }
+    }
+
+    const M: u64 = 1 << 20;
+
+    #[test]
+    fn a_device_needs_the_largest_file_size() {
+        let c = config(&["-s", "8m", "-f", "/dev/x"]);
+        let need = bytes_needed(&c, |p| p == Path::new("/dev/x"));
+        assert_eq!(
+            need,
+            DeviceNeed {
+                file_bytes: 8 * M,
+                files: 1
+            }
+        );
+        let c = config(&["-a", "-g", "32m", "-f", "/dev/x"]);
+        assert_eq!(bytes_needed(&c, |_| true).total(), 32 * M);
+        assert_eq!(bytes_needed(&c, |_| false).total(), 0);
+    }
+
+    #[test]
+    fn workers_on_one_device_multiply_its_need() {
+        let c = config(&["-t", "3", "-s", "8m", "-F", "/dev/x", "/dev/y", "/dev/x"]);
+        let need = bytes_needed(&c, |p| p == Path::new("/dev/x"));
+        assert_eq!(
+            need,
+            DeviceNeed {
+                file_bytes: 8 * M,
+                files: 2
+            }
+        );
+        // -+k divides the size among the workers; the largest count is not always the most.
+        let c = config(&[
+            "-l", "1", "-u", "2", "-+k", "-s", "8m", "-F", "/dev/x", "/dev/x",
+        ]);
+        assert_eq!(bytes_needed(&c, |_| true).total(), 8 * M);
+        // Workers sharing one file (-+V) write it once.
+        let c = config(&["-t", "4", "-+V", "-s", "8m", "-F", "/dev/x"]);
+        assert_eq!(
+            bytes_needed(&c, |_| true),
+            DeviceNeed {
+                file_bytes: 8 * M,
+                files: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_missing_name_among_the_devices_is_refused() {
+        let err = TargetFile::check(Path::new("/dev/ioz-no-such-disk"), true).unwrap_err();
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        assert!(!Path::new("/dev/ioz-no-such-disk").exists());
+        assert!(TargetFile::check(Path::new("/dev/shm/ioz-no-such-file"), false).is_ok());
+    }
+
+    #[test]
+    fn destroy_data_must_name_a_device_of_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.tmp");
+        let path_arg = path.to_string_lossy().into_owned();
+        let c = config(&["-s", "64k", "-f", &path_arg, "--destroy-data=/dev/sdz"]);
+        let err = TargetFile::check_for_run(&path, &c).unwrap_err();
+        assert!(err.to_string().contains("names no device"), "{err}");
+        assert_eq!(err.exit_code(), 2);
+        assert!(check_targets(&c).is_err());
+        assert!(check_targets(&config(&["-s", "64k", "-f", &path_arg])).is_ok());
+        assert!(!path.exists());
     }
 }

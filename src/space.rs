@@ -84,7 +84,7 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
         };
         // A file ioz is about to reuse gives its space back.
         let reusable = std::fs::metadata(path).map_or(0, |m| m.len());
-        let free = stat.blocks_available() as u64 * stat.fragment_size() as u64;
+        let free = stat.blocks_available() * stat.fragment_size();
         let entry = per_fs.entry(dir_meta.dev()).or_insert((0, free, dir));
         entry.0 += bytes;
         entry.1 += reusable;

@@ -62,6 +62,10 @@ ioz report RUN.json [--text] [-R] [-b F] [--json F] [--csv F] [--html F] [--plot
 ioz's own options
   --force       use an existing file that ioz did not create (it will be
                 overwritten and, without -w, deleted)
+  --destroy-data=ID
+                allow writing to a block device that holds data (a file system,
+                partition table, LVM, RAID, LUKS or swap): ID is its WWN or
+                serial, or its path when it has none; repeat for several
   --data KIND   written data: random (incompressible, default) or iozone
                 (IOzone's mostly-zero buffer, for like-for-like comparisons)
 

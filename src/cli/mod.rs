@@ -89,6 +89,7 @@ struct Seen {
     no_stonewall: bool,
     start_delay_us: Option<u64>,
     record_locking: bool,
+    destroy_data: Vec<String>,
 }
 
 /// Parses argv (argv[0] included) into a command.
@@ -115,6 +116,15 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             Arg::Short(c) => parse_short(c, &mut parser, &mut seen)?,
             Arg::Long("force") => seen.force = true,
             Arg::Long("quiet") => seen.quiet = true,
+            Arg::Long("destroy-data") => {
+                let v = string_value(&mut parser, "--destroy-data")?;
+                if v.trim().is_empty() {
+                    return Err(usage(
+                        "--destroy-data: give the device's WWN, serial or (lacking those) path",
+                    ));
+                }
+                seen.destroy_data.push(v.trim().to_string());
+            }
             Arg::Long(name @ ("json" | "csv" | "html" | "plots")) => {
                 let name = name.to_owned();
                 let path = path_value(&mut parser, &format!("--{name}"))?;
@@ -619,6 +629,7 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         quiet: seen.quiet,
         throughput,
         record_locking: seen.record_locking,
+        destroy_data: seen.destroy_data,
     })
 }
 
@@ -660,7 +671,11 @@ fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError
     };
     let most = worker_counts.iter().copied().max().unwrap_or(1) as usize;
     // A shared file (-+V/-+L) is worker 0's: one name, or IOzone's one per worker.
-    let files_needed = if seen.shared_file && seen.files.len() == 1 { 1 } else { most };
+    let files_needed = if seen.shared_file && seen.files.len() == 1 {
+        1
+    } else {
+        most
+    };
     if !seen.files.is_empty() && seen.files.len() != files_needed {
         return Err(usage(format!(
             "-F names {} file(s) but the run needs {files_needed} (one per worker)",

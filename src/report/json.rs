@@ -111,9 +111,15 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
 pub fn read_run(path: &Path) -> Result<RunResult, String> {
     let shown = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    parse_run(&bytes, &shown.to_string())
+}
+
+/// Parses the bytes of a run saved with --json, as [`read_run`] does once it
+/// has read the file; `shown` names the input in the one-line error.
+pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
     // The version first, so a file of another version is named as such
     // rather than as malformed.
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
+    let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
     let Some(object) = value.as_object() else {
         return Err(format!(
@@ -133,7 +139,7 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
         }
         Some(_) => {}
     }
-    serde_json::from_slice(&bytes).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))
+    serde_json::from_slice(bytes).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))
 }
 
 #[cfg(test)]

@@ -177,7 +177,13 @@ pub(crate) fn fill_file_if_short(
         pass: None,
         source,
     };
-    let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
+    let meta = fs::metadata(path).map_err(|e| fail("stat", None, e))?;
+    // A block device always holds its size in bytes (checked against the run).
+    let len = if std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
+        crate::device::usable_len(path).map_err(|e| fail("stat", None, e))?
+    } else {
+        meta.len()
+    };
     let needed = cell.pass_bytes();
     if len >= needed {
         return Ok(());

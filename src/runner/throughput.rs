@@ -181,7 +181,7 @@ fn worker_targets(
     paths.dedup();
     let mut targets: Vec<TargetFile> = Vec::new();
     for p in paths {
-        let created = TargetFile::check(&p, config.force).and_then(|mut t| {
+        let created = TargetFile::check_for_run(&p, config).and_then(|mut t| {
             t.ensure_exists()?;
             Ok(t)
         });

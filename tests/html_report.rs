@@ -1,0 +1,207 @@
+//! --html FILE with the real binary: one self-contained page with the run's
+//! tables and inline SVG plots; opened in headless Chromium where it exists.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{data_rows, ioz};
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// Runs a small auto run with --html; returns its stdout and the page.
+fn report(dir: &Path) -> (String, String) {
+    let run = ioz(
+        dir,
+        &[
+            "-a", "-n", "64k", "-g", "256k", "-q", "64k", "-i", "0", "-i", "2", "--html", "r.html",
+            "-f", "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    assert!(!run.stderr.contains("--html"), "stderr: {}", run.stderr);
+    let html = fs::read_to_string(dir.join("r.html")).expect("no r.html");
+    (run.stdout, html)
+}
+
+/// The values of every `attr` (e.g. `src="`) in the page.
+fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+    html.match_indices(attr)
+        .map(|(i, _)| {
+            let rest = &html[i + attr.len()..];
+            let end = rest.find(['"', '\'', ')']).unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_is_one_self_contained_page_with_tables_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, html) = report(dir.path());
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.trim_end().ends_with("</html>"));
+
+    // Nothing to fetch: no scripts, style sheets or fonts from elsewhere, and
+    // every src/href/url() is a fragment of this page.
+    for attr in ["src=\"", "src='", "href=\"", "href='", "url("] {
+        for value in attribute_values(&html, attr) {
+            let v = value.trim().to_ascii_lowercase();
+            assert!(v.starts_with('#'), "{attr}{value} points outside the page");
+        }
+    }
+    for forbidden in [
+        "http://", "https://", "<script", "<link", "@import", "<iframe",
+    ] {
+        assert!(!html.contains(forbidden), "the page contains {forbidden:?}");
+    }
+
+    // The results table holds the printed table, row for row.
+    assert!(html.contains("<table class=\"numbers results\">"));
+    let rows = data_rows(&stdout);
+    assert_eq!(rows.len(), 15, "cells of the run:\n{stdout}");
+    for row in &rows {
+        let mut tr = format!(
+            "<tr><th scope=\"row\">{}</th><th scope=\"row\">{}</th>",
+            row[0], row[1]
+        );
+        for v in &row[2..] {
+            tr.push_str(&format!("<td>{v}</td>"));
+        }
+        tr.push_str("</tr>");
+        assert!(html.contains(&tr), "no row {tr}");
+    }
+
+    // A grid and an inline plot per pass.
+    let titles = [
+        "Writer report",
+        "Re-writer report",
+        "Random read report",
+        "Random write report",
+    ];
+    for title in titles {
+        assert!(
+            html.contains(&format!("<caption>{title}: file size")),
+            "{title}"
+        );
+    }
+    assert_eq!(html.matches("<table class=\"numbers grid\">").count(), 4);
+    assert_eq!(html.matches("<svg ").count(), 4);
+    assert_eq!(html.matches("</svg>").count(), 4);
+    // The environment and the run.
+    for needle in [
+        "id=\"environment\"",
+        "Kernel",
+        "Mount options",
+        "I/O scheduler",
+        "Command line",
+    ] {
+        assert!(html.contains(needle), "no {needle:?}");
+    }
+}
+
+/// Chromium, if installed here.
+fn chromium() -> Option<PathBuf> {
+    let fixed = PathBuf::from("/usr/bin/chromium");
+    if fixed.is_file() {
+        return Some(fixed);
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join("chromium"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments, a fresh profile,
+/// no network chatter, and a time limit; returns its stdout, or None when it
+/// did not finish in time twice (a loaded machine, not the page: the test
+/// then skips with a printed reason rather than fail on the browser).
+fn headless(chromium: &Path, page: &Path, extra: &[String]) -> Option<String> {
+    for attempt in 1..=2 {
+        let profile = tempfile::tempdir().unwrap();
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let mut child = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(format!("file://{}", page.display()))
+            .stdin(Stdio::null())
+            .stdout(out.reopen().unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start chromium");
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(status.success(), "chromium failed: {status}");
+                return Some(fs::read_to_string(out.path()).unwrap());
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                eprintln!("chromium did not finish within 90 s (attempt {attempt})");
+                break;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+    None
+}
+
+#[test]
+fn chromium_renders_the_tables_and_plots() {
+    let Some(chromium) = chromium() else {
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    report(dir.path());
+    let page = dir.path().join("r.html");
+
+    let Some(dom) = headless(&chromium, &page, &["--dump-dom".to_string()]) else {
+        eprintln!("skipped: chromium did not finish twice");
+        return;
+    };
+    assert!(
+        dom.contains("<table class=\"numbers results\">"),
+        "DOM:\n{dom}"
+    );
+    assert_eq!(dom.matches("<table class=\"numbers grid\">").count(), 4);
+    assert_eq!(dom.matches("<svg").count(), 4, "the plots are in the DOM");
+    assert!(dom.contains("<text"), "the plots have their text");
+    assert!(dom.contains("Random write report"));
+
+    let shot = dir.path().join("shot.png");
+    let shot_args = [
+        format!("--screenshot={}", shot.display()),
+        "--window-size=1280,2000".to_string(),
+    ];
+    if headless(&chromium, &page, &shot_args).is_none() {
+        eprintln!("skipped the screenshot: chromium did not finish twice");
+        return;
+    }
+    let png = fs::read(&shot).expect("no screenshot");
+    assert_eq!(&png[..8], PNG_SIGNATURE);
+    assert_eq!(&png[12..16], b"IHDR");
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    assert_eq!((be(16), be(20)), (1280, 2000));
+    assert!(
+        png.len() > 20_000,
+        "a blank screenshot? {} bytes",
+        png.len()
+    );
+}
