@@ -344,3 +344,160 @@ fn a_read_only_file_system_is_an_io_error_naming_the_operation() {
     );
     assert!(run.stdout.contains("ioz test complete."));
 }
+
+/// Starts `ioz args` in `dir` and returns it once the table header is out,
+/// with the rest of stdout drained in the background.
+fn start_after_header(dir: &Path, args: &[&str]) -> std::process::Child {
+    let mut child = Command::new(IOZ)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start ioz");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.unwrap_or_default().trim_start().starts_with("KB  reclen")),
+        "no table header"
+    );
+    thread::spawn(move || lines.for_each(drop));
+    child
+}
+
+fn finish(child: std::process::Child) -> (Option<i32>, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sighup_stops_the_run_with_status_129() {
+    interrupt("HUP", "SIGHUP", 129);
+}
+
+#[test]
+fn a_test_file_removed_mid_run_ends_it_with_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("foreign"), b"keep me").unwrap();
+    // A million 8-byte writes: the file can be removed while they run.
+    let child = start_after_header(
+        dir.path(),
+        &["-s", "8m", "-r", "8b", "-i", "0", "-i", "1", "-f", "t.tmp"],
+    );
+    // The header comes before the file is created: wait for it.
+    let file = dir.path().join("t.tmp");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !file.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(5));
+    }
+    std::fs::remove_file(&file).unwrap();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(1), "{stderr}");
+    let lines = errors(&stderr);
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("t.tmp") && lines[0].contains("No such file"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(list_dir(dir.path()), vec!["foreign"]);
+    assert_eq!(
+        std::fs::read(dir.path().join("foreign")).unwrap(),
+        b"keep me"
+    );
+}
+
+#[test]
+fn a_mount_point_that_disappears_mid_run_ends_it_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "16m") else {
+        return;
+    };
+    let target = mount.0.join("t.tmp");
+    let child = start_after_header(
+        dir.path(),
+        &[
+            "-s",
+            "8m",
+            "-r",
+            "8b",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-f",
+            target.to_str().unwrap(),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !target.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(5));
+    }
+    // Detach the file system under the running benchmark.
+    let detached = Command::new("umount")
+        .arg("-l")
+        .arg(&mount.0)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(detached, "umount -l failed");
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(1), "{stderr}");
+    let lines = errors(&stderr);
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains(target.to_str().unwrap()), "{}", lines[0]);
+    assert_eq!(
+        list_dir(&mount.0),
+        Vec::<String>::new(),
+        "a file appeared under the old mount point"
+    );
+}
+
+#[test]
+fn a_second_sigint_leaves_at_once_and_still_removes_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // ioz's own file, kept by a first run.
+    ioz(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-w", "--quiet", "-f", "t.tmp"],
+    )
+    .expect_code(0);
+    // Hold a write lock on it, so that ioz's -W read lock waits (uninterruptibly
+    // for the first SIGINT, which only asks it to stop at the next record).
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(dir.path().join("t.tmp"))
+        .unwrap();
+    // SAFETY: a zeroed flock is valid; F_SETLK on our open descriptor.
+    let locked = unsafe {
+        let mut fl: libc::flock = std::mem::zeroed();
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&held), libc::F_SETLK, &fl) == 0
+    };
+    assert!(locked, "cannot lock the test file");
+    let child = start_after_header(
+        dir.path(),
+        &["-s", "64k", "-i", "1", "-W", "--quiet", "-f", "t.tmp"],
+    );
+    let pid = child.id().to_string();
+    thread::sleep(Duration::from_millis(300));
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    thread::sleep(Duration::from_millis(300));
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let started = Instant::now();
+    let (code, _) = finish(child);
+    assert_eq!(code, Some(130));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "ioz did not leave at once"
+    );
+    drop(held);
+    assert_eq!(
+        list_dir(dir.path()),
+        Vec::<String>::new(),
+        "the test file was left behind"
+    );
+}
