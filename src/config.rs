@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::variations::IoVariations;
 use crate::workload::TestId;
 
 pub const KIB: u64 = 1024;
@@ -254,6 +255,9 @@ pub struct RunConfig {
     /// run may destroy.
     #[serde(default)]
     pub destroy_data: Vec<String>,
+    /// Engines, cache and timing controls, verification (IOzone's I/O variations).
+    #[serde(default)]
+    pub variations: IoVariations,
 }
 
 impl RunConfig {

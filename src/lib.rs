@@ -19,4 +19,5 @@ pub mod runner;
 pub mod safety;
 pub mod signals;
 pub mod space;
+pub mod variations;
 pub mod workload;

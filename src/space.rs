@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{RunConfig, Sizes};
 use crate::env::parse_mem_total;
 use crate::error::RunError;
+use crate::variations::DropCaches;
 
 /// The most bytes each test file holds at any moment of the run.
 pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
@@ -104,12 +105,20 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
         .ok()
         .and_then(|m| parse_mem_total(&m));
     match ram {
-        Some(ram) if !config.open.direct && total > 0 && total <= ram => Ok(Some(format!(
-            "the largest working set ({}) fits in RAM ({}): the results will show the page \
+        Some(ram)
+            if !config.open.direct
+                && config.variations.drop_caches == DropCaches::None
+                && config.variations.remount.is_none()
+                && total > 0
+                && total <= ram =>
+        {
+            Ok(Some(format!(
+                "the largest working set ({}) fits in RAM ({}): the results will show the page \
              cache, not the device (use -I, or files larger than RAM, to measure the device)",
-            human(total),
-            human(ram)
-        ))),
+                human(total),
+                human(ram)
+            )))
+        }
         _ => Ok(None),
     }
 }

@@ -78,13 +78,13 @@ fn inverted_auto_range_is_refused() {
 }
 
 #[test]
-fn unsupported_mmap_is_refused() {
-    assert_refused(&["-B"], "-B");
+fn unsupported_offset_latency_files_are_refused() {
+    assert_refused(&["-Q"], "-Q");
 }
 
 #[test]
-fn unsupported_async_io_is_refused() {
-    assert_refused(&["-H", "4"], "-H");
+fn unsupported_telemetry_is_refused() {
+    assert_refused(&["-X", "t.txt"], "-X");
 }
 
 #[test]

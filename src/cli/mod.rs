@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use lexopt::{Arg, Parser, ValueExt};
 
 use crate::config::*;
+use crate::variations::{DropCaches, EngineChoice, IoVariations, MsyncMode, Verify};
 use crate::workload::TestId;
 
 pub use help::{HELP_TEXT, version_text};
@@ -90,6 +91,9 @@ struct Seen {
     start_delay_us: Option<u64>,
     record_locking: bool,
     destroy_data: Vec<String>,
+    variations: IoVariations,
+    mmap_flag: bool,
+    aio_depth: Option<(char, u32)>,
 }
 
 /// Parses argv (argv[0] included) into a command.
@@ -116,6 +120,37 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             Arg::Short(c) => parse_short(c, &mut parser, &mut seen)?,
             Arg::Long("force") => seen.force = true,
             Arg::Long("quiet") => seen.quiet = true,
+            Arg::Long("engine") => {
+                let name = string_value(&mut parser, "--engine")?;
+                seen.variations.engine = Some(EngineChoice::from_name(&name).ok_or_else(|| {
+                    usage(format!(
+                        "--engine: '{name}' is not an engine ({})",
+                        EngineChoice::NAMES
+                    ))
+                })?);
+            }
+            Arg::Long("iodepth") => {
+                let n = count_value(&mut parser, "--iodepth")?;
+                if n == 0 || n > 4096 {
+                    return Err(usage(format!("--iodepth: {n}; give 1 to 4096")));
+                }
+                seen.variations.iodepth = n as u32;
+            }
+            Arg::Long("drop-caches") => {
+                seen.variations.drop_caches = match parser.optional_value() {
+                    None => DropCaches::File,
+                    Some(v) => match v.to_str() {
+                        Some("file") => DropCaches::File,
+                        Some("all") => DropCaches::All,
+                        _ => {
+                            return Err(usage(format!(
+                                "--drop-caches: '{}' is not file or all",
+                                v.to_string_lossy()
+                            )));
+                        }
+                    },
+                };
+            }
             Arg::Long("destroy-data") => {
                 let v = string_value(&mut parser, "--destroy-data")?;
                 if v.trim().is_empty() {
@@ -190,7 +225,18 @@ fn path_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
     if v.is_empty() {
         return Err(usage(format!("{opt}: the path is empty")));
     }
-    Ok(PathBuf::from(v))
+    utf8_path(opt, v)
+}
+
+/// Paths end up in the saved results (JSON), so they must be text.
+fn utf8_path(opt: &str, v: OsString) -> Result<PathBuf, UsageError> {
+    match v.into_string() {
+        Ok(s) => Ok(PathBuf::from(s)),
+        Err(raw) => Err(usage(format!(
+            "{opt}: the path {} is not valid UTF-8 (ioz records paths in its results)",
+            raw.to_string_lossy()
+        ))),
+    }
 }
 
 fn size_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
@@ -225,6 +271,12 @@ fn workers_value(parser: &mut Parser, opt: &str) -> Result<u32, UsageError> {
 fn count_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
     let v = string_value(parser, opt)?;
     parse_count(&v).map_err(|e| usage(format!("{opt}: {e}")))
+}
+
+impl Seen {
+    fn throughput_requested(&self) -> bool {
+        !self.worker_counts.is_empty() || self.min_workers.is_some() || self.max_workers.is_some()
+    }
 }
 
 fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
@@ -352,8 +404,8 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
             let files: Vec<PathBuf> = parser
                 .values()
                 .map_err(|_| usage("-F needs the workers' file names"))?
-                .map(PathBuf::from)
-                .collect();
+                .map(|v| utf8_path("-F", v))
+                .collect::<Result<_, _>>()?;
             if files.iter().any(|f| f.as_os_str().is_empty()) {
                 return Err(usage("-F: a file name is empty"));
             }
@@ -370,6 +422,56 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
             seen.first_cpu = Some(cpu);
             seen.option_lines
                 .push(format!("Binding of processors beginning with {cpu} "));
+        }
+        'B' => {
+            seen.mmap_flag = true;
+            seen.option_lines.push("Using mmap files".into());
+        }
+        'D' => {
+            seen.mmap_flag = true;
+            seen.variations.msync = MsyncMode::Async;
+            seen.option_lines
+                .push("Using msync(MS_ASYNC) on mmap files".into());
+        }
+        'G' => {
+            seen.mmap_flag = true;
+            seen.variations.msync = MsyncMode::Sync;
+            seen.option_lines
+                .push("Using msync(MS_SYNC) on mmap files".into());
+        }
+        'H' | 'k' => {
+            let n = count_value(parser, &format!("-{c}"))?;
+            if n == 0 || n > 4096 {
+                return Err(usage(format!("-{c}: depth {n}; give 1 to 4096")));
+            }
+            if let Some((other, _)) = seen.aio_depth
+                && other != c
+            {
+                return Err(usage("-H and -k cannot be combined: choose one"));
+            }
+            seen.aio_depth = Some((c, n as u32));
+            seen.option_lines.push(if c == 'H' {
+                format!("POSIX async I/O (with bcopy). Depth {n}")
+            } else {
+                format!("POSIX Async I/O (no bcopy). Depth {n} ")
+            });
+        }
+        'J' => {
+            let ms = count_value(parser, "-J")?;
+            seen.variations.compute_delay_ms = Some(ms);
+        }
+        'V' => {
+            let n = count_value(parser, "-V")?;
+            if n > 255 {
+                return Err(usage(format!("-V: {n} is not a byte (0 to 255)")));
+            }
+            seen.variations.verify = Verify::Pattern(n as u8);
+            seen.option_lines.push(format!(
+                "Verify Mode. Pattern {:x}",
+                u32::from_ne_bytes([n as u8; 4])
+            ));
+            seen.option_lines
+                .push("Performance measurements are invalid in this mode.".into());
         }
         'j' => {
             let n = count_value(parser, "-j")?;
@@ -430,6 +532,31 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
                 .push("Read & Write sync mode active.".into());
         }
         'k' => seen.constant_total = true,
+        'A' => {
+            let n = count_value(parser, &opt)?;
+            if n > 4 {
+                return Err(usage(format!(
+                    "{opt}: {n} is not a madvise mode (0 normal, 1 random, 2 sequential, 3 dontneed, 4 willneed)"
+                )));
+            }
+            seen.variations.madvise = Some(n as u32);
+            seen.option_lines.push(format!("Madvise enabled: {n}"));
+        }
+        'q' => {
+            seen.variations.delay_between_tests_s = count_value(parser, &opt)?;
+            seen.option_lines.push(format!(
+                "Delay {} seconds between tests enabled.",
+                seen.variations.delay_between_tests_s
+            ));
+        }
+        'N' => seen.variations.no_truncate = true,
+        'd' => {
+            seen.variations.verify = Verify::Diagnostic;
+            seen.option_lines
+                .push(">>> I/O Diagnostic mode enabled. <<<".into());
+            seen.option_lines
+                .push("Performance measurements are invalid in this mode.".into());
+        }
         'V' => {
             seen.shared_file = true;
             seen.option_lines
@@ -506,6 +633,7 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }
     let throughput = throughput_config(&seen)?;
+    let variations = variations(&seen)?;
     let auto =
         seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
     if !auto {
@@ -630,7 +758,58 @@ fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError
         throughput,
         record_locking: seen.record_locking,
         destroy_data: seen.destroy_data,
+        variations,
     })
+}
+
+/// The I/O variations, with the engine the IOzone flags (-B, -H, -k) or
+/// --engine chose, checked against each other.
+fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
+    let mut v = seen.variations.clone();
+    let from_flags = match (seen.mmap_flag, seen.aio_depth) {
+        (true, Some(_)) => {
+            return Err(usage(
+                "mmap (-B/-D/-G) and async I/O (-H/-k) cannot be combined",
+            ));
+        }
+        (true, None) => Some(EngineChoice::Mmap),
+        (false, Some((c, depth))) => {
+            v.aio_no_copy = c == 'k';
+            v.iodepth = depth;
+            Some(EngineChoice::Aio)
+        }
+        (false, None) => None,
+    };
+    match (v.engine, from_flags) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(usage(format!(
+                "--engine {} contradicts -B/-D/-G/-H/-k",
+                format!("{a:?}").to_lowercase()
+            )));
+        }
+        (None, Some(b)) => v.engine = Some(b),
+        _ => {}
+    }
+    let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
+    if v.iodepth > 1 && !queued {
+        return Err(usage(
+            "--iodepth only applies to --engine io_uring or aio (-H/-k)",
+        ));
+    }
+    v.iodepth = v.iodepth.max(1);
+    // SAFETY: geteuid has no preconditions.
+    if v.drop_caches == DropCaches::All && unsafe { libc::geteuid() } != 0 {
+        return Err(usage(
+            "--drop-caches=all writes /proc/sys/vm/drop_caches and needs root; --drop-caches alone evicts only the test file",
+        ));
+    }
+    if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
+        return Err(usage("-+A (madvise) needs mmap files (-B)"));
+    }
+    if v.verify != Verify::None && seen.throughput_requested() {
+        return Err(usage("-V and -+d are not available in throughput mode yet"));
+    }
+    Ok(v)
 }
 
 /// Throughput mode from -t/-l/-u and its companions; options that only mean

@@ -199,10 +199,13 @@ fn bad_values_name_the_option() {
 
 #[test]
 fn unsupported_iozone_options_are_refused_by_name() {
-    assert_eq!(err(&["-B"]), "-B (mmap) is not supported yet");
     assert_eq!(
-        err(&["-V", "165"]),
-        "-V (data verification) is not supported yet"
+        err(&["-Q"]),
+        "-Q (offset/latency files) is not supported yet"
+    );
+    assert_eq!(
+        err(&["-+w", "50"]),
+        "-+w (dedupable data) is not supported yet"
     );
     assert_eq!(err(&["-+u"]), "-+u (CPU utilisation) is not supported yet");
     assert!(err(&["-b", "x.txt"]).contains("needs a .xls, .wks or .xlsx extension"));
@@ -299,4 +302,42 @@ fn throughput_options() {
     );
     assert!(!run(&["-t", "2"]).unwrap().tests.contains(&RecordRewrite));
     assert!(run(&["-+l", "-s", "64k"]).unwrap().record_locking);
+}
+
+#[test]
+fn io_variation_options() {
+    use crate::variations::*;
+    let v = run(&["-B", "-+A", "2"]).unwrap().variations;
+    assert_eq!((v.engine, v.madvise), (Some(EngineChoice::Mmap), Some(2)));
+    assert_eq!(run(&["-G"]).unwrap().variations.msync, MsyncMode::Sync);
+    let v = run(&["-k", "8"]).unwrap().variations;
+    assert_eq!(
+        (v.engine, v.iodepth, v.aio_no_copy),
+        (Some(EngineChoice::Aio), 8, true)
+    );
+    let v = run(&["--engine", "io_uring", "--iodepth", "32"])
+        .unwrap()
+        .variations;
+    assert_eq!((v.engine, v.iodepth), (Some(EngineChoice::IoUring), 32));
+    assert_eq!(
+        run(&["--drop-caches"]).unwrap().variations.drop_caches,
+        DropCaches::File
+    );
+    let v = run(&["-+q", "2", "-+N", "-J", "5", "-V", "165"])
+        .unwrap()
+        .variations;
+    assert_eq!(v.delay_between_tests_s, 2);
+    assert!(v.no_truncate);
+    assert_eq!(v.compute_delay_ms, Some(5));
+    assert_eq!(v.verify, Verify::Pattern(165));
+    assert_eq!(run(&["-+d"]).unwrap().variations.verify, Verify::Diagnostic);
+    assert!(err(&["-B", "-H", "4"]).contains("cannot be combined"));
+    assert!(err(&["-H", "4", "-k", "4"]).contains("-H and -k cannot be combined"));
+    assert!(err(&["--iodepth", "8"]).contains("--iodepth only applies"));
+    assert!(err(&["-+A", "1"]).contains("needs mmap files"));
+    assert!(err(&["--engine", "spdk"]).contains("is not an engine"));
+    assert!(err(&["--engine", "sync", "-B"]).contains("contradicts"));
+    assert!(err(&["-+A", "7", "-B"]).contains("not a madvise mode"));
+    assert!(err(&["-V", "256"]).contains("not a byte"));
+    assert!(err(&["--drop-caches=some"]).contains("is not file or all"));
 }

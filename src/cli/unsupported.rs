@@ -4,12 +4,6 @@
 /// What a single-letter IOzone option does, if it is one ioz does not support yet.
 pub fn describe(letter: char) -> Option<&'static str> {
     Some(match letter {
-        'B' => "mmap",
-        'D' => "msync MS_ASYNC on mmap files",
-        'G' => "msync MS_SYNC on mmap files",
-        'H' => "POSIX async I/O",
-        'J' => "compute delay",
-        'k' => "POSIX async I/O without copy",
         'K' => "disrupted read patterns",
         'L' => "processor cache line size",
         'm' => "multiple buffers",
@@ -17,7 +11,6 @@ pub fn describe(letter: char) -> Option<&'static str> {
         'Q' => "offset/latency files",
         'S' => "processor cache size",
         'U' => "unmount and remount between tests",
-        'V' => "data verification",
         'X' => "write telemetry file",
         'Y' => "read telemetry file",
         'Z' => "mixing mmap and file I/O",
@@ -29,12 +22,10 @@ pub fn describe(letter: char) -> Option<&'static str> {
 pub fn describe_plus(letter: char) -> Option<&'static str> {
     Some(match letter {
         'a' => "ignored IOzone option",
-        'A' => "madvise",
         'b' => "ignored IOzone option",
         'B' => "sequential mixed workload",
         'c' => "cluster client",
         'C' => "dedup within files",
-        'd' => "diagnostic verification",
         'E' => "read-only tests on an existing file",
         'F' => "truncating writers in the mixed workload",
         'h' => "cluster controlling host",
@@ -42,10 +33,8 @@ pub fn describe_plus(letter: char) -> Option<&'static str> {
         'i' => "cluster control port",
         'K' => "reader count in the mixed workload",
         'm' => "cluster mode",
-        'N' => "no truncation before writing",
         'O' => "operation rate limit",
         'P' => "PIT time server port",
-        'q' => "delay between tests",
         's' => "silent cluster client",
         'S' => "dedup seed",
         't' => "network speed test",

@@ -2,10 +2,14 @@
 //! file, one trait for all. Engines move every byte they are asked to (short
 //! transfers are continued) or fail with the OS error.
 
+mod aio;
+pub mod batch;
 mod locked;
+mod mmap;
 mod positional;
 mod stdio;
 mod sync;
+mod uring;
 mod vectored;
 
 use std::ffi::CString;
@@ -14,10 +18,16 @@ use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+pub use aio::AioEngine;
+pub use batch::{DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Progress, Stops, sync_ops};
 pub use locked::LockedEngine;
+pub use mmap::MmapEngine;
+
+use crate::pattern::IoOp;
 pub use positional::PositionalEngine;
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;
+pub use uring::UringEngine;
 pub use vectored::VectoredEngine;
 
 /// One way of moving records. Calls are made inside the timed region, so an
@@ -33,6 +43,21 @@ pub trait Engine {
     fn close(&mut self) -> io::Result<()>;
     /// The descriptor, for untimed housekeeping (locks, fsync before the pass).
     fn raw_fd(&self) -> RawFd;
+
+    /// Runs `ops` in the timed region. Synchronous engines keep this default,
+    /// one operation at a time; engines with operations in flight override it.
+    #[inline]
+    fn run_ops<C: DataCheck>(
+        &mut self,
+        ops: &[IoOp],
+        io: &mut LoopIo<'_, C>,
+        stops: Stops<'_>,
+    ) -> Result<Progress, LoopFailure>
+    where
+        Self: Sized,
+    {
+        sync_ops(self, ops, io, stops)
+    }
 }
 
 /// How a pass opens the test file.
@@ -45,6 +70,16 @@ pub struct OpenSpec {
     pub extra_flags: libc::c_int,
     /// Bytes per record (the vectored engine splits calls into records).
     pub record_bytes: usize,
+    /// Bytes of the file the pass covers (mmap maps this much).
+    pub file_bytes: u64,
+    /// Operations in flight for queued engines (aio, io_uring); 1 otherwise.
+    pub depth: u32,
+    /// `-D`/`-G`: msync after each record of an mmap'd file.
+    pub msync: crate::variations::MsyncMode,
+    /// `-+A`: madvise advice for mmap'd files.
+    pub madvise: Option<u32>,
+    /// `-k`: POSIX AIO without copying.
+    pub aio_no_copy: bool,
 }
 
 /// Mode of files ioz creates (IOzone uses 0640).

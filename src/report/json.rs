@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, SizeAxis, Sizes};
 use crate::env::Environment;
 use crate::plan::Cell;
 use crate::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
@@ -139,7 +139,38 @@ pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
         }
         Some(_) => {}
     }
-    serde_json::from_slice(bytes).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))
+    let result: RunResult = serde_json::from_slice(bytes)
+        .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
+    check_ranges(&result.config).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
+    Ok(result)
+}
+
+/// Refuses auto-mode size ranges the command line can never produce and
+/// that have no end: a range from 0, or one stepping by 0 or 1, would be
+/// stepped through forever when the run is rendered.
+fn check_ranges(config: &RunConfig) -> Result<(), String> {
+    let Sizes::Auto(auto) = &config.sizes else {
+        return Ok(());
+    };
+    for (name, axis) in [
+        ("file_sizes", &auto.file_sizes),
+        ("record_sizes", &auto.record_sizes),
+    ] {
+        if let SizeAxis::Range {
+            min, multiplier, ..
+        } = axis
+        {
+            if *min == 0 {
+                return Err(format!("its {name} range starts at 0"));
+            }
+            if *multiplier < 2 {
+                return Err(format!(
+                    "its {name} range has multiplier {multiplier} (at least 2)"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

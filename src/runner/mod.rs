@@ -17,7 +17,9 @@ pub use pass::{
     timed, with_engine,
 };
 pub use throughput::{ThroughputEvent, ThroughputOutcome, phases, run_throughput};
-pub use timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
+pub use timed::{
+    DataCheck, EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
+};
 
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::config::RunConfig;
@@ -124,7 +126,15 @@ fn run_cell(
     on_event: &mut impl FnMut(RunEvent<'_>),
 ) -> Result<Option<i32>, IoFailure> {
     target.ensure_exists()?;
-    let mut read_buf = AlignedBuf::zeroed(largest_op(cell));
+    // One read slot per operation an engine may keep in flight.
+    let slots = config
+        .tests
+        .iter()
+        .flat_map(|t| t.passes())
+        .map(|&p| pass::depth_for(p, config))
+        .max()
+        .unwrap_or(1) as usize;
+    let mut read_buf = AlignedBuf::zeroed(largest_op(cell) * slots);
     let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data));
     fill(&mut pool, config.data, seed);
     let opts = PatternOptions {
@@ -154,12 +164,21 @@ fn run_cell(
                 PassEnd::Measured(m) => {
                     on_event(RunEvent::PassDone(&m));
                     row.measurements.push(m);
+                    pause_between_tests(config);
                 }
                 PassEnd::Interrupted(sig) => return Ok(Some(sig)),
             }
         }
     }
     Ok(None)
+}
+
+/// `-+q`: a pause after every pass (outside any timing).
+pub(crate) fn pause_between_tests(config: &RunConfig) {
+    let secs = config.variations.delay_between_tests_s;
+    if secs > 0 {
+        std::thread::sleep(std::time::Duration::from_secs(secs));
+    }
 }
 
 /// Read tests need a file with data: when no write test left one, write it
@@ -198,6 +217,11 @@ pub(crate) fn fill_file_if_short(
             0
         },
         record_bytes: cell.record_bytes as usize,
+        file_bytes: needed,
+        depth: 1,
+        msync: Default::default(),
+        madvise: None,
+        aio_no_copy: false,
     };
     let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
     let rec = cell.record_bytes as usize;

@@ -8,16 +8,20 @@ use std::path::Path;
 
 use nix::sys::resource::{UsageWho, getrusage};
 
-use super::timed::{EarlyStop, LoopFailure, LoopOutcome, Stops, TimedExtras, timed_loop};
+use super::timed::{
+    EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
+};
 use crate::config::RunConfig;
 use crate::engine::{
-    Engine, LockedEngine, OpenSpec, PositionalEngine, StdioEngine, SyncEngine, VectoredEngine,
+    AioEngine, Engine, LockedEngine, MmapEngine, OpenSpec, PositionalEngine, StdioEngine,
+    SyncEngine, UringEngine, VectoredEngine,
 };
 use crate::error::IoFailure;
 use crate::pattern::IoOp;
 use crate::plan::Cell;
 use crate::result::Measurement;
 use crate::signals::StopFlag;
+use crate::variations::{DropCaches, EngineChoice};
 use crate::workload::{Direction, EngineKind, Pass};
 
 /// Everything a pass needs that was prepared before it.
@@ -36,8 +40,30 @@ pub enum PassEnd {
     Interrupted(i32),
 }
 
+/// The engine a pass runs on: its own, unless --engine (or -B, -H, -k) picks
+/// one for the tests that move records with read/write or pread/pwrite. The
+/// stdio (6, 7) and vectored (11, 12) tests keep their engines: that is what
+/// they measure.
+pub fn engine_for(pass: Pass, config: &RunConfig) -> EngineChoice {
+    let own = match pass.engine() {
+        EngineKind::Sync => EngineChoice::Sync,
+        EngineKind::Positional => EngineChoice::Psync,
+        EngineKind::Vectored => return EngineChoice::Vec,
+        EngineKind::Stdio => return EngineChoice::Stdio,
+    };
+    config.variations.engine.unwrap_or(own)
+}
+
+/// Operations in flight for the pass's engine.
+pub fn depth_for(pass: Pass, config: &RunConfig) -> u32 {
+    match engine_for(pass, config) {
+        EngineChoice::Aio | EngineChoice::IoUring => config.variations.iodepth.max(1),
+        _ => 1,
+    }
+}
+
 /// How the pass opens the file, from its direction and the run's options.
-pub fn open_spec(pass: Pass, config: &RunConfig, record_bytes: usize) -> OpenSpec {
+pub fn open_spec(pass: Pass, config: &RunConfig, cell: &Cell) -> OpenSpec {
     let writable = pass.direction() != Direction::Read;
     let mut flags = 0;
     if config.open.direct {
@@ -55,9 +81,14 @@ pub fn open_spec(pass: Pass, config: &RunConfig, record_bytes: usize) -> OpenSpe
     OpenSpec {
         writable,
         create: false,
-        truncate: pass.truncates(),
+        truncate: pass.truncates() && !config.variations.no_truncate,
         extra_flags: flags,
-        record_bytes,
+        record_bytes: cell.record_bytes as usize,
+        file_bytes: cell.pass_bytes(),
+        depth: depth_for(pass, config),
+        msync: config.variations.msync,
+        madvise: config.variations.madvise,
+        aio_no_copy: config.variations.aio_no_copy,
     }
 }
 
@@ -73,10 +104,10 @@ pub fn with_engine<W: WithEngine>(
     pass: Pass,
     config: &RunConfig,
     path: &Path,
-    record_bytes: u64,
+    cell: &Cell,
     body: W,
 ) -> Result<W::Output, IoFailure> {
-    let spec = open_spec(pass, config, record_bytes as usize);
+    let spec = open_spec(pass, config, cell);
     let fail = failure(pass, path);
     let open_failure = |e: io::Error| {
         if config.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
@@ -90,27 +121,23 @@ pub fn with_engine<W: WithEngine>(
         }
     };
     let locking = config.record_locking;
-    Ok(match pass.engine() {
-        EngineKind::Sync => run_maybe_locked(
-            SyncEngine::open(path, &spec).map_err(open_failure)?,
-            locking,
-            body,
-        ),
-        EngineKind::Positional => run_maybe_locked(
-            PositionalEngine::open(path, &spec).map_err(open_failure)?,
-            locking,
-            body,
-        ),
-        EngineKind::Vectored => run_maybe_locked(
-            VectoredEngine::open(path, &spec).map_err(open_failure)?,
-            locking,
-            body,
-        ),
-        EngineKind::Stdio => run_maybe_locked(
-            StdioEngine::open(path, &spec).map_err(open_failure)?,
-            locking,
-            body,
-        ),
+    macro_rules! open_and_run {
+        ($engine:ty) => {
+            run_maybe_locked(
+                <$engine>::open(path, &spec).map_err(open_failure)?,
+                locking,
+                body,
+            )
+        };
+    }
+    Ok(match engine_for(pass, config) {
+        EngineChoice::Sync => open_and_run!(SyncEngine),
+        EngineChoice::Psync => open_and_run!(PositionalEngine),
+        EngineChoice::Vec => open_and_run!(VectoredEngine),
+        EngineChoice::Stdio => open_and_run!(StdioEngine),
+        EngineChoice::Mmap => open_and_run!(MmapEngine),
+        EngineChoice::Aio => open_and_run!(AioEngine),
+        EngineChoice::IoUring => open_and_run!(UringEngine),
     })
 }
 
@@ -124,14 +151,8 @@ fn run_maybe_locked<E: Engine, W: WithEngine>(engine: E, locking: bool, body: W)
 }
 
 pub fn run_pass(pass: Pass, inputs: PassInputs<'_>) -> Result<PassEnd, IoFailure> {
-    let (config, path, record_bytes) = (inputs.config, inputs.path, inputs.cell.record_bytes);
-    with_engine(
-        pass,
-        config,
-        path,
-        record_bytes,
-        SinglePass { pass, inputs },
-    )?
+    let (config, path, cell) = (inputs.config, inputs.path, inputs.cell);
+    with_engine(pass, config, path, cell, SinglePass { pass, inputs })?
 }
 
 /// A pass of single or auto mode.
@@ -233,8 +254,27 @@ fn lock(fd: i32, kind: libc::c_int) -> io::Result<()> {
     }
 }
 
-/// Untimed, before the clock: flush what earlier passes left dirty, and take
-/// the whole-file lock with -W.
+/// `--drop-caches`: evict the file's pages (after the fsync above wrote them
+/// back), and with `=all` every clean page of the machine; untimed.
+fn drop_caches(fd: i32, how: DropCaches) -> io::Result<()> {
+    if how == DropCaches::None {
+        return Ok(());
+    }
+    // SAFETY: plain syscall on an open descriptor.
+    let r = unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if r != 0 {
+        return Err(io::Error::from_raw_os_error(r));
+    }
+    if how == DropCaches::All {
+        // SAFETY: sync has no preconditions.
+        unsafe { libc::sync() };
+        std::fs::write("/proc/sys/vm/drop_caches", b"3\n")?;
+    }
+    Ok(())
+}
+
+/// Untimed, before the clock: flush what earlier passes left dirty, drop the
+/// page cache before reads with --drop-caches, and take the -W lock.
 pub fn before_loop<E: Engine>(
     engine: &E,
     pass: Pass,
@@ -245,6 +285,10 @@ pub fn before_loop<E: Engine>(
     // SAFETY: plain syscall on the engine's open descriptor.
     if unsafe { libc::fsync(engine.raw_fd()) } < 0 {
         return Err(fail("fsync", None, io::Error::last_os_error()));
+    }
+    if pass.direction() != Direction::Write {
+        drop_caches(engine.raw_fd(), config.variations.drop_caches)
+            .map_err(|e| fail("drop the page cache of", None, e))?;
     }
     if config.lock_file {
         let writable = pass.direction() != Direction::Read;
@@ -274,7 +318,14 @@ pub fn timed<E: Engine>(
         sync: config.fsync_in_timing,
         close: config.close_in_timing,
     };
-    timed_loop(engine, ops, read_buf, pool, extras, stops).map_err(
+    let mut io = LoopIo {
+        read_buf,
+        slots: depth_for(pass, config) as usize,
+        pool,
+        check: &mut NoCheck,
+        compute_delay_ns: config.variations.compute_delay_ms.unwrap_or(0) * 1_000_000,
+    };
+    timed_loop(engine, ops, &mut io, extras, stops).map_err(
         |LoopFailure {
              operation,
              offset,

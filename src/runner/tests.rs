@@ -68,7 +68,7 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
     }
     let mut read_buf = vec![0u8; largest_op(&cell())];
     let mut engine = RecordingEngine::default();
-    let outcome = timed_loop(
+    let outcome = looped(
         &mut engine,
         &ops,
         &mut read_buf,
@@ -199,7 +199,7 @@ fn a_failed_operation_names_its_offset() {
         ..Default::default()
     };
     let pool = vec![0u8; REC as usize];
-    let err = timed_loop(
+    let err = looped(
         &mut engine,
         &ops,
         &mut [0u8; 4096],
@@ -230,7 +230,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
     let stop = StopFlag::default();
     stop.raise(2);
     let mut engine = RecordingEngine::default();
-    let out = timed_loop(
+    let out = looped(
         &mut engine,
         &ops,
         &mut [0u8; 4096],
@@ -335,7 +335,7 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
         signal: &StopFlag::default(),
         stonewall: Some(&wall),
     };
-    let out = timed_loop(
+    let out = looped(
         &mut engine,
         &ops,
         &mut [0u8; 4096],
@@ -485,4 +485,23 @@ fn a_worker_file_that_cannot_be_created_fails_the_run_and_leaves_nothing() {
     let err = out.error.expect("the run should fail").to_string();
     assert!(err.contains("nowhere/b"), "{err}");
     assert!(!a.exists(), "worker 0's file was left behind");
+}
+
+/// The timed loop with plain buffers, no data checks and no compute delay.
+fn looped<E: Engine>(
+    engine: &mut E,
+    ops: &[IoOp],
+    read_buf: &mut [u8],
+    pool: &[u8],
+    extras: TimedExtras,
+    stops: Stops<'_>,
+) -> Result<LoopOutcome, LoopFailure> {
+    let mut io = LoopIo {
+        read_buf,
+        slots: 1,
+        pool,
+        check: &mut NoCheck,
+        compute_delay_ns: 0,
+    };
+    timed_loop(engine, ops, &mut io, extras, stops)
 }

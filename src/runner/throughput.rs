@@ -136,6 +136,7 @@ pub fn run_throughput(
                 Ok(PhaseEnd::Done(phase)) => {
                     on_event(ThroughputEvent::PhaseDone(&phase));
                     phases_done.push(phase);
+                    super::pause_between_tests(config);
                 }
                 Ok(PhaseEnd::Interrupted(sig)) => {
                     status = RunStatus::Interrupted(sig);

@@ -2,42 +2,10 @@
 //! offsets, buffers and data were prepared before, and the only other work per
 //! operation is a relaxed atomic load (the stop flag) and an addition.
 
-use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::clock::now_ns;
-use crate::engine::Engine;
-use crate::pattern::{IoOp, OpKind};
-use crate::signals::StopFlag;
-
-/// Why a loop ended before its last operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EarlyStop {
-    /// A signal asked the whole run to stop.
-    Signal(i32),
-    /// Throughput mode: another worker finished first (stonewalling).
-    Stonewall,
-}
-
-/// What can end a loop early: signals always, the stonewall when given.
-#[derive(Clone, Copy, Debug)]
-pub struct Stops<'a> {
-    pub signal: &'a StopFlag,
-    pub stonewall: Option<&'a AtomicBool>,
-}
-
-impl Stops<'_> {
-    #[inline]
-    fn check(&self) -> Option<EarlyStop> {
-        if let Some(sig) = self.signal.signal() {
-            return Some(EarlyStop::Signal(sig));
-        }
-        match self.stonewall {
-            Some(wall) if wall.load(Ordering::Relaxed) => Some(EarlyStop::Stonewall),
-            _ => None,
-        }
-    }
-}
+pub use crate::engine::{DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Stops};
+use crate::engine::{Engine, Progress};
+use crate::pattern::IoOp;
 
 /// What the timed loop did.
 #[derive(Debug, PartialEq, Eq)]
@@ -49,20 +17,17 @@ pub struct LoopOutcome {
     pub ops_done: usize,
     /// Why the loop stopped before its last operation, if it did.
     pub stopped: Option<EarlyStop>,
+    /// `-J` compute time spent inside the region, which the result leaves out.
+    pub busy_ns: u64,
 }
 
 impl LoopOutcome {
+    /// Time of the I/O: the timed region less the -J compute time.
     pub fn elapsed_ns(&self) -> u64 {
-        self.end_ns - self.start_ns
+        (self.end_ns - self.start_ns)
+            .saturating_sub(self.busy_ns)
+            .max(1)
     }
-}
-
-/// The operation that failed inside the timed region.
-#[derive(Debug)]
-pub struct LoopFailure {
-    pub operation: &'static str,
-    pub offset: Option<u64>,
-    pub error: io::Error,
 }
 
 /// What to include in the timing besides the operations.
@@ -74,42 +39,22 @@ pub struct TimedExtras {
     pub close: bool,
 }
 
-/// Runs `ops` on `engine`: reads land in `read_buf`, writes come from `pool`.
+/// Runs `ops` on `engine` between two clock reads: reads land in the loop's
+/// read slots, writes come from its pool, the check sees every operation.
 #[inline(never)]
-pub fn timed_loop<E: Engine>(
+pub fn timed_loop<E: Engine, C: DataCheck>(
     engine: &mut E,
     ops: &[IoOp],
-    read_buf: &mut [u8],
-    pool: &[u8],
+    io: &mut LoopIo<'_, C>,
     extras: TimedExtras,
     stops: Stops<'_>,
 ) -> Result<LoopOutcome, LoopFailure> {
-    let mut bytes = 0u64;
-    let mut done = 0usize;
-    let mut stopped = None;
     let start_ns = now_ns();
-    for op in ops {
-        if let Some(why) = stops.check() {
-            stopped = Some(why);
-            break;
-        }
-        let result = match op.kind {
-            OpKind::Read => engine.read_at(&mut read_buf[..op.len], op.offset),
-            OpKind::Write => engine.write_at(&pool[op.source..op.source + op.len], op.offset),
-        };
-        if let Err(error) = result {
-            return Err(LoopFailure {
-                operation: match op.kind {
-                    OpKind::Read => "read",
-                    OpKind::Write => "write",
-                },
-                offset: Some(op.offset),
-                error,
-            });
-        }
-        bytes += op.len as u64;
-        done += 1;
-    }
+    let Progress {
+        bytes,
+        done,
+        stopped,
+    } = engine.run_ops(ops, io, stops)?;
     if stopped.is_none() {
         if extras.sync {
             engine.sync().map_err(|error| LoopFailure {
@@ -133,5 +78,6 @@ pub fn timed_loop<E: Engine>(
         bytes,
         ops_done: done,
         stopped,
+        busy_ns: io.compute_delay_ns * done as u64,
     })
 }

@@ -10,7 +10,9 @@ use std::time::Duration;
 use nix::sys::resource::UsageWho;
 use serde::{Deserialize, Serialize};
 
-use super::pass::{WithEngine, after_loop, before_loop, cpu_ns, failure, timed, with_engine};
+use super::pass::{
+    WithEngine, after_loop, before_loop, cpu_ns, depth_for, failure, timed, with_engine,
+};
 use super::shared::SharedFlags;
 use super::timed::{EarlyStop, Stops};
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
@@ -73,7 +75,8 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
             eprintln!("ioz: worker {worker}: cannot bind to a CPU: {e}");
         }
     }
-    let mut read_buf = AlignedBuf::zeroed(largest_op(&job.cell));
+    let slots = depth_for(job.pass, job.config) as usize;
+    let mut read_buf = AlignedBuf::zeroed(largest_op(&job.cell) * slots);
     let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data));
     fill(&mut pool, job.config.data, 1 + worker as u64);
     let body = WorkerBody {
@@ -82,13 +85,12 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
         read_buf: &mut read_buf,
         pool: &pool,
     };
-    let report = with_engine(job.pass, job.config, job.path, job.cell.record_bytes, body)
-        .unwrap_or_else(|e| {
-            // The open failed: arrive anyway so the barrier is not left waiting.
-            gate.arrive(false);
-            gate.wait_for_release();
-            Err(e)
-        });
+    let report = with_engine(job.pass, job.config, job.path, &job.cell, body).unwrap_or_else(|e| {
+        // The open failed: arrive anyway so the barrier is not left waiting.
+        gate.arrive(false);
+        gate.wait_for_release();
+        Err(e)
+    });
     match report {
         Ok(r) => r,
         Err(e) => {

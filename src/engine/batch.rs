@@ -1,0 +1,165 @@
+//! What every engine runs inside the timed region: a sequence of operations,
+//! with the data checks and early stops of the run. Synchronous engines use
+//! [`sync_ops`]; engines that keep several operations in flight (io_uring,
+//! POSIX AIO) provide their own [`Engine::run_ops`](super::Engine::run_ops).
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::Engine;
+use crate::pattern::{IoOp, OpKind};
+use crate::signals::StopFlag;
+
+/// Why a loop ended before its last operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyStop {
+    /// A signal asked the whole run to stop.
+    Signal(i32),
+    /// Throughput mode: another worker finished first (stonewalling).
+    Stonewall,
+}
+
+/// What can end a loop early: signals always, the stonewall when given.
+#[derive(Clone, Copy, Debug)]
+pub struct Stops<'a> {
+    pub signal: &'a StopFlag,
+    pub stonewall: Option<&'a AtomicBool>,
+}
+
+impl Stops<'_> {
+    #[inline]
+    pub fn check(&self) -> Option<EarlyStop> {
+        if let Some(sig) = self.signal.signal() {
+            return Some(EarlyStop::Signal(sig));
+        }
+        match self.stonewall {
+            Some(wall) if wall.load(Ordering::Relaxed) => Some(EarlyStop::Stonewall),
+            _ => None,
+        }
+    }
+}
+
+/// The operation that failed inside the timed region.
+#[derive(Debug)]
+pub struct LoopFailure {
+    pub operation: &'static str,
+    pub offset: Option<u64>,
+    pub error: io::Error,
+}
+
+impl LoopFailure {
+    pub fn of(op: &IoOp, error: io::Error) -> LoopFailure {
+        LoopFailure {
+            operation: match op.kind {
+                OpKind::Read => "read",
+                OpKind::Write => "write",
+            },
+            offset: Some(op.offset),
+            error,
+        }
+    }
+}
+
+/// What the data of each operation is and how reads are checked. The default
+/// ([`NoCheck`]) sends pool slices and checks nothing, at no cost; verification
+/// modes (-V, -+d) supply their own.
+pub trait DataCheck {
+    /// The bytes a write sends.
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8];
+    /// Checks what a read returned; the error says what differs and where.
+    fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()>;
+}
+
+/// Writes from the pool, checks nothing.
+pub struct NoCheck;
+
+impl DataCheck for NoCheck {
+    #[inline(always)]
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+        &pool[op.source..op.source + op.len]
+    }
+
+    #[inline(always)]
+    fn check_read(&mut self, _op: &IoOp, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Buffers and per-operation work of a loop.
+pub struct LoopIo<'a, C: DataCheck> {
+    /// Where reads land: `slots` × the largest operation, so an engine with
+    /// operations in flight gives each its own slot.
+    pub read_buf: &'a mut [u8],
+    pub slots: usize,
+    /// Where writes come from (through the check's `write_data`).
+    pub pool: &'a [u8],
+    pub check: &'a mut C,
+    /// `-J`: busy-wait this long before each operation (subtracted later).
+    pub compute_delay_ns: u64,
+}
+
+impl<C: DataCheck> LoopIo<'_, C> {
+    /// The read slot `index` (of `slots`), `len` bytes long.
+    #[inline]
+    pub fn read_slot(&mut self, index: usize, len: usize) -> &mut [u8] {
+        let size = self.read_buf.len() / self.slots.max(1);
+        let start = (index % self.slots.max(1)) * size;
+        &mut self.read_buf[start..start + len]
+    }
+}
+
+/// How far a loop got.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub bytes: u64,
+    pub done: usize,
+    pub stopped: Option<EarlyStop>,
+}
+
+/// Busy-waits `ns` nanoseconds (-J): compute time between operations.
+#[inline]
+pub fn compute_delay(ns: u64) {
+    if ns == 0 {
+        return;
+    }
+    let until = crate::clock::now_ns() + ns;
+    while crate::clock::now_ns() < until {
+        std::hint::spin_loop();
+    }
+}
+
+/// One operation at a time, in order: the loop of every synchronous engine.
+#[inline]
+pub fn sync_ops<E: Engine, C: DataCheck>(
+    engine: &mut E,
+    ops: &[IoOp],
+    io: &mut LoopIo<'_, C>,
+    stops: Stops<'_>,
+) -> Result<Progress, LoopFailure> {
+    let mut progress = Progress::default();
+    for op in ops {
+        if let Some(why) = stops.check() {
+            progress.stopped = Some(why);
+            break;
+        }
+        compute_delay(io.compute_delay_ns);
+        let result = match op.kind {
+            OpKind::Read => {
+                let buf = &mut io.read_buf[..op.len];
+                engine
+                    .read_at(buf, op.offset)
+                    .and_then(|()| io.check.check_read(op, buf))
+            }
+            OpKind::Write => {
+                let data = io.check.write_data(op, io.pool);
+                engine.write_at(data, op.offset)
+            }
+        };
+        if let Err(error) = result {
+            return Err(LoopFailure::of(op, error));
+        }
+        progress.bytes += op.len as u64;
+        progress.done += 1;
+    }
+    Ok(progress)
+}
