@@ -96,6 +96,9 @@ pub struct LoopIo<'a, C: DataCheck> {
     pub check: &'a mut C,
     /// `-J`: busy-wait this long before each operation (subtracted later).
     pub compute_delay_ns: u64,
+    /// The busy-waiting actually done (it can exceed the nominal delay when
+    /// the CPU is taken away mid-wait); 0 when the engine did not measure it.
+    pub busy_ns: u64,
 }
 
 impl<C: DataCheck> LoopIo<'_, C> {
@@ -117,15 +120,19 @@ pub struct Progress {
 }
 
 /// Busy-waits `ns` nanoseconds (-J): compute time between operations.
+/// Returns the time actually spent.
 #[inline]
-pub fn compute_delay(ns: u64) {
+pub fn compute_delay(ns: u64) -> u64 {
     if ns == 0 {
-        return;
+        return 0;
     }
-    let until = crate::clock::now_ns() + ns;
-    while crate::clock::now_ns() < until {
+    let start = crate::clock::now_ns();
+    let mut now = start;
+    while now < start + ns {
         std::hint::spin_loop();
+        now = crate::clock::now_ns();
     }
+    now - start
 }
 
 /// One operation at a time, in order: the loop of every synchronous engine.
@@ -142,7 +149,7 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
             progress.stopped = Some(why);
             break;
         }
-        compute_delay(io.compute_delay_ns);
+        io.busy_ns += compute_delay(io.compute_delay_ns);
         let result = match op.kind {
             OpKind::Read => {
                 let buf = &mut io.read_buf[..op.len];

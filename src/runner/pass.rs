@@ -324,6 +324,7 @@ pub fn timed<E: Engine>(
         pool,
         check: &mut NoCheck,
         compute_delay_ns: config.variations.compute_delay_ms.unwrap_or(0) * 1_000_000,
+        busy_ns: 0,
     };
     timed_loop(engine, ops, &mut io, extras, stops).map_err(
         |LoopFailure {

@@ -502,6 +502,7 @@ fn looped<E: Engine>(
         pool,
         check: &mut NoCheck,
         compute_delay_ns: 0,
+        busy_ns: 0,
     };
     timed_loop(engine, ops, &mut io, extras, stops)
 }

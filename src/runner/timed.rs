@@ -78,6 +78,11 @@ pub fn timed_loop<E: Engine, C: DataCheck>(
         bytes,
         ops_done: done,
         stopped,
-        busy_ns: io.compute_delay_ns * done as u64,
+        // Measured busy time where the engine kept it, else the nominal delay.
+        busy_ns: if io.busy_ns > 0 {
+            io.busy_ns
+        } else {
+            io.compute_delay_ns * done as u64
+        },
     })
 }

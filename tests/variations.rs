@@ -1,0 +1,186 @@
+//! Cache and timing controls: --drop-caches, -J, -+q, -+N.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{data_rows, ioz, list_dir};
+
+#[test]
+fn drop_caches_runs_before_reads_and_only_root_may_drop_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s",
+            "1m",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "--drop-caches",
+            "-f",
+            "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    assert!(
+        !run.stderr.contains("fits in RAM"),
+        "dropping caches: no page-cache warning"
+    );
+    let rows = data_rows(&run.stdout);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].len(), 6, "write, rewrite, read, reread");
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        ioz(
+            dir.path(),
+            &[
+                "-s",
+                "256k",
+                "-i",
+                "0",
+                "-i",
+                "1",
+                "--drop-caches=all",
+                "-f",
+                "t.tmp",
+            ],
+        )
+        .expect_code(0);
+    } else {
+        let refused = ioz(dir.path(), &["-s", "256k", "--drop-caches=all"]);
+        refused.expect_code(2);
+        assert!(refused.stderr.contains("needs root"));
+    }
+}
+
+#[test]
+fn drop_caches_evicts_the_file_pages() {
+    // After a write pass the file is cached; the untimed eviction before the
+    // read pass must leave (almost) none of its pages resident. Checked with
+    // mincore on a kept file after a run whose last pass is a read of it with
+    // --drop-caches… the read itself re-caches, so look right after a run that
+    // only evicts: `-i 0 -w` (writes, cached) then `-i 1 --drop-caches -+n`
+    // reads once — the reread would re-cache, so the run reads once and the
+    // test checks the page cache directly before and after eviction instead.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    ioz(
+        dir.path(),
+        &[
+            "-s", "8m", "-r", "1m", "-i", "0", "-w", "--quiet", "-f", "t.tmp",
+        ],
+    )
+    .expect_code(0);
+    let before = resident_fraction(&path);
+    assert!(
+        before > 0.5,
+        "the freshly written file should be cached ({before})"
+    );
+    // SAFETY: plain syscalls on a file we opened.
+    unsafe {
+        let f = std::fs::File::open(&path).unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        assert_eq!(libc::fsync(fd), 0);
+        assert_eq!(libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED), 0);
+    }
+    let after = resident_fraction(&path);
+    assert!(
+        after < 0.1,
+        "fadvise(DONTNEED) left {after} resident: page-cache eviction does not work here"
+    );
+}
+
+/// The fraction of the file's pages in the page cache (mincore).
+fn resident_fraction(path: &std::path::Path) -> f64 {
+    let f = std::fs::File::open(path).unwrap();
+    let len = f.metadata().unwrap().len() as usize;
+    let page = 4096;
+    let pages = len.div_ceil(page);
+    let mut vec = vec![0u8; pages];
+    // SAFETY: a read-only shared mapping of the whole file, unmapped below.
+    unsafe {
+        let map = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            std::os::fd::AsRawFd::as_raw_fd(&f),
+            0,
+        );
+        assert_ne!(map, libc::MAP_FAILED);
+        assert_eq!(libc::mincore(map, len, vec.as_mut_ptr()), 0);
+        libc::munmap(map, len);
+    }
+    vec.iter().filter(|&&b| b & 1 == 1).count() as f64 / pages as f64
+}
+
+#[test]
+fn compute_delay_is_left_out_of_the_rates() {
+    let dir = tempfile::tempdir().unwrap();
+    // 4 records, 25 ms of busy-waiting before each: 100 ms per pass that must
+    // not count. 64 kB in 100 ms would be 640 kB/s.
+    let started = Instant::now();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-J", "25", "-f", "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "the delay was not spent"
+    );
+    let rows = data_rows(&run.stdout);
+    let (write, rewrite) = (rows[0][2], rows[0][3]);
+    assert!(
+        write > 6400 && rewrite > 6400,
+        "busy time counted: {write} {rewrite} kB/s"
+    );
+}
+
+#[test]
+fn a_delay_between_tests_sleeps_after_every_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    ioz(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-+q", "1", "-f", "t.tmp"],
+    )
+    .expect_code(0);
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "two passes, a second after each"
+    );
+}
+
+#[test]
+fn no_truncate_keeps_a_longer_file_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let len = || std::fs::metadata(&path).unwrap().len();
+    ioz(
+        dir.path(),
+        &["-s", "256k", "-i", "0", "-w", "--quiet", "-f", "t.tmp"],
+    )
+    .expect_code(0);
+    ioz(
+        dir.path(),
+        &[
+            "-s", "64k", "-i", "0", "-w", "--quiet", "-+N", "-f", "t.tmp",
+        ],
+    )
+    .expect_code(0);
+    assert_eq!(len(), 256 << 10, "-+N must not truncate");
+    ioz(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-w", "--quiet", "-f", "t.tmp"],
+    )
+    .expect_code(0);
+    assert_eq!(len(), 64 << 10, "without -+N the write test truncates");
+}
