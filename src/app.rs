@@ -13,7 +13,9 @@ use crate::plan::expand;
 use crate::report::excel_text::render_excel_text;
 use crate::report::json;
 use crate::report::layout::TableLayout;
-use crate::report::text::{preamble, render_output, table_header, table_row, trailer};
+use crate::report::text::{
+    preamble, render_output, table_header, table_row, trailer, verify_note,
+};
 use crate::report::throughput_text::{
     phase_block, run_header, throughput_preamble, throughput_report,
 };
@@ -143,6 +145,7 @@ fn run(config: RunConfig) -> i32 {
         }
         out.put(&trailer());
     } else {
+        out.put(&verify_note(&result));
         out.put(&trailer());
         if result.config.excel_report {
             out.put(&render_excel_text(&result));

@@ -20,4 +20,5 @@ pub mod safety;
 pub mod signals;
 pub mod space;
 pub mod variations;
+pub mod verify;
 pub mod workload;

@@ -10,7 +10,10 @@ use std::io;
 use super::Exporter;
 use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 use crate::config::{KIB, OutputUnit, RunConfig};
-use crate::result::{CellResult, RunResult};
+use crate::pattern::mix_reads;
+use crate::result::{CellResult, RunResult, RunStatus};
+use crate::variations::Verify;
+use crate::workload::Direction;
 
 /// The line that ends the table (IOzone's says "iozone test complete.").
 pub const COMPLETE_LINE: &str = "ioz test complete.";
@@ -97,6 +100,38 @@ pub fn trailer() -> String {
     format!("\n{COMPLETE_LINE}\n")
 }
 
+/// After the table of a `-V`/`-+d` run, before the closing line: a blank line
+/// and how many bytes the read checks compared (empty without verification).
+/// Counted from the measured passes that read: all their bytes, and for the
+/// random mix its reads' share.
+pub fn verify_note(result: &RunResult) -> String {
+    if result.config.variations.verify == Verify::None {
+        return String::new();
+    }
+    let (mut bytes, mut passes) = (0u64, 0u64);
+    for m in result.cells.iter().flat_map(|c| &c.measurements) {
+        match m.pass.direction() {
+            Direction::Write => continue,
+            Direction::Read => bytes += m.bytes,
+            Direction::Mixed => {
+                let reads = mix_reads(m.records, result.config.mix_read_percent);
+                let reads = reads.iter().filter(|&&r| r).count() as u64;
+                bytes += reads * m.record_bytes;
+            }
+        }
+        passes += 1;
+    }
+    if passes == 0 {
+        return "\n\tVerify: no read test ran, so no data was checked.\n".to_string();
+    }
+    let noun = if passes == 1 { "pass" } else { "passes" };
+    let outcome = match result.status {
+        RunStatus::Complete => "; no mismatches.",
+        _ => " before the run stopped.",
+    };
+    format!("\n\tVerified {bytes} bytes in {passes} read {noun}{outcome}\n")
+}
+
 /// The whole text output of a run, as it was printed (without `-R`).
 pub struct TextReport;
 
@@ -131,6 +166,7 @@ pub fn render_text(result: &RunResult) -> String {
         for row in &result.cells {
             s.push_str(&table_row(&layout, row, result.config.unit));
         }
+        s.push_str(&verify_note(result));
         s.push_str(&trailer());
         s
     }

@@ -318,21 +318,44 @@ pub fn timed<E: Engine>(
         sync: config.fsync_in_timing,
         close: config.close_in_timing,
     };
+    let slots = depth_for(pass, config) as usize;
+    let compute_delay_ns = config.variations.compute_delay_ms.unwrap_or(0) * 1_000_000;
+    let fail = failure(pass, path);
+    let loop_failure = |LoopFailure {
+                            operation,
+                            offset,
+                            error,
+                        }| fail(operation, offset, error);
+    // -V/-+d: the check and its write buffer are made here, before the clock.
+    let Some(mut check) = crate::verify::Verifier::for_pass(pass, config, ops) else {
+        let mut io = LoopIo {
+            read_buf,
+            slots,
+            pool,
+            check: &mut NoCheck,
+            compute_delay_ns,
+            busy_ns: 0,
+        };
+        return timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure);
+    };
     let mut io = LoopIo {
         read_buf,
-        slots: depth_for(pass, config) as usize,
+        slots,
         pool,
-        check: &mut NoCheck,
-        compute_delay_ns: config.variations.compute_delay_ms.unwrap_or(0) * 1_000_000,
+        check: &mut check,
+        compute_delay_ns,
         busy_ns: 0,
     };
-    timed_loop(engine, ops, &mut io, extras, stops).map_err(
-        |LoopFailure {
-             operation,
-             offset,
-             error,
-         }| failure(pass, path)(operation, offset, error),
-    )
+    let outcome = timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure)?;
+    // Mismatches are counted to the end of the pass, then fail it (after the clock).
+    if let Some(bad) = check.mismatches() {
+        return Err(fail(
+            "verify the data read from",
+            Some(bad.first.unit_offset),
+            bad.to_io_error(),
+        ));
+    }
+    Ok(outcome)
 }
 
 /// Untimed, after the clock: make written data durable (so the next pass does
