@@ -42,6 +42,29 @@ I/O and timing
   -I            O_DIRECT (fails clearly if the file system refuses it)
   -W            lock the file while reading/writing
 
+Engines, caches and checks
+  --engine NAME sync, psync, vec, stdio, mmap, aio or io_uring for tests 0-5, 8-10
+  --iodepth N   operations in flight for aio and io_uring
+  -B            mmap files          -D / -G  msync MS_ASYNC / MS_SYNC per record
+  -+A N         madvise on mmap files (0 normal .. 4 willneed)
+  -H N / -k N   POSIX async I/O with N in flight (with / without copying)
+  --drop-caches[=all]  evict the file's pages before each read pass (untimed);
+                =all also drops every clean page of the machine (root)
+  -J MS         busy-wait MS ms before every I/O (not counted in the rates)
+  -+q S         sleep S seconds after every test     -+N  never truncate
+  -V N          write byte N everywhere and check every byte read
+  -+d           check every byte read against a per-word pattern
+  -+l / -+L     lock each record (fcntl) / and share one file in throughput mode
+
+Throughput mode
+  -t N          N workers (processes; -T for threads), each on its own file
+  -l N / -u N   run every worker count from N to M
+  -F F1 F2 ...  the workers' files (default: the -f path with .0, .1, ...)
+  -x            no stonewalling      -d US  start worker i i*US µs late
+  -C            a line per worker    -P CPU bind workers from CPU upward
+  -+k           divide the file size among the workers   -+V share one file
+  -r 8b         record sizes in bytes (an ioz extension)
+
 Output
   -R            Excel-style report after the table
   -N            microseconds per operation      -O  operations per second
