@@ -13,9 +13,7 @@ use crate::plan::expand;
 use crate::report::excel_text::render_excel_text;
 use crate::report::json;
 use crate::report::layout::TableLayout;
-use crate::report::text::{
-    preamble, render_output, table_header, table_row, trailer, verify_note,
-};
+use crate::report::text::{preamble, render_output, table_header, table_row, trailer, verify_note};
 use crate::report::throughput_text::{
     phase_block, run_header, throughput_preamble, throughput_report,
 };
