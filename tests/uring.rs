@@ -1,0 +1,356 @@
+//! `--engine io_uring` end to end: every test it applies to at depths 1 and
+//! 32, files byte-identical to the synchronous engine's, O_DIRECT, throughput
+//! workers, and the message when the kernel refuses io_uring.
+//!
+//! Where io_uring is unavailable here, the tests that need it print why and pass.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::{IOZ, Run, ioz};
+
+/// The io_uring tests: write/rewrite, read/reread, random read/write,
+/// backward, stride, random mix, pwrite/repwrite, pread/repread.
+const TESTS: [&str; 8] = ["0", "1", "2", "3", "5", "8", "9", "10"];
+
+/// `-i N` for each of `tests`.
+fn test_args(tests: &[&str]) -> Vec<String> {
+    tests
+        .iter()
+        .flat_map(|t| ["-i".into(), t.to_string()])
+        .collect()
+}
+
+/// Runs ioz in `dir` with `args` (strings).
+fn run(dir: &Path, args: &[String]) -> Run {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ioz(dir, &args)
+}
+
+/// Why io_uring cannot be tested here, if it cannot.
+fn unavailable(run: &Run) -> Option<String> {
+    (run.code != Some(0) && run.stderr.contains("io_uring is not available"))
+        .then(|| run.stderr.trim().to_string())
+}
+
+/// Whether a run failed because the file system refuses O_DIRECT.
+fn no_direct(run: &Run) -> bool {
+    run.code != Some(0) && run.stderr.contains("does not support O_DIRECT")
+}
+
+/// One measurement row of `--csv`: (test, pass, file_bytes, bytes, kib_per_sec).
+fn csv_rows(path: &Path) -> Vec<(String, String, u64, u64, u64)> {
+    let text = std::fs::read_to_string(path).expect("the --csv file");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no {name} column in {header:?}"))
+    };
+    let (t, p, fb, b, k) = (
+        col("test"),
+        col("pass"),
+        col("file_bytes"),
+        col("bytes"),
+        col("kib_per_sec"),
+    );
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let num = |i: usize| f[i].parse::<u64>().unwrap_or_else(|_| panic!("{l}"));
+            (f[t].to_string(), f[p].to_string(), num(fb), num(b), num(k))
+        })
+        .collect()
+}
+
+/// The (test, pass) pairs of a csv.
+fn passes(rows: &[(String, String, u64, u64, u64)]) -> BTreeSet<(String, String)> {
+    rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect()
+}
+
+#[test]
+fn every_test_runs_at_depth_1_and_32_with_every_pass_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = |engine: &[&str], csv: &str| {
+        let mut a: Vec<String> = ["-s", "1m", "-r", "4k", "-f", "t.tmp", "--csv", csv]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(test_args(&TESTS));
+        a.extend(engine.iter().map(|s| s.to_string()));
+        a
+    };
+    run(dir.path(), &base(&["--engine", "sync"], "sync.csv")).expect_code(0);
+    let expected = passes(&csv_rows(&dir.path().join("sync.csv")));
+    assert_eq!(expected.len(), 13, "{expected:?}");
+    for depth in ["1", "32"] {
+        let csv = format!("uring{depth}.csv");
+        let r = run(
+            dir.path(),
+            &base(&["--engine", "io_uring", "--iodepth", depth], &csv),
+        );
+        if let Some(why) = unavailable(&r) {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        r.expect_code(0);
+        // The table row has KB, reclen and one number per pass.
+        let rows = common::data_rows(&r.stdout);
+        assert_eq!(rows.len(), 1, "{}", r.stdout);
+        assert_eq!(rows[0].len(), 2 + 13, "{}", r.stdout);
+        assert!(rows[0].iter().all(|&v| v > 0), "{}", r.stdout);
+        let rows = csv_rows(&dir.path().join(&csv));
+        assert_eq!(passes(&rows), expected, "depth {depth}");
+        for (test, pass, file_bytes, bytes, kib) in &rows {
+            assert_eq!(bytes, file_bytes, "depth {depth}: {test} {pass}");
+            assert!(*kib > 0, "depth {depth}: {test} {pass}");
+        }
+    }
+}
+
+/// Runs `tests` with `engine` in a fresh directory, keeping the file (-w);
+/// returns its bytes, or None when io_uring (or O_DIRECT, with `-I`) is refused.
+fn file_after(tests: &[&str], engine: &[&str], extra: &[&str]) -> Option<Vec<u8>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = ["-s", "2m", "-r", "4k", "-w", "-f", "t.tmp"]
+        .iter()
+        .chain(engine)
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(test_args(tests));
+    let r = run(dir.path(), &args);
+    if let Some(why) = unavailable(&r) {
+        eprintln!("skipped: {why}");
+        return None;
+    }
+    if no_direct(&r) {
+        eprintln!("skipped: {}", r.stderr.trim());
+        return None;
+    }
+    r.expect_code(0);
+    Some(std::fs::read(dir.path().join("t.tmp")).unwrap())
+}
+
+#[test]
+fn files_match_the_sync_engine_byte_for_byte() {
+    // The last writing pass decides the file: each of them in turn, with the
+    // default random data (every record differs, so order and place matter).
+    // Record rewrite (-i 4) writes one record over and over from changing
+    // pool slots: the last write must win, as one at a time.
+    for tests in [
+        &["0"][..],
+        &["0", "2"],
+        &["0", "8"],
+        &["9"],
+        &["0", "4"],
+        &["0", "1", "2", "3", "5", "8"],
+    ] {
+        let sync = file_after(tests, &["--engine", "sync"], &[]).expect("the sync engine");
+        for depth in ["1", "32"] {
+            let Some(uring) = file_after(tests, &["--engine", "io_uring", "--iodepth", depth], &[])
+            else {
+                return;
+            };
+            assert_eq!(uring.len(), sync.len(), "tests {tests:?} depth {depth}");
+            assert!(
+                uring == sync,
+                "tests {tests:?} depth {depth}: contents differ"
+            );
+        }
+    }
+}
+
+#[test]
+fn iozone_data_matches_too() {
+    let tests = ["0", "2", "9"];
+    let sync = file_after(&tests, &["--data", "iozone"], &[]).expect("the sync engine");
+    let Some(uring) = file_after(
+        &tests,
+        &[
+            "--data",
+            "iozone",
+            "--engine",
+            "io_uring",
+            "--iodepth",
+            "32",
+        ],
+        &[],
+    ) else {
+        return;
+    };
+    assert!(uring == sync, "contents differ");
+}
+
+#[test]
+fn o_direct_at_depth_32() {
+    let tests = ["0", "1", "2", "8"];
+    let Some(uring) = file_after(
+        &tests,
+        &["--engine", "io_uring", "--iodepth", "32"],
+        &["-I"],
+    ) else {
+        return;
+    };
+    let sync = file_after(&tests, &["--engine", "sync"], &["-I"]).expect("the sync engine with -I");
+    assert!(uring == sync, "contents differ");
+}
+
+#[test]
+fn throughput_workers_use_their_own_rings() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = ioz(
+        dir.path(),
+        &[
+            "-t",
+            "2",
+            "-s",
+            "512k",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-i",
+            "2",
+            "--engine",
+            "io_uring",
+            "--iodepth",
+            "8",
+        ],
+    );
+    if let Some(why) = unavailable(&r) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    r.expect_code(0);
+    for label in [
+        "initial writers",
+        "readers",
+        "random readers",
+        "random writers",
+    ] {
+        let line = format!(" 2 {label} \t");
+        assert!(r.stdout.contains(&line), "{label}: {}", r.stdout);
+    }
+}
+
+/// Runs ioz with io_uring_setup refused by a seccomp filter (EPERM), as a
+/// container runtime's default profile does.
+fn ioz_without_io_uring(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(IOZ);
+    cmd.args(args).current_dir(dir);
+    // SAFETY: only async-signal-safe prctl calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut filter = [
+                // A = seccomp_data.nr
+                libc::sock_filter {
+                    code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16,
+                    jt: 0,
+                    jf: 0,
+                    k: 0,
+                },
+                libc::sock_filter {
+                    code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+                    jt: 0,
+                    jf: 1,
+                    k: libc::SYS_io_uring_setup as u32,
+                },
+                libc::sock_filter {
+                    code: (libc::BPF_RET | libc::BPF_K) as u16,
+                    jt: 0,
+                    jf: 0,
+                    k: libc::SECCOMP_RET_ERRNO | libc::EPERM as u32,
+                },
+                libc::sock_filter {
+                    code: (libc::BPF_RET | libc::BPF_K) as u16,
+                    jt: 0,
+                    jf: 0,
+                    k: libc::SECCOMP_RET_ALLOW,
+                },
+            ];
+            let prog = libc::sock_fprog {
+                len: filter.len() as u16,
+                filter: filter.as_mut_ptr(),
+            };
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER,
+                    &prog as *const libc::sock_fprog,
+                ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("cannot start ioz");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_refused_io_uring_is_one_clear_error_not_a_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = ioz_without_io_uring(
+        dir.path(),
+        &[
+            "-s",
+            "4m",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-i",
+            "2",
+            "--engine",
+            "io_uring",
+            "--iodepth",
+            "16",
+            "-f",
+            "t.tmp",
+        ],
+    );
+    r.expect_code(1);
+    // Warnings aside (the file fits in RAM), one line says why.
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("ioz: warning"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains(
+            "io_uring is not available on this system (io_uring_setup: Operation not permitted)"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        common::data_rows(&r.stdout).is_empty(),
+        "no results: {}",
+        r.stdout
+    );
+    // The file ioz created for the run is gone.
+    assert!(!dir.path().join("t.tmp").exists());
+    // The same filter leaves the other engines alone.
+    ioz_without_io_uring(
+        dir.path(),
+        &["-s", "64k", "-r", "4k", "-i", "0", "-f", "t.tmp"],
+    )
+    .expect_code(0);
+}
