@@ -89,9 +89,11 @@ impl SizeAxis {
                 let mut v = *min;
                 while v <= *max {
                     out.push(v);
+                    // A range that cannot grow (multiplier < 2, or 0) has one
+                    // value; the CLI never makes one, a hand-edited file might.
                     match v.checked_mul(*multiplier) {
-                        Some(next) => v = next,
-                        None => break,
+                        Some(next) if next > v => v = next,
+                        _ => break,
                     }
                 }
                 out
@@ -263,5 +265,27 @@ pub struct RunConfig {
 impl RunConfig {
     pub fn is_auto(&self) -> bool {
         matches!(self.sizes, Sizes::Auto(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SizeAxis;
+
+    #[test]
+    fn a_range_that_cannot_grow_has_one_value() {
+        let r = |min, max, multiplier| {
+            SizeAxis::Range {
+                min,
+                max,
+                multiplier,
+            }
+            .values()
+        };
+        assert_eq!(r(1, u64::MAX, 0), vec![1]);
+        assert_eq!(r(4, 64, 1), vec![4]);
+        assert_eq!(r(0, 64, 2), vec![0]);
+        assert_eq!(r(4, 64, 4), vec![4, 16, 64]);
+        assert_eq!(r(u64::MAX / 2, u64::MAX, 2).len(), 2);
     }
 }

@@ -87,14 +87,22 @@ fn assert_clean_refusal(dir: &Path, args: &[OsString], what: &str) {
         "{what}: ioz {args:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
         run.stdout, run.stderr
     );
-    for sign in ["panicked", "RUST_BACKTRACE", "stack backtrace", "memory allocation"] {
+    for sign in [
+        "panicked",
+        "RUST_BACKTRACE",
+        "stack backtrace",
+        "memory allocation",
+    ] {
         assert!(!run.stderr.contains(sign), "{sign:?} on stderr: {context}");
     }
     assert_eq!(run.code, Some(2), "exit status of {context}");
     assert!(run.stdout.is_empty(), "stdout not empty: {context}");
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "stderr is not one line: {context}");
-    assert!(lines[0].starts_with("ioz: "), "no 'ioz: ' prefix: {context}");
+    assert!(
+        lines[0].starts_with("ioz: "),
+        "no 'ioz: ' prefix: {context}"
+    );
     assert_eq!(names_in(dir), before, "the directory changed: {context}");
 }
 
@@ -110,7 +118,10 @@ fn names_in(dir: &Path) -> Vec<OsString> {
 /// An argv (argv[0] left out) given as raw bytes per word.
 fn refuse_argv(words: &[&[u8]]) {
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<OsString> = words.iter().map(|w| OsString::from_vec(w.to_vec())).collect();
+    let args: Vec<OsString> = words
+        .iter()
+        .map(|w| OsString::from_vec(w.to_vec()))
+        .collect();
     assert_clean_refusal(dir.path(), &args, "command line");
 }
 
@@ -238,7 +249,11 @@ fn deeply_nested_json_is_refused() {
     refuse_report(format!("{}{}", "[".repeat(depth), "]".repeat(depth)).as_bytes());
     refuse_report(format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth)).as_bytes());
     let run = saved_single_run();
-    let nested = format!(r#""extra":{}{},"started":"#, "[".repeat(depth), "]".repeat(depth));
+    let nested = format!(
+        r#""extra":{}{},"started":"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
     refuse_report(replace_once(&run, r#""started":"#, &nested).as_bytes());
 }
 
@@ -289,4 +304,94 @@ fn broken_files_are_refused() {
     ] {
         refuse_report(bytes);
     }
+}
+
+// ---- well-formed runs with odd values: rendered, not refused ----
+
+/// `ioz report` renders `run` in every format into a fresh directory: exit
+/// status 0 and no panic, whatever the numbers say.
+fn renders_cleanly(run: &serde_json::Value, what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.json"), run.to_string()).unwrap();
+    let args: Vec<OsString> = [
+        "report", "run.json", "--text", "-R", "--json", "o.json", "--csv", "o.csv", "--html",
+        "o.html", "--plots", "plots", "-b", "o.xlsx",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
+    let ended = run_ioz(dir.path(), &args);
+    let context = format!("{what}\n--- stderr ---\n{}", ended.stderr);
+    for sign in [
+        "panicked",
+        "RUST_BACKTRACE",
+        "stack backtrace",
+        "memory allocation",
+    ] {
+        assert!(
+            !ended.stderr.contains(sign),
+            "{sign:?} on stderr: {context}"
+        );
+    }
+    assert_eq!(ended.code, Some(0), "exit status: {context}");
+}
+
+fn saved(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus/report_json")
+        .join(name);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn zero_and_maximal_measurements_render() {
+    let max = serde_json::json!(u64::MAX);
+    for (field, value) in [
+        ("elapsed_ns", serde_json::json!(0)),
+        ("elapsed_ns", max.clone()),
+        ("records", serde_json::json!(0)),
+        ("bytes", max.clone()),
+        ("record_bytes", serde_json::json!(0)),
+        ("file_bytes", serde_json::json!(0)),
+        ("workers", serde_json::json!(0)),
+    ] {
+        let mut run = saved("run_single_min.json");
+        for m in run["cells"][0]["measurements"].as_array_mut().unwrap() {
+            m[field] = value.clone();
+        }
+        renders_cleanly(&run, &format!("every measurement's {field} = {value}"));
+    }
+}
+
+#[test]
+fn degenerate_sizes_and_cells_render() {
+    let mut run = saved("run_single_min.json");
+    run["config"]["sizes"]["single"] =
+        serde_json::json!({"file_bytes": u64::MAX, "record_bytes": 0});
+    run["cells"][0]["cell"] = serde_json::json!({"file_bytes": 0, "record_bytes": 0});
+    renders_cleanly(&run, "zero and maximal sizes");
+
+    let mut run = saved("run_auto_R_min.json");
+    run["cells"] = serde_json::json!([]);
+    run["config"]["tests"] = serde_json::json!([]);
+    renders_cleanly(&run, "an auto run with no cells and no tests");
+}
+
+#[test]
+fn degenerate_throughput_runs_render() {
+    let mut run = saved("run_throughput_threads_min.json");
+    for phase in run["throughput"].as_array_mut().unwrap() {
+        phase["workers"] = serde_json::json!(0);
+        phase["parent_elapsed_ns"] = serde_json::json!(0);
+        for r in phase["results"].as_array_mut().unwrap() {
+            r["elapsed_ns"] = serde_json::json!(0);
+        }
+    }
+    run["config"]["throughput"]["worker_counts"] = serde_json::json!([u32::MAX]);
+    renders_cleanly(&run, "zero times, u32::MAX workers");
+
+    let mut run = saved("run_throughput_threads_min.json");
+    run["throughput"][0]["results"] = serde_json::json!([]);
+    run["config"]["throughput"]["worker_counts"] = serde_json::json!([]);
+    renders_cleanly(&run, "a phase without results, no worker counts");
 }
