@@ -42,6 +42,11 @@ impl Measurement {
         (1e6 * self.seconds() / self.records.max(1) as f64) as u64
     }
 
+    /// CPU time (user + system) as a percentage of the pass's wall time (-+u).
+    pub fn cpu_percent(&self) -> f64 {
+        100.0 * (self.cpu_user_ns + self.cpu_system_ns) as f64 / self.elapsed_ns.max(1) as f64
+    }
+
     /// The number the table and `-R` report show for this pass.
     pub fn value(&self, unit: OutputUnit) -> u64 {
         match unit {
@@ -84,6 +89,11 @@ pub struct WorkerResult {
 }
 
 impl WorkerResult {
+    /// CPU time (user + system), seconds.
+    pub fn cpu_seconds(&self) -> f64 {
+        (self.cpu_user_ns + self.cpu_system_ns) as f64 / 1e9
+    }
+
     /// This worker's rate in the unit.
     pub fn rate(&self, unit: OutputUnit) -> f64 {
         let secs = self.elapsed_ns.max(1) as f64 / 1e9;
@@ -165,6 +175,14 @@ impl PhaseResult {
             .map(|w| w.xfer(unit))
             .reduce(f64::min)
             .unwrap_or(0.0)
+    }
+
+    /// -+u: (wall = the longest worker's time, CPU = all workers' CPU, percent).
+    pub fn cpu_utilisation(&self) -> (f64, f64, f64) {
+        let wall = self.results.iter().map(|w| w.elapsed_ns).max().unwrap_or(0) as f64 / 1e9;
+        let cpu: f64 = self.results.iter().map(WorkerResult::cpu_seconds).sum();
+        let pct = if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 };
+        (wall, cpu, pct)
     }
 
     pub fn moved_bytes(&self) -> u64 {

@@ -184,3 +184,54 @@ fn no_truncate_keeps_a_longer_file_long() {
     .expect_code(0);
     assert_eq!(len(), 64 << 10, "without -+N the write test truncates");
 }
+
+#[test]
+fn cpu_utilisation_adds_iozone_cpu_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "2m", "-r", "64k", "-i", "0", "-i", "1", "-+u", "-R", "--quiet", "-f", "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    let out = &run.stdout;
+    assert!(
+        out.contains("\tCPU utilization Resolution = ")
+            && out.contains("\tCPU utilization Excel chart enabled\n")
+    );
+    for title in ["Writer", "Re-writer", "Reader", "Re-Reader"] {
+        let head = format!(
+            "\n\"{title} CPU utilization report (Zero values should be ignored)\"\n        \"64\"\n\"2048\"  "
+        );
+        let at = out
+            .find(&head)
+            .unwrap_or_else(|| panic!("no {title} CPU block in:\n{out}"));
+        let value: f64 = out[at + head.len()..]
+            .lines()
+            .next()
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!((0.0..=400.0).contains(&value), "{title}: {value}");
+    }
+    // The table itself is unchanged: one row, six numbers.
+    assert_eq!(data_rows(out)[0].len(), 6);
+
+    let run = ioz(
+        dir.path(),
+        &[
+            "-t", "2", "-T", "-s", "1m", "-r", "64k", "-i", "0", "-+u", "-R", "-x", "-C", "--quiet",
+        ],
+    );
+    run.expect_code(0);
+    let out = &run.stdout;
+    assert!(out.contains("\tCPU Utilization: Wall time "), "{out}");
+    assert!(
+        out.contains("\tCPU utilization: Wall time "),
+        "rewriters' line"
+    );
+    assert!(out.contains(", wall=") && out.contains(", cpu=") && out.contains(", %="));
+    assert!(out.contains("\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\"Record size = 64 Kbytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \""));
+}

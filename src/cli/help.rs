@@ -68,6 +68,7 @@ Throughput mode
 Output
   -R            Excel-style report after the table
   -N            microseconds per operation      -O  operations per second
+  -+u          CPU utilisation: -R CPU blocks, throughput CPU lines
   -M            include uname in the header
   -h            this help                       -v  version
 

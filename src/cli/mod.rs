@@ -550,6 +550,15 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
             ));
         }
         'N' => seen.variations.no_truncate = true,
+        'u' => {
+            seen.variations.cpu_utilisation = true;
+            seen.option_lines.push(format!(
+                "CPU utilization Resolution = {:5.3} seconds.",
+                cpu_clock_resolution()
+            ));
+            seen.option_lines
+                .push("CPU utilization Excel chart enabled".into());
+        }
         'd' => {
             seen.variations.verify = Verify::Diagnostic;
             seen.option_lines
@@ -606,6 +615,20 @@ fn spreadsheet_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageErr
             "{opt}: '{}' needs a .xls, .wks or .xlsx extension",
             path.display()
         ))),
+    }
+}
+
+/// The granularity of getrusage's CPU times, in seconds.
+fn cpu_clock_resolution() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_getres writes into the timespec we own.
+    if unsafe { libc::clock_getres(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+        ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+    } else {
+        0.001
     }
 }
 

@@ -39,7 +39,6 @@ pub fn describe_plus(letter: char) -> Option<&'static str> {
         'S' => "dedup seed",
         't' => "network speed test",
         'T' => "per-worker log files",
-        'u' => "CPU utilisation",
         'U' => "Windows-only option",
         'w' => "dedupable data",
         'W' => "dedup worker skew",

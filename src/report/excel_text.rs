@@ -8,7 +8,8 @@ use super::Exporter;
 use super::layout::TableLayout;
 use crate::config::KIB;
 use crate::plan::expand;
-use crate::result::RunResult;
+use crate::result::{Measurement, RunResult};
+use crate::workload::Pass;
 
 pub struct ExcelTextReport;
 
@@ -18,42 +19,62 @@ impl Exporter for ExcelTextReport {
     }
 }
 
-/// The `-R` block of a run.
+/// The `-R` block of a run; with `-+u`, IOzone's CPU-utilisation blocks follow.
 pub fn render_excel_text(result: &RunResult) -> String {
-    {
-        let config = &result.config;
-        let plan = expand(config);
-        let layout = TableLayout::for_config(config);
-        let mut s = String::from("Excel output is below:\n");
-        for pass in layout.reported_passes(config) {
-            let _ = write!(s, "\n\"{}\"\n      ", pass.report_title());
-            for rec in &plan.record_axis {
-                let _ = write!(s, "  \"{}\"", rec / KIB);
-            }
-            s.push('\n');
-            for &file in &plan.file_axis {
-                let rows: Vec<_> = result
-                    .cells
-                    .iter()
-                    .filter(|c| c.cell.file_bytes == file)
-                    .collect();
-                if rows.is_empty() {
-                    continue;
-                }
-                let _ = write!(s, "\"{}\"  ", file / KIB);
-                // Every record size up to the file size has a cell; sizes the
-                // crossover rule skipped (or that did not run) show 0, as in IOzone.
-                for &rec in plan.record_axis.iter().filter(|&&r| r <= file) {
-                    let value = rows
-                        .iter()
-                        .find(|c| c.cell.record_bytes == rec)
-                        .and_then(|c| c.get(pass))
-                        .map_or(0, |m| m.value(config.unit));
-                    let _ = write!(s, " {value} ");
-                }
-                s.push('\n');
-            }
+    let config = &result.config;
+    let layout = TableLayout::for_config(config);
+    let passes = layout.reported_passes(config);
+    let mut s = String::from("Excel output is below:\n");
+    for &pass in &passes {
+        block(&mut s, result, pass, pass.report_title(), |m| {
+            format!(" {} ", m.map_or(0, |m| m.value(config.unit)))
+        });
+    }
+    if config.variations.cpu_utilisation {
+        for &pass in &passes {
+            let name = pass.report_title().trim_end_matches(" report");
+            let title = format!("{name} CPU utilization report (Zero values should be ignored)");
+            block(&mut s, result, pass, &title, |m| {
+                format!(" {:6.2}", m.map_or(0.0, Measurement::cpu_percent))
+            });
         }
-        s
+    }
+    s
+}
+
+/// One block: title, record-size header, a row per file size, a cell per
+/// record size up to the file size (the ones that did not run get `cell(None)`,
+/// which IOzone prints as 0 — the crossover rule's holes, for example).
+fn block(
+    s: &mut String,
+    result: &RunResult,
+    pass: Pass,
+    title: &str,
+    cell: impl Fn(Option<&Measurement>) -> String,
+) {
+    let plan = expand(&result.config);
+    let _ = write!(s, "\n\"{title}\"\n      ");
+    for rec in &plan.record_axis {
+        let _ = write!(s, "  \"{}\"", rec / KIB);
+    }
+    s.push('\n');
+    for &file in &plan.file_axis {
+        let rows: Vec<_> = result
+            .cells
+            .iter()
+            .filter(|c| c.cell.file_bytes == file)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = write!(s, "\"{}\"  ", file / KIB);
+        for &rec in plan.record_axis.iter().filter(|&&r| r <= file) {
+            let m = rows
+                .iter()
+                .find(|c| c.cell.record_bytes == rec)
+                .and_then(|c| c.get(pass));
+            s.push_str(&cell(m));
+        }
+        s.push('\n');
     }
 }

@@ -150,6 +150,20 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         "\tMin xfer \t\t\t\t\t= {:10.2} {xfer}",
         phase.min_xfer(unit)
     );
+    let cpu = config.variations.cpu_utilisation;
+    if cpu {
+        let (wall, cpu_secs, pct) = phase.cpu_utilisation();
+        // IOzone capitalises the word on the initial writers' line only.
+        let word = if phase.pass == Pass::Write {
+            "Utilization"
+        } else {
+            "utilization"
+        };
+        let _ = writeln!(
+            s,
+            "\tCPU {word}: Wall time {wall:8.3}    CPU time {cpu_secs:8.3}    CPU utilization {pct:6.2} %\n"
+        );
+    }
     if phase.stonewall {
         let planned = phase.planned_bytes();
         let moved = phase.moved_bytes();
@@ -170,13 +184,27 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         .is_some_and(|t| t.per_worker_lines)
     {
         for w in &phase.results {
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "\tChild[{}] xfer count = {:10.2} {xfer}, Throughput = {:10.2} {rate}",
                 w.worker,
                 w.xfer(unit),
                 w.rate(unit)
             );
+            if cpu {
+                let wall = w.elapsed_ns as f64 / 1e9;
+                let pct = if wall > 0.0 {
+                    100.0 * w.cpu_seconds() / wall
+                } else {
+                    0.0
+                };
+                let _ = write!(
+                    s,
+                    ", wall={wall:6.3}, cpu={:6.3}, %={pct:6.2}",
+                    w.cpu_seconds()
+                );
+            }
+            s.push('\n');
         }
     }
     s
@@ -217,14 +245,32 @@ pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
             order.push(p.pass);
         }
     }
-    for pass in order {
+    rows(&mut s, phases, &order, |p| p.children_see(unit));
+    if config.variations.cpu_utilisation {
+        s.push_str(
+            "\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n",
+        );
+        let _ = writeln!(s, "\"Record size = {record_words} \"");
+        s.push_str("\"Output is in CPU%\"\n\n");
+        rows(&mut s, phases, &order, |p| p.cpu_utilisation().2);
+    }
+    s
+}
+
+/// A row per phase, a value per worker count.
+fn rows(
+    s: &mut String,
+    phases: &[PhaseResult],
+    order: &[Pass],
+    value: impl Fn(&PhaseResult) -> f64,
+) {
+    for &pass in order {
         let _ = write!(s, "\"{:>15} \"", report_label(pass));
         for p in phases.iter().filter(|p| p.pass == pass) {
-            let _ = write!(s, " {:10.2} ", p.children_see(unit));
+            let _ = write!(s, " {:10.2} ", value(p));
         }
         s.push_str("\n\n");
     }
-    s
 }
 
 /// Everything a throughput run prints after the common preamble, up to (not
