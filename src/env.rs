@@ -84,7 +84,7 @@ pub fn capture(target: &Path) -> Environment {
         .or_else(|| u32::try_from(parse_processor_count(&cpuinfo)).ok())
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
-    env.cpu_caches = read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache"));
+    env.cpu_caches = cpu0_caches();
     env.memory_bytes = parse_mem_total(&read("/proc/meminfo")).unwrap_or(0);
     env.target = capture_target(target, Path::new("/sys"));
     env
@@ -189,6 +189,11 @@ pub fn parse_cache(level: &str, kind: &str, size: &str) -> Option<CpuCache> {
         kind: kind.to_string(),
         size_bytes: parse_cache_size(size)?,
     })
+}
+
+/// CPU 0's caches, from sysfs.
+pub fn cpu0_caches() -> Vec<CpuCache> {
+    read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache"))
 }
 
 /// The caches under a sysfs `cpuN/cache` directory, in index order.

@@ -235,3 +235,34 @@ fn cpu_utilisation_adds_iozone_cpu_blocks() {
     assert!(out.contains(", wall=") && out.contains(", cpu=") && out.contains(", %="));
     assert!(out.contains("\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\"Record size = 64 Kbytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \""));
 }
+
+#[test]
+fn cache_size_options_show_in_the_header_and_purge_runs_untimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "256k", "-i", "0", "-i", "1", "-p", "-S", "2048", "-L", "64", "--quiet", "-f",
+            "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    for line in [
+        "\tPurge Mode On\n",
+        "\tProcessor cache size set to 2048 Kbytes.\n",
+        "\tProcessor cache line size set to 64 bytes.\n",
+    ] {
+        assert!(run.stdout.contains(line), "{line:?} missing");
+    }
+    assert_eq!(data_rows(&run.stdout)[0].len(), 6);
+    let plain = ioz(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "--quiet", "-f", "t.tmp"],
+    );
+    assert!(plain.stdout.contains(
+        "\tProcessor cache size set to 1024 Kbytes.\n\tProcessor cache line size set to 32 bytes.\n"
+    ));
+    let bad = ioz(dir.path(), &["-S", "0"]);
+    bad.expect_code(2);
+    assert!(bad.stderr.contains("-S: 0 kB is not a cache size"));
+}

@@ -456,6 +456,24 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
                 format!("POSIX Async I/O (no bcopy). Depth {n} ")
             });
         }
+        'p' => {
+            seen.variations.purge_cpu_cache = true;
+            seen.option_lines.push("Purge Mode On".into());
+        }
+        'S' => {
+            let kb = count_value(parser, "-S")?;
+            if kb == 0 || kb > 1 << 30 {
+                return Err(usage(format!("-S: {kb} kB is not a cache size")));
+            }
+            seen.variations.cpu_cache_bytes = Some(kb * KIB);
+        }
+        'L' => {
+            let bytes = count_value(parser, "-L")?;
+            if bytes == 0 || bytes > 1 << 20 {
+                return Err(usage(format!("-L: {bytes} bytes is not a cache line size")));
+            }
+            seen.variations.cache_line_bytes = Some(bytes);
+        }
         'J' => {
             let ms = count_value(parser, "-J")?;
             seen.variations.compute_delay_ms = Some(ms);

@@ -207,7 +207,10 @@ fn unsupported_iozone_options_are_refused_by_name() {
         err(&["-+w", "50"]),
         "-+w (dedupable data) is not supported yet"
     );
-    assert_eq!(err(&["-+z"]), "-+z (latency histograms) is not supported yet");
+    assert_eq!(
+        err(&["-+z"]),
+        "-+z (latency histograms) is not supported yet"
+    );
     assert!(err(&["-b", "x.txt"]).contains("needs a .xls, .wks or .xlsx extension"));
     assert!(err(&["-+Q"]).contains("unknown option -+Q"));
 }

@@ -5,11 +5,8 @@
 pub fn describe(letter: char) -> Option<&'static str> {
     Some(match letter {
         'K' => "disrupted read patterns",
-        'L' => "processor cache line size",
         'm' => "multiple buffers",
-        'p' => "processor cache purge",
         'Q' => "offset/latency files",
-        'S' => "processor cache size",
         'U' => "unmount and remount between tests",
         'X' => "write telemetry file",
         'Y' => "read telemetry file",

@@ -51,8 +51,11 @@ pub fn preamble(config: &RunConfig, started: &str, time_resolution_ns: u64) -> S
         "\tTime Resolution = {:.9} seconds.",
         time_resolution_ns as f64 / 1e9
     );
-    s.push_str("\tProcessor cache size set to 1024 Kbytes.\n");
-    s.push_str("\tProcessor cache line size set to 32 bytes.\n");
+    // IOzone's assumed 1 MiB / 32 B unless -S/-L say otherwise.
+    let cache_kb = config.variations.cpu_cache_bytes.map_or(1024, |b| b / KIB);
+    let line = config.variations.cache_line_bytes.unwrap_or(32);
+    let _ = writeln!(s, "\tProcessor cache size set to {cache_kb} Kbytes.");
+    let _ = writeln!(s, "\tProcessor cache line size set to {line} bytes.");
     let _ = writeln!(
         s,
         "\tFile stride size set to {} * record size.",

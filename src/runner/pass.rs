@@ -254,6 +254,25 @@ fn lock(fd: i32, kind: libc::c_int) -> io::Result<()> {
     }
 }
 
+/// `-p`: evict the CPU caches before a pass (untimed) by walking a buffer
+/// twice the cache's size, one write per cache line. The size is -S, else the
+/// largest cache sysfs reports for CPU 0, else IOzone's 1 MiB.
+fn purge_cpu_cache(config: &RunConfig) {
+    let cache = config.variations.cpu_cache_bytes.unwrap_or_else(|| {
+        crate::env::cpu0_caches()
+            .iter()
+            .map(|c| c.size_bytes)
+            .max()
+            .unwrap_or(1 << 20)
+    });
+    let line = config.variations.cache_line_bytes.unwrap_or(64).max(1) as usize;
+    let mut scratch = vec![0u8; (2 * cache) as usize];
+    for i in (0..scratch.len()).step_by(line) {
+        scratch[i] = scratch[i].wrapping_add(1);
+    }
+    std::hint::black_box(&scratch);
+}
+
 /// `--drop-caches`: evict the file's pages (after the fsync above wrote them
 /// back), and with `=all` every clean page of the machine; untimed.
 fn drop_caches(fd: i32, how: DropCaches) -> io::Result<()> {
@@ -285,6 +304,9 @@ pub fn before_loop<E: Engine>(
     // SAFETY: plain syscall on the engine's open descriptor.
     if unsafe { libc::fsync(engine.raw_fd()) } < 0 {
         return Err(fail("fsync", None, io::Error::last_os_error()));
+    }
+    if config.variations.purge_cpu_cache {
+        purge_cpu_cache(config);
     }
     if pass.direction() != Direction::Write {
         drop_caches(engine.raw_fd(), config.variations.drop_caches)
