@@ -96,7 +96,8 @@ fn run(config: RunConfig) -> i32 {
         Ok(Some(warning)) if !config.quiet => eprintln!("ioz: warning: {warning}"),
         Ok(_) => {}
     }
-    if !config.keep_file {
+    // Never for -+E: that file is someone else's.
+    if !config.keep_file && !config.variations.existing_file {
         signals::remove_on_second_interrupt(
             safety::run_paths(&config)
                 .into_iter()

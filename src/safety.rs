@@ -36,6 +36,8 @@ pub struct TargetFile {
     owned: bool,
     /// A block device: used in place, never created or removed.
     device: bool,
+    /// `-+E`: someone else's existing file, only ever read.
+    read_only: bool,
 }
 
 impl TargetFile {
@@ -52,6 +54,11 @@ impl TargetFile {
         check_target(path, config.force, Some(config))
     }
 
+    /// Whether ioz may only read the target (-+E).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// Whether the target is a block device.
     pub fn is_device(&self) -> bool {
         self.device
@@ -64,7 +71,7 @@ impl TargetFile {
     /// Creates the file if it does not exist, marking it as ioz's.
     /// A device is used as it is.
     pub fn ensure_exists(&mut self) -> Result<(), IoFailure> {
-        if self.device || (self.owned && self.path.exists()) {
+        if self.device || self.read_only || (self.owned && self.path.exists()) {
             return Ok(());
         }
         let file = fs::OpenOptions::new()
@@ -118,6 +125,27 @@ pub fn check_targets(config: &RunConfig) -> Result<(), RunError> {
         .try_for_each(|p| TargetFile::check_for_run(p, config).map(drop))
 }
 
+/// `-+E`: an existing regular file that ioz only reads: never created,
+/// written, truncated or removed.
+fn existing_read_only(path: &Path) -> Result<TargetFile, RunError> {
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(TargetFile {
+            path: path.to_path_buf(),
+            owned: false,
+            device: false,
+            read_only: true,
+        }),
+        Ok(_) => Err(RunError::Refused(format!(
+            "-+E: {} is not a regular file",
+            path.display()
+        ))),
+        Err(e) => Err(RunError::Refused(format!(
+            "-+E: cannot use {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 /// The distinct files a run writes, in worker order.
 pub fn run_paths(config: &RunConfig) -> Vec<PathBuf> {
     match &config.throughput {
@@ -136,6 +164,9 @@ fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<Tar
     if let Some(run) = run {
         check_destroy_ids(run)?;
     }
+    if run.is_some_and(|r| r.variations.existing_file) {
+        return existing_read_only(path);
+    }
     let meta = match fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound && in_device_dir(path) => {
             return Err(RunError::Refused(format!(
@@ -149,6 +180,7 @@ fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<Tar
                 path: path.to_path_buf(),
                 owned: false,
                 device: false,
+                read_only: false,
             });
         }
         Err(e) => {
@@ -181,6 +213,7 @@ fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<Tar
             path: path.to_path_buf(),
             owned: true,
             device: false,
+            read_only: false,
         });
     }
     Err(RunError::Refused(format!(
@@ -293,6 +326,7 @@ fn check_device(path: &Path, run: Option<&RunConfig>) -> Result<TargetFile, RunE
         path: path.to_path_buf(),
         owned: false,
         device: true,
+        read_only: false,
     })
 }
 

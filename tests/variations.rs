@@ -266,3 +266,57 @@ fn cache_size_options_show_in_the_header_and_purge_runs_untimed() {
     bad.expect_code(2);
     assert!(bad.stderr.contains("-S: 0 kB is not a cache size"));
 }
+
+#[test]
+fn an_existing_file_is_only_read_with_plus_e() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine.dat");
+    let content: Vec<u8> = (0..256 * 1024).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&mine, &content).unwrap();
+    let mtime = std::fs::metadata(&mine).unwrap().modified().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "16k", "-+E", "-i", "1", "-i", "2", "-i", "3", "-i", "5",
+            "--quiet", "-f", "mine.dat",
+        ],
+    );
+    run.expect_code(0);
+    let row = &data_rows(&run.stdout)[0];
+    // read, reread, random read, backward, stride: five numbers after KB and reclen.
+    assert_eq!(row.len(), 7, "{row:?}");
+    assert_eq!(
+        std::fs::read(&mine).unwrap(),
+        content,
+        "-+E wrote to the file"
+    );
+    assert_eq!(std::fs::metadata(&mine).unwrap().modified().unwrap(), mtime);
+    assert_eq!(list_dir(dir.path()), vec!["mine.dat"]);
+
+    for (args, want) in [
+        (
+            &["-+E", "-i", "0", "-f", "mine.dat"][..],
+            "a test that writes",
+        ),
+        (&["-+E", "-i", "1"][..], "name it with -f"),
+        (&["-+E", "-f", "mine.dat"][..], "needs the read tests"),
+        (&["-+E", "-i", "1", "-f", "absent.dat"][..], "cannot use"),
+    ] {
+        let r = ioz(dir.path(), args);
+        r.expect_code(2);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+    }
+    let short = ioz(
+        dir.path(),
+        &["-s", "1m", "-+E", "-i", "1", "--quiet", "-f", "mine.dat"],
+    );
+    short.expect_code(1);
+    assert!(
+        short
+            .stderr
+            .contains("the file holds 262144 bytes but the test reads 1048576"),
+        "{}",
+        short.stderr
+    );
+    assert_eq!(std::fs::read(&mine).unwrap(), content);
+}

@@ -53,6 +53,8 @@ Engines, caches and checks
   -p            evict the CPU caches before each test (untimed)
   -S KB / -L B  CPU cache size and line size (header lines; -p's size)
   -J MS         busy-wait MS ms before every I/O (not counted in the rates)
+  -+E           read-only tests (-i 1, 2, 3, 5, 7, 10, 12) on an existing file
+                named with -f, which ioz never writes, truncates or removes
   -+q S         sleep S seconds after every test     -+N  never truncate
   -V N          write byte N everywhere and check every byte read
   -+d           check every byte read against a per-word pattern

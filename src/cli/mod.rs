@@ -568,6 +568,11 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
             ));
         }
         'N' => seen.variations.no_truncate = true,
+        'E' => {
+            seen.variations.existing_file = true;
+            seen.option_lines
+                .push(">>> Read-only tests on an existing file: nothing is written. <<<".into());
+        }
         'u' => {
             seen.variations.cpu_utilisation = true;
             seen.option_lines.push(format!(
@@ -846,6 +851,37 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     }
     if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
+    }
+    if v.existing_file {
+        if seen.path.is_none() && seen.files.is_empty() {
+            return Err(usage(
+                "-+E needs the existing file: name it with -f (or -F)",
+            ));
+        }
+        if seen.tests.is_empty() {
+            return Err(usage("-+E needs the read tests to run, e.g. -i 1 -i 2"));
+        }
+        if let Some(t) = seen.tests.iter().find(|t| {
+            matches!(
+                t,
+                TestId::Write
+                    | TestId::RecordRewrite
+                    | TestId::Fwrite
+                    | TestId::RandomMix
+                    | TestId::Pwrite
+                    | TestId::Pwritev
+            )
+        }) {
+            return Err(usage(format!(
+                "-+E never writes, so -i {} (a test that writes) cannot run with it",
+                t.number()
+            )));
+        }
+        if v.verify != Verify::None {
+            return Err(usage(
+                "-+E reads someone else's data, so -V and -+d cannot check it",
+            ));
+        }
     }
     if v.verify != Verify::None && seen.throughput_requested() {
         return Err(usage("-V and -+d are not available in throughput mode yet"));

@@ -23,7 +23,6 @@ pub fn describe_plus(letter: char) -> Option<&'static str> {
         'B' => "sequential mixed workload",
         'c' => "cluster client",
         'C' => "dedup within files",
-        'E' => "read-only tests on an existing file",
         'F' => "truncating writers in the mixed workload",
         'h' => "cluster controlling host",
         'H' => "PIT time server host",

@@ -30,6 +30,7 @@ use crate::plan::{Cell, Plan};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
+use crate::workload::Direction;
 
 /// Progress reported while the run goes on.
 #[derive(Debug)]
@@ -150,6 +151,10 @@ fn run_cell(
             if config.no_retest && pass.is_retest() {
                 continue;
             }
+            // -+E never writes: the random test runs its read pass only.
+            if config.variations.existing_file && pass.direction() != Direction::Read {
+                continue;
+            }
             let ops = build_ops(pass, cell, &opts);
             let inputs = PassInputs {
                 config,
@@ -206,6 +211,16 @@ pub(crate) fn fill_file_if_short(
     let needed = cell.pass_bytes();
     if len >= needed {
         return Ok(());
+    }
+    if config.variations.existing_file {
+        // -+E: the file is someone else's and is never written.
+        return Err(fail(
+            "read",
+            None,
+            std::io::Error::other(format!(
+                "-+E: the file holds {len} bytes but the test reads {needed}"
+            )),
+        ));
     }
     let spec = OpenSpec {
         writable: true,

@@ -28,7 +28,7 @@ use crate::plan::Cell;
 use crate::result::{PhaseResult, RunStatus, WorkerResult};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
-use crate::workload::Pass;
+use crate::workload::{Direction, Pass};
 
 /// Throughput phases in IOzone's order, for the selected tests.
 pub fn phases(config: &RunConfig) -> Vec<Pass> {
@@ -53,6 +53,7 @@ pub fn phases(config: &RunConfig) -> Vec<Pass> {
     .into_iter()
     .filter(|p| config.tests.contains(&p.test()))
     .filter(|p| !(config.no_retest && p.is_retest()))
+    .filter(|p| !config.variations.existing_file || p.direction() == Direction::Read)
     .collect()
 }
 
