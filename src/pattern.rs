@@ -111,6 +111,8 @@ pub fn random_runs(n: u64, run: u64) -> Vec<(u64, u64)> {
 pub struct PatternOptions {
     pub stride: u64,
     pub mix_read_percent: u32,
+    /// `-+B`: the mix visits records in order instead of at random.
+    pub sequential_mix: bool,
     /// Size of the write pool in bytes: a multiple of the record size, at least
     /// [`largest_op`] bytes.
     pub pool_bytes: usize,
@@ -132,6 +134,9 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
             .into_iter()
             .map(|r| (r, 1))
             .collect(),
+        PatternKind::RandomMix if opts.sequential_mix => {
+            sequential(n).into_iter().map(|r| (r, 1)).collect()
+        }
         PatternKind::Random | PatternKind::RandomMix => {
             random_permutation(n).into_iter().map(|r| (r, 1)).collect()
         }
@@ -229,6 +234,7 @@ mod tests {
         let opts = PatternOptions {
             stride: 17,
             mix_read_percent: 50,
+            sequential_mix: false,
             pool_bytes: 32 << 10,
         };
         let ops = build_ops(Pass::Write, &cell, &opts);
@@ -247,6 +253,15 @@ mod tests {
         assert_eq!(ops.len(), 1);
         assert_eq!(ops[0].len, 64 << 10);
         let ops = build_ops(Pass::RandomMix, &cell, &opts);
+        assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
+        assert_ne!(ops[1].offset, 4096, "the mix is random by default");
+        let sequential_mix = PatternOptions {
+            sequential_mix: true,
+            ..opts
+        };
+        let ops = build_ops(Pass::RandomMix, &cell, &sequential_mix);
+        let offsets: Vec<u64> = ops.iter().map(|o| o.offset / 4096).collect();
+        assert_eq!(offsets, (0..16).collect::<Vec<_>>(), "-+B: in order");
         assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
     }
 }

@@ -320,3 +320,40 @@ fn an_existing_file_is_only_read_with_plus_e() {
     );
     assert_eq!(std::fs::read(&mine).unwrap(), content);
 }
+
+#[test]
+fn sequential_mix_and_mmap_file_io_mixing_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "16k", "-i", "8", "-+B", "-+p", "30", "--quiet", "-f", "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .contains("\t>>> Sequential Mixed workload. <<<\n")
+    );
+    let row = &data_rows(&run.stdout)[0];
+    assert_eq!(row.len(), 3, "the random mix column: {row:?}");
+    assert!(row[2] > 0);
+
+    // -Z writes a page with write() before each write pass; the pass then
+    // overwrites it, so the file ends as a run without -Z leaves it.
+    let args = [
+        "-s", "256k", "-r", "16k", "-i", "0", "-i", "1", "-B", "-w", "--quiet", "-f",
+    ];
+    let mut with_z = args.to_vec();
+    with_z.extend(["z.tmp", "-Z"]);
+    let z = ioz(dir.path(), &with_z);
+    z.expect_code(0);
+    assert!(z.stdout.contains("\tEnable mmap & file I/O mixing.\n"));
+    let mut plain = args.to_vec();
+    plain.push("p.tmp");
+    ioz(dir.path(), &plain).expect_code(0);
+    assert_eq!(
+        std::fs::read(dir.path().join("z.tmp")).unwrap(),
+        std::fs::read(dir.path().join("p.tmp")).unwrap()
+    );
+}

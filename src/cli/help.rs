@@ -26,7 +26,7 @@ Modes
 Tests (-i N, repeatable; default 0-7)
   0 write/rewrite   1 read/reread        2 random read/write   3 backward read
   4 record rewrite  5 stride read (-j)   6 fwrite/frewrite     7 fread/freread
-  8 random mix (-+p percent reads, default 50)                 9 pwrite/repwrite
+  8 random mix (-+p percent reads, default 50; -+B in order)                 9 pwrite/repwrite
   10 pread/repread  11 pwritev/repwritev 12 preadv/repreadv
   -E            add tests 9 and 10
   -j N          stride of test 5 in records (default 17)
@@ -47,6 +47,7 @@ Engines, caches and checks
   --iodepth N   operations in flight for aio and io_uring
   -B            mmap files          -D / -G  msync MS_ASYNC / MS_SYNC per record
   -+A N         madvise on mmap files (0 normal .. 4 willneed)
+  -Z            write a page with write() before each write pass (mix with mmap)
   -H N / -k N   POSIX async I/O with N in flight (with / without copying)
   --drop-caches[=all]  evict the file's pages before each read pass (untimed);
                 =all also drops every clean page of the machine (root)

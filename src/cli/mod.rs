@@ -456,6 +456,11 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
                 format!("POSIX Async I/O (no bcopy). Depth {n} ")
             });
         }
+        'Z' => {
+            seen.variations.mix_mmap_file_io = true;
+            seen.option_lines
+                .push("Enable mmap & file I/O mixing.".into());
+        }
         'p' => {
             seen.variations.purge_cpu_cache = true;
             seen.option_lines.push("Purge Mode On".into());
@@ -568,6 +573,11 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
             ));
         }
         'N' => seen.variations.no_truncate = true,
+        'B' => {
+            seen.variations.sequential_mix = true;
+            seen.option_lines
+                .push(">>> Sequential Mixed workload. <<<".into());
+        }
         'E' => {
             seen.variations.existing_file = true;
             seen.option_lines
@@ -851,6 +861,9 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     }
     if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
+    }
+    if v.mix_mmap_file_io && v.verify != Verify::None {
+        return Err(usage("-Z cannot be combined with -V or -+d"));
     }
     if v.existing_file {
         if seen.path.is_none() && seen.files.is_empty() {

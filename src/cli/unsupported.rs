@@ -10,7 +10,6 @@ pub fn describe(letter: char) -> Option<&'static str> {
         'U' => "unmount and remount between tests",
         'X' => "write telemetry file",
         'Y' => "read telemetry file",
-        'Z' => "mixing mmap and file I/O",
         _ => return None,
     })
 }
@@ -20,7 +19,6 @@ pub fn describe_plus(letter: char) -> Option<&'static str> {
     Some(match letter {
         'a' => "ignored IOzone option",
         'b' => "ignored IOzone option",
-        'B' => "sequential mixed workload",
         'c' => "cluster client",
         'C' => "dedup within files",
         'F' => "truncating writers in the mixed workload",

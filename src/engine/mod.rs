@@ -24,7 +24,7 @@ pub use locked::LockedEngine;
 pub use mmap::MmapEngine;
 
 use crate::pattern::IoOp;
-pub use positional::PositionalEngine;
+pub use positional::{PositionalEngine, pwrite_all};
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;
 pub use uring::UringEngine;

@@ -38,7 +38,7 @@ pub(crate) fn pread_all(fd: RawFd, buf: &mut [u8], offset: u64) -> io::Result<()
 
 /// `pwrite` until all of `buf` is written.
 #[inline]
-pub(crate) fn pwrite_all(fd: RawFd, buf: &[u8], offset: u64) -> io::Result<()> {
+pub fn pwrite_all(fd: RawFd, buf: &[u8], offset: u64) -> io::Result<()> {
     let len = buf.len();
     let ptr = buf.as_ptr();
     transfer_all(len, false, |done| {

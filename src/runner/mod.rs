@@ -141,6 +141,7 @@ fn run_cell(
     let opts = PatternOptions {
         stride: config.stride,
         mix_read_percent: config.mix_read_percent,
+        sequential_mix: config.variations.sequential_mix,
         pool_bytes: pool.len(),
     };
     for test in &config.tests {

@@ -308,6 +308,13 @@ pub fn before_loop<E: Engine>(
     if config.variations.purge_cpu_cache {
         purge_cpu_cache(config);
     }
+    if config.variations.mix_mmap_file_io && pass.direction() != Direction::Read {
+        // -Z: plain file I/O on the file the pass then writes (through mmap
+        // with -B); the pass overwrites this page, so its content is moot.
+        let page = crate::buffer::AlignedBuf::zeroed(4096);
+        crate::engine::pwrite_all(engine.raw_fd(), &page, 0)
+            .map_err(|e| fail("write (-Z) to", Some(0), e))?;
+    }
     if pass.direction() != Direction::Write {
         drop_caches(engine.raw_fd(), config.variations.drop_caches)
             .map_err(|e| fail("drop the page cache of", None, e))?;

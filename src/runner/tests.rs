@@ -59,6 +59,7 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
     let opts = PatternOptions {
         stride: 3,
         mix_read_percent: 50,
+        sequential_mix: false,
         pool_bytes: 16 * REC as usize,
     };
     let ops = build_ops(pass, &cell(), &opts);
@@ -191,6 +192,7 @@ fn a_failed_operation_names_its_offset() {
         &PatternOptions {
             stride: 17,
             mix_read_percent: 50,
+            sequential_mix: false,
             pool_bytes: REC as usize,
         },
     );
@@ -224,6 +226,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
         &PatternOptions {
             stride: 17,
             mix_read_percent: 50,
+            sequential_mix: false,
             pool_bytes: REC as usize,
         },
     );
@@ -326,6 +329,7 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
         &PatternOptions {
             stride: 17,
             mix_read_percent: 50,
+            sequential_mix: false,
             pool_bytes: REC as usize,
         },
     );

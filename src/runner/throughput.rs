@@ -236,6 +236,7 @@ fn run_phase(
     let opts = PatternOptions {
         stride: config.stride,
         mix_read_percent: config.mix_read_percent,
+        sequential_mix: config.variations.sequential_mix,
         pool_bytes: pool_bytes(&cell, config.data),
     };
     let ops = build_ops(pass, &cell, &opts);
