@@ -1,0 +1,379 @@
+//! Checks the options seen on the command line against each other and builds
+//! the typed [`RunConfig`]: sizes and auto mode, throughput mode, I/O variations.
+
+use std::path::PathBuf;
+
+use super::{Seen, UsageError, usage};
+use crate::config::*;
+use crate::variations::{DropCaches, EngineChoice, IoVariations, Verify};
+use crate::workload::TestId;
+
+fn kb(bytes: u64) -> u64 {
+    bytes / KIB
+}
+
+/// Checks the options against each other and builds the config.
+pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError> {
+    if seen.micros_per_op && seen.ops_per_sec {
+        return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
+    }
+    let throughput = throughput_config(&seen)?;
+    let variations = variations(&seen)?;
+    let auto =
+        seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
+    if !auto {
+        let auto_only = [
+            ("-n", seen.min_file.is_some()),
+            ("-g", seen.max_file.is_some()),
+            ("-y", seen.min_record.is_some()),
+            ("-q", seen.max_record.is_some()),
+            ("-z", seen.no_crossover),
+            ("-+x", seen.multiplier.is_some()),
+        ];
+        if let Some((opt, _)) = auto_only.iter().find(|(_, given)| *given) {
+            return Err(usage(format!("{opt} only applies to auto mode (add -a)")));
+        }
+    }
+
+    if throughput.is_some() && auto {
+        return Err(usage(
+            "throughput mode (-t, -l, -u) cannot be combined with auto mode (-a, -A, or several -s/-r)",
+        ));
+    }
+    if throughput.is_some() && seen.path.is_some() && !seen.files.is_empty() {
+        return Err(usage(
+            "-f and -F cannot be combined: -F names every worker's file",
+        ));
+    }
+    let sizes = if auto {
+        auto_sizes(&seen)?
+    } else {
+        let file_bytes = seen
+            .file_sizes
+            .first()
+            .copied()
+            .unwrap_or(DEFAULT_FILE_BYTES);
+        let record_bytes = seen
+            .record_sizes
+            .first()
+            .copied()
+            .unwrap_or(DEFAULT_RECORD_BYTES);
+        if record_bytes > file_bytes {
+            return Err(usage(format!(
+                "-r: record size {} kB is larger than the file size {} kB (-s)",
+                kb(record_bytes),
+                kb(file_bytes)
+            )));
+        }
+        Sizes::Single {
+            file_bytes,
+            record_bytes,
+        }
+    };
+
+    let mut tests = if seen.obsolete_auto {
+        if let Some(t) = seen
+            .tests
+            .iter()
+            .find(|t| !matches!(t, TestId::Write | TestId::Read))
+        {
+            return Err(usage(format!(
+                "-A runs only tests 0 and 1; -i {} needs -a instead",
+                t.number()
+            )));
+        }
+        vec![TestId::Write, TestId::Read]
+    } else if throughput.is_some() {
+        if seen.tests.contains(&TestId::RecordRewrite) {
+            return Err(usage("-i 4 (record rewrite) has no throughput form"));
+        }
+        if seen.tests.is_empty() {
+            // IOzone runs every throughput phase when no -i is given.
+            TestId::ALL[..11]
+                .iter()
+                .copied()
+                .filter(|t| *t != TestId::RecordRewrite)
+                .collect()
+        } else {
+            seen.tests.clone()
+        }
+    } else if seen.tests.is_empty() {
+        let mut t: Vec<TestId> = TestId::ALL[..8].to_vec();
+        if seen.extended {
+            t.extend([TestId::Pwrite, TestId::Pread]);
+        }
+        t
+    } else {
+        seen.tests.clone()
+    };
+    tests.sort();
+
+    let unit = if seen.micros_per_op {
+        OutputUnit::MicrosPerOp
+    } else if seen.ops_per_sec {
+        OutputUnit::OpsPerSec
+    } else {
+        OutputUnit::KbPerSec
+    };
+
+    Ok(RunConfig {
+        command_line,
+        option_lines: seen.option_lines,
+        sizes,
+        obsolete_auto: seen.obsolete_auto,
+        tests,
+        extended: seen.extended,
+        path: seen
+            .path
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE_NAME)),
+        keep_file: seen.keep_file,
+        open: seen.open,
+        fsync_in_timing: seen.fsync_in_timing,
+        close_in_timing: seen.close_in_timing,
+        lock_file: seen.lock_file,
+        unit,
+        excel_report: seen.excel_report,
+        stride: seen.stride.unwrap_or(DEFAULT_STRIDE),
+        mix_read_percent: seen.mix_read_percent.unwrap_or(DEFAULT_MIX_READ_PERCENT),
+        no_retest: seen.no_retest,
+        force: seen.force,
+        data: seen.data.unwrap_or(DataPattern::Random),
+        outputs: seen.outputs,
+        quiet: seen.quiet,
+        throughput,
+        record_locking: seen.record_locking,
+        destroy_data: seen.destroy_data,
+        variations,
+    })
+}
+
+/// The I/O variations, with the engine the IOzone flags (-B, -H, -k) or
+/// --engine chose, checked against each other.
+fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
+    let mut v = seen.variations.clone();
+    let from_flags = match (seen.mmap_flag, seen.aio_depth) {
+        (true, Some(_)) => {
+            return Err(usage(
+                "mmap (-B/-D/-G) and async I/O (-H/-k) cannot be combined",
+            ));
+        }
+        (true, None) => Some(EngineChoice::Mmap),
+        (false, Some((c, depth))) => {
+            v.aio_no_copy = c == 'k';
+            v.iodepth = depth;
+            Some(EngineChoice::Aio)
+        }
+        (false, None) => None,
+    };
+    match (v.engine, from_flags) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(usage(format!(
+                "--engine {} contradicts -B/-D/-G/-H/-k",
+                format!("{a:?}").to_lowercase()
+            )));
+        }
+        (None, Some(b)) => v.engine = Some(b),
+        _ => {}
+    }
+    let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
+    if v.iodepth > 1 && !queued {
+        return Err(usage(
+            "--iodepth only applies to --engine io_uring or aio (-H/-k)",
+        ));
+    }
+    v.iodepth = v.iodepth.max(1);
+    // SAFETY: geteuid has no preconditions.
+    if v.drop_caches == DropCaches::All && unsafe { libc::geteuid() } != 0 {
+        return Err(usage(
+            "--drop-caches=all writes /proc/sys/vm/drop_caches and needs root; --drop-caches alone evicts only the test file",
+        ));
+    }
+    if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
+        return Err(usage("-+A (madvise) needs mmap files (-B)"));
+    }
+    if v.mix_mmap_file_io && v.verify != Verify::None {
+        return Err(usage("-Z cannot be combined with -V or -+d"));
+    }
+    if v.existing_file {
+        if seen.path.is_none() && seen.files.is_empty() {
+            return Err(usage(
+                "-+E needs the existing file: name it with -f (or -F)",
+            ));
+        }
+        if seen.tests.is_empty() {
+            return Err(usage("-+E needs the read tests to run, e.g. -i 1 -i 2"));
+        }
+        if let Some(t) = seen.tests.iter().find(|t| {
+            matches!(
+                t,
+                TestId::Write
+                    | TestId::RecordRewrite
+                    | TestId::Fwrite
+                    | TestId::RandomMix
+                    | TestId::Pwrite
+                    | TestId::Pwritev
+            )
+        }) {
+            return Err(usage(format!(
+                "-+E never writes, so -i {} (a test that writes) cannot run with it",
+                t.number()
+            )));
+        }
+        if v.verify != Verify::None {
+            return Err(usage(
+                "-+E reads someone else's data, so -V and -+d cannot check it",
+            ));
+        }
+    }
+    if v.verify != Verify::None && seen.throughput_requested() {
+        return Err(usage("-V and -+d are not available in throughput mode yet"));
+    }
+    Ok(v)
+}
+
+/// Throughput mode from -t/-l/-u and its companions; options that only mean
+/// something there are refused without it.
+fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError> {
+    let wanted =
+        !seen.worker_counts.is_empty() || seen.min_workers.is_some() || seen.max_workers.is_some();
+    if !wanted {
+        let only_here = [
+            ("-F", !seen.files.is_empty()),
+            ("-T", seen.threads),
+            ("-C", seen.per_worker_lines),
+            ("-x", seen.no_stonewall),
+            ("-d", seen.start_delay_us.is_some()),
+            ("-P", seen.first_cpu.is_some()),
+            ("-+k", seen.constant_total),
+            ("-+V", seen.shared_file && !seen.record_locking),
+            ("-+L", seen.shared_file && seen.record_locking),
+        ];
+        if let Some((opt, _)) = only_here.iter().find(|(_, given)| *given) {
+            return Err(usage(format!(
+                "{opt} only applies to throughput mode (add -t N)"
+            )));
+        }
+        return Ok(None);
+    }
+    let worker_counts: Vec<u32> = if !seen.worker_counts.is_empty() {
+        seen.worker_counts.clone()
+    } else {
+        let min = seen.min_workers.unwrap_or(1);
+        let max = seen.max_workers.unwrap_or(min);
+        if min > max {
+            return Err(usage(format!(
+                "-l: {min} workers is more than the maximum {max} (-u)"
+            )));
+        }
+        (min..=max).collect()
+    };
+    let most = worker_counts.iter().copied().max().unwrap_or(1) as usize;
+    // A shared file (-+V/-+L) is worker 0's: one name, or IOzone's one per worker.
+    let files_needed = if seen.shared_file && seen.files.len() == 1 {
+        1
+    } else {
+        most
+    };
+    if !seen.files.is_empty() && seen.files.len() != files_needed {
+        return Err(usage(format!(
+            "-F names {} file(s) but the run needs {files_needed} (one per worker)",
+            seen.files.len()
+        )));
+    }
+    if let Some(cpu) = seen.first_cpu {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cpu >= cpus {
+            return Err(usage(format!(
+                "-P {cpu}: no such CPU (this machine has CPUs 0 to {})",
+                cpus - 1
+            )));
+        }
+    }
+    Ok(Some(ThroughputConfig {
+        worker_counts,
+        min_workers: seen.min_workers,
+        max_workers: seen.max_workers,
+        threads: seen.threads,
+        files: seen.files.clone(),
+        per_worker_lines: seen.per_worker_lines,
+        first_cpu: seen.first_cpu,
+        constant_total: seen.constant_total,
+        shared_file: seen.shared_file,
+        stonewall: !seen.no_stonewall,
+        start_delay_us: seen.start_delay_us.unwrap_or(0),
+    }))
+}
+
+fn auto_sizes(seen: &Seen) -> Result<Sizes, UsageError> {
+    let multiplier = seen.multiplier.unwrap_or(2);
+    let file_sizes = if seen.file_sizes.is_empty() {
+        let min = seen.min_file.unwrap_or(DEFAULT_AUTO_MIN_FILE);
+        let max = seen.max_file.unwrap_or(DEFAULT_AUTO_MAX_FILE);
+        if min > max {
+            return Err(usage(format!(
+                "-n: minimum file size {} kB is larger than the maximum {} kB (-g)",
+                kb(min),
+                kb(max)
+            )));
+        }
+        SizeAxis::Range {
+            min,
+            max,
+            multiplier,
+        }
+    } else {
+        if seen.min_file.is_some() || seen.max_file.is_some() {
+            return Err(usage(
+                "-s cannot be combined with -n or -g: give either the sizes or the range",
+            ));
+        }
+        SizeAxis::List(seen.file_sizes.clone())
+    };
+    let record_sizes = if seen.record_sizes.is_empty() {
+        let min = seen.min_record.unwrap_or(DEFAULT_AUTO_MIN_RECORD);
+        let max = seen.max_record.unwrap_or(DEFAULT_AUTO_MAX_RECORD);
+        if min > max {
+            return Err(usage(format!(
+                "-y: minimum record size {} kB is larger than the maximum {} kB (-q)",
+                kb(min),
+                kb(max)
+            )));
+        }
+        SizeAxis::Range {
+            min,
+            max,
+            multiplier,
+        }
+    } else {
+        if seen.min_record.is_some() || seen.max_record.is_some() {
+            return Err(usage(
+                "-r cannot be combined with -y or -q: give either the sizes or the range",
+            ));
+        }
+        let mut list = seen.record_sizes.clone();
+        list.sort_unstable();
+        list.dedup();
+        SizeAxis::List(list)
+    };
+    let smallest_file = file_sizes.values().into_iter().min().unwrap_or(0);
+    let smallest_record = record_sizes.values().into_iter().min().unwrap_or(0);
+    if smallest_record > smallest_file {
+        return Err(usage(format!(
+            "record size {} kB is larger than the smallest file size {} kB",
+            kb(smallest_record),
+            kb(smallest_file)
+        )));
+    }
+    let crossover = seen.auto
+        && !seen.obsolete_auto
+        && !seen.no_crossover
+        && seen.file_sizes.is_empty()
+        && seen.record_sizes.is_empty()
+        && seen.min_record.is_none()
+        && seen.max_record.is_none();
+    Ok(Sizes::Auto(AutoSizes {
+        file_sizes,
+        record_sizes,
+        crossover,
+    }))
+}
