@@ -78,8 +78,8 @@ fn inverted_auto_range_is_refused() {
 }
 
 #[test]
-fn unsupported_offset_latency_files_are_refused() {
-    assert_refused(&["-Q"], "-Q");
+fn unsupported_disrupted_reads_are_refused() {
+    assert_refused(&["-K"], "-K");
 }
 
 #[test]

@@ -357,3 +357,59 @@ fn sequential_mix_and_mmap_file_io_mixing_run() {
         std::fs::read(dir.path().join("p.tmp")).unwrap()
     );
 }
+
+#[test]
+fn offset_latency_files_record_every_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-Q", "--quiet", "-f", "t.tmp",
+        ],
+    );
+    run.expect_code(0);
+    assert!(run.stdout.contains("\tOffset/latency files enabled.\n"));
+    assert_eq!(
+        list_dir(dir.path()),
+        vec!["rol.dat", "rrol.dat", "rwol.dat", "wol.dat"]
+    );
+    for name in ["wol.dat", "rwol.dat", "rol.dat", "rrol.dat"] {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "Offset in Kbytes   Latency in microseconds  Transfer size in bytes"
+        );
+        let ops: Vec<Vec<f64>> = lines[1..5]
+            .iter()
+            .map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect())
+            .collect();
+        let offsets: Vec<f64> = ops.iter().map(|o| o[0]).collect();
+        assert_eq!(offsets, vec![0.0, 16.0, 32.0, 48.0], "{name}");
+        assert!(
+            ops.iter().all(|o| o[1] >= 0.0 && o[2] == 16384.0),
+            "{name}: {ops:?}"
+        );
+        assert_eq!(lines[5], "");
+        assert!(
+            lines[6].starts_with("System time ") && lines[6].ends_with("(seconds)"),
+            "{name}"
+        );
+    }
+    // Appended, as IOzone does: a second run adds a second section.
+    ioz(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-Q", "--quiet", "-f", "t.tmp",
+        ],
+    )
+    .expect_code(0);
+    let text = std::fs::read_to_string(dir.path().join("wol.dat")).unwrap();
+    assert_eq!(text.matches("Offset in Kbytes").count(), 2);
+    let refused = ioz(
+        dir.path(),
+        &["-Q", "--engine", "io_uring", "--iodepth", "4"],
+    );
+    refused.expect_code(2);
+    assert!(refused.stderr.contains("-Q times one operation at a time"));
+}

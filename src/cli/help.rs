@@ -73,6 +73,8 @@ Throughput mode
 Output
   -R            Excel-style report after the table
   -N            microseconds per operation      -O  operations per second
+  -Q            offset/latency files per pass (wol.dat, rol.dat, ...) in the
+                current directory, appended
   -+u          CPU utilisation: -R CPU blocks, throughput CPU lines
   -M            include uname in the header
   -h            this help                       -v  version

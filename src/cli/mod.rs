@@ -457,6 +457,11 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
                 format!("POSIX Async I/O (no bcopy). Depth {n} ")
             });
         }
+        'Q' => {
+            seen.variations.offset_latency_files = true;
+            seen.option_lines
+                .push("Offset/latency files enabled.".into());
+        }
         'Z' => {
             seen.variations.mix_mmap_file_io = true;
             seen.option_lines

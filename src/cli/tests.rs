@@ -200,8 +200,8 @@ fn bad_values_name_the_option() {
 #[test]
 fn unsupported_iozone_options_are_refused_by_name() {
     assert_eq!(
-        err(&["-Q"]),
-        "-Q (offset/latency files) is not supported yet"
+        err(&["-K"]),
+        "-K (disrupted read patterns) is not supported yet"
     );
     assert_eq!(
         err(&["-+w", "50"]),

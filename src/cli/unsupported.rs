@@ -6,7 +6,6 @@ pub fn describe(letter: char) -> Option<&'static str> {
     Some(match letter {
         'K' => "disrupted read patterns",
         'm' => "multiple buffers",
-        'Q' => "offset/latency files",
         'U' => "unmount and remount between tests",
         'X' => "write telemetry file",
         'Y' => "read telemetry file",

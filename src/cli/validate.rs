@@ -191,6 +191,16 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
     }
+    if v.offset_latency_files {
+        if seen.throughput_requested() {
+            return Err(usage("-Q is not available in throughput mode yet"));
+        }
+        if queued {
+            return Err(usage(
+                "-Q times one operation at a time: not with --engine aio or io_uring (-H/-k)",
+            ));
+        }
+    }
     if v.mix_mmap_file_io && v.verify != Verify::None {
         return Err(usage("-Z cannot be combined with -V or -+d"));
     }

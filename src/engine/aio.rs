@@ -521,6 +521,7 @@ mod tests {
             check,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let stops = Stops {
             signal: stop,

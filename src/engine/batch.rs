@@ -99,6 +99,9 @@ pub struct LoopIo<'a, C: DataCheck> {
     /// The busy-waiting actually done (it can exceed the nominal delay when
     /// the CPU is taken away mid-wait); 0 when the engine did not measure it.
     pub busy_ns: u64,
+    /// `-Q`: each operation's latency in ns, in order. Its capacity is reserved
+    /// before the clock starts, so recording never allocates.
+    pub latencies: Option<&'a mut Vec<u64>>,
 }
 
 impl<C: DataCheck> LoopIo<'_, C> {
@@ -150,6 +153,11 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
             break;
         }
         io.busy_ns += compute_delay(io.compute_delay_ns);
+        let started = if io.latencies.is_some() {
+            crate::clock::now_ns()
+        } else {
+            0
+        };
         let result = match op.kind {
             OpKind::Read => {
                 let buf = &mut io.read_buf[..op.len];
@@ -162,6 +170,9 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
                 engine.write_at(data, op.offset)
             }
         };
+        if let Some(latencies) = io.latencies.as_deref_mut() {
+            latencies.push(crate::clock::now_ns() - started);
+        }
         if let Err(error) = result {
             return Err(LoopFailure::of(op, error));
         }

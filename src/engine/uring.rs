@@ -595,6 +595,7 @@ mod tests {
                 check: &mut check,
                 compute_delay_ns: 0,
                 busy_ns: 0,
+                latencies: None,
             };
             let flag = StopFlag::default();
             let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -636,6 +637,7 @@ mod tests {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let flag = StopFlag::default();
         let p = engine
@@ -686,6 +688,7 @@ mod tests {
             check: &mut NoCheck,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let flag = StopFlag::default();
         let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -738,6 +741,7 @@ mod tests {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let flag = StopFlag::default();
         engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -766,6 +770,7 @@ mod tests {
             check: &mut NoCheck,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let f = engine
             .run_ops(&ops, &mut io, stops(&flag, None))
@@ -787,6 +792,7 @@ mod tests {
             check: &mut NoCheck,
             compute_delay_ns: 0,
             busy_ns: 0,
+            latencies: None,
         };
         let f = engine
             .run_ops(&ops, &mut io, stops(&flag, None))

@@ -5,6 +5,7 @@ pub mod biff;
 pub mod excel_text;
 pub mod html;
 pub mod json;
+pub mod latency_files;
 pub mod layout;
 pub mod plots;
 pub mod table_csv;

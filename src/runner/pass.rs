@@ -168,6 +168,12 @@ impl WithEngine for SinglePass<'_> {
         let SinglePass { pass, inputs } = self;
         let fail = failure(pass, inputs.path);
         before_loop(&engine, pass, inputs.config, inputs.path)?;
+        // -Q: room for every operation's latency, reserved before the clock.
+        let mut latencies = inputs
+            .config
+            .variations
+            .offset_latency_files
+            .then(|| Vec::with_capacity(inputs.ops.len()));
         let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: inputs.stop,
@@ -182,11 +188,23 @@ impl WithEngine for SinglePass<'_> {
             inputs.read_buf,
             inputs.pool,
             stops,
+            latencies.as_mut(),
         )?;
         let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
         after_loop(&mut engine, pass, inputs.config, inputs.path)?;
         if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
             return Ok(PassEnd::Interrupted(sig));
+        }
+        if let Some(latencies) = &latencies {
+            let cpu = (user1.saturating_sub(user0), sys1.saturating_sub(sys0));
+            crate::report::latency_files::append(
+                pass,
+                inputs.ops,
+                latencies,
+                cpu,
+                outcome.elapsed_ns(),
+            )
+            .map_err(|e| fail("write the -Q latency file for", None, e))?;
         }
         let expected = inputs.cell.pass_bytes();
         if outcome.bytes != expected {
@@ -342,6 +360,7 @@ pub fn timed<E: Engine>(
     read_buf: &mut [u8],
     pool: &[u8],
     stops: Stops<'_>,
+    mut latencies: Option<&mut Vec<u64>>,
 ) -> Result<LoopOutcome, IoFailure> {
     let extras = TimedExtras {
         sync: config.fsync_in_timing,
@@ -364,6 +383,7 @@ pub fn timed<E: Engine>(
             check: &mut NoCheck,
             compute_delay_ns,
             busy_ns: 0,
+            latencies: latencies.as_deref_mut(),
         };
         return timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure);
     };
@@ -374,6 +394,7 @@ pub fn timed<E: Engine>(
         check: &mut check,
         compute_delay_ns,
         busy_ns: 0,
+        latencies: latencies.as_deref_mut(),
     };
     let outcome = timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure)?;
     // Mismatches are counted to the end of the pass, then fail it (after the clock).

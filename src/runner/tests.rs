@@ -507,6 +507,7 @@ fn looped<E: Engine>(
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
+        latencies: None,
     };
     timed_loop(engine, ops, &mut io, extras, stops)
 }

@@ -160,6 +160,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             read_buf,
             pool,
             stops,
+            None,
         )?;
         let (user1, sys1) = cpu_ns(job.cpu_scope);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
@@ -185,8 +186,17 @@ impl WithEngine for WorkerBody<'_, '_> {
                         signal: job.stop,
                         stonewall: None,
                     };
-                    let finish =
-                        timed(&mut engine, pass, config, path, rest, read_buf, pool, stops)?;
+                    let finish = timed(
+                        &mut engine,
+                        pass,
+                        config,
+                        path,
+                        rest,
+                        read_buf,
+                        pool,
+                        stops,
+                        None,
+                    )?;
                     if let Some(EarlyStop::Signal(signal)) = finish.stopped {
                         return Ok(WorkerReport::Interrupted {
                             worker: job.index,
