@@ -394,7 +394,7 @@ pub fn timed<E: Engine>(
         check: &mut check,
         compute_delay_ns,
         busy_ns: 0,
-        latencies: latencies.as_deref_mut(),
+        latencies,
     };
     let outcome = timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure)?;
     // Mismatches are counted to the end of the pass, then fail it (after the clock).
