@@ -146,6 +146,21 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
     io: &mut LoopIo<'_, C>,
     stops: Stops<'_>,
 ) -> Result<Progress, LoopFailure> {
+    // Two compiled loops, so the usual one has no per-operation test for -Q.
+    if io.latencies.is_some() {
+        ops_loop::<true, E, C>(engine, ops, io, stops)
+    } else {
+        ops_loop::<false, E, C>(engine, ops, io, stops)
+    }
+}
+
+#[inline(always)]
+fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
+    engine: &mut E,
+    ops: &[IoOp],
+    io: &mut LoopIo<'_, C>,
+    stops: Stops<'_>,
+) -> Result<Progress, LoopFailure> {
     let mut progress = Progress::default();
     for op in ops {
         if let Some(why) = stops.check() {
@@ -153,7 +168,7 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
             break;
         }
         io.busy_ns += compute_delay(io.compute_delay_ns);
-        let started = if io.latencies.is_some() {
+        let started = if RECORD_LATENCY {
             crate::clock::now_ns()
         } else {
             0
@@ -170,7 +185,7 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
                 engine.write_at(data, op.offset)
             }
         };
-        if let Some(latencies) = io.latencies.as_deref_mut() {
+        if RECORD_LATENCY && let Some(latencies) = io.latencies.as_deref_mut() {
             latencies.push(crate::clock::now_ns() - started);
         }
         if let Err(error) = result {
