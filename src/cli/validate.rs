@@ -314,57 +314,69 @@ fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError
     }))
 }
 
+/// One auto-mode axis: an explicit list (`-s`/`-r`), or a min..max range
+/// (`-n`/`-g`, `-y`/`-q`) with defaults; never both.
+struct AxisOptions<'a> {
+    list: &'a [u64],
+    min: Option<u64>,
+    max: Option<u64>,
+    defaults: (u64, u64),
+    /// The list option, the min option, the max option, and what the sizes are.
+    names: (&'a str, &'a str, &'a str, &'a str),
+}
+
+fn axis(o: AxisOptions<'_>, multiplier: u64) -> Result<SizeAxis, UsageError> {
+    let (list_opt, min_opt, max_opt, what) = o.names;
+    if o.list.is_empty() {
+        let min = o.min.unwrap_or(o.defaults.0);
+        let max = o.max.unwrap_or(o.defaults.1);
+        if min > max {
+            return Err(usage(format!(
+                "{min_opt}: minimum {what} {} kB is larger than the maximum {} kB ({max_opt})",
+                kb(min),
+                kb(max)
+            )));
+        }
+        return Ok(SizeAxis::Range {
+            min,
+            max,
+            multiplier,
+        });
+    }
+    if o.min.is_some() || o.max.is_some() {
+        return Err(usage(format!(
+            "{list_opt} cannot be combined with {min_opt} or {max_opt}: give either the sizes or the range"
+        )));
+    }
+    Ok(SizeAxis::List(o.list.to_vec()))
+}
+
 fn auto_sizes(seen: &Seen) -> Result<Sizes, UsageError> {
     let multiplier = seen.multiplier.unwrap_or(2);
-    let file_sizes = if seen.file_sizes.is_empty() {
-        let min = seen.min_file.unwrap_or(DEFAULT_AUTO_MIN_FILE);
-        let max = seen.max_file.unwrap_or(DEFAULT_AUTO_MAX_FILE);
-        if min > max {
-            return Err(usage(format!(
-                "-n: minimum file size {} kB is larger than the maximum {} kB (-g)",
-                kb(min),
-                kb(max)
-            )));
-        }
-        SizeAxis::Range {
-            min,
-            max,
-            multiplier,
-        }
-    } else {
-        if seen.min_file.is_some() || seen.max_file.is_some() {
-            return Err(usage(
-                "-s cannot be combined with -n or -g: give either the sizes or the range",
-            ));
-        }
-        SizeAxis::List(seen.file_sizes.clone())
-    };
-    let record_sizes = if seen.record_sizes.is_empty() {
-        let min = seen.min_record.unwrap_or(DEFAULT_AUTO_MIN_RECORD);
-        let max = seen.max_record.unwrap_or(DEFAULT_AUTO_MAX_RECORD);
-        if min > max {
-            return Err(usage(format!(
-                "-y: minimum record size {} kB is larger than the maximum {} kB (-q)",
-                kb(min),
-                kb(max)
-            )));
-        }
-        SizeAxis::Range {
-            min,
-            max,
-            multiplier,
-        }
-    } else {
-        if seen.min_record.is_some() || seen.max_record.is_some() {
-            return Err(usage(
-                "-r cannot be combined with -y or -q: give either the sizes or the range",
-            ));
-        }
-        let mut list = seen.record_sizes.clone();
-        list.sort_unstable();
-        list.dedup();
-        SizeAxis::List(list)
-    };
+    let file_sizes = axis(
+        AxisOptions {
+            list: &seen.file_sizes,
+            min: seen.min_file,
+            max: seen.max_file,
+            defaults: (DEFAULT_AUTO_MIN_FILE, DEFAULT_AUTO_MAX_FILE),
+            names: ("-s", "-n", "-g", "file size"),
+        },
+        multiplier,
+    )?;
+    // Record sizes run in ascending order, each once.
+    let mut records = seen.record_sizes.clone();
+    records.sort_unstable();
+    records.dedup();
+    let record_sizes = axis(
+        AxisOptions {
+            list: &records,
+            min: seen.min_record,
+            max: seen.max_record,
+            defaults: (DEFAULT_AUTO_MIN_RECORD, DEFAULT_AUTO_MAX_RECORD),
+            names: ("-r", "-y", "-q", "record size"),
+        },
+        multiplier,
+    )?;
     let smallest_file = file_sizes.values().into_iter().min().unwrap_or(0);
     let smallest_record = record_sizes.values().into_iter().min().unwrap_or(0);
     if smallest_record > smallest_file {
