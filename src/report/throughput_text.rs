@@ -119,37 +119,50 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         ("process", "processes")
     };
     let (children, parent) = phase_labels(phase.pass, phase.workers);
+    // Label (with IOzone's tabs), value, unit, and the trailing space IOzone
+    // leaves after the Min line only.
+    let lines = [
+        (
+            format!("Children see throughput for {children}"),
+            phase.children_see(unit),
+            rate,
+            "",
+        ),
+        (
+            format!("Parent sees throughput for {parent}"),
+            phase.parent_sees(unit),
+            rate,
+            "",
+        ),
+        (
+            format!("Min throughput per {noun} \t\t\t"),
+            phase.min_rate(unit),
+            rate,
+            " ",
+        ),
+        (
+            format!("Max throughput per {noun} \t\t\t"),
+            phase.max_rate(unit),
+            rate,
+            "",
+        ),
+        (
+            format!("Avg throughput per {noun} \t\t\t"),
+            phase.avg_rate(unit),
+            rate,
+            "",
+        ),
+        (
+            "Min xfer \t\t\t\t\t".to_string(),
+            phase.min_xfer(unit),
+            xfer,
+            "",
+        ),
+    ];
     let mut s = String::from("\n");
-    let _ = writeln!(
-        s,
-        "\tChildren see throughput for {children}= {:10.2} {rate}",
-        phase.children_see(unit)
-    );
-    let _ = writeln!(
-        s,
-        "\tParent sees throughput for {parent}= {:10.2} {rate}",
-        phase.parent_sees(unit)
-    );
-    let _ = writeln!(
-        s,
-        "\tMin throughput per {noun} \t\t\t= {:10.2} {rate} ",
-        phase.min_rate(unit)
-    );
-    let _ = writeln!(
-        s,
-        "\tMax throughput per {noun} \t\t\t= {:10.2} {rate}",
-        phase.max_rate(unit)
-    );
-    let _ = writeln!(
-        s,
-        "\tAvg throughput per {noun} \t\t\t= {:10.2} {rate}",
-        phase.avg_rate(unit)
-    );
-    let _ = writeln!(
-        s,
-        "\tMin xfer \t\t\t\t\t= {:10.2} {xfer}",
-        phase.min_xfer(unit)
-    );
+    for (label, value, unit_word, tail) in lines {
+        let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");
+    }
     let cpu = config.variations.cpu_utilisation;
     if cpu {
         let (wall, cpu_secs, pct) = phase.cpu_utilisation();
