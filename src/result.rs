@@ -246,3 +246,31 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         status: RunStatus::Complete,
     }
 }
+
+/// A throughput phase for exporter tests: `workers` workers on 1 MiB files of
+/// 64 KiB records, each moving `bytes_each` in one second.
+#[cfg(test)]
+pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseResult {
+    PhaseResult {
+        pass,
+        workers,
+        threads: false,
+        file_bytes: 1 << 20,
+        record_bytes: 64 << 10,
+        parent_elapsed_ns: 1_000_000_000,
+        stonewall: false,
+        results: (0..workers)
+            .map(|w| WorkerResult {
+                worker: w,
+                bytes: bytes_each,
+                records: 16,
+                elapsed_ns: 1_000_000_000,
+                start_after_release_ns: 0,
+                end_after_release_ns: 1_000_000_000,
+                stonewalled: false,
+                cpu_user_ns: 0,
+                cpu_system_ns: 0,
+            })
+            .collect(),
+    }
+}

@@ -314,7 +314,7 @@ mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, WorkerResult, sample_result};
+    use crate::result::{CellResult, Measurement, sample_result};
 
     /// One cell of a BIFF2 worksheet, as the walker reads it.
     #[derive(Clone, Debug, PartialEq)]
@@ -592,28 +592,7 @@ mod tests {
     }
 
     fn phase(pass: Pass, workers: u32, kb_each: u64) -> PhaseResult {
-        PhaseResult {
-            pass,
-            workers,
-            threads: false,
-            file_bytes: 1 << 20,
-            record_bytes: 64 << 10,
-            parent_elapsed_ns: 1_000_000_000,
-            stonewall: false,
-            results: (0..workers)
-                .map(|w| WorkerResult {
-                    worker: w,
-                    bytes: kb_each << 10,
-                    records: 16,
-                    elapsed_ns: 1_000_000_000,
-                    start_after_release_ns: 0,
-                    end_after_release_ns: 1_000_000_000,
-                    stonewalled: false,
-                    cpu_user_ns: 0,
-                    cpu_system_ns: 0,
-                })
-                .collect(),
-        }
+        crate::result::sample_phase(pass, workers, kb_each << 10)
     }
 
     #[test]

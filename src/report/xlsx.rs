@@ -297,7 +297,7 @@ mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, PhaseResult, WorkerResult, sample_result};
+    use crate::result::{CellResult, Measurement, sample_result};
     use crate::workload::Pass;
 
     fn row(file_kb: u64, rec_kb: u64, kbps: u64) -> CellResult {
@@ -380,28 +380,7 @@ mod tests {
     fn throughput_runs_get_one_sheet_of_phases_by_worker_count() {
         let cfg = test_config(&["-l", "1", "-u", "2", "-s", "1m", "-r", "64k", "-i", "0"]);
         let mut result = sample_result(cfg, Vec::new());
-        let phase = |pass, workers| PhaseResult {
-            pass,
-            workers,
-            threads: false,
-            file_bytes: 1 << 20,
-            record_bytes: 64 << 10,
-            parent_elapsed_ns: 1_000_000_000,
-            stonewall: false,
-            results: (0..workers)
-                .map(|w| WorkerResult {
-                    worker: w,
-                    bytes: 1 << 20,
-                    records: 16,
-                    elapsed_ns: 1_000_000_000,
-                    start_after_release_ns: 0,
-                    end_after_release_ns: 1_000_000_000,
-                    stonewalled: false,
-                    cpu_user_ns: 0,
-                    cpu_system_ns: 0,
-                })
-                .collect(),
-        };
+        let phase = |pass, workers| crate::result::sample_phase(pass, workers, 1 << 20);
         result.throughput = vec![
             phase(Pass::Write, 1),
             phase(Pass::Rewrite, 1),
