@@ -274,3 +274,34 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
             .collect(),
     }
 }
+
+/// Every cell of `config`'s plan with a measurement of each pass, moving
+/// `bytes(file_bytes, record_bytes)` in one second: rows for exporter tests.
+#[cfg(test)]
+pub(crate) fn sample_cells(
+    config: &RunConfig,
+    passes: &[Pass],
+    bytes: impl Fn(u64, u64) -> u64,
+) -> Vec<CellResult> {
+    crate::plan::expand(config)
+        .cells
+        .into_iter()
+        .map(|cell| CellResult {
+            cell,
+            measurements: passes
+                .iter()
+                .map(|&pass| Measurement {
+                    pass,
+                    file_bytes: cell.file_bytes,
+                    record_bytes: cell.record_bytes,
+                    workers: 1,
+                    bytes: bytes(cell.file_bytes, cell.record_bytes),
+                    records: cell.records(),
+                    elapsed_ns: 1_000_000_000,
+                    cpu_user_ns: 0,
+                    cpu_system_ns: 0,
+                })
+                .collect(),
+        })
+        .collect()
+}

@@ -481,33 +481,12 @@ mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::env::{CpuCache, DeviceInfo};
-    use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, PhaseResult, WorkerResult, sample_result};
+    use crate::result::{PhaseResult, WorkerResult, sample_result};
 
     fn run(args: &[&str]) -> RunResult {
         let config = test_config(args);
         let passes = plotted_passes(&sample_result(config.clone(), Vec::new()));
-        let cells = expand(&config)
-            .cells
-            .into_iter()
-            .map(|cell: Cell| CellResult {
-                cell,
-                measurements: passes
-                    .iter()
-                    .map(|&pass| Measurement {
-                        pass,
-                        file_bytes: cell.file_bytes,
-                        record_bytes: cell.record_bytes,
-                        workers: 1,
-                        bytes: (cell.file_bytes + cell.record_bytes) << 4,
-                        records: cell.records(),
-                        elapsed_ns: 1_000_000_000,
-                        cpu_user_ns: 0,
-                        cpu_system_ns: 0,
-                    })
-                    .collect(),
-            })
-            .collect();
+        let cells = crate::result::sample_cells(&config, &passes, |f, r| (f + r) << 4);
         sample_result(config, cells)
     }
 

@@ -1300,33 +1300,12 @@ mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::env::CpuCache;
-    use crate::plan::{Cell, expand};
-    use crate::result::{CellResult, Measurement, sample_result};
+    use crate::result::sample_result;
 
     fn cells(args: &[&str], value: impl Fn(u64, u64) -> u64) -> (RunResult, Vec<Pass>) {
         let config = test_config(args);
         let passes = TableLayout::for_config(&config).reported_passes(&config);
-        let rows = expand(&config)
-            .cells
-            .into_iter()
-            .map(|cell: Cell| CellResult {
-                cell,
-                measurements: passes
-                    .iter()
-                    .map(|&pass| Measurement {
-                        pass,
-                        file_bytes: cell.file_bytes,
-                        record_bytes: cell.record_bytes,
-                        workers: 1,
-                        bytes: value(cell.file_bytes, cell.record_bytes) << 10,
-                        records: cell.records(),
-                        elapsed_ns: 1_000_000_000,
-                        cpu_user_ns: 0,
-                        cpu_system_ns: 0,
-                    })
-                    .collect(),
-            })
-            .collect();
+        let rows = crate::result::sample_cells(&config, &passes, |f, r| value(f, r) << 10);
         (sample_result(config, rows), passes)
     }
 
