@@ -78,13 +78,13 @@ fn inverted_auto_range_is_refused() {
 }
 
 #[test]
-fn unsupported_disrupted_reads_are_refused() {
-    assert_refused(&["-K"], "-K");
+fn telemetry_with_a_file_size_is_refused() {
+    assert_refused(&["-X", "t.txt", "-s", "64k"], "-s");
 }
 
 #[test]
-fn unsupported_telemetry_is_refused() {
-    assert_refused(&["-X", "t.txt"], "-X");
+fn dedup_with_diagnostic_verification_is_refused() {
+    assert_refused(&["-+w", "50", "-+d"], "-+w");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 mod help;
 mod number;
+mod pending;
 mod report_cmd;
 mod unsupported;
 mod validate;
@@ -274,6 +275,19 @@ fn count_value(parser: &mut Parser, opt: &str) -> Result<u64, UsageError> {
     parse_count(&v).map_err(|e| usage(format!("{opt}: {e}")))
 }
 
+fn percent_value(parser: &mut Parser, opt: &str) -> Result<u32, UsageError> {
+    let n = count_value(parser, opt)?;
+    if n > 100 {
+        return Err(usage(format!("{opt}: {n} is not a percentage (0 to 100)")));
+    }
+    Ok(n as u32)
+}
+
+fn u32_value(parser: &mut Parser, opt: &str) -> Result<u32, UsageError> {
+    let n = count_value(parser, opt)?;
+    u32::try_from(n).map_err(|_| usage(format!("{opt}: {n} is too large")))
+}
+
 impl Seen {
     fn throughput_requested(&self) -> bool {
         !self.worker_counts.is_empty() || self.min_workers.is_some() || self.max_workers.is_some()
@@ -509,13 +523,33 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
             }
             seen.stride = Some(n);
         }
+        'K' => {
+            seen.variations.disrupt_reads = true;
+            seen.option_lines
+                .push("Disrupted read patterns selected.".into());
+        }
+        'm' => {
+            seen.variations.multi_buffer = true;
+            seen.option_lines
+                .push("Multi_buffer. Work area 16777216 bytes".into());
+        }
+        'U' => seen.variations.remount = Some(path_value(parser, "-U")?),
+        'X' => {
+            let file = path_value(parser, "-X")?;
+            seen.option_lines
+                .push(format!("Using write telemetry file \"{}\"", file.display()));
+            seen.variations.write_telemetry = Some(file);
+        }
+        'Y' => {
+            let file = path_value(parser, "-Y")?;
+            seen.option_lines
+                .push(format!("Using read telemetry file \"{}\"", file.display()));
+            seen.variations.read_telemetry = Some(file);
+        }
         other => {
-            return match unsupported::describe(other) {
-                Some(what) => Err(usage(format!("-{other} ({what}) is not supported yet"))),
-                None => Err(usage(format!(
-                    "unknown option -{other} (ioz -h lists the options)"
-                ))),
-            };
+            return Err(usage(format!(
+                "unknown option -{other} (ioz -h lists the options)"
+            )));
         }
     }
     Ok(())
@@ -622,14 +656,42 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
                 .push(">>> Record locking, shared file mode enabled. <<<".into());
         }
         'p' => {
-            let n = count_value(parser, &opt)?;
-            if n > 100 {
-                return Err(usage(format!("{opt}: {n} is not a percentage (0 to 100)")));
-            }
-            seen.mix_read_percent = Some(n as u32);
+            let n = percent_value(parser, &opt)?;
+            seen.mix_read_percent = Some(n);
             seen.option_lines
                 .push(format!("Percent read in mix test is {n}"));
         }
+        'w' | 'y' | 'C' => {
+            let n = percent_value(parser, &opt)?;
+            let (field, line) = match letter {
+                'w' => (&mut seen.variations.dedup.percent, "Dedup activated"),
+                'y' => (
+                    &mut seen.variations.dedup.interior_percent,
+                    "Dedupe within & across",
+                ),
+                _ => (&mut seen.variations.dedup.within_percent, "Dedupe within"),
+            };
+            *field = Some(n);
+            seen.option_lines.push(format!("{line} {n} percent."));
+        }
+        'S' => {
+            // IOzone: seed 0 means 1.
+            let n = u32_value(parser, &opt)?.max(1);
+            seen.variations.dedup.seed = Some(n);
+            seen.option_lines.push(format!("Dedup manual seed {n} ."));
+        }
+        'W' => {
+            let n = u32_value(parser, &opt)?;
+            seen.variations.dedup.worker_skew = Some(n);
+            seen.option_lines.push(format!("Dedup chid_skew {n} ."));
+        }
+        'K' => {
+            let n = u32_value(parser, &opt)?;
+            seen.variations.mix_readers = Some(n);
+            seen.option_lines
+                .push(format!("Manual control of test 8: workers below {n} read."));
+        }
+        'F' => seen.variations.mix_truncate_writers = true,
         other => {
             return match unsupported::describe_plus(other) {
                 Some(what) => Err(usage(format!("{opt} ({what}) is not supported yet"))),

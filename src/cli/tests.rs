@@ -198,15 +198,24 @@ fn bad_values_name_the_option() {
 }
 
 #[test]
+fn telemetry_and_dedup_conflicts_are_refused() {
+    assert!(
+        err(&["-X", "t.txt", "-s", "64k"])
+            .starts_with("-s cannot be combined with a telemetry file")
+    );
+    assert!(err(&["-Y", "t.txt", "-K"]).starts_with("-K cannot be combined"));
+    assert!(err(&["-Y", "t.txt", "-a"]).starts_with("-a cannot be combined"));
+    assert!(err(&["-+w", "50", "-+d"]).starts_with("dedup data (-+w/-+y/-+C) cannot be combined"));
+    assert!(err(&["-+S", "7"]).starts_with("-+S and -+W shape dedup data"));
+    assert!(err(&["-+w", "101"]).contains("not a percentage"));
+    assert!(
+        err(&["-U", "/mnt", "-t", "2"])
+            .starts_with("-U (remount between tests) cannot be combined")
+    );
+}
+
+#[test]
 fn unsupported_iozone_options_are_refused_by_name() {
-    assert_eq!(
-        err(&["-K"]),
-        "-K (disrupted read patterns) is not supported yet"
-    );
-    assert_eq!(
-        err(&["-+w", "50"]),
-        "-+w (dedupable data) is not supported yet"
-    );
     assert_eq!(
         err(&["-+z"]),
         "-+z (latency histograms) is not supported yet"

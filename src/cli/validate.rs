@@ -191,16 +191,6 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
     }
-    if v.offset_latency_files {
-        if seen.throughput_requested() {
-            return Err(usage("-Q is not available in throughput mode yet"));
-        }
-        if queued {
-            return Err(usage(
-                "-Q times one operation at a time: not with --engine aio or io_uring (-H/-k)",
-            ));
-        }
-    }
     if v.mix_mmap_file_io && v.verify != Verify::None {
         return Err(usage("-Z cannot be combined with -V or -+d"));
     }
@@ -235,10 +225,45 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
             ));
         }
     }
-    if v.verify != Verify::None && seen.throughput_requested() {
-        return Err(usage("-V and -+d are not available in throughput mode yet"));
+    if v.dedup.any() && v.verify != Verify::None {
+        return Err(usage(
+            "dedup data (-+w/-+y/-+C) cannot be combined with -V or -+d: they write different data",
+        ));
     }
+    if (v.dedup.seed.is_some() || v.dedup.worker_skew.is_some()) && !v.dedup.any() {
+        return Err(usage("-+S and -+W shape dedup data: add -+w, -+y or -+C"));
+    }
+    if v.remount.is_some() && seen.throughput_requested() {
+        return Err(usage(
+            "-U (remount between tests) cannot be combined with throughput mode (-t, -l, -u)",
+        ));
+    }
+    telemetry_conflicts(seen, &v)?;
+    super::pending::refuse_unfinished(&v, seen.throughput_requested())?;
     Ok(v)
+}
+
+/// `-X`/`-Y` replay a recorded access pattern: its offsets and sizes replace
+/// the options that would otherwise choose them (IOzone refuses these too).
+fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> {
+    if v.write_telemetry.is_none() && v.read_telemetry.is_none() {
+        return Ok(());
+    }
+    let clashes = [
+        ("-s", !seen.file_sizes.is_empty()),
+        ("-r", !seen.record_sizes.is_empty()),
+        ("-a", seen.auto || seen.obsolete_auto),
+        ("-j", seen.stride.is_some()),
+        ("-K", v.disrupt_reads),
+        ("-V", matches!(v.verify, Verify::Pattern(_))),
+        ("-+d", v.verify == Verify::Diagnostic),
+    ];
+    if let Some((opt, _)) = clashes.iter().find(|(_, given)| *given) {
+        return Err(usage(format!(
+            "{opt} cannot be combined with a telemetry file (-X/-Y), which sets offsets and sizes"
+        )));
+    }
+    Ok(())
 }
 
 /// Throughput mode from -t/-l/-u and its companions; options that only mean
