@@ -7,7 +7,7 @@ use std::ptr::NonNull;
 use rand_mt::Mt64;
 
 use crate::config::{DataPattern, MIB};
-use crate::pattern::largest_op;
+use crate::pattern::{PROBE_PAGE, largest_op};
 use crate::plan::Cell;
 
 /// Alignment of every buffer: a page, which O_DIRECT accepts on Linux file systems.
@@ -20,6 +20,8 @@ const IOZONE_STAMP_LEN: usize = 8;
 /// compressor's block (≤ 1 MiB in ZFS and btrfs) sees a repeat, small enough
 /// to stay in a CPU's L2 cache like IOzone's single buffer mostly does.
 const RANDOM_POOL_BYTES: u64 = MIB;
+/// `-m`: the work area the buffer slides through (IOzone's 16 MiB).
+pub const MULTI_BUFFER_BYTES: u64 = 16 * MIB;
 
 /// A zeroed, page-aligned heap buffer.
 pub struct AlignedBuf {
@@ -68,10 +70,21 @@ impl Drop for AlignedBuf {
     }
 }
 
+/// `-m`: the work area for a cell: [`MULTI_BUFFER_BYTES`] rounded down to a
+/// whole number of records, or one largest operation when that is bigger.
+pub fn multi_buffer_bytes(cell: &Cell) -> usize {
+    let records = MULTI_BUFFER_BYTES / cell.record_bytes.max(1);
+    ((records * cell.record_bytes) as usize).max(largest_op(cell))
+}
+
 /// Size of the write pool for a cell: a whole number of records, at least the
-/// largest operation. IOzone's data is one buffer reused for every record.
-pub fn pool_bytes(cell: &Cell, data: DataPattern) -> usize {
+/// largest operation. IOzone's data is one buffer reused for every record;
+/// with `-m` (`multi_buffer`) the pool is the work area writes slide through.
+pub fn pool_bytes(cell: &Cell, data: DataPattern, multi_buffer: bool) -> usize {
     let largest = largest_op(cell);
+    if multi_buffer {
+        return multi_buffer_bytes(cell);
+    }
     match data {
         DataPattern::Iozone => largest,
         DataPattern::Random => {
@@ -82,6 +95,17 @@ pub fn pool_bytes(cell: &Cell, data: DataPattern) -> usize {
             wanted.max(largest)
         }
     }
+}
+
+/// Size of the read buffer for a cell: `slots` slots (one per operation an
+/// engine keeps in flight), each room for the largest operation and for a
+/// page-long `-K` probe; with `-m` the work area reads slide through (the
+/// queued engines, which need slots, are refused with -m).
+pub fn read_buf_bytes(cell: &Cell, slots: usize, multi_buffer: bool) -> usize {
+    if multi_buffer {
+        return multi_buffer_bytes(cell);
+    }
+    largest_op(cell).max(PROBE_PAGE as usize) * slots.max(1)
 }
 
 /// Fills a buffer with the data pattern (before any clock starts).
@@ -136,18 +160,37 @@ mod tests {
             file_bytes: 64 << 10,
             record_bytes: 4 << 10,
         };
-        assert_eq!(pool_bytes(&small, DataPattern::Random), 64 << 10);
-        assert_eq!(pool_bytes(&small, DataPattern::Iozone), 64 << 10); // one preadv call
+        assert_eq!(pool_bytes(&small, DataPattern::Random, false), 64 << 10);
+        assert_eq!(pool_bytes(&small, DataPattern::Iozone, false), 64 << 10); // one preadv call
         let big = Cell {
             file_bytes: 256 << 20,
             record_bytes: 4 << 10,
         };
-        assert_eq!(pool_bytes(&big, DataPattern::Random), 1 << 20);
-        assert_eq!(pool_bytes(&big, DataPattern::Iozone), 64 << 10);
+        assert_eq!(pool_bytes(&big, DataPattern::Random, false), 1 << 20);
+        assert_eq!(pool_bytes(&big, DataPattern::Iozone, false), 64 << 10);
         let huge_records = Cell {
             file_bytes: 64 << 20,
             record_bytes: 16 << 20,
         };
-        assert_eq!(pool_bytes(&huge_records, DataPattern::Random), 16 << 20);
+        assert_eq!(pool_bytes(&huge_records, DataPattern::Random, false), 16 << 20);
+    }
+
+    #[test]
+    fn multi_buffer_area_is_whole_records_or_one_operation() {
+        let cell = |record_bytes| Cell {
+            file_bytes: 64 << 20,
+            record_bytes,
+        };
+        for data in [DataPattern::Iozone, DataPattern::Random] {
+            assert_eq!(pool_bytes(&cell(4 << 10), data, true), 16 << 20);
+        }
+        // 16 MiB is not a multiple of 3 KiB: rounded down to 5461 records.
+        assert_eq!(multi_buffer_bytes(&cell(3 << 10)), 5461 * (3 << 10));
+        // Records larger than the area: one buffer.
+        assert_eq!(multi_buffer_bytes(&cell(32 << 20)), 32 << 20);
+        assert_eq!(read_buf_bytes(&cell(4 << 10), 1, true), 16 << 20);
+        // Without -m: one slot per operation in flight, each room for a page probe.
+        assert_eq!(read_buf_bytes(&cell(4 << 10), 4, false), 4 * (4 << 10));
+        assert_eq!(read_buf_bytes(&cell(1 << 10), 2, false), 2 * 4096);
     }
 }

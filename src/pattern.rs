@@ -1,13 +1,24 @@
 //! Offset sequences, computed before the clock starts.
 //!
 //! A pass is a list of [`IoOp`]s: where each operation lands in the file, how
-//! many bytes it moves, which way, and which slice of the write pool it sends.
+//! many bytes it moves, which way, which slice of the write pool it sends (or
+//! where in the read buffer it lands), and any `-K` probe reads before it.
 
 use rand_mt::Mt64;
 
 use crate::config::MAX_RECORD_BYTES;
 use crate::plan::Cell;
 use crate::workload::{Direction, Pass, PatternKind};
+
+/// `-K`: probe reads go before every record whose index in the pass is a
+/// multiple of this.
+pub const DISRUPT_EVERY: usize = 100;
+/// `-K`: the probe reads' offsets, in order: the start of the file, then one
+/// page in (IOzone's page size).
+pub const PROBE_OFFSETS: [u64; 2] = [0, PROBE_PAGE];
+/// IOzone's page size: the second probe's offset, and the length of a probe
+/// with `-I` (an O_DIRECT read must be aligned).
+pub const PROBE_PAGE: u64 = 4096;
 
 /// IOzone's key for the MT19937-64 generator behind its random permutation.
 const IOZONE_RANDOM_KEY: [u64; 4] = [0x12345, 0x23456, 0x34567, 0x45678];
@@ -30,8 +41,78 @@ pub struct IoOp {
     /// Bytes to move (a whole number of records).
     pub len: usize,
     pub kind: OpKind,
-    /// Where in the write pool a write takes its data (unused by reads).
+    /// Where the bytes sit in memory: for a write, where in the write pool it
+    /// takes its data; for a read, where in the read buffer it lands (0 but
+    /// with `-m`). Engines with reads in flight use their own read slots.
     pub source: usize,
+    /// `-K` reads to do just before this operation (usually none).
+    pub probes: Probes,
+}
+
+/// `-K` ("disrupted read patterns"): reads done just before an operation, to
+/// move the file position away and back as IOzone does: `count` reads of
+/// `len` bytes, at the first `count` of [`PROBE_OFFSETS`]. They are part of
+/// the timed access pattern but move no counted bytes and are not verified.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Probes {
+    pub count: u8,
+    pub len: u16,
+}
+
+impl Probes {
+    pub const NONE: Probes = Probes { count: 0, len: 0 };
+
+    #[inline(always)]
+    pub fn any(self) -> bool {
+        self.count != 0
+    }
+
+    /// (offset, length) of each probe read, in order.
+    #[inline]
+    pub fn reads(self) -> impl Iterator<Item = (u64, usize)> {
+        PROBE_OFFSETS[..self.count as usize]
+            .iter()
+            .map(move |&offset| (offset, self.len as usize))
+    }
+
+    /// The probes before a disturbed record of a pass over `pass_bytes`:
+    /// reads of `len` bytes (1, or [`PROBE_PAGE`] with -I) at offset 0, and at
+    /// offset [`PROBE_PAGE`] when the file reaches that far. A file shorter
+    /// than one probe is probed over its whole length at offset 0.
+    pub fn for_file(len: usize, pass_bytes: u64) -> Probes {
+        let len = (len as u64).min(pass_bytes).min(PROBE_PAGE);
+        if len == 0 {
+            return Probes::NONE;
+        }
+        let count = if PROBE_PAGE + len <= pass_bytes { 2 } else { 1 };
+        Probes {
+            count,
+            len: len as u16,
+        }
+    }
+}
+
+/// `-K`: which passes get probe reads, and how long each probe is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisruptReads {
+    /// 1 byte, or a page with -I (O_DIRECT needs aligned reads).
+    pub probe_len: usize,
+    /// Throughput mode disturbs more readers than single and auto mode.
+    pub throughput: bool,
+}
+
+impl DisruptReads {
+    /// Whether IOzone disturbs `pass`: test 1's read and reread, and in
+    /// throughput mode also the backward, stride and pread readers. Random
+    /// reads, the mix and the stdio and vectored readers are left alone.
+    pub fn applies_to(&self, pass: Pass) -> bool {
+        use Pass::*;
+        match pass {
+            Read | Reread => true,
+            BackwardRead | StrideRead | Pread | Repread => self.throughput,
+            _ => false,
+        }
+    }
 }
 
 /// Records 0, 1, …, n−1.
@@ -114,8 +195,13 @@ pub struct PatternOptions {
     /// `-+B`: the mix visits records in order instead of at random.
     pub sequential_mix: bool,
     /// Size of the write pool in bytes: a multiple of the record size, at least
-    /// [`largest_op`] bytes.
+    /// [`largest_op`] bytes. With `multi_buffer` the read buffer is this size too.
     pub pool_bytes: usize,
+    /// `-K`: probe reads before every [`DISRUPT_EVERY`]th record of the passes it applies to.
+    pub disrupt: Option<DisruptReads>,
+    /// `-m`: reads, like writes, slide through the buffer by one operation
+    /// each and wrap; otherwise every read lands at the start of the buffer.
+    pub multi_buffer: bool,
 }
 
 /// Bytes of the largest single operation of any pass on this cell.
@@ -149,18 +235,33 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
         Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
     };
     let slots = (opts.pool_bytes as u64 / rec).max(1);
+    let probes = match opts.disrupt {
+        Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
+        _ => Probes::NONE,
+    };
     runs.iter()
         .zip(reads)
         .enumerate()
         .map(|(i, (&(first, count), read))| {
             // Successive writes take successive pool slots, so neighbouring
-            // records differ and the data does not compress.
+            // records differ and the data does not compress; with -m reads
+            // slide through the read buffer the same way.
             let usable = slots.saturating_sub(count) + 1;
+            let slides = !read || opts.multi_buffer;
             IoOp {
                 offset: first * rec,
                 len: (count * rec) as usize,
                 kind: if read { OpKind::Read } else { OpKind::Write },
-                source: ((i as u64 % usable) * rec) as usize,
+                source: if slides {
+                    ((i as u64 % usable) * rec) as usize
+                } else {
+                    0
+                },
+                probes: if i % DISRUPT_EVERY == 0 {
+                    probes
+                } else {
+                    Probes::NONE
+                },
             }
         })
         .collect()
@@ -236,6 +337,8 @@ mod tests {
             mix_read_percent: 50,
             sequential_mix: false,
             pool_bytes: 32 << 10,
+            disrupt: None,
+            multi_buffer: false,
         };
         let ops = build_ops(Pass::Write, &cell, &opts);
         assert_eq!(ops.len(), 16);

@@ -255,6 +255,10 @@ pub struct Verifier {
     buf: AlignedBuf,
     /// Record size, to split multi-record reads and name records in reports.
     record_bytes: Option<usize>,
+    /// `-m`: each write takes its data from where its operation's `source`
+    /// says in `buf`, so the written-from memory slides through the work
+    /// area as it does without verification.
+    slide: bool,
     first: Option<FirstBad>,
     bad_bytes: u64,
     bad_units: u64,
@@ -273,6 +277,7 @@ impl Verifier {
             mode,
             buf: AlignedBuf::zeroed(0),
             record_bytes: record_bytes.filter(|&r| r > 0),
+            slide: false,
             first: None,
             bad_bytes: 0,
             bad_units: 0,
@@ -288,13 +293,16 @@ impl Verifier {
         if verify == Verify::None {
             return None;
         }
+        let slide = config.variations.multi_buffer;
         let largest = ops
             .iter()
             .filter(|op| op.kind == OpKind::Write)
-            .map(|op| op.len)
+            .map(|op| if slide { op.source + op.len } else { op.len })
             .max()
             .unwrap_or(0);
-        Verifier::new(verify, largest, record_bytes_for(pass, config, ops))
+        let mut v = Verifier::new(verify, largest, record_bytes_for(pass, config, ops))?;
+        v.slide = slide;
+        Some(v)
     }
 
     fn make_room(&mut self, len: usize) {
@@ -355,8 +363,9 @@ impl Verifier {
 impl DataCheck for Verifier {
     #[inline]
     fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a [u8]) -> &'a [u8] {
-        self.make_room(op.len);
-        let data = &mut self.buf[..op.len];
+        let start = if self.slide { op.source } else { 0 };
+        self.make_room(start + op.len);
+        let data = &mut self.buf[start..start + op.len];
         if self.mode == Mode::Diagnostic {
             fill_diagnostic(data, op.offset);
         }
@@ -400,6 +409,7 @@ mod tests {
             len,
             kind: OpKind::Read,
             source: 0,
+            probes: crate::pattern::Probes::NONE,
         }
     }
 

@@ -9,8 +9,6 @@ pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<()
     let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
     let unfinished = [
         ("-U (remount between tests)", v.remount.is_some()),
-        ("-K (disrupted read patterns)", v.disrupt_reads),
-        ("-m (multiple buffers)", v.multi_buffer),
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
         ("-Y (read telemetry file)", v.read_telemetry.is_some()),
         ("-+w/-+y/-+C (dedup data)", v.dedup.any()),

@@ -182,6 +182,13 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
         ));
     }
     v.iodepth = v.iodepth.max(1);
+    if v.multi_buffer && queued {
+        // Requests in flight each need a buffer no other request uses; a
+        // buffer sliding through one shared area cannot promise that.
+        return Err(usage(
+            "-m (multiple buffers) cannot be combined with --engine aio or io_uring (-H/-k)",
+        ));
+    }
     // SAFETY: geteuid has no preconditions.
     if v.drop_caches == DropCaches::All && unsafe { libc::geteuid() } != 0 {
         return Err(usage(

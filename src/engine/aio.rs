@@ -26,7 +26,7 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::compute_delay;
+use super::batch::{compute_delay, probe_with_pread};
 use super::{
     DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops, transfer_all,
 };
@@ -311,6 +311,7 @@ impl Engine for AioEngine {
         let mut failure: Option<LoopFailure> = None;
         let mut next = 0;
         let mut in_flight = 0;
+        let mut probed = usize::MAX;
         loop {
             // Submit while there is room, nothing has failed and no stop came.
             while next < ops.len()
@@ -333,6 +334,16 @@ impl Engine for AioEngine {
                     break;
                 }
                 let slot = *self.free.last().expect("a free control block");
+                // -K: once per operation, though a submission the library
+                // has no room for is tried again.
+                if op.probes.any() && probed != next {
+                    let probe_buf = io.read_slot(slot, op.probes.len as usize);
+                    if let Err(f) = probe_with_pread(self.fd.raw(), probe_buf, op) {
+                        failure = Some(f);
+                        break;
+                    }
+                    probed = next;
+                }
                 let too_big = op.len > slot_bytes;
                 // The slot's buffer: for a read, where the data lands; for a
                 // write whose data is not in the pool (a check that builds it
@@ -473,6 +484,7 @@ mod tests {
             len: 4096,
             kind,
             source,
+            probes: crate::pattern::Probes::NONE,
         }
     }
 

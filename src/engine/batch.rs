@@ -4,6 +4,7 @@
 //! POSIX AIO) provide their own [`Engine::run_ops`](super::Engine::run_ops).
 
 use std::io;
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Engine;
@@ -55,6 +56,15 @@ impl LoopFailure {
                 OpKind::Write => "write",
             },
             offset: Some(op.offset),
+            error,
+        }
+    }
+
+    /// A `-K` probe read at `offset` failed.
+    pub fn probe(offset: u64, error: io::Error) -> LoopFailure {
+        LoopFailure {
+            operation: "read (-K probe)",
+            offset: Some(offset),
             error,
         }
     }
@@ -168,6 +178,9 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
             break;
         }
         io.busy_ns += compute_delay(io.compute_delay_ns);
+        if op.probes.any() {
+            probe(engine, io.read_buf, op)?;
+        }
         let started = if RECORD_LATENCY {
             crate::clock::now_ns()
         } else {
@@ -175,7 +188,7 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
         };
         let result = match op.kind {
             OpKind::Read => {
-                let buf = &mut io.read_buf[..op.len];
+                let buf = &mut io.read_buf[op.source..op.source + op.len];
                 engine
                     .read_at(buf, op.offset)
                     .and_then(|()| io.check.check_read(op, buf))
@@ -195,4 +208,32 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
         progress.done += 1;
     }
     Ok(progress)
+}
+
+/// `-K` for the engines with operations in flight: the probes before `op`,
+/// done at once with plain `pread` on `fd` (the queue holds the records; the
+/// probes only have to come between the records around them), into `buf`,
+/// a read slot no request in flight uses.
+#[cold]
+#[inline(never)]
+pub(crate) fn probe_with_pread(fd: RawFd, buf: &mut [u8], op: &IoOp) -> Result<(), LoopFailure> {
+    for (offset, len) in op.probes.reads() {
+        super::positional::pread_all(fd, &mut buf[..len], offset)
+            .map_err(|error| LoopFailure::probe(offset, error))?;
+    }
+    Ok(())
+}
+
+/// `-K`: the probe reads before `op`, into the start of the read buffer.
+/// Out of line and marked cold, so the loop pays one predictable test per
+/// operation for them.
+#[cold]
+#[inline(never)]
+fn probe<E: Engine>(engine: &mut E, buf: &mut [u8], op: &IoOp) -> Result<(), LoopFailure> {
+    for (offset, len) in op.probes.reads() {
+        engine
+            .probe_at(&mut buf[..len], offset)
+            .map_err(|error| LoopFailure::probe(offset, error))?;
+    }
+    Ok(())
 }

@@ -46,6 +46,12 @@ impl<E: Engine> Engine for LockedEngine<E> {
         r
     }
 
+    /// `-K` probes are not records: IOzone locks records only.
+    #[inline]
+    fn probe_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.inner.probe_at(buf, offset)
+    }
+
     #[inline]
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
         self.range_lock(libc::F_WRLCK, offset, buf.len())?;

@@ -37,6 +37,12 @@ pub trait Engine {
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     /// Writes all of `buf` to the file at `offset`.
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()>;
+    /// A `-K` probe read: fills `buf` from `offset` like [`Engine::read_at`]
+    /// (what a wrapper adds around records, such as locks, it leaves out).
+    #[inline]
+    fn probe_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.read_at(buf, offset)
+    }
     /// Makes what was written durable (`-e`): fsync, or fflush+fsync for stdio.
     fn sync(&mut self) -> io::Result<()>;
     /// Closes the file, reporting any error the close reveals. Idempotent.

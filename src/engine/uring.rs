@@ -26,11 +26,11 @@ use std::path::Path;
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::batch::compute_delay;
+use super::batch::{compute_delay, probe_with_pread};
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
-use crate::pattern::{IoOp, OpKind};
+use crate::pattern::{IoOp, OpKind, Probes};
 
 /// The most bytes one submission moves; the kernel moves at most about 2 GiB
 /// per read or write anyway, and the rest is finished like any short transfer.
@@ -287,6 +287,7 @@ impl Engine for UringEngine {
             len: buf.len(),
             kind: OpKind::Read,
             source: 0,
+            probes: Probes::NONE,
         };
         finish(self.fd.raw(), &op, buf.as_mut_ptr(), res)
     }
@@ -302,6 +303,7 @@ impl Engine for UringEngine {
             len: buf.len(),
             kind: OpKind::Write,
             source: 0,
+            probes: Probes::NONE,
         };
         // finish only reads through the pointer of a write.
         finish(self.fd.raw(), &op, buf.as_ptr().cast_mut(), res)
@@ -388,6 +390,13 @@ impl Engine for UringEngine {
                 let slot = free
                     .pop()
                     .expect("an idle entry while fewer than limit are in flight");
+                if op.probes.any()
+                    && let Err(f) = probe_with_pread(fd, io.read_slot(slot as usize, op.probes.len as usize), op)
+                {
+                    free.push(slot);
+                    failure = Some(f);
+                    break;
+                }
                 let len = op.len.min(MAX_SUBMIT) as u32;
                 let (entry, data) = if is_write {
                     let bytes = io.check.write_data(op, io.pool);
@@ -534,6 +543,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Read,
                 source: 0,
+                probes: Probes::NONE,
             })
             .collect()
     }
@@ -672,6 +682,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Write,
                 source: (i % 16) * REC,
+                probes: Probes::NONE,
             })
             .collect();
         ops.extend((0..40).map(|i| IoOp {
@@ -679,6 +690,7 @@ mod tests {
             len: REC,
             kind: OpKind::Write,
             source: (i % 16) * REC,
+            probes: Probes::NONE,
         }));
         let mut buf = read_buf(32);
         let mut io = LoopIo {
@@ -730,6 +742,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Write,
                 source: 0,
+                probes: Probes::NONE,
             })
             .collect();
         let mut buf = read_buf(8);
@@ -784,6 +797,7 @@ mod tests {
             len: REC,
             kind: OpKind::Write,
             source: 0,
+            probes: Probes::NONE,
         }];
         let mut io = LoopIo {
             read_buf: &mut buf,

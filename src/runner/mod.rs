@@ -21,11 +21,11 @@ pub use timed::{
     DataCheck, EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
 };
 
-use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
 use crate::config::RunConfig;
 use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{PatternOptions, build_ops, largest_op};
+use crate::pattern::{DisruptReads, PROBE_PAGE, PatternOptions, build_ops};
 use crate::plan::{Cell, Plan};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
@@ -135,15 +135,11 @@ fn run_cell(
         .map(|&p| pass::depth_for(p, config))
         .max()
         .unwrap_or(1) as usize;
-    let mut read_buf = AlignedBuf::zeroed(largest_op(cell) * slots);
-    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data));
+    let multi_buffer = config.variations.multi_buffer;
+    let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(cell, slots, multi_buffer));
+    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data, multi_buffer));
     fill(&mut pool, config.data, seed);
-    let opts = PatternOptions {
-        stride: config.stride,
-        mix_read_percent: config.mix_read_percent,
-        sequential_mix: config.variations.sequential_mix,
-        pool_bytes: pool.len(),
-    };
+    let opts = pattern_options(config, pool.len(), false);
     for test in &config.tests {
         if test.needs_existing_data() {
             fill_file_if_short(config, cell, target.path(), &pool)?;
@@ -177,6 +173,32 @@ fn run_cell(
         }
     }
     Ok(None)
+}
+
+/// How the run's options shape every pass's operations; `pool_bytes` as the
+/// pool was made.
+pub(crate) fn pattern_options(
+    config: &RunConfig,
+    pool_bytes: usize,
+    throughput: bool,
+) -> PatternOptions {
+    let v = &config.variations;
+    PatternOptions {
+        stride: config.stride,
+        mix_read_percent: config.mix_read_percent,
+        sequential_mix: v.sequential_mix,
+        pool_bytes,
+        disrupt: v.disrupt_reads.then_some(DisruptReads {
+            // O_DIRECT reads must be aligned: IOzone reads a page with -I.
+            probe_len: if config.open.direct {
+                PROBE_PAGE as usize
+            } else {
+                1
+            },
+            throughput,
+        }),
+        multi_buffer: v.multi_buffer,
+    }
 }
 
 /// `-+q`: a pause after every pass (outside any timing).

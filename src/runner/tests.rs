@@ -3,7 +3,7 @@ use std::os::fd::RawFd;
 
 use super::*;
 use crate::cli::test_config as config;
-use crate::pattern::{IoOp, OpKind, random_permutation};
+use crate::pattern::{IoOp, OpKind, largest_op, random_permutation};
 use crate::runner::{ThroughputOutcome, run_throughput};
 use crate::workload::{Pass, TestId};
 
@@ -61,6 +61,8 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         mix_read_percent: 50,
         sequential_mix: false,
         pool_bytes: 16 * REC as usize,
+        disrupt: None,
+        multi_buffer: false,
     };
     let ops = build_ops(pass, &cell(), &opts);
     let mut pool = vec![0u8; opts.pool_bytes];
@@ -194,6 +196,8 @@ fn a_failed_operation_names_its_offset() {
             mix_read_percent: 50,
             sequential_mix: false,
             pool_bytes: REC as usize,
+            disrupt: None,
+            multi_buffer: false,
         },
     );
     let mut engine = RecordingEngine {
@@ -228,6 +232,8 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             mix_read_percent: 50,
             sequential_mix: false,
             pool_bytes: REC as usize,
+            disrupt: None,
+            multi_buffer: false,
         },
     );
     let stop = StopFlag::default();
@@ -302,7 +308,7 @@ fn kept_file_holds_the_pool_data_in_order() {
     assert!(out.error.is_none());
     let data = std::fs::read(&path).unwrap();
     assert_eq!(data.len(), 2 << 20);
-    let mut pool = vec![0u8; crate::buffer::pool_bytes(&out.cells[0].cell, cfg.data)];
+    let mut pool = vec![0u8; crate::buffer::pool_bytes(&out.cells[0].cell, cfg.data, false)];
     crate::buffer::fill(&mut pool, cfg.data, 0);
     // The pool is 1 MiB, so the second MiB of the file repeats the first.
     assert_eq!(&data[..1 << 20], &pool[..]);
@@ -331,6 +337,8 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
             mix_read_percent: 50,
             sequential_mix: false,
             pool_bytes: REC as usize,
+            disrupt: None,
+            multi_buffer: false,
         },
     );
     let wall = std::sync::atomic::AtomicBool::new(true);

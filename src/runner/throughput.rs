@@ -16,14 +16,14 @@ use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, pipe};
 
-use super::fill_file_if_short;
+use super::{fill_file_if_short, pattern_options};
 use super::shared::SharedState;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{PatternOptions, build_ops};
+use crate::pattern::build_ops;
 use crate::plan::Cell;
 use crate::result::{PhaseResult, RunStatus, WorkerResult};
 use crate::safety::TargetFile;
@@ -211,7 +211,7 @@ fn prepare_files(
     if !pass.test().needs_existing_data() {
         return Ok(());
     }
-    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data));
+    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data, false));
     fill(&mut pool, config.data, 0);
     for t in targets {
         fill_file_if_short(config, cell, t.path(), &pool)?;
@@ -233,12 +233,9 @@ fn run_phase(
     targets: &[TargetFile],
     stop: &StopFlag,
 ) -> Result<PhaseEnd, RunError> {
-    let opts = PatternOptions {
-        stride: config.stride,
-        mix_read_percent: config.mix_read_percent,
-        sequential_mix: config.variations.sequential_mix,
-        pool_bytes: pool_bytes(&cell, config.data),
-    };
+    // Each worker makes its own pool (and -m work area) of this size.
+    let pool_bytes = pool_bytes(&cell, config.data, config.variations.multi_buffer);
+    let opts = pattern_options(config, pool_bytes, true);
     let ops = build_ops(pass, &cell, &opts);
     let shared = SharedState::new()
         .map_err(|e| RunError::Refused(format!("cannot share memory between workers: {e}")))?;

@@ -15,11 +15,11 @@ use super::pass::{
 };
 use super::shared::SharedFlags;
 use super::timed::{EarlyStop, Stops};
-use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
 use crate::config::{RunConfig, ThroughputConfig};
 use crate::engine::Engine;
 use crate::error::IoFailure;
-use crate::pattern::{IoOp, largest_op};
+use crate::pattern::IoOp;
 use crate::plan::Cell;
 use crate::result::WorkerResult;
 use crate::signals::StopFlag;
@@ -76,8 +76,10 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
         }
     }
     let slots = depth_for(job.pass, job.config) as usize;
-    let mut read_buf = AlignedBuf::zeroed(largest_op(&job.cell) * slots);
-    let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data));
+    // Each worker its own buffers (with -m, its own work areas), made before the barrier.
+    let multi_buffer = job.config.variations.multi_buffer;
+    let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(&job.cell, slots, multi_buffer));
+    let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data, multi_buffer));
     fill(&mut pool, job.config.data, 1 + worker as u64);
     let body = WorkerBody {
         job,
