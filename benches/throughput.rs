@@ -203,7 +203,7 @@ impl BareFile {
             file_bytes,
             record_bytes: record,
         };
-        let mut pool = AlignedBuf::zeroed(pool_bytes(&cell, DataPattern::Random));
+        let mut pool = AlignedBuf::zeroed(pool_bytes(&cell, DataPattern::Random, false));
         fill(&mut pool, DataPattern::Random, 1 + index as u64);
         BareFile {
             path: CString::new(path.as_os_str().as_bytes()).expect("path has a NUL byte"),

@@ -172,7 +172,10 @@ mod tests {
             file_bytes: 64 << 20,
             record_bytes: 16 << 20,
         };
-        assert_eq!(pool_bytes(&huge_records, DataPattern::Random, false), 16 << 20);
+        assert_eq!(
+            pool_bytes(&huge_records, DataPattern::Random, false),
+            16 << 20
+        );
     }
 
     #[test]
@@ -190,7 +193,11 @@ mod tests {
         assert_eq!(multi_buffer_bytes(&cell(32 << 20)), 32 << 20);
         assert_eq!(read_buf_bytes(&cell(4 << 10), 1, true), 16 << 20);
         // Without -m: one slot per operation in flight, each room for a page probe.
-        assert_eq!(read_buf_bytes(&cell(4 << 10), 4, false), 4 * (4 << 10));
-        assert_eq!(read_buf_bytes(&cell(1 << 10), 2, false), 2 * 4096);
+        assert_eq!(read_buf_bytes(&cell(4 << 10), 4, false), 4 * (64 << 10));
+        let one_small_record = Cell {
+            file_bytes: 1 << 10,
+            record_bytes: 1 << 10,
+        };
+        assert_eq!(read_buf_bytes(&one_small_record, 2, false), 2 * 4096);
     }
 }

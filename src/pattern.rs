@@ -367,4 +367,161 @@ mod tests {
         assert_eq!(offsets, (0..16).collect::<Vec<_>>(), "-+B: in order");
         assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
     }
+
+    fn options(pool_bytes: usize) -> PatternOptions {
+        PatternOptions {
+            stride: 17,
+            mix_read_percent: 50,
+            sequential_mix: false,
+            pool_bytes,
+            disrupt: None,
+            multi_buffer: false,
+        }
+    }
+
+    fn disrupting(throughput: bool, probe_len: usize) -> PatternOptions {
+        PatternOptions {
+            disrupt: Some(DisruptReads {
+                probe_len,
+                throughput,
+            }),
+            ..options(4096)
+        }
+    }
+
+    /// Indexes of the operations that carry probes.
+    fn probed(ops: &[IoOp]) -> Vec<usize> {
+        (0..ops.len()).filter(|&i| ops[i].probes.any()).collect()
+    }
+
+    const CELL_250: Cell = Cell {
+        file_bytes: 250 * 4096,
+        record_bytes: 4096,
+    };
+
+    #[test]
+    fn disrupted_reads_probe_before_every_hundredth_record_of_test_1_only() {
+        let opts = disrupting(false, 1);
+        for pass in [Pass::Read, Pass::Reread] {
+            let ops = build_ops(pass, &CELL_250, &opts);
+            assert_eq!(ops.len(), 250, "probes are not operations of their own");
+            assert_eq!(probed(&ops), vec![0, 100, 200], "{pass:?}");
+            assert_eq!(
+                ops[100].offset,
+                100 * 4096,
+                "the record itself is unchanged"
+            );
+            let probe = ops[200].probes;
+            let reads: Vec<(u64, usize)> = probe.reads().collect();
+            assert_eq!(reads, vec![(0, 1), (4096, 1)]);
+            // The probes move no counted bytes: the pass is its records.
+            let bytes: u64 = ops.iter().map(|o| o.len as u64).sum();
+            assert_eq!(bytes, CELL_250.pass_bytes());
+        }
+        // Single and auto mode leave every other pass alone, writes above all.
+        for pass in [
+            Pass::Write,
+            Pass::Rewrite,
+            Pass::BackwardRead,
+            Pass::StrideRead,
+            Pass::RandomRead,
+            Pass::Pread,
+            Pass::Fread,
+            Pass::RandomMix,
+        ] {
+            let ops = build_ops(pass, &CELL_250, &opts);
+            assert!(probed(&ops).is_empty(), "{pass:?}");
+        }
+        // Without -K, nothing anywhere.
+        let ops = build_ops(Pass::Read, &CELL_250, &options(4096));
+        assert!(probed(&ops).is_empty());
+    }
+
+    #[test]
+    fn throughput_mode_also_disrupts_backward_stride_and_pread_readers() {
+        let opts = disrupting(true, 1);
+        for pass in [
+            Pass::Read,
+            Pass::Reread,
+            Pass::BackwardRead,
+            Pass::StrideRead,
+            Pass::Pread,
+        ] {
+            let ops = build_ops(pass, &CELL_250, &opts);
+            assert_eq!(probed(&ops), vec![0, 100, 200], "{pass:?}");
+        }
+        // In the pass's own order: backward read probes before records 249, 149, 49.
+        let ops = build_ops(Pass::BackwardRead, &CELL_250, &opts);
+        let records: Vec<u64> = probed(&ops).iter().map(|&i| ops[i].offset / 4096).collect();
+        assert_eq!(records, vec![249, 149, 49]);
+        for pass in [Pass::Write, Pass::RandomRead, Pass::RandomMix, Pass::Fread] {
+            assert!(
+                probed(&build_ops(pass, &CELL_250, &opts)).is_empty(),
+                "{pass:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn probes_fit_the_file_and_are_pages_with_o_direct() {
+        let reads = |len, file| Probes::for_file(len, file).reads().collect::<Vec<_>>();
+        assert_eq!(reads(1, 1 << 20), vec![(0, 1), (4096, 1)]);
+        // A file of one page has no byte at 4096: offset 0 only.
+        assert_eq!(reads(1, 4096), vec![(0, 1)]);
+        assert_eq!(reads(1, 4097), vec![(0, 1), (4096, 1)]);
+        // -I: page-long reads, the second only where a whole page lies at 4096.
+        assert_eq!(reads(4096, 1 << 20), vec![(0, 4096), (4096, 4096)]);
+        assert_eq!(reads(4096, 4096), vec![(0, 4096)]);
+        assert_eq!(reads(4096, 2048), vec![(0, 2048)]);
+        assert_eq!(Probes::for_file(1, 0), Probes::NONE);
+        let small = Cell {
+            file_bytes: 4096,
+            record_bytes: 1024,
+        };
+        let ops = build_ops(Pass::Read, &small, &disrupting(false, 1));
+        assert_eq!(ops[0].probes, Probes { count: 1, len: 1 });
+    }
+
+    #[test]
+    fn multi_buffer_reads_slide_through_the_area_and_wrap() {
+        let cell = Cell {
+            file_bytes: 64 * 4096,
+            record_bytes: 4096,
+        };
+        let area = 5 * 4096;
+        let plain = build_ops(Pass::Read, &cell, &options(area));
+        assert!(
+            plain.iter().all(|o| o.source == 0),
+            "reads land at 0 without -m"
+        );
+        let multi = PatternOptions {
+            multi_buffer: true,
+            ..options(area)
+        };
+        for pass in [
+            Pass::Read,
+            Pass::BackwardRead,
+            Pass::RandomRead,
+            Pass::Write,
+        ] {
+            let ops = build_ops(pass, &cell, &multi);
+            for (i, op) in ops.iter().enumerate() {
+                assert_eq!(op.source, (i * 4096) % area, "{pass:?} op {i}");
+            }
+        }
+        // Records larger than the area: one buffer, always at 0.
+        let big = Cell {
+            file_bytes: 4 * (32 << 20),
+            record_bytes: 32 << 20,
+        };
+        let ops = build_ops(
+            Pass::Read,
+            &big,
+            &PatternOptions {
+                multi_buffer: true,
+                ..options(32 << 20)
+            },
+        );
+        assert!(ops.iter().all(|o| o.source == 0));
+    }
 }

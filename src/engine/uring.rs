@@ -391,7 +391,11 @@ impl Engine for UringEngine {
                     .pop()
                     .expect("an idle entry while fewer than limit are in flight");
                 if op.probes.any()
-                    && let Err(f) = probe_with_pread(fd, io.read_slot(slot as usize, op.probes.len as usize), op)
+                    && let Err(f) = probe_with_pread(
+                        fd,
+                        io.read_slot(slot as usize, op.probes.len as usize),
+                        op,
+                    )
                 {
                     free.push(slot);
                     failure = Some(f);

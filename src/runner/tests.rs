@@ -519,3 +519,69 @@ fn looped<E: Engine>(
     };
     timed_loop(engine, ops, &mut io, extras, stops)
 }
+
+/// A read pass over 250 records as the run's options shape it.
+fn shaped_read_pass(args: &[&str], records: u64, pool_bytes: usize) -> Vec<IoOp> {
+    let cfg = config(args);
+    let opts = super::pattern_options(&cfg, pool_bytes, false);
+    let cell = Cell {
+        file_bytes: records * REC,
+        record_bytes: REC,
+    };
+    build_ops(Pass::Read, &cell, &opts)
+}
+
+fn run_recorded(ops: &[IoOp], read_buf: &mut [u8]) -> (RecordingEngine, LoopOutcome) {
+    let mut engine = RecordingEngine::default();
+    let stops = Stops {
+        signal: &StopFlag::default(),
+        stonewall: None,
+    };
+    let out = looped(
+        &mut engine,
+        ops,
+        read_buf,
+        &[],
+        TimedExtras::default(),
+        stops,
+    )
+    .unwrap();
+    (engine, out)
+}
+
+#[test]
+fn disrupted_reads_reach_the_engine_before_every_hundredth_record_uncounted() {
+    for (args, probe_len) in [(&["-K"][..], 1), (&["-K", "-I"], 4096)] {
+        let ops = shaped_read_pass(args, 250, REC as usize);
+        let (e, out) = run_recorded(&ops, &mut [0u8; 4096]);
+        assert_eq!(e.calls.len(), 250 + 6, "{args:?}");
+        for (at, record) in [(0, 0), (102, 100), (204, 200)] {
+            assert_eq!(e.calls[at].1, 0, "{args:?}");
+            assert_eq!(e.calls[at + 1].1, 4096, "{args:?}");
+            assert_eq!(e.calls[at].2, probe_len, "{args:?}");
+            assert_eq!(e.calls[at + 1].2, probe_len, "{args:?}");
+            assert_eq!(
+                (e.calls[at + 2].1, e.calls[at + 2].2),
+                (record * REC, REC as usize)
+            );
+        }
+        assert_eq!(out.bytes, 250 * REC, "probes are not counted");
+        assert_eq!(out.ops_done, 250);
+    }
+}
+
+#[test]
+fn multi_buffer_reads_land_where_their_operation_says() {
+    // A work area of 5 records; 7 reads wrap into its first two slots.
+    let ops = shaped_read_pass(&["-m"], 7, 5 * REC as usize);
+    let sources: Vec<usize> = ops.iter().map(|o| o.source / REC as usize).collect();
+    assert_eq!(sources, vec![0, 1, 2, 3, 4, 0, 1]);
+    let mut area = vec![0u8; 6 * REC as usize];
+    run_recorded(&ops[..3], &mut area);
+    // The recording engine fills what it reads into with 0xab.
+    assert!(area[..3 * REC as usize].iter().all(|&b| b == 0xab));
+    assert!(area[3 * REC as usize..].iter().all(|&b| b == 0));
+    // Without -m every read lands at the start.
+    let ops = shaped_read_pass(&["-s", "28k"], 7, 5 * REC as usize);
+    assert!(ops.iter().all(|o| o.source == 0));
+}

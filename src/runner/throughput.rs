@@ -16,9 +16,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, pipe};
 
-use super::{fill_file_if_short, pattern_options};
 use super::shared::SharedState;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
+use super::{fill_file_if_short, pattern_options};
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
