@@ -54,6 +54,9 @@ Engines, caches and checks
   -p            evict the CPU caches before each test (untimed)
   -S KB / -L B  CPU cache size and line size (header lines; -p's size)
   -J MS         busy-wait MS ms before every I/O (not counted in the rates)
+  -K            disrupt reads: before every 100th record of test 1 (and of the
+                throughput readers) read 1 byte at 0 and at 4096 (a page, -I)
+  -m            the buffer slides through a 16 MiB area, a record per I/O
   -+E           read-only tests (-i 1, 2, 3, 5, 7, 10, 12) on an existing file
                 named with -f, which ioz never writes, truncates or removes
   -+q S         sleep S seconds after every test     -+N  never truncate

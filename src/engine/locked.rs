@@ -46,7 +46,7 @@ impl<E: Engine> Engine for LockedEngine<E> {
         r
     }
 
-    /// `-K` probes are not records: IOzone locks records only.
+    /// `-+l` locks records (§2.11 of the spec); a `-K` probe is not one.
     #[inline]
     fn probe_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.inner.probe_at(buf, offset)
