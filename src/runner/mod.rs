@@ -3,6 +3,7 @@
 
 mod pass;
 mod shared;
+mod shared_latencies;
 mod throughput;
 mod timed;
 mod worker;

@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -18,13 +18,15 @@ use nix::unistd::{ForkResult, Pid, fork, pipe};
 
 use super::fill_file_if_short;
 use super::shared::SharedState;
+use super::shared_latencies::SharedLatencies;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{PatternOptions, build_ops};
+use crate::pattern::{IoOp, PatternOptions, build_ops};
 use crate::plan::Cell;
+use crate::report::latency_files;
 use crate::result::{PhaseResult, RunStatus, WorkerResult};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
@@ -233,15 +235,17 @@ fn run_phase(
     targets: &[TargetFile],
     stop: &StopFlag,
 ) -> Result<PhaseEnd, RunError> {
-    let opts = PatternOptions {
-        stride: config.stride,
-        mix_read_percent: config.mix_read_percent,
-        sequential_mix: config.variations.sequential_mix,
-        pool_bytes: pool_bytes(&cell, config.data),
-    };
-    let ops = build_ops(pass, &cell, &opts);
+    let ops = WorkerOps::build(config, pass, &cell, workers);
     let shared = SharedState::new()
         .map_err(|e| RunError::Refused(format!("cannot share memory between workers: {e}")))?;
+    let latencies = if config.variations.offset_latency_files {
+        let most = ops.lists.iter().map(Vec::len).max().unwrap_or(0);
+        Some(SharedLatencies::new(workers, most).map_err(|e| {
+            RunError::Refused(format!("cannot share memory for the -Q latencies: {e}"))
+        })?)
+    } else {
+        None
+    };
     let paths: Vec<PathBuf> = (0..workers)
         .map(|i| throughput.worker_path(&config.path, i))
         .collect();
@@ -253,7 +257,9 @@ fn run_phase(
         throughput,
         path: &paths[index as usize],
         cell,
-        ops: &ops,
+        ops: ops.of(index),
+        truncate: pass == Pass::RandomMix && config.truncates_in_mix(index),
+        latencies: latencies.as_ref(),
         stop,
         shared: shared.flags(),
         cpu_scope,
@@ -281,6 +287,9 @@ fn run_phase(
         return Ok(PhaseEnd::Interrupted(sig));
     }
     results.sort_by_key(|r| r.worker);
+    if let Some(area) = &latencies {
+        write_latency_files(pass, &results, &ops, area, &paths)?;
+    }
     // The parent's view: from the release to the end of the last timed region.
     let parent_end = results
         .iter()
@@ -297,6 +306,84 @@ fn run_phase(
         stonewall: throughput.stonewall,
         results,
     }))
+}
+
+/// The operations of a phase's workers: one list for all, except in the mix
+/// where `-+K` gives readers and writers different ones.
+struct WorkerOps {
+    lists: Vec<Vec<IoOp>>,
+    /// Index into `lists` for each worker.
+    of_worker: Vec<usize>,
+}
+
+impl WorkerOps {
+    fn build(config: &RunConfig, pass: Pass, cell: &Cell, workers: u32) -> WorkerOps {
+        let mut percents: Vec<u32> = Vec::new();
+        let mut of_worker = Vec::with_capacity(workers as usize);
+        for w in 0..workers {
+            let percent = if pass == Pass::RandomMix {
+                config.mix_read_percent_of(w)
+            } else {
+                config.mix_read_percent
+            };
+            let i = percents
+                .iter()
+                .position(|&p| p == percent)
+                .unwrap_or_else(|| {
+                    percents.push(percent);
+                    percents.len() - 1
+                });
+            of_worker.push(i);
+        }
+        let lists = percents
+            .into_iter()
+            .map(|mix_read_percent| {
+                let opts = PatternOptions {
+                    stride: config.stride,
+                    mix_read_percent,
+                    sequential_mix: config.variations.sequential_mix,
+                    pool_bytes: pool_bytes(cell, config.data),
+                };
+                build_ops(pass, cell, &opts)
+            })
+            .collect();
+        WorkerOps { lists, of_worker }
+    }
+
+    fn of(&self, worker: u32) -> &[IoOp] {
+        &self.lists[self.of_worker[worker as usize]]
+    }
+}
+
+/// `-Q`: IOzone's per-child files, `Child_<n>_<test>.dat` in the current
+/// directory, written once every worker of the phase is done.
+fn write_latency_files(
+    pass: Pass,
+    results: &[WorkerResult],
+    ops: &WorkerOps,
+    area: &SharedLatencies,
+    paths: &[PathBuf],
+) -> Result<(), RunError> {
+    for r in results {
+        let name = latency_files::worker_file_name(pass, r.worker);
+        latency_files::append_to(
+            Path::new(&name),
+            ops.of(r.worker),
+            &area.load(r.worker),
+            (r.cpu_user_ns, r.cpu_system_ns),
+            r.elapsed_ns,
+        )
+        .map_err(|e| {
+            RunError::Io(IoFailure {
+                operation: "write the -Q latency file for",
+                path: paths[r.worker as usize].clone(),
+                offset: None,
+                pass: Some(pass),
+                source: io::Error::new(e.kind(), format!("{name}: {e}")),
+            })
+        })?;
+    }
+    Ok(())
 }
 
 /// Threads: two barriers; the parent reads the release time between them, so
