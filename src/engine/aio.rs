@@ -684,6 +684,73 @@ mod tests {
         }
     }
 
+    /// Raises a stonewall after `after` reads.
+    struct WallAfter<'a> {
+        after: usize,
+        reads: usize,
+        wall: &'a std::sync::atomic::AtomicBool,
+    }
+
+    impl DataCheck for WallAfter<'_> {
+        fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+            &pool[op.source..op.source + op.len]
+        }
+        fn check_read(&mut self, _op: &IoOp, _data: &[u8]) -> io::Result<()> {
+            self.reads += 1;
+            if self.reads >= self.after {
+                self.wall.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn q_latencies_follow_the_operations_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q");
+        std::fs::write(&path, vec![3u8; 64 * 4096]).unwrap();
+        let mut e = AioEngine::open(&path, &spec(8, true)).unwrap();
+        let ops: Vec<IoOp> = crate::pattern::random_permutation(64)
+            .into_iter()
+            .map(|r| op(OpKind::Read, r, 0))
+            .collect();
+        let stop = StopFlag::default();
+        for wall_after in [usize::MAX, 20] {
+            let wall = std::sync::atomic::AtomicBool::new(false);
+            let mut check = WallAfter {
+                after: wall_after,
+                reads: 0,
+                wall: &wall,
+            };
+            // An earlier pass's latency is kept in front.
+            let mut latencies = vec![7u64];
+            let mut read_buf = vec![0u8; 4096 * 8];
+            let mut io = LoopIo {
+                read_buf: &mut read_buf,
+                slots: 8,
+                pool: &[],
+                check: &mut check,
+                compute_delay_ns: 0,
+                busy_ns: 0,
+                latencies: Some(&mut latencies),
+            };
+            let stops = Stops {
+                signal: &stop,
+                stonewall: Some(&wall),
+            };
+            let p = e.run_ops(&ops, &mut io, stops).unwrap();
+            if wall_after == usize::MAX {
+                assert_eq!(p.done, 64);
+            } else {
+                assert!(p.done >= 20 && p.done < 64, "done {}", p.done);
+            }
+            assert_eq!(latencies.len(), 1 + p.done);
+            assert_eq!(latencies[0], 7);
+            assert!(latencies[1..].iter().all(|&ns| ns > 0), "{latencies:?}");
+        }
+        e.close().unwrap();
+    }
+
     #[test]
     fn depth_is_capped_by_the_read_slots() {
         let dir = tempfile::tempdir().unwrap();

@@ -701,6 +701,48 @@ mod tests {
     }
 
     #[test]
+    fn q_latencies_follow_the_operations_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 300;
+        let path = record_file(dir.path(), n);
+        let Some(mut engine) = open(&path, 16, false) else {
+            return;
+        };
+        let ops = read_ops(&random_permutation(n));
+        let flag = StopFlag::default();
+        for wall_after in [None, Some(100)] {
+            let wall = AtomicBool::new(false);
+            let mut check = Counting {
+                wall_after: wall_after.map(|n| (n, &wall)),
+                ..Default::default()
+            };
+            // An earlier pass's latency is kept in front.
+            let mut latencies = vec![7u64];
+            let mut buf = read_buf(16);
+            let mut io = LoopIo {
+                read_buf: &mut buf,
+                slots: 16,
+                pool: &[],
+                check: &mut check,
+                compute_delay_ns: 0,
+                busy_ns: 0,
+                latencies: Some(&mut latencies),
+            };
+            let p = engine
+                .run_ops(&ops, &mut io, stops(&flag, Some(&wall)))
+                .unwrap();
+            match wall_after {
+                None => assert_eq!(p.done, n as usize),
+                Some(_) => assert!(p.done >= 100 && p.done < n as usize, "{}", p.done),
+            }
+            assert_eq!(latencies.len(), 1 + p.done);
+            assert_eq!(latencies[0], 7);
+            assert!(latencies[1..].iter().all(|&ns| ns > 0), "{latencies:?}");
+        }
+        engine.close().unwrap();
+    }
+
+    #[test]
     fn writes_at_depth_land_like_one_at_a_time_even_over_one_record() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w");
