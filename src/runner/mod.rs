@@ -7,6 +7,7 @@ mod shared_latencies;
 mod throughput;
 mod timed;
 mod worker;
+mod worker_ops;
 
 #[cfg(test)]
 mod tests;

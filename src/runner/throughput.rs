@@ -20,11 +20,11 @@ use super::fill_file_if_short;
 use super::shared::SharedState;
 use super::shared_latencies::SharedLatencies;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
+use super::worker_ops::WorkerOps;
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{IoOp, PatternOptions, build_ops};
 use crate::plan::Cell;
 use crate::report::latency_files;
 use crate::result::{PhaseResult, RunStatus, WorkerResult};
@@ -306,53 +306,6 @@ fn run_phase(
         stonewall: throughput.stonewall,
         results,
     }))
-}
-
-/// The operations of a phase's workers: one list for all, except in the mix
-/// where `-+K` gives readers and writers different ones.
-struct WorkerOps {
-    lists: Vec<Vec<IoOp>>,
-    /// Index into `lists` for each worker.
-    of_worker: Vec<usize>,
-}
-
-impl WorkerOps {
-    fn build(config: &RunConfig, pass: Pass, cell: &Cell, workers: u32) -> WorkerOps {
-        let mut percents: Vec<u32> = Vec::new();
-        let mut of_worker = Vec::with_capacity(workers as usize);
-        for w in 0..workers {
-            let percent = if pass == Pass::RandomMix {
-                config.mix_read_percent_of(w)
-            } else {
-                config.mix_read_percent
-            };
-            let i = percents
-                .iter()
-                .position(|&p| p == percent)
-                .unwrap_or_else(|| {
-                    percents.push(percent);
-                    percents.len() - 1
-                });
-            of_worker.push(i);
-        }
-        let lists = percents
-            .into_iter()
-            .map(|mix_read_percent| {
-                let opts = PatternOptions {
-                    stride: config.stride,
-                    mix_read_percent,
-                    sequential_mix: config.variations.sequential_mix,
-                    pool_bytes: pool_bytes(cell, config.data),
-                };
-                build_ops(pass, cell, &opts)
-            })
-            .collect();
-        WorkerOps { lists, of_worker }
-    }
-
-    fn of(&self, worker: u32) -> &[IoOp] {
-        &self.lists[self.of_worker[worker as usize]]
-    }
 }
 
 /// `-Q`: IOzone's per-child files, `Child_<n>_<test>.dat` in the current
