@@ -142,6 +142,7 @@ fn run(config: RunConfig) -> i32 {
         if result.config.excel_report {
             out.put(&throughput_report(&result.throughput, &result.config));
         }
+        out.put(&verify_note(&result));
         out.put(&trailer());
     } else {
         out.put(&verify_note(&result));

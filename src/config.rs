@@ -266,6 +266,24 @@ impl RunConfig {
     pub fn is_auto(&self) -> bool {
         matches!(self.sizes, Sizes::Auto(_))
     }
+
+    /// The share of test 8's operations (percent) that worker `worker` reads.
+    /// With `-+K n` the workers have roles, as in IOzone: those below n only
+    /// read (100) and the others only write (0). Otherwise every worker mixes
+    /// reads and writes in `-+p`'s proportion (ioz's mix).
+    pub fn mix_read_percent_of(&self, worker: u32) -> u32 {
+        match self.variations.mix_readers {
+            Some(readers) if worker < readers => 100,
+            Some(_) => 0,
+            None => self.mix_read_percent,
+        }
+    }
+
+    /// Whether worker `worker` opens its file with O_TRUNC for test 8
+    /// (`-+F`: the mix's writer workers truncate).
+    pub fn truncates_in_mix(&self, worker: u32) -> bool {
+        self.variations.mix_truncate_writers && self.mix_read_percent_of(worker) == 0
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,13 @@
 //! that record differ, and the totals for the pass. The run then stops with
 //! exit status 1 and removes its file (unless `-w`).
 //!
+//! Throughput mode: every worker checks every byte it reads (stonewalled
+//! workers what they read before stopping), with its check made before the
+//! barrier. Workers sharing a file (`-+V`, `-+L`) agree on the data, since
+//! the pattern depends only on the offset. A worker that found a mismatch
+//! fails at the end of its pass, which aborts the others (with or without
+//! stonewalling); the run stops with that worker's line, exit status 1.
+//!
 //! Read tests read what the write test of the same run wrote. When a run
 //! selects read tests without the write test (`-i 1` alone), ioz prepares the
 //! file with its ordinary data, which is not the pattern, and the check

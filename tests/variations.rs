@@ -406,10 +406,5 @@ fn offset_latency_files_record_every_operation() {
     .expect_code(0);
     let text = std::fs::read_to_string(dir.path().join("wol.dat")).unwrap();
     assert_eq!(text.matches("Offset in Kbytes").count(), 2);
-    let refused = ioz(
-        dir.path(),
-        &["-Q", "--engine", "io_uring", "--iodepth", "4"],
-    );
-    refused.expect_code(2);
-    assert!(refused.stderr.contains("-Q times one operation at a time"));
+    // -Q with io_uring and AIO: tests/throughput_variations.rs.
 }

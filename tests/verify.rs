@@ -5,88 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-
-use common::{IOZ, Run, ioz, list_dir};
+use common::flip::{assert_contains, errors, ioz_flipped, mismatch_line, shim};
+use common::{ioz, list_dir};
 use ioz::pattern::random_permutation;
 use ioz::verify::diag_byte;
 
-const SHIM_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/flip_byte.c");
 /// 256 KiB in 64 KiB records: 4 reads per read pass.
 const SIZES: [&str; 4] = ["-s", "256k", "-r", "64k"];
 const REC: u64 = 64 << 10;
-
-/// The compiled shim, or None (with the reason printed) where there is no C compiler.
-fn shim() -> Option<&'static Path> {
-    static SHIM: OnceLock<Option<(tempfile::TempDir, PathBuf)>> = OnceLock::new();
-    SHIM.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let so = dir.path().join("flip.so");
-        let built = Command::new("cc")
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(&so)
-            .arg(SHIM_SOURCE)
-            .arg("-ldl")
-            .output();
-        match built {
-            Err(e) => {
-                eprintln!("skipping the fault-injection tests: cannot run cc: {e}");
-                None
-            }
-            Ok(out) => {
-                assert!(
-                    out.status.success(),
-                    "cc failed on {SHIM_SOURCE}:\n{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                Some((dir, so))
-            }
-        }
-    })
-    .as_ref()
-    .map(|(_, so)| so.as_path())
-}
-
-/// Runs ioz in `dir` under the shim with the FLIP_* settings `flip`.
-fn ioz_flipped(shim: &Path, dir: &Path, args: &[&str], flip: &[(&str, &str)]) -> Run {
-    let out = Command::new(IOZ)
-        .args(args)
-        .current_dir(dir)
-        .env("LD_PRELOAD", shim)
-        .envs(flip.iter().copied())
-        .output()
-        .expect("cannot start ioz");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// The error lines ioz printed (its warnings left out).
-fn errors(run: &Run) -> Vec<&str> {
-    run.stderr
-        .lines()
-        .filter(|l| !l.starts_with("ioz: warning"))
-        .collect()
-}
-
-/// The one error line of a failed run; checks that the run stopped with 1.
-fn mismatch_line(run: &Run) -> &str {
-    run.expect_code(1);
-    let lines = errors(run);
-    assert_eq!(lines.len(), 1, "one error line expected:\n{}", run.stderr);
-    assert!(lines[0].contains("data mismatch"), "{}", lines[0]);
-    lines[0]
-}
-
-fn assert_contains(line: &str, parts: &[&str]) {
-    for part in parts {
-        assert!(line.contains(part), "{part:?} missing from:\n{line}");
-    }
-}
 
 #[test]
 fn pattern_mode_names_the_flipped_byte() {

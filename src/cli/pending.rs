@@ -3,29 +3,14 @@
 //! work lands.
 
 use super::{UsageError, usage};
-use crate::variations::{EngineChoice, IoVariations, Verify};
+use crate::variations::IoVariations;
 
-pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<(), UsageError> {
-    let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
+pub(super) fn refuse_unfinished(v: &IoVariations, _throughput: bool) -> Result<(), UsageError> {
     let unfinished = [
         ("-U (remount between tests)", v.remount.is_some()),
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
         ("-Y (read telemetry file)", v.read_telemetry.is_some()),
         ("-+w/-+y/-+C (dedup data)", v.dedup.any()),
-        ("-+K (mix readers)", v.mix_readers.is_some()),
-        ("-+F (truncating mix writers)", v.mix_truncate_writers),
-        (
-            "-Q in throughput mode",
-            v.offset_latency_files && throughput,
-        ),
-        (
-            "-Q with --engine aio or io_uring (-H/-k)",
-            v.offset_latency_files && queued,
-        ),
-        (
-            "-V and -+d in throughput mode",
-            v.verify != Verify::None && throughput,
-        ),
     ];
     match unfinished.iter().find(|(_, given)| *given) {
         Some((what, _)) => Err(usage(format!("{what} is not supported yet"))),

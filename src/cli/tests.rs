@@ -353,3 +353,40 @@ fn io_variation_options() {
     assert!(err(&["-V", "256"]).contains("not a byte"));
     assert!(err(&["--drop-caches=some"]).contains("is not file or all"));
 }
+
+#[test]
+fn mix_roles_follow_plus_k_unless_plus_p_is_given() {
+    let c = run(&["-t", "3", "-i", "0", "-i", "8", "-+K", "1", "-+F"]).unwrap();
+    let percents: Vec<u32> = (0..3).map(|w| c.mix_read_percent_of(w)).collect();
+    assert_eq!(percents, [100, 0, 0]);
+    let truncating: Vec<bool> = (0..3).map(|w| c.truncates_in_mix(w)).collect();
+    assert_eq!(truncating, [false, true, true]);
+    // -+K 0: every worker writes; more readers than workers: every worker reads.
+    let c = run(&["-t", "2", "-i", "8", "-+K", "0"]).unwrap();
+    assert_eq!([c.mix_read_percent_of(0), c.mix_read_percent_of(1)], [0, 0]);
+    let c = run(&["-t", "2", "-+K", "5"]).unwrap();
+    assert_eq!(
+        [c.mix_read_percent_of(0), c.mix_read_percent_of(1)],
+        [100, 100]
+    );
+    // Without -+K every worker mixes in -+p's proportion.
+    let c = run(&["-t", "2", "-i", "8", "-+p", "30"]).unwrap();
+    assert_eq!(
+        [c.mix_read_percent_of(0), c.mix_read_percent_of(1)],
+        [30, 30]
+    );
+    assert!(!c.truncates_in_mix(1));
+    // -+p wins over -+K, and the header says so.
+    let c = run(&["-t", "2", "-i", "8", "-+K", "1", "-+p", "30"]).unwrap();
+    assert_eq!(c.variations.mix_readers, None);
+    assert_eq!(c.mix_read_percent_of(0), 30);
+    assert!(
+        c.option_lines
+            .iter()
+            .any(|l| l.contains("-+K 1 is not used"))
+    );
+    assert!(err(&["-t", "2", "-i", "8", "-+K", "1", "-+p", "30", "-+F"]).contains("-+F"));
+    assert!(err(&["-+K", "1", "-i", "8"]).contains("throughput mode"));
+    assert!(err(&["-t", "2", "-i", "1", "-+K", "1"]).contains("add -i 8"));
+    assert!(err(&["-t", "2", "-i", "8", "-+K", "1", "-+F", "-+L"]).contains("shared file"));
+}

@@ -18,7 +18,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }
     let throughput = throughput_config(&seen)?;
-    let variations = variations(&seen)?;
+    let mut variations = variations(&seen)?;
     let auto =
         seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
     if !auto {
@@ -107,6 +107,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         seen.tests.clone()
     };
     tests.sort();
+    let mix_note = mix_roles(&seen, &tests, &mut variations)?;
 
     let unit = if seen.micros_per_op {
         OutputUnit::MicrosPerOp
@@ -116,9 +117,11 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         OutputUnit::KbPerSec
     };
 
+    let mut option_lines = seen.option_lines;
+    option_lines.extend(mix_note);
     Ok(RunConfig {
         command_line,
-        option_lines: seen.option_lines,
+        option_lines,
         sizes,
         obsolete_auto: seen.obsolete_auto,
         tests,
@@ -145,6 +148,53 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         destroy_data: seen.destroy_data,
         variations,
     })
+}
+
+/// `-+K n` and `-+F` shape test 8 of throughput mode: workers below n read,
+/// the others write (and with `-+F` open their files with O_TRUNC). `-+p`
+/// wins over `-+K`, as in IOzone: with it every worker mixes reads and writes
+/// (ioz's mix), `-+K` is dropped and a line in the header says so.
+fn mix_roles(
+    seen: &Seen,
+    tests: &[TestId],
+    v: &mut IoVariations,
+) -> Result<Option<String>, UsageError> {
+    let given = [
+        ("-+K", v.mix_readers.is_some()),
+        ("-+F", v.mix_truncate_writers),
+    ];
+    let Some((first, _)) = given.iter().find(|(_, g)| *g) else {
+        return Ok(None);
+    };
+    if !seen.throughput_requested() {
+        return Err(usage(format!(
+            "{first} only applies to test 8 in throughput mode (add -t N)"
+        )));
+    }
+    if !tests.contains(&TestId::RandomMix) {
+        return Err(usage(format!(
+            "{first} shapes test 8 (the random mix): add -i 8"
+        )));
+    }
+    let percent_given = seen.mix_read_percent.is_some();
+    if v.mix_truncate_writers {
+        if v.mix_readers.is_none() || percent_given {
+            return Err(usage(
+                "-+F truncates the mix's writer workers, which only -+K n makes (without -+p, every worker mixes reads and writes)",
+            ));
+        }
+        if seen.shared_file {
+            return Err(usage(
+                "-+F cannot be combined with a shared file (-+V/-+L): the writers would truncate the file the readers read",
+            ));
+        }
+    }
+    if percent_given && let Some(n) = v.mix_readers.take() {
+        return Ok(Some(format!(
+            "-+p sets the mix, so -+K {n} is not used: every worker mixes reads and writes."
+        )));
+    }
+    Ok(None)
 }
 
 /// The I/O variations, with the engine the IOzone flags (-B, -H, -k) or

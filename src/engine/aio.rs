@@ -26,11 +26,12 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::{compute_delay, probe_with_pread};
+use super::batch::{QueuedLatencies, compute_delay, probe_with_pread};
 use super::{
     DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops, transfer_all,
 };
 use crate::buffer::AlignedBuf;
+use crate::clock::now_ns;
 use crate::pattern::{IoOp, OpKind};
 
 pub struct AioEngine {
@@ -44,6 +45,8 @@ pub struct AioEngine {
     waiting: Box<[*const libc::aiocb]>,
     /// The index in `ops` of the operation each control block carries.
     op_of: Box<[usize]>,
+    /// `-Q`: when each control block's request was submitted.
+    submitted_ns: Box<[u64]>,
     /// Free control blocks.
     free: Vec<usize>,
     /// `-H`: completed reads are copied here; None for `-k`.
@@ -69,6 +72,7 @@ impl AioEngine {
             depth,
             waiting: vec![std::ptr::null(); depth].into_boxed_slice(),
             op_of: vec![0; depth].into_boxed_slice(),
+            submitted_ns: vec![0; depth].into_boxed_slice(),
             free: (0..depth).rev().collect(),
             copy_to: (!spec.aio_no_copy).then(|| AlignedBuf::zeroed(spec.record_bytes.max(1))),
         })
@@ -303,6 +307,29 @@ impl Engine for AioEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
+        // Two compiled loops, so the usual one reads no clock per request.
+        if io.latencies.is_some() {
+            self.run_queued::<true, C>(ops, io, stops)
+        } else {
+            self.run_queued::<false, C>(ops, io, stops)
+        }
+    }
+}
+
+impl AioEngine {
+    /// The timed loop. With `RECORD_LATENCY` (-Q), each operation's latency
+    /// is from just before its `aio_read`/`aio_write` to when ioz sees it
+    /// finished (after the `aio_suspend` that returned with it done).
+    #[inline(always)]
+    fn run_queued<const RECORD_LATENCY: bool, C: DataCheck>(
+        &mut self,
+        ops: &[IoOp],
+        io: &mut LoopIo<'_, C>,
+        stops: Stops<'_>,
+    ) -> Result<Progress, LoopFailure> {
+        if RECORD_LATENCY {
+            QueuedLatencies::prepare(io, ops.len());
+        }
         let slots = io.slots.max(1);
         let slot_bytes = io.read_buf.len() / slots;
         // Never more in flight than the loop has read slots for.
@@ -380,6 +407,9 @@ impl Engine for AioEngine {
                     break;
                 }
                 io.busy_ns += compute_delay(io.compute_delay_ns);
+                if RECORD_LATENCY {
+                    self.submitted_ns[slot] = now_ns();
+                }
                 match self.submit(slot, op.kind, buf, op.len, op.offset) {
                     Ok(()) => {
                         self.free.pop();
@@ -403,14 +433,21 @@ impl Engine for AioEngine {
                 self.drain();
                 break;
             }
+            // Every request this scan finds done was seen done at this moment.
+            let seen_ns = if RECORD_LATENCY { now_ns() } else { 0 };
             for slot in 0..self.depth {
                 let Some(result) = self.reap(slot) else {
                     continue;
                 };
                 in_flight -= 1;
-                let op = &ops[self.op_of[slot]];
+                let index = self.op_of[slot];
+                let op = &ops[index];
                 if failure.is_some() {
                     continue; // draining after a failure: results no longer matter
+                }
+                if RECORD_LATENCY {
+                    let ns = seen_ns.saturating_sub(self.submitted_ns[slot]);
+                    QueuedLatencies::record(&mut io.latencies, index, ns);
                 }
                 let done = result.and_then(|n| self.complete(slot, op.kind, n));
                 let checked = done.and_then(|()| match op.kind {
@@ -435,7 +472,15 @@ impl Engine for AioEngine {
         }
         match failure {
             Some(f) => Err(f),
-            None => Ok(progress),
+            None => {
+                if RECORD_LATENCY {
+                    // SAFETY: without a failure every request submitted was
+                    // reaped (and recorded), and they are the first
+                    // `progress.done` operations: submitted in order, none after a stop.
+                    unsafe { QueuedLatencies::commit(io, progress.done) };
+                }
+                Ok(progress)
+            }
         }
     }
 }
@@ -649,6 +694,73 @@ mod tests {
         for (r, record) in data.chunks(4096).enumerate() {
             assert!(record.iter().all(|&b| b == r as u8 + 100), "record {r}");
         }
+    }
+
+    /// Raises a stonewall after `after` reads.
+    struct WallAfter<'a> {
+        after: usize,
+        reads: usize,
+        wall: &'a std::sync::atomic::AtomicBool,
+    }
+
+    impl DataCheck for WallAfter<'_> {
+        fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+            &pool[op.source..op.source + op.len]
+        }
+        fn check_read(&mut self, _op: &IoOp, _data: &[u8]) -> io::Result<()> {
+            self.reads += 1;
+            if self.reads >= self.after {
+                self.wall.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn q_latencies_follow_the_operations_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q");
+        std::fs::write(&path, vec![3u8; 64 * 4096]).unwrap();
+        let mut e = AioEngine::open(&path, &spec(8, true)).unwrap();
+        let ops: Vec<IoOp> = crate::pattern::random_permutation(64)
+            .into_iter()
+            .map(|r| op(OpKind::Read, r, 0))
+            .collect();
+        let stop = StopFlag::default();
+        for wall_after in [usize::MAX, 20] {
+            let wall = std::sync::atomic::AtomicBool::new(false);
+            let mut check = WallAfter {
+                after: wall_after,
+                reads: 0,
+                wall: &wall,
+            };
+            // An earlier pass's latency is kept in front.
+            let mut latencies = vec![7u64];
+            let mut read_buf = vec![0u8; 4096 * 8];
+            let mut io = LoopIo {
+                read_buf: &mut read_buf,
+                slots: 8,
+                pool: &[],
+                check: &mut check,
+                compute_delay_ns: 0,
+                busy_ns: 0,
+                latencies: Some(&mut latencies),
+            };
+            let stops = Stops {
+                signal: &stop,
+                stonewall: Some(&wall),
+            };
+            let p = e.run_ops(&ops, &mut io, stops).unwrap();
+            if wall_after == usize::MAX {
+                assert_eq!(p.done, 64);
+            } else {
+                assert!(p.done >= 20 && p.done < 64, "done {}", p.done);
+            }
+            assert_eq!(latencies.len(), 1 + p.done);
+            assert_eq!(latencies[0], 7);
+            assert!(latencies[1..].iter().all(|&ns| ns > 0), "{latencies:?}");
+        }
+        e.close().unwrap();
     }
 
     #[test]

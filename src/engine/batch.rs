@@ -124,6 +124,53 @@ impl<C: DataCheck> LoopIo<'_, C> {
     }
 }
 
+/// `-Q`: a buffer for `n` latencies whose pages are already touched, so that
+/// recording in the timed loop neither allocates nor page-faults.
+pub fn latency_buffer(n: usize) -> Vec<u64> {
+    let mut v = vec![0; n];
+    v.clear();
+    v
+}
+
+/// `-Q` for engines whose operations complete out of order (io_uring, AIO):
+/// each latency is stored at its operation's index in the latency buffer's
+/// spare room, and [`QueuedLatencies::commit`] makes the first `done` of
+/// them part of the buffer once the loop is over.
+pub(crate) struct QueuedLatencies;
+
+impl QueuedLatencies {
+    /// Makes room for one latency per operation (no allocation when the
+    /// caller reserved it before the clock, as the runners do).
+    #[inline]
+    pub fn prepare<C: DataCheck>(io: &mut LoopIo<'_, C>, ops: usize) {
+        if let Some(v) = io.latencies.as_deref_mut() {
+            v.reserve(ops);
+        }
+    }
+
+    /// The latency of operation `index` of this loop.
+    #[inline(always)]
+    pub fn record(latencies: &mut Option<&mut Vec<u64>>, index: usize, ns: u64) {
+        if let Some(v) = latencies.as_deref_mut() {
+            v.spare_capacity_mut()[index].write(ns);
+        }
+    }
+
+    /// Adds the latencies of operations `0..done` to the buffer.
+    ///
+    /// # Safety
+    /// [`QueuedLatencies::record`] was called for every index in `0..done`
+    /// since [`QueuedLatencies::prepare`].
+    #[inline]
+    pub unsafe fn commit<C: DataCheck>(io: &mut LoopIo<'_, C>, done: usize) {
+        if let Some(v) = io.latencies.as_deref_mut() {
+            // SAFETY: the caller recorded (initialised) these `done` entries,
+            // which lie within the capacity reserved by `prepare`.
+            unsafe { v.set_len(v.len() + done) };
+        }
+    }
+}
+
 /// How far a loop got.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Progress {

@@ -19,7 +19,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub use aio::AioEngine;
-pub use batch::{DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Progress, Stops, sync_ops};
+pub use batch::{
+    DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Progress, Stops, latency_buffer, sync_ops,
+};
 pub use locked::LockedEngine;
 pub use mmap::MmapEngine;
 

@@ -26,10 +26,11 @@ use std::path::Path;
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::batch::{compute_delay, probe_with_pread};
+use super::batch::{QueuedLatencies, compute_delay, probe_with_pread};
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
+use crate::clock::now_ns;
 use crate::pattern::{IoOp, OpKind, Probes};
 
 /// The most bytes one submission moves; the kernel moves at most about 2 GiB
@@ -43,6 +44,8 @@ struct InFlight {
     op: usize,
     /// The bytes the kernel reads into or writes from.
     data: *mut u8,
+    /// `-Q`: when the request was queued (0 when latencies are not recorded).
+    queued_ns: u64,
 }
 
 const FREE: usize = usize::MAX;
@@ -51,6 +54,7 @@ impl InFlight {
     const IDLE: InFlight = InFlight {
         op: FREE,
         data: std::ptr::null_mut(),
+        queued_ns: 0,
     };
 }
 
@@ -331,6 +335,29 @@ impl Engine for UringEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
+        // Two compiled loops, so the usual one reads no clock per request.
+        if io.latencies.is_some() {
+            self.run_queued::<true, C>(ops, io, stops)
+        } else {
+            self.run_queued::<false, C>(ops, io, stops)
+        }
+    }
+}
+
+impl UringEngine {
+    /// The timed loop. With `RECORD_LATENCY` (-Q), each operation's latency
+    /// is from when its request is queued in the ring to when its completion
+    /// is reaped: what an application waits with this many in flight.
+    #[inline(always)]
+    fn run_queued<const RECORD_LATENCY: bool, C: DataCheck>(
+        &mut self,
+        ops: &[IoOp],
+        io: &mut LoopIo<'_, C>,
+        stops: Stops<'_>,
+    ) -> Result<Progress, LoopFailure> {
+        if RECORD_LATENCY {
+            QueuedLatencies::prepare(io, ops.len());
+        }
         let fd = self.fd.raw();
         let UringEngine {
             ring: ring_slot,
@@ -422,13 +449,18 @@ impl Engine for UringEngine {
                     let e = opcode::Read::new(types::Fd(fd), data, len).offset(op.offset);
                     (e.build(), data)
                 };
+                let queued_ns = if RECORD_LATENCY { now_ns() } else { 0 };
                 // SAFETY: the buffer stays valid and untouched by us until the
                 // completion is reaped below: read slots are per entry, write
                 // data is the pool (borrowed for the whole loop) or a staging
                 // copy per entry. Every request is reaped before we return.
                 unsafe { ring.submission().push(&entry.user_data(slot as u64)) }
                     .expect("room in the ring: no more in flight than entries");
-                table[slot as usize] = InFlight { op: next, data };
+                table[slot as usize] = InFlight {
+                    op: next,
+                    data,
+                    queued_ns,
+                };
                 next += 1;
                 in_flight += 1;
                 writes_in_flight += usize::from(is_write);
@@ -450,10 +482,19 @@ impl Engine for UringEngine {
                 *ring_slot = None;
                 return Err(enter_failure(e));
             }
+            // Every completion of this round was seen at the same moment.
+            let reaped_ns = if RECORD_LATENCY { now_ns() } else { 0 };
             for cqe in ring.completion() {
                 let slot = cqe.user_data() as usize;
-                let InFlight { op: index, data } = table[slot];
+                let InFlight {
+                    op: index,
+                    data,
+                    queued_ns,
+                } = table[slot];
                 table[slot] = InFlight::IDLE;
+                if RECORD_LATENCY {
+                    QueuedLatencies::record(&mut io.latencies, index, reaped_ns - queued_ns);
+                }
                 let op = &ops[index];
                 in_flight -= 1;
                 let mut result = finish(fd, op, data, cqe.result());
@@ -477,7 +518,15 @@ impl Engine for UringEngine {
         }
         match failure {
             Some(f) => Err(f),
-            None => Ok(progress),
+            None => {
+                if RECORD_LATENCY {
+                    // SAFETY: without a failure every request queued was
+                    // reaped (and recorded), and they are the first
+                    // `progress.done` operations: queued in order, none after a stop.
+                    unsafe { QueuedLatencies::commit(io, progress.done) };
+                }
+                Ok(progress)
+            }
         }
     }
 }
@@ -663,6 +712,48 @@ mod tests {
         // What completed is exactly the first `done` operations.
         let expect: Vec<u64> = (0..p.done as u64).map(|i| i * REC as u64).collect();
         assert_eq!(check.seen.keys().copied().collect::<Vec<_>>(), expect);
+    }
+
+    #[test]
+    fn q_latencies_follow_the_operations_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 300;
+        let path = record_file(dir.path(), n);
+        let Some(mut engine) = open(&path, 16, false) else {
+            return;
+        };
+        let ops = read_ops(&random_permutation(n));
+        let flag = StopFlag::default();
+        for wall_after in [None, Some(100)] {
+            let wall = AtomicBool::new(false);
+            let mut check = Counting {
+                wall_after: wall_after.map(|n| (n, &wall)),
+                ..Default::default()
+            };
+            // An earlier pass's latency is kept in front.
+            let mut latencies = vec![7u64];
+            let mut buf = read_buf(16);
+            let mut io = LoopIo {
+                read_buf: &mut buf,
+                slots: 16,
+                pool: &[],
+                check: &mut check,
+                compute_delay_ns: 0,
+                busy_ns: 0,
+                latencies: Some(&mut latencies),
+            };
+            let p = engine
+                .run_ops(&ops, &mut io, stops(&flag, Some(&wall)))
+                .unwrap();
+            match wall_after {
+                None => assert_eq!(p.done, n as usize),
+                Some(_) => assert!(p.done >= 100 && p.done < n as usize, "{}", p.done),
+            }
+            assert_eq!(latencies.len(), 1 + p.done);
+            assert_eq!(latencies[0], 7);
+            assert!(latencies[1..].iter().all(|&ns| ns > 0), "{latencies:?}");
+        }
+        engine.close().unwrap();
     }
 
     #[test]

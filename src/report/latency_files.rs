@@ -1,9 +1,17 @@
 //! `-Q`: IOzone's offset/latency files, one per pass, appended to in the
-//! current directory (wol.dat for writes, rol.dat for reads, …), with each
-//! operation's offset, latency and size. Written after the pass, untimed.
+//! current directory (wol.dat for writes, rol.dat for reads, …; in throughput
+//! mode one per worker, `Child_<n>_wol.dat` …), with each operation's offset,
+//! latency and size. Written after the pass (in throughput mode once every
+//! worker is done), untimed.
+//!
+//! A latency is the time of the operation's system call(s). With io_uring and
+//! POSIX AIO (several requests in flight) it runs from when ioz queues the
+//! request to when it reaps the completion, so it includes the time spent
+//! waiting behind the other requests in flight (fio's total latency, `lat`).
 
 use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
+use std::path::Path;
 
 use crate::pattern::IoOp;
 use crate::workload::Pass;
@@ -32,19 +40,39 @@ pub fn file_name(pass: Pass) -> &'static str {
     }
 }
 
-/// Appends one pass: the header, a line per operation (offset in kB, latency
-/// in µs, bytes), and the pass's CPU and wall times.
+/// Throughput mode's file for worker `worker`: IOzone's `Child_<n>_…` names.
+pub fn worker_file_name(pass: Pass, worker: u32) -> String {
+    format!("Child_{worker}_{}", file_name(pass))
+}
+
+/// Appends one pass to its single-mode file (see [`append_to`]).
 pub fn append(
     pass: Pass,
+    ops: &[IoOp],
+    latencies_ns: &[u64],
+    cpu_ns: (u64, u64),
+    elapsed_ns: u64,
+) -> io::Result<()> {
+    append_to(
+        Path::new(file_name(pass)),
+        ops,
+        latencies_ns,
+        cpu_ns,
+        elapsed_ns,
+    )
+}
+
+/// Appends one pass to `path`: the header, a line per operation done (offset
+/// in kB, latency in µs, bytes; `latencies_ns` holds one per operation done,
+/// in `ops` order), and the pass's CPU and wall times.
+pub fn append_to(
+    path: &Path,
     ops: &[IoOp],
     latencies_ns: &[u64],
     (user_ns, system_ns): (u64, u64),
     elapsed_ns: u64,
 ) -> io::Result<()> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(file_name(pass))?;
+    let file = OpenOptions::new().create(true).append(true).open(path)?;
     let mut out = BufWriter::new(file);
     writeln!(
         out,

@@ -13,7 +13,7 @@ use crate::config::{KIB, OutputUnit, RunConfig};
 use crate::pattern::mix_reads;
 use crate::result::{CellResult, RunResult, RunStatus};
 use crate::variations::Verify;
-use crate::workload::Direction;
+use crate::workload::{Direction, Pass};
 
 /// The line that ends the table (IOzone's says "iozone test complete.").
 pub const COMPLETE_LINE: &str = "ioz test complete.";
@@ -112,17 +112,42 @@ pub fn verify_note(result: &RunResult) -> String {
         return String::new();
     }
     let (mut bytes, mut passes) = (0u64, 0u64);
-    for m in result.cells.iter().flat_map(|c| &c.measurements) {
-        match m.pass.direction() {
-            Direction::Write => continue,
-            Direction::Read => bytes += m.bytes,
+    // What one pass read (and so checked): `done` of its `records` records,
+    // with `percent` of the mix's operations reading.
+    let mut add = |pass: Pass, done: u64, records: u64, record_bytes: u64, percent: u32| {
+        let read = match pass.direction() {
+            Direction::Write => return,
+            Direction::Read => done * record_bytes,
             Direction::Mixed => {
-                let reads = mix_reads(m.records, result.config.mix_read_percent);
-                let reads = reads.iter().filter(|&&r| r).count() as u64;
-                bytes += reads * m.record_bytes;
+                let reads = mix_reads(records, percent);
+                let reads = reads.iter().take(done as usize).filter(|&&r| r).count() as u64;
+                if reads == 0 {
+                    return; // a -+K writer
+                }
+                reads * record_bytes
             }
-        }
+        };
+        bytes += read;
         passes += 1;
+    };
+    let config = &result.config;
+    for m in result.cells.iter().flat_map(|c| &c.measurements) {
+        let done = m.bytes / m.record_bytes.max(1);
+        add(
+            m.pass,
+            done,
+            m.records,
+            m.record_bytes,
+            config.mix_read_percent,
+        );
+    }
+    // Throughput mode: every worker checked what it read, stonewalled or not.
+    for phase in &result.throughput {
+        let records = phase.file_bytes / phase.record_bytes.max(1);
+        for w in &phase.results {
+            let percent = config.mix_read_percent_of(w.worker);
+            add(phase.pass, w.records, records, phase.record_bytes, percent);
+        }
     }
     if passes == 0 {
         return "\n\tVerify: no read test ran, so no data was checked.\n".to_string();
@@ -150,6 +175,7 @@ pub fn render_output(result: &RunResult) -> String {
     if result.config.throughput.is_some() {
         let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
         s.push_str(&super::throughput_text::render_throughput_body(result));
+        s.push_str(&verify_note(result));
         s.push_str(&trailer());
         return s;
     }

@@ -3,9 +3,11 @@
 
 mod pass;
 mod shared;
+mod shared_latencies;
 mod throughput;
 mod timed;
 mod worker;
+mod worker_ops;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use super::timed::{
 use crate::config::RunConfig;
 use crate::engine::{
     AioEngine, Engine, LockedEngine, MmapEngine, OpenSpec, PositionalEngine, StdioEngine,
-    SyncEngine, UringEngine, VectoredEngine,
+    SyncEngine, UringEngine, VectoredEngine, latency_buffer,
 };
 use crate::error::IoFailure;
 use crate::pattern::IoOp;
@@ -22,6 +22,7 @@ use crate::plan::Cell;
 use crate::result::Measurement;
 use crate::signals::StopFlag;
 use crate::variations::{DropCaches, EngineChoice};
+use crate::verify::Verifier;
 use crate::workload::{Direction, EngineKind, Pass};
 
 /// Everything a pass needs that was prepared before it.
@@ -107,7 +108,17 @@ pub fn with_engine<W: WithEngine>(
     cell: &Cell,
     body: W,
 ) -> Result<W::Output, IoFailure> {
-    let spec = open_spec(pass, config, cell);
+    with_engine_opened(pass, config, path, open_spec(pass, config, cell), body)
+}
+
+/// [`with_engine`], opening the file as `spec` says.
+pub fn with_engine_opened<W: WithEngine>(
+    pass: Pass,
+    config: &RunConfig,
+    path: &Path,
+    spec: OpenSpec,
+    body: W,
+) -> Result<W::Output, IoFailure> {
     let fail = failure(pass, path);
     let open_failure = |e: io::Error| {
         if config.open.direct && e.raw_os_error() == Some(libc::EINVAL) {
@@ -173,7 +184,9 @@ impl WithEngine for SinglePass<'_> {
             .config
             .variations
             .offset_latency_files
-            .then(|| Vec::with_capacity(inputs.ops.len()));
+            .then(|| latency_buffer(inputs.ops.len()));
+        // -V/-+d: the check and its write buffer, made before the clock.
+        let mut check = Verifier::for_pass(pass, inputs.config, inputs.ops);
         let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: inputs.stop,
@@ -188,6 +201,7 @@ impl WithEngine for SinglePass<'_> {
             inputs.read_buf,
             inputs.pool,
             stops,
+            check.as_mut(),
             latencies.as_mut(),
         )?;
         let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
@@ -349,7 +363,9 @@ pub fn before_loop<E: Engine>(
     Ok(())
 }
 
-/// The timed region, with `-e`/`-c` as the run asks.
+/// The timed region, with `-e`/`-c` as the run asks. `check` is the -V/-+d
+/// verifier ([`Verifier::for_pass`]), made before the clock; its mismatches
+/// fail the pass once the clock has stopped.
 #[allow(clippy::too_many_arguments)]
 pub fn timed<E: Engine>(
     engine: &mut E,
@@ -360,6 +376,7 @@ pub fn timed<E: Engine>(
     read_buf: &mut [u8],
     pool: &[u8],
     stops: Stops<'_>,
+    check: Option<&mut Verifier>,
     mut latencies: Option<&mut Vec<u64>>,
 ) -> Result<LoopOutcome, IoFailure> {
     let extras = TimedExtras {
@@ -374,8 +391,7 @@ pub fn timed<E: Engine>(
                             offset,
                             error,
                         }| fail(operation, offset, error);
-    // -V/-+d: the check and its write buffer are made here, before the clock.
-    let Some(mut check) = crate::verify::Verifier::for_pass(pass, config, ops) else {
+    let Some(check) = check else {
         let mut io = LoopIo {
             read_buf,
             slots,
@@ -391,7 +407,7 @@ pub fn timed<E: Engine>(
         read_buf,
         slots,
         pool,
-        check: &mut check,
+        check: &mut *check,
         compute_delay_ns,
         busy_ns: 0,
         latencies,

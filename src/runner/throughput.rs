@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -17,14 +17,16 @@ use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, pipe};
 
 use super::shared::SharedState;
+use super::shared_latencies::SharedLatencies;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
-use super::{fill_file_if_short, pattern_options};
+use super::worker_ops::WorkerOps;
+use super::fill_file_if_short;
 use crate::buffer::{AlignedBuf, fill, pool_bytes};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::build_ops;
 use crate::plan::Cell;
+use crate::report::latency_files;
 use crate::result::{PhaseResult, RunStatus, WorkerResult};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
@@ -233,12 +235,17 @@ fn run_phase(
     targets: &[TargetFile],
     stop: &StopFlag,
 ) -> Result<PhaseEnd, RunError> {
-    // Each worker makes its own pool (and -m work area) of this size.
-    let pool_bytes = pool_bytes(&cell, config.data, config.variations.multi_buffer);
-    let opts = pattern_options(config, pool_bytes, true);
-    let ops = build_ops(pass, &cell, &opts);
+    let ops = WorkerOps::build(config, pass, &cell, workers);
     let shared = SharedState::new()
         .map_err(|e| RunError::Refused(format!("cannot share memory between workers: {e}")))?;
+    let latencies = if config.variations.offset_latency_files {
+        let most = ops.lists.iter().map(Vec::len).max().unwrap_or(0);
+        Some(SharedLatencies::new(workers, most).map_err(|e| {
+            RunError::Refused(format!("cannot share memory for the -Q latencies: {e}"))
+        })?)
+    } else {
+        None
+    };
     let paths: Vec<PathBuf> = (0..workers)
         .map(|i| throughput.worker_path(&config.path, i))
         .collect();
@@ -250,7 +257,9 @@ fn run_phase(
         throughput,
         path: &paths[index as usize],
         cell,
-        ops: &ops,
+        ops: ops.of(index),
+        truncate: pass == Pass::RandomMix && config.truncates_in_mix(index),
+        latencies: latencies.as_ref(),
         stop,
         shared: shared.flags(),
         cpu_scope,
@@ -278,6 +287,9 @@ fn run_phase(
         return Ok(PhaseEnd::Interrupted(sig));
     }
     results.sort_by_key(|r| r.worker);
+    if let Some(area) = &latencies {
+        write_latency_files(pass, &results, &ops, area, &paths)?;
+    }
     // The parent's view: from the release to the end of the last timed region.
     let parent_end = results
         .iter()
@@ -294,6 +306,37 @@ fn run_phase(
         stonewall: throughput.stonewall,
         results,
     }))
+}
+
+/// `-Q`: IOzone's per-child files, `Child_<n>_<test>.dat` in the current
+/// directory, written once every worker of the phase is done.
+fn write_latency_files(
+    pass: Pass,
+    results: &[WorkerResult],
+    ops: &WorkerOps,
+    area: &SharedLatencies,
+    paths: &[PathBuf],
+) -> Result<(), RunError> {
+    for r in results {
+        let name = latency_files::worker_file_name(pass, r.worker);
+        latency_files::append_to(
+            Path::new(&name),
+            ops.of(r.worker),
+            &area.load(r.worker),
+            (r.cpu_user_ns, r.cpu_system_ns),
+            r.elapsed_ns,
+        )
+        .map_err(|e| {
+            RunError::Io(IoFailure {
+                operation: "write the -Q latency file for",
+                path: paths[r.worker as usize].clone(),
+                offset: None,
+                pass: Some(pass),
+                source: io::Error::new(e.kind(), format!("{name}: {e}")),
+            })
+        })?;
+    }
+    Ok(())
 }
 
 /// Threads: two barriers; the parent reads the release time between them, so

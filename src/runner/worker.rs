@@ -11,19 +11,22 @@ use nix::sys::resource::UsageWho;
 use serde::{Deserialize, Serialize};
 
 use super::pass::{
-    WithEngine, after_loop, before_loop, cpu_ns, depth_for, failure, timed, with_engine,
+    WithEngine, after_loop, before_loop, cpu_ns, depth_for, failure, open_spec, timed,
+    with_engine_opened,
 };
 use super::shared::SharedFlags;
+use super::shared_latencies::SharedLatencies;
 use super::timed::{EarlyStop, Stops};
 use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
 use crate::config::{RunConfig, ThroughputConfig};
-use crate::engine::Engine;
+use crate::engine::{Engine, latency_buffer};
 use crate::error::IoFailure;
-use crate::pattern::IoOp;
+use crate::pattern::{IoOp, OpKind};
 use crate::plan::Cell;
 use crate::result::WorkerResult;
 use crate::signals::StopFlag;
-use crate::workload::{Direction, Pass};
+use crate::verify::Verifier;
+use crate::workload::Pass;
 
 /// How a worker meets the others at the barrier.
 pub trait Gate {
@@ -59,7 +62,12 @@ pub struct WorkerJob<'a> {
     pub throughput: &'a ThroughputConfig,
     pub path: &'a Path,
     pub cell: Cell,
+    /// This worker's operations (in the mix they depend on its role).
     pub ops: &'a [IoOp],
+    /// `-+F`: open with O_TRUNC (the mix's writer workers).
+    pub truncate: bool,
+    /// `-Q`: where the worker leaves its latencies for the parent.
+    pub latencies: Option<&'a SharedLatencies>,
     pub stop: &'a StopFlag,
     pub shared: &'a SharedFlags,
     /// RUSAGE_SELF in a worker process, RUSAGE_THREAD in a worker thread.
@@ -87,7 +95,10 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
         read_buf: &mut read_buf,
         pool: &pool,
     };
-    let report = with_engine(job.pass, job.config, job.path, &job.cell, body).unwrap_or_else(|e| {
+    let mut spec = open_spec(job.pass, job.config, &job.cell);
+    spec.truncate |= job.truncate;
+    let report = with_engine_opened(job.pass, job.config, job.path, spec, body);
+    let report = report.unwrap_or_else(|e| {
         // The open failed: arrive anyway so the barrier is not left waiting.
         gate.arrive(false);
         gate.wait_for_release();
@@ -137,6 +148,9 @@ impl WithEngine for WorkerBody<'_, '_> {
             gate.wait_for_release();
             return Err(e);
         }
+        // -Q and -V/-+d: everything they need is made before the barrier.
+        let mut latencies = job.latencies.map(|_| latency_buffer(job.ops.len()));
+        let mut check = Verifier::for_pass(pass, config, job.ops);
         gate.arrive(true);
         gate.wait_for_release();
         let shared = job.shared;
@@ -147,10 +161,15 @@ impl WithEngine for WorkerBody<'_, '_> {
         if delay_us > 0 {
             std::thread::sleep(Duration::from_micros(delay_us));
         }
-        let stonewall = job.throughput.stonewall.then_some(&shared.stonewall);
+        // Without stonewalling (-x), the loop still ends when another worker fails.
+        let stonewall = if job.throughput.stonewall {
+            &shared.stonewall
+        } else {
+            &shared.abort
+        };
         let stops = Stops {
             signal: job.stop,
-            stonewall,
+            stonewall: Some(stonewall),
         };
         let (user0, sys0) = cpu_ns(job.cpu_scope);
         let outcome = timed(
@@ -162,7 +181,8 @@ impl WithEngine for WorkerBody<'_, '_> {
             read_buf,
             pool,
             stops,
-            None,
+            check.as_mut(),
+            latencies.as_mut(),
         )?;
         let (user1, sys1) = cpu_ns(job.cpu_scope);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
@@ -182,8 +202,8 @@ impl WithEngine for WorkerBody<'_, '_> {
                     return Ok(WorkerReport::Aborted { worker: job.index });
                 }
                 // Writers finish their file, uncounted, so later readers find it whole.
-                if pass.direction() != Direction::Read {
-                    let rest = &job.ops[outcome.ops_done..];
+                let rest = &job.ops[outcome.ops_done..];
+                if rest.iter().any(|op| op.kind == OpKind::Write) {
                     let stops = Stops {
                         signal: job.stop,
                         stonewall: None,
@@ -197,6 +217,7 @@ impl WithEngine for WorkerBody<'_, '_> {
                         read_buf,
                         pool,
                         stops,
+                        check.as_mut(),
                         None,
                     )?;
                     if let Some(EarlyStop::Signal(signal)) = finish.stopped {
@@ -209,6 +230,9 @@ impl WithEngine for WorkerBody<'_, '_> {
             }
         }
         after_loop(&mut engine, pass, config, path)?;
+        if let (Some(area), Some(latencies)) = (job.latencies, &latencies) {
+            area.store(job.index, latencies);
+        }
         let completed = outcome.stopped.is_none();
         if completed && outcome.bytes != job.cell.pass_bytes() {
             return Err(failure(pass, path)(

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod flip;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
