@@ -138,11 +138,34 @@ fn walk_biff(bytes: &[u8]) -> BTreeMap<(u16, u16), Cell> {
     cells
 }
 
+/// Whether a -R block is one of -+u's CPU blocks.
+fn is_cpu_block(b: &Block) -> bool {
+    b.title
+        .ends_with(" CPU utilization report (Zero values should be ignored)")
+}
+
 /// Checks a worksheet (cells by (row, col)) against the -R blocks, IOzone's
-/// -b layout: title row, header row (no col 0), one row per file size.
+/// -b layout: title row, header row (no col 0), one row per file size; one
+/// empty row before the first -+u CPU block.
 fn check_biff_blocks(cells: &BTreeMap<(u16, u16), Cell>, blocks: &[Block]) {
     let mut row = 3u16;
+    let mut in_cpu_blocks = false;
     for b in blocks {
+        if is_cpu_block(b) && !in_cpu_blocks {
+            in_cpu_blocks = true;
+            assert_eq!(
+                cells.range((row, 0)..(row + 1, 0)).count(),
+                0,
+                "row {row} before the CPU blocks is not empty"
+            );
+            row += 1;
+        }
+        assert_eq!(
+            is_cpu_block(b),
+            in_cpu_blocks,
+            "{} after a CPU block",
+            b.title
+        );
         match &cells[&(row, 0)] {
             Cell::Label(t) => assert!(t.eq_ignore_ascii_case(&b.title), "{t} vs {}", b.title),
             other => panic!("row {row}: {other:?} where a title belongs"),
@@ -331,79 +354,289 @@ const THROUGHPUT: &[&str] = &[
     "-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-R", "-F", "a.tmp", "b.tmp",
 ];
 
-/// The throughput -R block on stdout: its three heading lines, and one
+/// One block of the throughput -R report: its three heading lines, and one
 /// (label, values) pair per phase row.
-fn throughput_block(stdout: &str) -> (Vec<String>, Vec<(String, Vec<f64>)>) {
+#[derive(Debug)]
+struct ThroughputBlock {
+    heading: Vec<String>,
+    rows: Vec<(String, Vec<f64>)>,
+}
+
+/// The throughput -R blocks on stdout: the report, and with -+u the CPU block.
+fn throughput_blocks(stdout: &str) -> Vec<ThroughputBlock> {
     let start = stdout
         .find("\"Throughput report")
         .expect("no throughput -R report on stdout");
-    let mut heading = Vec::new();
-    let mut rows = Vec::new();
+    let mut blocks: Vec<ThroughputBlock> = Vec::new();
     for line in stdout[start..].lines() {
         let Some(rest) = line.strip_prefix('"') else {
             continue;
         };
         let (label, values) = rest.split_once('"').unwrap();
-        if heading.len() < 3 {
-            heading.push(label.to_string());
+        let values: Vec<f64> = values
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        // A line without values after a block's rows starts the next block.
+        let starts_block = values.is_empty() && blocks.last().is_none_or(|b| !b.rows.is_empty());
+        if starts_block {
+            blocks.push(ThroughputBlock {
+                heading: Vec::new(),
+                rows: Vec::new(),
+            });
+        }
+        let block = blocks.last_mut().unwrap();
+        if values.is_empty() {
+            block.heading.push(label.to_string());
         } else {
-            let values = values
-                .split_whitespace()
-                .map(|v| v.parse().unwrap())
-                .collect();
-            rows.push((label.to_string(), values));
+            block.rows.push((label.to_string(), values));
         }
     }
-    (heading, rows)
+    for b in &blocks {
+        assert_eq!(b.heading.len(), 3, "{b:?}");
+    }
+    blocks
+}
+
+/// The run's .xls against its throughput -R blocks: IOzone's layout, every
+/// block's heading then its phase rows, with no row between blocks.
+fn check_throughput_xls(dir: &Path, stdout: &str, blocks: &[ThroughputBlock]) {
+    let cells = walk_biff(&std::fs::read(dir.join("out.xls")).unwrap());
+    let mut cmd = format!("{} ", command_line(stdout));
+    cmd.truncate(255);
+    assert_eq!(cells[&(0, 0)], Cell::Label(cmd));
+    let mut row = 1u16;
+    for b in blocks {
+        // IOzone's text has "Record size = 64 Kbytes " (trailing space); its .xls does not.
+        for h in &b.heading {
+            assert_eq!(cells[&(row, 0)], Cell::Label(h.trim_end().to_string()));
+            assert_eq!(cells.range((row, 1)..(row + 1, 0)).count(), 0);
+            row += 1;
+        }
+        for (label, values) in &b.rows {
+            assert_eq!(cells[&(row, 0)], Cell::Label(label.clone()));
+            assert!(!cells.contains_key(&(row, 1)), "column 1 stays empty");
+            for (j, v) in values.iter().enumerate() {
+                assert_eq!(cells[&(row, j as u16 + 2)], Cell::Number(*v), "row {row}");
+            }
+            assert_eq!(
+                cells.range((row, 0)..(row + 1, 0)).count(),
+                values.len() + 1
+            );
+            row += 1;
+        }
+    }
+    assert_eq!(
+        cells.keys().last().map(|k| k.0),
+        Some(row - 1),
+        "rows after"
+    );
+    check_with_xlrd(&dir.join("out.xls"), &cells);
 }
 
 #[test]
 fn throughput_xls_has_iozones_layout_and_the_r_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), THROUGHPUT, "out.xls");
-    let (heading, rows) = throughput_block(&stdout);
-    assert_eq!(rows.len(), 4, "{stdout}");
-    let cells = walk_biff(&std::fs::read(dir.path().join("out.xls")).unwrap());
-    let mut cmd = format!("{} ", command_line(&stdout));
-    cmd.truncate(255);
-    assert_eq!(cells[&(0, 0)], Cell::Label(cmd));
-    // IOzone's text has "Record size = 64 Kbytes " (trailing space); its .xls does not.
-    for (i, h) in heading.iter().enumerate() {
+    let blocks = throughput_blocks(&stdout);
+    assert_eq!(blocks.len(), 1, "{stdout}");
+    assert_eq!(blocks[0].rows.len(), 4, "{stdout}");
+    check_throughput_xls(dir.path(), &stdout, &blocks);
+}
+
+#[test]
+fn throughput_xls_has_the_cpu_block_of_the_r_report() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs (1 and 2 workers), so the CPU rows have two columns too.
+    let args = [
+        "-l", "1", "-u", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-R", "-+u", "-F",
+        "a.tmp", "b.tmp",
+    ];
+    let stdout = run_ioz(dir.path(), &args, "out.xls");
+    let blocks = throughput_blocks(&stdout);
+    assert_eq!(blocks.len(), 2, "{stdout}");
+    let cpu = &blocks[1];
+    assert_eq!(
+        cpu.heading,
+        [
+            "CPU utilization report Y-axis is type of test X-axis is number of processes",
+            "Record size = 64 Kbytes ",
+            "Output is in CPU%"
+        ]
+    );
+    assert_eq!(cpu.rows.len(), 4, "{stdout}");
+    assert!(cpu.rows.iter().all(|r| r.1.len() == 2), "{stdout}");
+    // A pass that moves data costs some CPU.
+    assert!(
+        cpu.rows.iter().flat_map(|r| &r.1).any(|&v| v > 0.0),
+        "{stdout}"
+    );
+    check_throughput_xls(dir.path(), &stdout, &blocks);
+}
+
+/// The Throughput sheet's block from `top` on against a -R block: worker
+/// counts in the header row, a row per phase.
+fn check_throughput_sheet_block(
+    get: &dyn Fn(u32, u32) -> Data,
+    top: u32,
+    counts: &[f64],
+    block: &ThroughputBlock,
+) {
+    assert!(matches!(get(top, 0), Data::String(_)), "title at row {top}");
+    for (i, n) in counts.iter().enumerate() {
         assert_eq!(
-            cells[&(i as u16 + 1, 0)],
-            Cell::Label(h.trim_end().to_string())
+            get(top + 1, i as u32 + 1),
+            Data::Float(*n),
+            "worker count header"
         );
     }
-    for (i, (label, values)) in rows.iter().enumerate() {
-        let row = i as u16 + 4;
-        assert_eq!(cells[&(row, 0)], Cell::Label(label.clone()));
-        assert!(!cells.contains_key(&(row, 1)), "column 1 stays empty");
+    for (i, (label, values)) in block.rows.iter().enumerate() {
+        let row = top + 2 + i as u32;
+        assert_eq!(get(row, 0), Data::String(label.trim().to_string()));
         for (j, v) in values.iter().enumerate() {
-            assert_eq!(cells[&(row, j as u16 + 2)], Cell::Number(*v), "row {row}");
+            assert_eq!(get(row, j as u32 + 1), Data::Float(*v), "row {row}");
         }
+        assert_eq!(get(row, values.len() as u32 + 1), Data::Empty);
     }
-    assert_eq!(
-        cells.len(),
-        4 + rows.iter().map(|r| 1 + r.1.len()).sum::<usize>()
-    );
-    check_with_xlrd(&dir.path().join("out.xls"), &cells);
+    assert_eq!(get(top + 2 + block.rows.len() as u32, 0), Data::Empty);
 }
 
 #[test]
 fn throughput_xlsx_holds_the_r_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), THROUGHPUT, "out.xlsx");
-    let (_, rows) = throughput_block(&stdout);
+    let blocks = throughput_blocks(&stdout);
+    assert_eq!(blocks.len(), 1, "{stdout}");
     let mut book: Xlsx<_> = open_workbook(dir.path().join("out.xlsx")).unwrap();
     assert_eq!(book.sheet_names(), ["Throughput", "Environment"]);
     let range = book.worksheet_range("Throughput").unwrap();
     let get = |r: u32, c: u32| range.get_value((r, c)).cloned().unwrap_or(Data::Empty);
-    assert_eq!(get(1, 1), Data::Float(2.0), "worker count header");
-    for (i, (label, values)) in rows.iter().enumerate() {
-        let row = i as u32 + 2;
-        assert_eq!(get(row, 0), Data::String(label.trim().to_string()));
-        for (j, v) in values.iter().enumerate() {
-            assert_eq!(get(row, j as u32 + 1), Data::Float(*v), "row {row}");
+    check_throughput_sheet_block(&get, 0, &[2.0], &blocks[0]);
+    // Without -+u nothing follows the phase rows.
+    assert_eq!(get(blocks[0].rows.len() as u32 + 3, 0), Data::Empty);
+}
+
+#[test]
+fn throughput_xlsx_has_the_cpu_figures_below_the_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = THROUGHPUT.to_vec();
+    args.push("-+u");
+    let stdout = run_ioz(dir.path(), &args, "out.xlsx");
+    let blocks = throughput_blocks(&stdout);
+    assert_eq!(blocks.len(), 2, "{stdout}");
+    let mut book: Xlsx<_> = open_workbook(dir.path().join("out.xlsx")).unwrap();
+    let range = book.worksheet_range("Throughput").unwrap();
+    let get = |r: u32, c: u32| range.get_value((r, c)).cloned().unwrap_or(Data::Empty);
+    check_throughput_sheet_block(&get, 0, &[2.0], &blocks[0]);
+    let top = blocks[0].rows.len() as u32 + 3;
+    match get(top, 0) {
+        Data::String(s) => assert!(s.starts_with("CPU utilization"), "{s}"),
+        other => panic!("no CPU block title at row {top}: {other:?}"),
+    }
+    check_throughput_sheet_block(&get, top, &[2.0], &blocks[1]);
+}
+
+#[test]
+fn xls_has_the_cpu_blocks_of_the_r_report_after_one_empty_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = AUTO.to_vec();
+    args.push("-+u");
+    let stdout = run_ioz(dir.path(), &args, "out.xls");
+    let blocks = excel_blocks(&stdout);
+    let titles: Vec<_> = blocks.iter().map(|b| b.title.as_str()).collect();
+    let cpu = |name: &str| format!("{name} CPU utilization report (Zero values should be ignored)");
+    assert_eq!(
+        titles[4..],
+        [
+            cpu("Writer"),
+            cpu("Re-writer"),
+            cpu("Reader"),
+            cpu("Re-Reader")
+        ]
+    );
+    let cells = walk_biff(&std::fs::read(dir.path().join("out.xls")).unwrap());
+    // Four blocks of 2 + 3 rows from row 3, an empty row, then the CPU blocks.
+    assert_eq!(cells.range((23, 0)..(24, 0)).count(), 0);
+    assert_eq!(
+        cells[&(24, 0)],
+        Cell::Label(cpu("Writer")),
+        "the first CPU title"
+    );
+    // The .xls spells the titles as its other blocks do.
+    assert_eq!(cells[&(39, 0)], Cell::Label(cpu("Re-reader")));
+    // The CPU cells are measured percentages, not placeholders.
+    for b in &blocks[4..] {
+        assert!(b.rows.iter().flat_map(|r| &r.1).any(|&v| v > 0.0), "{b:?}");
+    }
+    check_biff_blocks(&cells, &blocks);
+    check_with_xlrd(&dir.path().join("out.xls"), &cells);
+}
+
+#[test]
+fn xlsx_pass_sheets_hold_the_cpu_blocks_of_the_r_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = AUTO.to_vec();
+    args.push("-+u");
+    let stdout = run_ioz(dir.path(), &args, "out.xlsx");
+    let blocks = excel_blocks(&stdout);
+    let (rates, cpus) = blocks.split_at(4);
+    assert!(cpus.iter().all(is_cpu_block), "{stdout}");
+    let mut book: Xlsx<_> = open_workbook(dir.path().join("out.xlsx")).unwrap();
+    let names = book.sheet_names();
+    assert_eq!(
+        names.len(),
+        5,
+        "{names:?}: one sheet per pass, not per CPU block"
+    );
+    for ((rate, cpu), name) in rates.iter().zip(cpus).zip(&names) {
+        let range = book.worksheet_range(name).unwrap();
+        let get = |r: u32, c: u32| range.get_value((r, c)).cloned().unwrap_or(Data::Empty);
+        // The results grid, one empty row, then the CPU grid of the same shape.
+        let top = rate.rows.len() as u32 + 3;
+        assert_eq!(get(top - 1, 0), Data::Empty, "{name}");
+        let pass = name.trim_end_matches(" Report");
+        match get(top, 0) {
+            Data::String(s) => assert!(s.starts_with(&format!("{pass} CPU utilization")), "{s}"),
+            other => panic!("{name}: no CPU title at row {top}: {other:?}"),
+        }
+        for (i, rec) in cpu.records.iter().enumerate() {
+            assert_eq!(get(top + 1, i as u32 + 1), Data::Float(*rec), "{name}");
+        }
+        for (r, (file, values)) in cpu.rows.iter().enumerate() {
+            let row = top + 2 + r as u32;
+            assert_eq!(get(row, 0), Data::Float(*file), "{name} row {row}");
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(get(row, i as u32 + 1), Data::Float(*v), "{name} row {row}");
+            }
+        }
+        assert_eq!(get(top + 2 + cpu.rows.len() as u32, 0), Data::Empty);
+    }
+}
+
+#[test]
+fn report_renders_the_same_spreadsheets_as_the_run() {
+    let single: Vec<&str> = AUTO.iter().copied().chain(["-+u"]).collect();
+    let mut throughput = THROUGHPUT.to_vec();
+    throughput.push("-+u");
+    for args in [&single, &throughput] {
+        for out in ["out.xls", "out.xlsx"] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut with_json = args.to_vec();
+            with_json.extend(["--json", "r.json"]);
+            run_ioz(dir.path(), &with_json, out);
+            let again = format!("again.{}", out.rsplit('.').next().unwrap());
+            let report = Command::new(IOZ)
+                .args(["report", "r.json", "-b", &again])
+                .current_dir(dir.path())
+                .output()
+                .expect("cannot start ioz");
+            assert!(report.status.success(), "{report:?}");
+            let run = std::fs::read(dir.path().join(out)).unwrap();
+            let rendered = std::fs::read(dir.path().join(&again)).unwrap();
+            assert!(
+                run == rendered,
+                "{args:?}: {again} differs from the run's {out}"
+            );
         }
     }
 }

@@ -354,3 +354,130 @@ fn a_refused_io_uring_is_one_clear_error_not_a_fallback() {
     )
     .expect_code(0);
 }
+
+/// RLIMIT_MEMLOCK for [`ioz_with_little_memlock`]: room for the rings of a
+/// few workers (the kernel counts them too, and frees a closed one's a little
+/// later), not for the loop's buffers (the read slots and a pool of 1–2 MiB).
+const MEMLOCK_KIB: u64 = 512;
+
+/// Runs ioz as a user without CAP_IPC_LOCK whose RLIMIT_MEMLOCK is
+/// [`MEMLOCK_KIB`]: the kernel then refuses to register (pin) its buffers,
+/// as it does for an ordinary user with a small limit.
+fn ioz_with_little_memlock(dir: &Path, args: &[String]) -> Run {
+    let mut cmd = Command::new(IOZ);
+    cmd.args(args).current_dir(dir);
+    // SAFETY: only async-signal-safe prctl/setrlimit calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // CAP_IPC_LOCK (14) exempts root from the limit; out of the
+            // bounding set, the exec'd ioz does not get it. Without
+            // CAP_SETPCAP this fails, and ioz has no CAP_IPC_LOCK anyway.
+            libc::prctl(libc::PR_CAPBSET_DROP, 14, 0, 0, 0);
+            let limit = libc::rlimit {
+                rlim_cur: MEMLOCK_KIB * 1024,
+                rlim_max: MEMLOCK_KIB * 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_MEMLOCK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("cannot start ioz");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The lines of `stderr` that say the buffers were not registered.
+fn refusals(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("io_uring did not register"))
+        .collect()
+}
+
+#[test]
+fn refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning() {
+    let tests = ["0", "1", "2", "8"];
+    let sync = file_after(&tests, &["--engine", "sync"], &[]).expect("the sync engine");
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = [
+        "-s",
+        "2m",
+        "-r",
+        "4k",
+        "-w",
+        "-f",
+        "t.tmp",
+        "--engine",
+        "io_uring",
+        "--iodepth",
+        "32",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(test_args(&tests));
+    let r = ioz_with_little_memlock(dir.path(), &args);
+    if let Some(why) = unavailable(&r) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    r.expect_code(0);
+    let told = refusals(&r.stderr);
+    if told.is_empty() {
+        eprintln!(
+            "skipped: this kernel registered the buffers despite RLIMIT_MEMLOCK = {MEMLOCK_KIB} KiB"
+        );
+        return;
+    }
+    // One line for the whole run (four passes), with the reason and the limit.
+    assert_eq!(told.len(), 1, "{}", r.stderr);
+    assert!(
+        told[0].starts_with("ioz: warning: io_uring did not register the ")
+            && told[0].contains(&format!(
+                "(IORING_REGISTER_BUFFERS: Out of memory; RLIMIT_MEMLOCK is {MEMLOCK_KIB} KiB)"
+            ))
+            && told[0].ends_with("plain reads and writes instead of fixed-buffer ones"),
+        "{}",
+        told[0]
+    );
+    // Every pass was measured, and the file is the synchronous engine's.
+    assert_eq!(common::data_rows(&r.stdout).len(), 1, "{}", r.stdout);
+    let file = std::fs::read(dir.path().join("t.tmp")).unwrap();
+    assert!(file == sync, "contents differ from the sync engine's");
+
+    // Forked throughput workers, phase after phase: still one warning.
+    let r = ioz_with_little_memlock(
+        dir.path(),
+        &[
+            "-t",
+            "3",
+            "-s",
+            "512k",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-i",
+            "2",
+            "--engine",
+            "io_uring",
+            "--iodepth",
+            "8",
+            "-F",
+            "a.tmp",
+            "b.tmp",
+            "c.tmp",
+        ]
+        .map(String::from),
+    );
+    r.expect_code(0);
+    assert_eq!(refusals(&r.stderr).len(), 1, "{}", r.stderr);
+    assert!(r.stdout.contains(" 3 random readers \t"), "{}", r.stdout);
+}

@@ -32,6 +32,12 @@ pub use sync::SyncEngine;
 pub use uring::UringEngine;
 pub use vectored::VectoredEngine;
 
+/// Before throughput workers are forked: process-wide engine state that the
+/// workers must share with the parent is set up here.
+pub fn before_fork() {
+    uring::share_with_workers();
+}
+
 /// One way of moving records. Calls are made inside the timed region, so an
 /// implementation does the syscall(s) and nothing else.
 pub trait Engine {
@@ -51,6 +57,12 @@ pub trait Engine {
     fn close(&mut self) -> io::Result<()>;
     /// The descriptor, for untimed housekeeping (locks, fsync before the pass).
     fn raw_fd(&self) -> RawFd;
+
+    /// Untimed, before the clock (and before a throughput barrier): the
+    /// loop's read buffer and write pool, the same for every [`Engine::run_ops`]
+    /// of this pass, outliving the engine. io_uring registers them with its
+    /// ring; the others need nothing.
+    fn prepare_buffers(&mut self, _read_buf: &[u8], _pool: &[u8]) {}
 
     /// Runs `ops` in the timed region. Synchronous engines keep this default,
     /// one operation at a time; engines with operations in flight override it.

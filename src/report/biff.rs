@@ -16,6 +16,16 @@
 //! record size and unit, then one row per phase with its label (`"%15s "`)
 //! in column 0, column 1 empty, and the "Children see" figure of successive
 //! worker counts in columns 2, 3, ….
+//!
+//! With -+u, the CPU blocks of the `-R` text follow, as IOzone's -b file has
+//! them: in single and auto mode one empty row, then per reported pass a
+//! block of the same shape titled `<Name> CPU utilization report (Zero values
+//! should be ignored)` (the name spelled as in the block titles above) whose
+//! cells are CPU time as a percentage of the pass's wall time; in throughput
+//! mode, straight after the phase rows, the three heading rows `CPU
+//! utilization report …`, `Record size = …`, `Output is in CPU%` and the
+//! same phase rows with each run's CPU percentage. Percentages are rounded
+//! to the two decimals the `-R` text prints, so both hold the same number.
 
 use std::io;
 
@@ -23,7 +33,7 @@ use super::Exporter;
 use super::layout::TableLayout;
 use crate::config::{KIB, OutputUnit};
 use crate::plan::expand;
-use crate::result::{PhaseResult, RunResult, RunStatus};
+use crate::result::{Measurement, PhaseResult, RunResult, RunStatus};
 use crate::workload::Pass;
 
 pub struct BiffReport;
@@ -88,16 +98,16 @@ pub(crate) fn status_text(status: &RunStatus) -> String {
 }
 
 /// One file-size row of a pass's block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct GridRow {
     pub file_kb: u64,
     /// One value per record size up to the file size, in record order:
     /// `None` where that cell (or this pass on it) did not run.
-    pub values: Vec<Option<u64>>,
+    pub values: Vec<Option<f64>>,
 }
 
 /// One reported pass: the block both spreadsheets hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Grid {
     pub pass: Pass,
     /// Every configured record size (kB), ascending: the header row.
@@ -109,6 +119,18 @@ pub(crate) struct Grid {
 /// The blocks of the `-R` report, as numbers: the passes of
 /// [`TableLayout::reported_passes`], file sizes without any cell left out.
 pub(crate) fn grids(result: &RunResult) -> Vec<Grid> {
+    let unit = result.config.unit;
+    grids_of(result, |m| m.value(unit) as f64)
+}
+
+/// The -+u blocks of the `-R` report: the same grids, each cell the pass's
+/// CPU time as a percentage of its wall time, as the text prints it.
+pub(crate) fn cpu_grids(result: &RunResult) -> Vec<Grid> {
+    grids_of(result, |m| two_decimals(m.cpu_percent()))
+}
+
+/// The `-R` grids with `value` of each measurement in the cells.
+fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid> {
     let config = &result.config;
     let plan = expand(config);
     let layout = TableLayout::for_config(config);
@@ -138,7 +160,7 @@ pub(crate) fn grids(result: &RunResult) -> Vec<Grid> {
                                 .iter()
                                 .find(|c| c.cell.record_bytes == rec)
                                 .and_then(|c| c.get(pass))
-                                .map(|m| m.value(config.unit))
+                                .map(&value)
                         })
                         .collect();
                     Some(GridRow {
@@ -156,6 +178,13 @@ pub(crate) fn grids(result: &RunResult) -> Vec<Grid> {
         .collect()
 }
 
+/// The title of a pass's -+u block in IOzone's -b file (`Re-fread CPU
+/// utilization report (Zero values should be ignored)`).
+pub(crate) fn cpu_block_title(pass: Pass) -> String {
+    let name = spreadsheet_title(pass).trim_end_matches(" Report");
+    format!("{name} CPU utilization report (Zero values should be ignored)")
+}
+
 /// Row 1 of a throughput run's -b file.
 pub(crate) const THROUGHPUT_HEADING: &str =
     "Throughput report Y-axis is type of test X-axis is number of processes";
@@ -165,9 +194,14 @@ pub(crate) use super::throughput_text::{
     unit_words as throughput_unit,
 };
 
+/// Rows 1–3 of the -+u block of a throughput run's -b file (the record size
+/// line sits between them).
+pub(crate) const THROUGHPUT_CPU_HEADING: &str =
+    "CPU utilization report Y-axis is type of test X-axis is number of processes";
+pub(crate) const THROUGHPUT_CPU_UNIT: &str = "Output is in CPU%";
+
 /// One row of the throughput report: a pass and, per run in order, its
-/// worker count and "Children see" figure (rounded to the 2 decimals the
-/// -R text prints).
+/// worker count and figure (rounded to the 2 decimals the -R text prints).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ThroughputRow {
     pub pass: Pass,
@@ -179,11 +213,25 @@ fn two_decimals(v: f64) -> f64 {
     format!("{v:.2}").parse().unwrap_or(v)
 }
 
-/// The rows of the throughput report, passes in the order they first ran.
+/// The rows of the throughput report ("Children see"), passes in the order
+/// they first ran.
 pub(crate) fn throughput_rows(phases: &[PhaseResult], unit: OutputUnit) -> Vec<ThroughputRow> {
+    throughput_rows_of(phases, |p| p.children_see(unit))
+}
+
+/// The rows of the -+u throughput block: all workers' CPU time as a
+/// percentage of the longest worker's wall time, per run.
+pub(crate) fn throughput_cpu_rows(phases: &[PhaseResult]) -> Vec<ThroughputRow> {
+    throughput_rows_of(phases, |p| p.cpu_utilisation().2)
+}
+
+fn throughput_rows_of(
+    phases: &[PhaseResult],
+    value: impl Fn(&PhaseResult) -> f64,
+) -> Vec<ThroughputRow> {
     let mut rows: Vec<ThroughputRow> = Vec::new();
     for p in phases {
-        let value = (p.workers, two_decimals(p.children_see(unit)));
+        let value = (p.workers, two_decimals(value(p)));
         match rows.iter_mut().find(|r| r.pass == p.pass) {
             Some(row) => row.values.push(value),
             None => rows.push(ThroughputRow {
@@ -268,42 +316,85 @@ pub fn render_biff(result: &RunResult) -> io::Result<Vec<u8>> {
     let mut biff = Biff::new();
     biff.label(0, 0, &command_line_label(result))?;
     if result.config.throughput.is_some() {
-        biff.label(1, 0, THROUGHPUT_HEADING)?;
-        let phases = &result.throughput;
-        let record = throughput_record_words(phases);
-        biff.label(2, 0, &format!("Record size = {record}"))?;
-        let unit = throughput_unit(result.config.unit);
-        biff.label(3, 0, &format!("Output is in {unit}"))?;
-        for (i, row) in throughput_rows(phases, result.config.unit)
-            .iter()
-            .enumerate()
-        {
-            biff.label(4 + i, 0, &format!("{:>15} ", throughput_label(row.pass)))?;
-            for (j, &(_, v)) in row.values.iter().enumerate() {
-                biff.number(4 + i, 2 + j, v)?;
-            }
-        }
-        return Ok(biff.finish());
+        throughput_sheet(&mut biff, result)?;
+    } else {
+        grid_sheet(&mut biff, result)?;
     }
+    Ok(biff.finish())
+}
+
+/// Single and auto mode: the `-R` blocks, then with -+u the CPU blocks.
+fn grid_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
     biff.label(1, 0, " ")?;
     biff.label(2, 0, AXES_NOTE)?;
     let mut row = 3;
     for grid in grids(result) {
-        biff.label(row, 0, spreadsheet_title(grid.pass))?;
+        row = grid_block(biff, row, spreadsheet_title(grid.pass), &grid)?;
+    }
+    if result.config.variations.cpu_utilisation {
+        // IOzone leaves one empty row before the CPU blocks.
         row += 1;
-        for (i, &rec) in grid.record_kb.iter().enumerate() {
-            biff.number(row, i + 1, rec as f64)?;
-        }
-        row += 1;
-        for r in &grid.rows {
-            biff.number(row, 0, r.file_kb as f64)?;
-            for (i, v) in r.values.iter().enumerate() {
-                biff.number(row, i + 1, v.unwrap_or(0) as f64)?;
-            }
-            row += 1;
+        for grid in cpu_grids(result) {
+            row = grid_block(biff, row, &cpu_block_title(grid.pass), &grid)?;
         }
     }
-    Ok(biff.finish())
+    Ok(())
+}
+
+/// One block from `row` on: title, record sizes, a row per file size (0
+/// where a record size did not run). Returns the row after it.
+fn grid_block(biff: &mut Biff, mut row: usize, title: &str, grid: &Grid) -> io::Result<usize> {
+    biff.label(row, 0, title)?;
+    row += 1;
+    for (i, &rec) in grid.record_kb.iter().enumerate() {
+        biff.number(row, i + 1, rec as f64)?;
+    }
+    row += 1;
+    for r in &grid.rows {
+        biff.number(row, 0, r.file_kb as f64)?;
+        for (i, v) in r.values.iter().enumerate() {
+            biff.number(row, i + 1, v.unwrap_or(0.0))?;
+        }
+        row += 1;
+    }
+    Ok(row)
+}
+
+/// Throughput mode: the report's heading and phase rows, then with -+u the
+/// CPU heading and the same rows of CPU percentages.
+fn throughput_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
+    let phases = &result.throughput;
+    let record = format!("Record size = {}", throughput_record_words(phases));
+    let unit = format!("Output is in {}", throughput_unit(result.config.unit));
+    let rows = throughput_rows(phases, result.config.unit);
+    let after = throughput_block(biff, 1, [THROUGHPUT_HEADING, &record, &unit], &rows)?;
+    if result.config.variations.cpu_utilisation {
+        let heading = [THROUGHPUT_CPU_HEADING, &record, THROUGHPUT_CPU_UNIT];
+        throughput_block(biff, after, heading, &throughput_cpu_rows(phases))?;
+    }
+    Ok(())
+}
+
+/// Three heading rows from `row` on, then a row per phase: its label in
+/// column 0, column 1 empty, one run per column from 2. Returns the row after it.
+fn throughput_block(
+    biff: &mut Biff,
+    mut row: usize,
+    heading: [&str; 3],
+    rows: &[ThroughputRow],
+) -> io::Result<usize> {
+    for text in heading {
+        biff.label(row, 0, text)?;
+        row += 1;
+    }
+    for r in rows {
+        biff.label(row, 0, &format!("{:>15} ", throughput_label(r.pass)))?;
+        for (j, &(_, v)) in r.values.iter().enumerate() {
+            biff.number(row, 2 + j, v)?;
+        }
+        row += 1;
+    }
+    Ok(row)
 }
 
 #[cfg(test)]
@@ -589,6 +680,75 @@ mod tests {
                 "Re-pread Report"
             ]
         );
+    }
+
+    #[test]
+    fn cpu_blocks_follow_one_empty_row_with_percentages_of_two_decimals() {
+        let mut result = full_result(
+            &["-R", "-+u", "-s", "64k", "-r", "64k", "-i", "0", "-i", "2"],
+            |_, _| 9,
+        );
+        // Write: 1/3 s of CPU per second; random read: 1.5 s (two CPUs).
+        for m in result.cells.iter_mut().flat_map(|c| &mut c.measurements) {
+            (m.cpu_user_ns, m.cpu_system_ns) = match m.pass {
+                Pass::Write => (333_333_333, 0),
+                Pass::RandomRead => (1_000_000_000, 500_000_000),
+                _ => (0, 0),
+            };
+        }
+        let cells = walk(&render_biff(&result).unwrap());
+        let passes = ["Writer", "Re-writer", "Random Read", "Random Write"];
+        // Four blocks of three rows from row 3; row 15 stays empty.
+        assert_eq!(cells[&(12, 0)], Value::Label("Random Write Report".into()));
+        assert_eq!(cells.range((15, 0)..(16, 0)).count(), 0);
+        let expect = [33.33, 0.0, 150.0, 0.0];
+        for (i, (name, pct)) in passes.into_iter().zip(expect).enumerate() {
+            let top = 16 + 3 * i as u16;
+            let title = format!("{name} CPU utilization report (Zero values should be ignored)");
+            assert_eq!(cells[&(top, 0)], Value::Label(title));
+            assert_eq!(cells[&(top + 1, 1)], Value::Number(64.0));
+            assert_eq!(cells[&(top + 2, 0)], Value::Number(64.0));
+            assert_eq!(cells[&(top + 2, 1)], Value::Number(pct), "{name}");
+        }
+        assert_eq!(cells.keys().last(), Some(&(27, 1)));
+        // Without -+u the file ends with the last results block.
+        result.config.variations.cpu_utilisation = false;
+        let cells = walk(&render_biff(&result).unwrap());
+        assert_eq!(cells.keys().last(), Some(&(14, 1)));
+    }
+
+    #[test]
+    fn throughput_cpu_block_follows_the_phase_rows() {
+        let mut result = sample_result(
+            test_config(&[
+                "-+u", "-l", "1", "-u", "2", "-s", "1m", "-r", "64k", "-i", "0",
+            ]),
+            Vec::new(),
+        );
+        let mut phases = vec![
+            phase(Pass::Write, 1, 100),
+            phase(Pass::Rewrite, 1, 200),
+            phase(Pass::Write, 2, 300),
+            phase(Pass::Rewrite, 2, 400),
+        ];
+        // 0.25 s of CPU per worker in 1 s: 25% per worker, summed over workers.
+        for w in phases.iter_mut().flat_map(|p| &mut p.results) {
+            w.cpu_system_ns = 250_000_000;
+        }
+        result.throughput = phases;
+        let cells = walk(&render_biff(&result).unwrap());
+        let label = |s: &str| Value::Label(s.into());
+        assert_eq!(cells[&(5, 3)], Value::Number(800.0));
+        assert_eq!(cells[&(6, 0)], label(THROUGHPUT_CPU_HEADING));
+        assert_eq!(cells[&(7, 0)], label("Record size = 64 Kbytes"));
+        assert_eq!(cells[&(8, 0)], label("Output is in CPU%"));
+        assert_eq!(cells[&(9, 0)], label("  Initial write "));
+        assert_eq!(cells[&(9, 2)], Value::Number(25.0));
+        assert_eq!(cells[&(9, 3)], Value::Number(50.0));
+        assert_eq!(cells[&(10, 0)], label("        Rewrite "));
+        assert_eq!(cells[&(10, 3)], Value::Number(50.0));
+        assert!(!cells.contains_key(&(9, 1)), "column 1 stays empty");
+        assert_eq!(cells.len(), 2 * (4 + 2 * 3) - 1);
     }
 
     fn phase(pass: Pass, workers: u32, kb_each: u64) -> PhaseResult {

@@ -7,6 +7,17 @@
 //! sheets: a row per phase, a column per worker count ("Children see"), a
 //! heat map and a line chart (one series per phase over the worker counts).
 //!
+//! With -+u, each pass sheet also holds the pass's CPU utilisation (CPU time
+//! as a percentage of the pass's wall time, the `-R` text's CPU blocks) in a
+//! grid of the same shape, one empty row below the results grid and above
+//! the charts, so a row of file size reads across to the same row below; the
+//! Throughput sheet likewise gets a grid of each run's CPU utilisation below
+//! its phase rows. The CPU grids get a white-to-orange scale: more CPU is
+//! neither better nor worse by itself.
+//!
+//! The workbook's creation time is the run's start, so re-rendering a saved
+//! run (`ioz report RUN.json -b FILE.xlsx`) gives the same bytes.
+//!
 //! Cells whose record size is above the file size are empty, as are cells
 //! that did not run (the crossover rule, an interrupted run): the -R text and
 //! the .xls show those as 0, which would read as a measurement here and drag
@@ -15,14 +26,14 @@
 use std::io;
 
 use rust_xlsxwriter::{
-    Chart, ChartType, ConditionalFormat3ColorScale, Format, FormatAlign, Workbook, Worksheet,
-    XlsxError,
+    Chart, ChartType, ConditionalFormat2ColorScale, ConditionalFormat3ColorScale, DocProperties,
+    ExcelDateTime, Format, FormatAlign, Workbook, Worksheet, XlsxError,
 };
 
 use super::Exporter;
 use super::biff::{
-    Grid, grids, spreadsheet_title, status_text, throughput_label, throughput_record_words,
-    throughput_rows,
+    Grid, ThroughputRow, cpu_grids, grids, spreadsheet_title, status_text, throughput_cpu_rows,
+    throughput_label, throughput_record_words, throughput_rows,
 };
 use crate::config::OutputUnit;
 use crate::env::Environment;
@@ -67,6 +78,13 @@ fn color_scale(unit: OutputUnit) -> ConditionalFormat3ColorScale {
     }
 }
 
+/// The heat map of a CPU grid: white for the least CPU, orange for the most.
+fn cpu_scale() -> ConditionalFormat2ColorScale {
+    ConditionalFormat2ColorScale::new()
+        .set_minimum_color("FFFFFF")
+        .set_maximum_color("F4B183")
+}
+
 fn u16_col(n: usize) -> Result<u16, XlsxError> {
     u16::try_from(n).map_err(|_| XlsxError::ParameterError(format!("column {n} out of range")))
 }
@@ -78,12 +96,18 @@ fn u32_row(n: usize) -> Result<u32, XlsxError> {
 /// The whole workbook of a run.
 pub fn render_xlsx(result: &RunResult) -> Result<Vec<u8>, XlsxError> {
     let mut workbook = Workbook::new();
+    // The run's start, not the time of rendering: the same run, the same file.
+    if let Ok(started) = ExcelDateTime::parse_from_str(&result.started_at) {
+        workbook.set_properties(&DocProperties::new().set_creation_datetime(&started));
+    }
+    let cpu = result.config.variations.cpu_utilisation;
     if result.config.throughput.is_some() {
         write_throughput(workbook.add_worksheet(), result)?;
     } else {
-        for grid in grids(result) {
+        let cpu_grids = if cpu { cpu_grids(result) } else { Vec::new() };
+        for (i, grid) in grids(result).iter().enumerate() {
             let sheet = workbook.add_worksheet();
-            write_grid(sheet, &grid, result.config.unit)?;
+            write_grid(sheet, grid, cpu_grids.get(i), result.config.unit)?;
         }
     }
     let sheet = workbook.add_worksheet();
@@ -91,39 +115,77 @@ pub fn render_xlsx(result: &RunResult) -> Result<Vec<u8>, XlsxError> {
     workbook.save_to_buffer()
 }
 
-fn write_grid(sheet: &mut Worksheet, grid: &Grid, unit_kind: OutputUnit) -> Result<(), XlsxError> {
-    let name = spreadsheet_title(grid.pass);
-    let unit = unit_label(unit_kind);
-    sheet.set_name(name)?;
-    let bold = Format::new().set_bold();
-    let head = header_format();
-    let value_format = Format::new().set_num_format("0");
+/// Where the values of a block lie on its sheet (rows and columns inclusive).
+struct Area {
+    first_row: u32,
+    last_row: u32,
+    last_col: u16,
+}
 
-    sheet.write_string_with_format(TITLE_ROW, 0, format!("{name} ({unit})"), &bold)?;
-    sheet.write_string_with_format(HEADER_ROW, 0, "file kB \\ record kB", &head)?;
-    sheet.set_column_width(0, 20)?;
+/// A grid from row `top` on: its title, the record sizes, a row per file size
+/// (empty cells where nothing ran). Returns the area of its values.
+fn grid_cells(
+    sheet: &mut Worksheet,
+    top: u32,
+    title: &str,
+    grid: &Grid,
+    value_format: &Format,
+) -> Result<Option<Area>, XlsxError> {
+    let head = header_format();
+    sheet.write_string_with_format(top, 0, title, &Format::new().set_bold())?;
+    sheet.write_string_with_format(top + 1, 0, "file kB \\ record kB", &head)?;
     for (i, &rec) in grid.record_kb.iter().enumerate() {
-        let col = u16_col(i + 1)?;
-        sheet.write_number_with_format(HEADER_ROW, col, rec as f64, &head)?;
-        sheet.set_column_width(col, 11)?;
+        sheet.write_number_with_format(top + 1, u16_col(i + 1)?, rec as f64, &head)?;
     }
+    let first_row = top + 2;
     for (r, row) in grid.rows.iter().enumerate() {
-        let at = FIRST_DATA_ROW + u32_row(r)?;
+        let at = first_row + u32_row(r)?;
         sheet.write_number_with_format(at, 0, row.file_kb as f64, &head)?;
         for (i, v) in row.values.iter().enumerate() {
             if let Some(v) = v {
-                sheet.write_number_with_format(at, u16_col(i + 1)?, *v as f64, &value_format)?;
+                sheet.write_number_with_format(at, u16_col(i + 1)?, *v, value_format)?;
             }
         }
     }
-    sheet.set_freeze_panes(FIRST_DATA_ROW, 1)?;
-
     let (nrec, nfile) = (grid.record_kb.len(), grid.rows.len());
     if nrec == 0 || nfile == 0 {
-        return Ok(());
+        return Ok(None);
     }
-    let last_row = FIRST_DATA_ROW + u32_row(nfile - 1)?;
-    let last_col = u16_col(nrec)?;
+    Ok(Some(Area {
+        first_row,
+        last_row: first_row + u32_row(nfile - 1)?,
+        last_col: u16_col(nrec)?,
+    }))
+}
+
+fn write_grid(
+    sheet: &mut Worksheet,
+    grid: &Grid,
+    cpu: Option<&Grid>,
+    unit_kind: OutputUnit,
+) -> Result<(), XlsxError> {
+    let name = spreadsheet_title(grid.pass);
+    let unit = unit_label(unit_kind);
+    sheet.set_name(name)?;
+    sheet.set_column_width(0, 20)?;
+    for i in 0..grid.record_kb.len() {
+        sheet.set_column_width(u16_col(i + 1)?, 11)?;
+    }
+    let title = format!("{name} ({unit})");
+    let values = grid_cells(
+        sheet,
+        TITLE_ROW,
+        &title,
+        grid,
+        &Format::new().set_num_format("0"),
+    )?;
+    sheet.set_freeze_panes(FIRST_DATA_ROW, 1)?;
+    let Some(Area {
+        last_row, last_col, ..
+    }) = values
+    else {
+        return Ok(());
+    };
     sheet.add_conditional_format(
         FIRST_DATA_ROW,
         1,
@@ -131,8 +193,19 @@ fn write_grid(sheet: &mut Worksheet, grid: &Grid, unit_kind: OutputUnit) -> Resu
         last_col,
         &color_scale(unit_kind),
     )?;
+    let mut chart_row = last_row + 2;
+    if let Some(cpu) = cpu {
+        let pass = name.trim_end_matches(" Report");
+        let title = format!("{pass} CPU utilization (CPU time, % of wall time)");
+        let percent = Format::new().set_num_format("0.00");
+        if let Some(a) = grid_cells(sheet, chart_row, &title, cpu, &percent)? {
+            sheet.add_conditional_format(a.first_row, 1, a.last_row, a.last_col, &cpu_scale())?;
+            chart_row = a.last_row + 2;
+        }
+    }
 
     // Line chart: x = record size, one series per file size.
+    let nfile = grid.rows.len();
     let mut line = Chart::new(ChartType::Line);
     line.title().set_name(&format!("{name}: by record size"));
     line.x_axis().set_name("record size (kB)");
@@ -150,7 +223,7 @@ fn write_grid(sheet: &mut Worksheet, grid: &Grid, unit_kind: OutputUnit) -> Resu
     scatter.title().set_name(&format!("{name}: by file size"));
     scatter.x_axis().set_name("file size (kB)").set_log_base(2);
     scatter.y_axis().set_name(unit);
-    for i in 0..nrec {
+    for i in 0..grid.record_kb.len() {
         let col = u16_col(i + 1)?;
         scatter
             .add_series()
@@ -159,7 +232,6 @@ fn write_grid(sheet: &mut Worksheet, grid: &Grid, unit_kind: OutputUnit) -> Resu
             .set_values((name, FIRST_DATA_ROW, col, last_row, col));
     }
 
-    let chart_row = last_row + 2;
     sheet.insert_chart(chart_row, 0, &line)?;
     // The default chart is 480 px wide: put the second one beside the first.
     sheet.insert_chart_with_offset(chart_row, 0, &scatter, 500, 0)?;
@@ -173,41 +245,64 @@ fn header_format() -> Format {
         .set_background_color("D9D9D9")
 }
 
+/// A block of the Throughput sheet from row `top` on: its title, the worker
+/// counts, a row per phase. Returns the area of its values.
+fn phase_cells(
+    sheet: &mut Worksheet,
+    top: u32,
+    title: &str,
+    counts: &[u32],
+    rows: &[ThroughputRow],
+) -> Result<Option<Area>, XlsxError> {
+    let head = header_format();
+    sheet.write_string_with_format(top, 0, title, &Format::new().set_bold())?;
+    sheet.write_string_with_format(top + 1, 0, "phase \\ workers", &head)?;
+    for (i, &n) in counts.iter().enumerate() {
+        sheet.write_number_with_format(top + 1, u16_col(i + 1)?, f64::from(n), &head)?;
+    }
+    let value_format = Format::new().set_num_format("0.00");
+    let first_row = top + 2;
+    for (r, row) in rows.iter().enumerate() {
+        let at = first_row + u32_row(r)?;
+        sheet.write_string_with_format(at, 0, throughput_label(row.pass), &head)?;
+        for (i, &(_, v)) in row.values.iter().enumerate() {
+            sheet.write_number_with_format(at, u16_col(i + 1)?, v, &value_format)?;
+        }
+    }
+    if rows.is_empty() || counts.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Area {
+        first_row,
+        last_row: first_row + u32_row(rows.len() - 1)?,
+        last_col: u16_col(counts.len())?,
+    }))
+}
+
 fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), XlsxError> {
     let name = THROUGHPUT_SHEET;
     let unit = unit_label(result.config.unit);
     sheet.set_name(name)?;
-    let head = header_format();
     let rows = throughput_rows(&result.throughput, result.config.unit);
     let counts: Vec<u32> = rows
         .iter()
         .max_by_key(|r| r.values.len())
         .map(|r| r.values.iter().map(|v| v.0).collect())
         .unwrap_or_default();
+    sheet.set_column_width(0, 20)?;
+    for i in 0..counts.len() {
+        sheet.set_column_width(u16_col(i + 1)?, 13)?;
+    }
     let record = throughput_record_words(&result.throughput);
     let title = format!("Throughput report ({unit}, children see), record size {record}");
-    sheet.write_string_with_format(TITLE_ROW, 0, title, &Format::new().set_bold())?;
-    sheet.write_string_with_format(HEADER_ROW, 0, "phase \\ workers", &head)?;
-    sheet.set_column_width(0, 20)?;
-    for (i, &n) in counts.iter().enumerate() {
-        let col = u16_col(i + 1)?;
-        sheet.write_number_with_format(HEADER_ROW, col, f64::from(n), &head)?;
-        sheet.set_column_width(col, 13)?;
-    }
-    let value_format = Format::new().set_num_format("0.00");
-    for (r, row) in rows.iter().enumerate() {
-        let at = FIRST_DATA_ROW + u32_row(r)?;
-        sheet.write_string_with_format(at, 0, throughput_label(row.pass), &head)?;
-        for (i, &(_, v)) in row.values.iter().enumerate() {
-            sheet.write_number_with_format(at, u16_col(i + 1)?, v, &value_format)?;
-        }
-    }
+    let values = phase_cells(sheet, TITLE_ROW, &title, &counts, &rows)?;
     sheet.set_freeze_panes(FIRST_DATA_ROW, 1)?;
-    if rows.is_empty() || counts.is_empty() {
+    let Some(Area {
+        last_row, last_col, ..
+    }) = values
+    else {
         return Ok(());
-    }
-    let last_row = FIRST_DATA_ROW + u32_row(rows.len() - 1)?;
-    let last_col = u16_col(counts.len())?;
+    };
     sheet.add_conditional_format(
         FIRST_DATA_ROW,
         1,
@@ -215,6 +310,15 @@ fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xls
         last_col,
         &color_scale(result.config.unit),
     )?;
+    let mut chart_row = last_row + 2;
+    if result.config.variations.cpu_utilisation {
+        let title = "CPU utilization (all workers' CPU time, % of the longest worker's wall time)";
+        let cpu_rows = throughput_cpu_rows(&result.throughput);
+        if let Some(a) = phase_cells(sheet, chart_row, title, &counts, &cpu_rows)? {
+            sheet.add_conditional_format(a.first_row, 1, a.last_row, a.last_col, &cpu_scale())?;
+            chart_row = a.last_row + 2;
+        }
+    }
     let mut line = Chart::new(ChartType::Line);
     line.title().set_name("Throughput by worker count");
     line.x_axis().set_name("workers");
@@ -226,7 +330,7 @@ fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xls
             .set_categories((name, HEADER_ROW, 1, HEADER_ROW, last_col))
             .set_values((name, at, 1, at, last_col));
     }
-    sheet.insert_chart(last_row + 2, 0, &line)?;
+    sheet.insert_chart(chart_row, 0, &line)?;
     Ok(())
 }
 
@@ -357,6 +461,27 @@ mod tests {
         assert!(chart2.contains("<c:logBase val=\"2\"/>"), "{chart2}");
         assert_eq!(chart2.matches("<c:ser>").count(), 2);
         assert!(chart2.contains("'Writer Report'!$A$3:$A$4"), "{chart2}");
+    }
+
+    #[test]
+    fn the_workbook_is_dated_by_the_run_so_it_renders_the_same_twice() {
+        let cfg = test_config(&["-R", "-+u", "-s", "64k", "-r", "64k", "-i", "0"]);
+        let result = sample_result(cfg, vec![row(64, 64, 1)]);
+        let bytes = render_xlsx(&result).unwrap();
+        let core = part(&bytes, "docProps/core.xml");
+        assert!(
+            core.contains(">2026-11-21T21:05:03Z</dcterms:created>"),
+            "{core}"
+        );
+        assert!(render_xlsx(&result).unwrap() == bytes);
+        // The CPU grid sits one empty row below the results grid (rows 1–3),
+        // with its own colour scale.
+        let sheet1 = part(&bytes, "xl/worksheets/sheet1.xml");
+        assert!(!sheet1.contains("<row r=\"4\""), "{sheet1}");
+        assert!(sheet1.contains("<c r=\"A5\" s=\"1\" t=\"s\">"), "{sheet1}");
+        assert!(sheet1.contains("<c r=\"B6\" s=\"2\"><v>64</v>"), "{sheet1}");
+        let scales = sheet1.matches("<cfRule type=\"colorScale\"").count();
+        assert_eq!(scales, 2, "{sheet1}");
     }
 
     #[test]

@@ -178,7 +178,8 @@ impl WithEngine for SinglePass<'_> {
     fn run<E: Engine>(self, mut engine: E) -> Self::Output {
         let SinglePass { pass, inputs } = self;
         let fail = failure(pass, inputs.path);
-        before_loop(&engine, pass, inputs.config, inputs.path)?;
+        let buffers = (&*inputs.read_buf, inputs.pool);
+        before_loop(&mut engine, pass, inputs.config, inputs.path, buffers)?;
         // -Q: room for every operation's latency, reserved before the clock.
         let mut latencies = inputs
             .config
@@ -325,18 +326,22 @@ fn drop_caches(fd: i32, how: DropCaches) -> io::Result<()> {
 }
 
 /// Untimed, before the clock: flush what earlier passes left dirty, drop the
-/// page cache before reads with --drop-caches, and take the -W lock.
+/// page cache before reads with --drop-caches, take the -W lock, and let the
+/// engine prepare for the loop's buffers (io_uring registers them).
 pub fn before_loop<E: Engine>(
-    engine: &E,
+    engine: &mut E,
     pass: Pass,
     config: &RunConfig,
     path: &Path,
+    (read_buf, pool): (&[u8], &[u8]),
 ) -> Result<(), IoFailure> {
     let fail = failure(pass, path);
     // SAFETY: plain syscall on the engine's open descriptor.
     if unsafe { libc::fsync(engine.raw_fd()) } < 0 {
         return Err(fail("fsync", None, io::Error::last_os_error()));
     }
+    // Before -p's purge, which should be the last thing to touch the caches.
+    engine.prepare_buffers(read_buf, pool);
     if config.variations.purge_cpu_cache {
         purge_cpu_cache(config);
     }

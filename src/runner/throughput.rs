@@ -407,6 +407,7 @@ fn run_processes<'a>(
     let (ready_read, ready_write) = pipe().map_err(pipe_error)?;
     let (go_read, go_write) = pipe().map_err(pipe_error)?;
     let mut children: Vec<(Pid, OwnedFd)> = Vec::new();
+    crate::engine::before_fork();
     let _ = io::stdout().flush();
     let _ = io::stderr().flush();
     for index in 0..workers {

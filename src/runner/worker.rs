@@ -143,7 +143,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             pool,
         } = self;
         let (pass, config, path) = (job.pass, job.config, job.path);
-        if let Err(e) = before_loop(&engine, pass, config, path) {
+        if let Err(e) = before_loop(&mut engine, pass, config, path, (&*read_buf, pool)) {
             gate.arrive(false);
             gate.wait_for_release();
             return Err(e);
