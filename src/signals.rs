@@ -1,12 +1,14 @@
 //! SIGINT, SIGTERM and SIGHUP ask the run to stop at the next record boundary.
 //! A second SIGINT (the user pressing Ctrl-C again) ends ioz at once, after
-//! removing the test files registered with [`remove_on_second_interrupt`].
+//! removing the test files registered with [`remove_on_second_interrupt`] —
+//! unless ioz holds that exit back ([`hold_exit`]) while a file system is
+//! unmounted (-U): then it leaves as soon as the file system is mounted again.
 
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -17,6 +19,43 @@ pub struct StopFlag(Arc<AtomicUsize>);
 
 /// Files to unlink if ioz has to leave at once; set once, before the run.
 static EMERGENCY_REMOVALS: OnceLock<Vec<CString>> = OnceLock::new();
+
+/// The second-SIGINT exit: free to happen, held back, or held back and asked for.
+static EXIT_GATE: AtomicU8 = AtomicU8::new(GATE_OPEN);
+const GATE_OPEN: u8 = 0;
+const GATE_HELD: u8 = 1;
+const GATE_HELD_ASKED: u8 = 2;
+
+/// While alive, a second SIGINT does not end ioz at once; it ends it when the
+/// guard drops (after a remount has put the file system back).
+#[must_use]
+pub struct ExitHold(());
+
+pub fn hold_exit() -> ExitHold {
+    EXIT_GATE.store(GATE_HELD, Ordering::SeqCst);
+    ExitHold(())
+}
+
+impl Drop for ExitHold {
+    fn drop(&mut self) {
+        if EXIT_GATE.swap(GATE_OPEN, Ordering::SeqCst) == GATE_HELD_ASKED {
+            leave_now(SIGINT);
+        }
+    }
+}
+
+/// In the handler: leaves now, or, while held, marks the exit as asked for.
+fn leave_now_unless_held(signal: i32) {
+    match EXIT_GATE.compare_exchange(
+        GATE_HELD,
+        GATE_HELD_ASKED,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    ) {
+        Ok(_) | Err(GATE_HELD_ASKED) => {}
+        Err(_) => leave_now(signal),
+    }
+}
 
 /// Registers the files a second SIGINT removes before exiting (ioz's own test
 /// files, never a device or a kept file). Only the first call counts.
@@ -51,10 +90,10 @@ impl StopFlag {
                     .compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst)
                     .is_ok();
                 if !first && sig == SIGINT {
-                    leave_now(sig);
+                    leave_now_unless_held(sig);
                 }
             };
-            // SAFETY: the action only does an atomic compare-exchange and, on a
+            // SAFETY: the action only does atomic compare-exchanges and, on a
             // second SIGINT, unlink and _exit: all async-signal-safe.
             unsafe { signal_hook::low_level::register(sig, action) }?;
         }

@@ -8,7 +8,6 @@ use crate::variations::{EngineChoice, IoVariations, Verify};
 pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<(), UsageError> {
     let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
     let unfinished = [
-        ("-U (remount between tests)", v.remount.is_some()),
         ("-K (disrupted read patterns)", v.disrupt_reads),
         ("-m (multiple buffers)", v.multi_buffer),
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
