@@ -116,3 +116,20 @@ impl StopFlag {
             .compare_exchange(0, signal as usize, Ordering::SeqCst, Ordering::SeqCst);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_interrupt_while_held_is_remembered_not_obeyed() {
+        let hold = hold_exit();
+        // Were the gate open, this would end the test process at once.
+        leave_now_unless_held(SIGINT);
+        leave_now_unless_held(SIGINT);
+        assert_eq!(EXIT_GATE.load(Ordering::SeqCst), GATE_HELD_ASKED);
+        // Dropping the guard would now exit; open the gate by hand instead.
+        std::mem::forget(hold);
+        EXIT_GATE.store(GATE_OPEN, Ordering::SeqCst);
+    }
+}
