@@ -303,7 +303,7 @@ fn find_mount_at<'a>(mounts: &'a [Mount], dir: &Path, id: Option<u64>) -> Option
     let mut at = mounts.iter().filter(|m| m.mount_point == dir);
     match id {
         Some(id) => at.find(|m| m.id == id),
-        None => at.last(),
+        None => at.next_back(),
     }
 }
 
