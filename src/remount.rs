@@ -108,6 +108,7 @@ impl Remounter {
         }
         check_source_survives(Path::new(&mount.source))
             .map_err(|why| refused(format!("-U {shown}: {why}")))?;
+        check_other_namespaces(mount).map_err(|why| refused(format!("-U {shown}: {why}")))?;
         check_users(mount).map_err(|why| refused(format!("-U {shown}: {why}")))?;
         let request = mount_request(mount).map_err(|why| refused(format!("-U {shown}: {why}")))?;
         validate_options(&mount.fs_type, &request.data)
@@ -247,7 +248,7 @@ impl Remounter {
                 Err(e) => {
                     self.unmounted = true;
                     return Err(self.failure(
-                        "mount (-U) back",
+                        "mount back (-U)",
                         io::Error::other(format!(
                             "{}; the file system is UNMOUNTED: mount it back with: {}",
                             e.desc(),
@@ -445,6 +446,47 @@ fn check_source_survives(source: &Path) -> Result<(), String> {
              losetup and mount that device instead",
             source.display()
         ));
+    }
+    Ok(())
+}
+
+/// A mount of the same super block in another mount namespace (a container,
+/// a service with a private /tmp) keeps the file system and its cache alive
+/// when ioz unmounts its own. Found through each namespace's processes.
+fn check_other_namespaces(mount: &Mount) -> Result<(), String> {
+    let ns_of = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/mnt")).ok();
+    let Some(mine) = ns_of("self") else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Ok(());
+    };
+    let mut seen = vec![mine];
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Some(ns) = ns_of(pid) else {
+            continue;
+        };
+        if seen.contains(&ns) {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path().join("mountinfo")).unwrap_or_default();
+        if let Some(other) = mountinfo::parse(&text).iter().find(|m| m.dev == mount.dev) {
+            let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+            return Err(format!(
+                "its file system is also mounted at {} in the mount namespace of process {pid} ({}); \
+                 unmounting it here would keep its cache",
+                other.mount_point.display(),
+                comm.trim()
+            ));
+        }
+        seen.push(ns);
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Run, data_rows, ioz, list_dir};
+use common::{IOZ, Run, data_rows, ioz, list_dir};
 
 const IMAGE_BYTES: u64 = 32 << 20;
 
@@ -45,6 +45,8 @@ struct Ext4 {
     device: String,
 }
 
+const IMAGE: &str = "ext4.img";
+
 impl Ext4 {
     fn new(test: &str, options: &str) -> Option<Ext4> {
         if !is_root() {
@@ -52,7 +54,7 @@ impl Ext4 {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
-        let image = dir.path().join("ext4.img");
+        let image = dir.path().join(IMAGE);
         fs::File::create(&image)
             .unwrap()
             .set_len(IMAGE_BYTES)
@@ -87,6 +89,10 @@ impl Ext4 {
 
     fn mnt(&self) -> PathBuf {
         self.dir.path().join("mnt")
+    }
+
+    fn image(&self) -> String {
+        self.dir.path().join(IMAGE).to_str().unwrap().to_string()
     }
 
     fn mnt_str(&self) -> String {
@@ -141,6 +147,50 @@ impl Tmpfs {
 impl Drop for Tmpfs {
     fn drop(&mut self) {
         let _ = quietly("umount", &[self.0.to_str().unwrap()]);
+    }
+}
+
+/// `sleep 60` started by `program args…`, killed on drop.
+struct Sleeper(std::process::Child);
+
+impl Sleeper {
+    fn start(test: &str, program: &[&str], cwd: &Path) -> Option<Sleeper> {
+        match Command::new(program[0])
+            .args(&program[1..])
+            .args(["sleep", "60"])
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => Some(Sleeper(child)),
+            Err(e) => {
+                eprintln!("skipping {test}: cannot run {}: {e}", program[0]);
+                None
+            }
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// Waits until the process runs sleep (after whatever set it up).
+    fn wait_for_sleep(&self) -> bool {
+        let comm = format!("/proc/{}/comm", self.pid());
+        for _ in 0..2000 {
+            if fs::read_to_string(&comm).is_ok_and(|c| c.trim() == "sleep") {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        false
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
@@ -362,21 +412,112 @@ fn a_mount_inside_it_or_a_process_using_it_is_refused_before_any_io() {
     }
     fs::remove_dir(&inner).unwrap();
 
-    let mut sleeper = Command::new("sleep")
-        .arg("60")
-        .current_dir(ext4.mnt())
-        .spawn()
-        .unwrap();
+    let sleeper = Sleeper::start("remount_busy", &["env"], &ext4.mnt()).unwrap();
+    assert!(sleeper.wait_for_sleep());
     let run = ioz(Path::new("/"), &args);
-    let _ = sleeper.kill();
-    let _ = sleeper.wait();
     let line = refused(&run);
     assert!(
         line.contains(&format!(
             "process {} (sleep) has its working directory there",
-            sleeper.id()
+            sleeper.pid()
+        )),
+        "{line}"
+    );
+    drop(sleeper);
+    assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
+}
+
+#[test]
+fn a_mount_in_another_namespace_is_refused_since_it_would_keep_the_cache() {
+    let Some(ext4) = Ext4::new("remount_namespace", "relatime") else {
+        return;
+    };
+    let unshare = ["unshare", "-m", "--propagation", "private"];
+    let Some(other) = Sleeper::start("remount_namespace", &unshare, Path::new("/")) else {
+        return;
+    };
+    if !other.wait_for_sleep() {
+        eprintln!("skipping remount_namespace: unshare -m did not start sleep");
+        return;
+    }
+    let file = ext4.mnt().join("t.tmp");
+    let run = ioz(
+        Path::new("/"),
+        &[
+            "-U",
+            &ext4.mnt_str(),
+            "-f",
+            file.to_str().unwrap(),
+            "-s",
+            "64k",
+        ],
+    );
+    let line = refused(&run);
+    assert!(
+        line.contains(&format!(
+            "also mounted at {} in the mount namespace of process {} (sleep)",
+            ext4.mnt_str(),
+            other.pid()
         )),
         "{line}"
     );
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
+}
+
+#[test]
+fn a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_mounts_it() {
+    let Some(mut ext4) = Ext4::new("remount_failure", "noatime") else {
+        return;
+    };
+    let foreign = plant(&ext4.mnt().join("keep.bin"));
+    let mounts_before = ext4.mount_count();
+    let test_file = ext4.mnt().join("t.tmp");
+    // -+q 1: a second's pause after each pass, before the next remount.
+    let child = Command::new(IOZ)
+        .args(["-U", &ext4.mnt_str(), "-f", test_file.to_str().unwrap()])
+        .args(["-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-+q", "1"])
+        .current_dir("/")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // After the first remount, detach the loop device: the kernel defers it
+    // while mounted and clears it at the next unmount, so mounting back fails.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ext4.mount_count() == mounts_before && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(ext4.mount_count(), mounts_before + 1);
+    quietly("losetup", &["-d", &ext4.device]).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let command = format!(
+        "mount -t ext4 -o rw,noatime {} {}",
+        ext4.device,
+        ext4.mnt_str()
+    );
+    assert!(
+        stderr.contains(&format!(
+            "the file system is UNMOUNTED: mount it back with: {command}"
+        )),
+        "{stderr}"
+    );
+    assert!(mounted_at(&ext4.mnt()).is_none());
+    // The write pass was measured before the failure.
+    assert_eq!(data_rows(&String::from_utf8_lossy(&out.stdout)).len(), 1);
+
+    // Attach the image again (on whatever device is free) and run the command.
+    ext4.device = quietly("losetup", &["-f", "--show", &ext4.image()]).unwrap();
+    let command = format!(
+        "mount -t ext4 -o rw,noatime {} {}",
+        ext4.device,
+        ext4.mnt_str()
+    );
+    quietly("sh", &["-c", &command]).unwrap();
+    assert_eq!(fs::read(ext4.mnt().join("keep.bin")).unwrap(), foreign);
+    // ioz could not reach its file to remove it; it is still marked as ioz's.
+    assert_eq!(list_dir(&ext4.mnt()), ["keep.bin", "lost+found", "t.tmp"]);
+    assert_eq!(fs::metadata(&test_file).unwrap().len(), 256 << 10);
 }
