@@ -247,6 +247,8 @@ impl Remounter {
                 }
                 Err(e) => {
                     self.unmounted = true;
+                    // The test file's path now leads below the mount point.
+                    signals::cancel_removals_on_interrupt();
                     return Err(self.failure(
                         "mount back (-U)",
                         io::Error::other(format!(

@@ -8,7 +8,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -67,9 +67,21 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
     let _ = EMERGENCY_REMOVALS.set(c_paths);
 }
 
+/// Set when the registered paths may no longer lead to ioz's files (-U could
+/// not mount their file system back): a quick exit then removes nothing.
+static REMOVALS_CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// Cancels the removals a second SIGINT would do.
+pub fn cancel_removals_on_interrupt() {
+    REMOVALS_CANCELLED.store(true, Ordering::SeqCst);
+}
+
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
-    if let Some(paths) = EMERGENCY_REMOVALS.get() {
+    if let Some(paths) = EMERGENCY_REMOVALS
+        .get()
+        .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
+    {
         for p in paths {
             // SAFETY: unlink is async-signal-safe; the CString outlives the call.
             unsafe { libc::unlink(p.as_ptr()) };
