@@ -1,3 +1,4 @@
+use super::checks::*;
 use super::*;
 use crate::mountinfo::parse;
 
