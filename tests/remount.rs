@@ -521,3 +521,42 @@ fn a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_moun
     assert_eq!(list_dir(&ext4.mnt()), ["keep.bin", "lost+found", "t.tmp"]);
     assert_eq!(fs::metadata(&test_file).unwrap().len(), 256 << 10);
 }
+
+#[test]
+fn without_cap_sys_admin_it_is_refused_before_anything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.tmp");
+    let args = ["-U", "/", "-f", file.to_str().unwrap(), "-s", "64k"];
+    let run = if is_root() {
+        // Drop every capability and become nobody, when setpriv can.
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .args(["--inh-caps=-all", IOZ])
+            .args(args)
+            .current_dir(dir.path())
+            .output();
+        match out {
+            Ok(o) => Run {
+                code: o.status.code(),
+                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            },
+            Err(e) => {
+                eprintln!("skipping remount_not_root: cannot run setpriv: {e}");
+                return;
+            }
+        }
+    } else {
+        ioz(dir.path(), &args)
+    };
+    if run.stderr.contains("setpriv") {
+        eprintln!("skipping remount_not_root: {}", run.stderr.trim());
+        return;
+    }
+    let line = refused(&run);
+    assert_eq!(
+        line,
+        "ioz: -U needs root (CAP_SYS_ADMIN) to unmount and mount /"
+    );
+    assert!(list_dir(dir.path()).is_empty());
+}
