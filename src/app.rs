@@ -10,6 +10,7 @@ use crate::config::{Sizes, ThroughputConfig};
 use crate::env;
 use crate::error::RunError;
 use crate::plan::expand;
+use crate::remount::Remounter;
 use crate::report::excel_text::render_excel_text;
 use crate::report::json;
 use crate::report::layout::TableLayout;
@@ -88,6 +89,13 @@ fn run(config: RunConfig) -> i32 {
         eprintln!("ioz: {e}");
         return e.exit_code();
     }
+    let mut remount = match Remounter::for_run(&config) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            return e.exit_code();
+        }
+    };
     match space::check(&config) {
         Err(e) => {
             eprintln!("ioz: {e}");
@@ -122,7 +130,7 @@ fn run(config: RunConfig) -> i32 {
     out.put(&preamble(&config, &started, time_resolution_ns));
     let measured = match &config.throughput {
         Some(tp) => measure_throughput(&config, tp, &stop, &mut out),
-        None => measure_cells(&config, &stop, &mut out),
+        None => measure_cells(&config, &stop, remount.as_mut(), &mut out),
     };
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
@@ -231,7 +239,12 @@ fn is_device(path: &std::path::Path) -> bool {
 }
 
 /// Single and auto mode: the table, row by row.
-fn measure_cells(config: &RunConfig, stop: &StopFlag, out: &mut Output<'_>) -> Measured {
+fn measure_cells(
+    config: &RunConfig,
+    stop: &StopFlag,
+    remount: Option<&mut Remounter>,
+    out: &mut Output<'_>,
+) -> Measured {
     let plan = expand(config);
     let layout = TableLayout::for_config(config);
     out.put(&table_header(&layout));
@@ -247,10 +260,13 @@ fn measure_cells(config: &RunConfig, stop: &StopFlag, out: &mut Output<'_>) -> M
         }
     };
     let bar = progress::bar_for(config, &plan);
-    let outcome = runner::run(config, &plan, target, stop, |event| match event {
-        RunEvent::PassDone(m) => progress::advance(&bar, m),
-        RunEvent::RowDone(row) => bar.suspend(|| out.put(&table_row(&layout, row, config.unit))),
-    });
+    let outcome =
+        runner::run_remounting(config, &plan, target, stop, remount, |event| match event {
+            RunEvent::PassDone(m) => progress::advance(&bar, m),
+            RunEvent::RowDone(row) => {
+                bar.suspend(|| out.put(&table_row(&layout, row, config.unit)))
+            }
+        });
     bar.finish_and_clear();
     Measured {
         cells: outcome.cells,

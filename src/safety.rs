@@ -93,6 +93,12 @@ impl TargetFile {
         Ok(())
     }
 
+    /// Gives up any claim on the path (it no longer leads to ioz's file: -U
+    /// could not mount its file system back), so nothing there is removed.
+    pub fn disown(&mut self) {
+        self.owned = false;
+    }
+
     /// Deletes the file if ioz owns it. Never touches a foreign file or a device.
     pub fn remove(&mut self) -> Result<(), IoFailure> {
         if !self.owned || self.device {

@@ -1,12 +1,14 @@
 //! SIGINT, SIGTERM and SIGHUP ask the run to stop at the next record boundary.
 //! A second SIGINT (the user pressing Ctrl-C again) ends ioz at once, after
-//! removing the test files registered with [`remove_on_second_interrupt`].
+//! removing the test files registered with [`remove_on_second_interrupt`] —
+//! unless ioz holds that exit back ([`hold_exit`]) while a file system is
+//! unmounted (-U): then it leaves as soon as the file system is mounted again.
 
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -18,6 +20,43 @@ pub struct StopFlag(Arc<AtomicUsize>);
 /// Files to unlink if ioz has to leave at once; set once, before the run.
 static EMERGENCY_REMOVALS: OnceLock<Vec<CString>> = OnceLock::new();
 
+/// The second-SIGINT exit: free to happen, held back, or held back and asked for.
+static EXIT_GATE: AtomicU8 = AtomicU8::new(GATE_OPEN);
+const GATE_OPEN: u8 = 0;
+const GATE_HELD: u8 = 1;
+const GATE_HELD_ASKED: u8 = 2;
+
+/// While alive, a second SIGINT does not end ioz at once; it ends it when the
+/// guard drops (after a remount has put the file system back).
+#[must_use]
+pub struct ExitHold(());
+
+pub fn hold_exit() -> ExitHold {
+    EXIT_GATE.store(GATE_HELD, Ordering::SeqCst);
+    ExitHold(())
+}
+
+impl Drop for ExitHold {
+    fn drop(&mut self) {
+        if EXIT_GATE.swap(GATE_OPEN, Ordering::SeqCst) == GATE_HELD_ASKED {
+            leave_now(SIGINT);
+        }
+    }
+}
+
+/// In the handler: leaves now, or, while held, marks the exit as asked for.
+fn leave_now_unless_held(signal: i32) {
+    match EXIT_GATE.compare_exchange(
+        GATE_HELD,
+        GATE_HELD_ASKED,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    ) {
+        Ok(_) | Err(GATE_HELD_ASKED) => {}
+        Err(_) => leave_now(signal),
+    }
+}
+
 /// Registers the files a second SIGINT removes before exiting (ioz's own test
 /// files, never a device or a kept file). Only the first call counts.
 pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
@@ -28,9 +67,21 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
     let _ = EMERGENCY_REMOVALS.set(c_paths);
 }
 
+/// Set when the registered paths may no longer lead to ioz's files (-U could
+/// not mount their file system back): a quick exit then removes nothing.
+static REMOVALS_CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// Cancels the removals a second SIGINT would do.
+pub fn cancel_removals_on_interrupt() {
+    REMOVALS_CANCELLED.store(true, Ordering::SeqCst);
+}
+
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
-    if let Some(paths) = EMERGENCY_REMOVALS.get() {
+    if let Some(paths) = EMERGENCY_REMOVALS
+        .get()
+        .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
+    {
         for p in paths {
             // SAFETY: unlink is async-signal-safe; the CString outlives the call.
             unsafe { libc::unlink(p.as_ptr()) };
@@ -51,10 +102,10 @@ impl StopFlag {
                     .compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst)
                     .is_ok();
                 if !first && sig == SIGINT {
-                    leave_now(sig);
+                    leave_now_unless_held(sig);
                 }
             };
-            // SAFETY: the action only does an atomic compare-exchange and, on a
+            // SAFETY: the action only does atomic compare-exchanges and, on a
             // second SIGINT, unlink and _exit: all async-signal-safe.
             unsafe { signal_hook::low_level::register(sig, action) }?;
         }
@@ -75,5 +126,22 @@ impl StopFlag {
         let _ = self
             .0
             .compare_exchange(0, signal as usize, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_interrupt_while_held_is_remembered_not_obeyed() {
+        let hold = hold_exit();
+        // Were the gate open, this would end the test process at once.
+        leave_now_unless_held(SIGINT);
+        leave_now_unless_held(SIGINT);
+        assert_eq!(EXIT_GATE.load(Ordering::SeqCst), GATE_HELD_ASKED);
+        // Dropping the guard would now exit; open the gate by hand instead.
+        std::mem::forget(hold);
+        EXIT_GATE.store(GATE_OPEN, Ordering::SeqCst);
     }
 }

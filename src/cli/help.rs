@@ -51,6 +51,8 @@ Engines, caches and checks
   -H N / -k N   POSIX async I/O with N in flight (with / without copying)
   --drop-caches[=all]  evict the file's pages before each read pass (untimed);
                 =all also drops every clean page of the machine (root)
+  -U MNT        unmount and mount back the file system at MNT (holding the
+                test file) before every pass, untimed: a cold cache (root)
   -p            evict the CPU caches before each test (untimed)
   -S KB / -L B  CPU cache size and line size (header lines; -p's size)
   -J MS         busy-wait MS ms before every I/O (not counted in the rates)

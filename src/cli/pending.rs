@@ -7,7 +7,6 @@ use crate::variations::IoVariations;
 
 pub(super) fn refuse_unfinished(v: &IoVariations, _throughput: bool) -> Result<(), UsageError> {
     let unfinished = [
-        ("-U (remount between tests)", v.remount.is_some()),
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
         ("-Y (read telemetry file)", v.read_telemetry.is_some()),
         ("-+w/-+y/-+C (dedup data)", v.dedup.any()),

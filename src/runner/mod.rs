@@ -29,6 +29,7 @@ use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
 use crate::pattern::{DisruptReads, PROBE_PAGE, PatternOptions, build_ops};
 use crate::plan::{Cell, Plan};
+use crate::remount::{Cycle, Remounter};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
@@ -55,8 +56,21 @@ pub struct RunOutcome {
 pub fn run(
     config: &RunConfig,
     plan: &Plan,
+    target: TargetFile,
+    stop: &StopFlag,
+    on_event: impl FnMut(RunEvent<'_>),
+) -> RunOutcome {
+    run_remounting(config, plan, target, stop, None, on_event)
+}
+
+/// [`run`], unmounting and mounting back the test file's file system before
+/// every pass (-U) when `remount` is given.
+pub fn run_remounting(
+    config: &RunConfig,
+    plan: &Plan,
     mut target: TargetFile,
     stop: &StopFlag,
+    mut remount: Option<&mut Remounter>,
     mut on_event: impl FnMut(RunEvent<'_>),
 ) -> RunOutcome {
     let mut cells = Vec::new();
@@ -71,12 +85,16 @@ pub fn run(
             cell: *cell,
             measurements: Vec::new(),
         };
+        let controls = Controls {
+            stop,
+            remount: remount.as_deref_mut(),
+        };
         let end = run_cell(
             config,
             cell,
             index as u64,
             &mut target,
-            stop,
+            controls,
             &mut row,
             &mut on_event,
         )
@@ -96,6 +114,11 @@ pub fn run(
                 break;
             }
         }
+    }
+    // A file system -U could not mount back hides the file; the path now
+    // leads below the mount point, where nothing is ioz's.
+    if remount.is_some_and(|r| r.is_unmounted()) {
+        target.disown();
     }
     // Whatever ended the run, ioz's file goes (unless -w); the first error wins.
     let cleanup = remove_unless_kept(config, &mut target);
@@ -118,16 +141,23 @@ fn remove_unless_kept(config: &RunConfig, target: &mut TargetFile) -> Result<(),
     }
 }
 
+/// What may stop or interrupt the passes: signals, and -U before each pass.
+struct Controls<'a> {
+    stop: &'a StopFlag,
+    remount: Option<&'a mut Remounter>,
+}
+
 /// Runs one cell's passes into `row`; returns the stopping signal, if any.
 fn run_cell(
     config: &RunConfig,
     cell: &Cell,
     seed: u64,
     target: &mut TargetFile,
-    stop: &StopFlag,
+    controls: Controls<'_>,
     row: &mut CellResult,
     on_event: &mut impl FnMut(RunEvent<'_>),
 ) -> Result<Option<i32>, IoFailure> {
+    let Controls { stop, mut remount } = controls;
     target.ensure_exists()?;
     // One read slot per operation an engine may keep in flight.
     let slots = config
@@ -155,6 +185,15 @@ fn run_cell(
                 continue;
             }
             let ops = build_ops(pass, cell, &opts);
+            // -U: the pass starts with the file system freshly mounted (untimed).
+            if let Some(r) = remount.as_deref_mut() {
+                if let Cycle::Interrupted(sig) = r.cycle(stop)? {
+                    return Ok(Some(sig));
+                }
+                if let Some(sig) = stop.signal() {
+                    return Ok(Some(sig));
+                }
+            }
             let inputs = PassInputs {
                 config,
                 cell,
