@@ -13,7 +13,6 @@ pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<()
         ("-m (multiple buffers)", v.multi_buffer),
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
         ("-Y (read telemetry file)", v.read_telemetry.is_some()),
-        ("-+w/-+y/-+C (dedup data)", v.dedup.any()),
         ("-+K (mix readers)", v.mix_readers.is_some()),
         ("-+F (truncating mix writers)", v.mix_truncate_writers),
         (

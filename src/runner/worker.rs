@@ -15,7 +15,7 @@ use super::pass::{
 };
 use super::shared::SharedFlags;
 use super::timed::{EarlyStop, Stops};
-use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use crate::buffer::AlignedBuf;
 use crate::config::{RunConfig, ThroughputConfig};
 use crate::engine::Engine;
 use crate::error::IoFailure;
@@ -77,8 +77,8 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     }
     let slots = depth_for(job.pass, job.config) as usize;
     let mut read_buf = AlignedBuf::zeroed(largest_op(&job.cell) * slots);
-    let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data));
-    fill(&mut pool, job.config.data, 1 + worker as u64);
+    // Before the barrier: dedup images can take a while to build.
+    let pool = super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
         gate,
