@@ -96,6 +96,12 @@ fn run(config: RunConfig) -> i32 {
             return e.exit_code();
         }
     };
+    // Before the space check: a dedup run too large for memory is refused
+    // whatever the disk holds.
+    if let Err(e) = crate::dedup::check_memory(&config) {
+        eprintln!("ioz: {e}");
+        return e.exit_code();
+    }
     match space::check(&config) {
         Err(e) => {
             eprintln!("ioz: {e}");

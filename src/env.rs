@@ -152,8 +152,21 @@ pub fn parse_cpu_list_count(list: &str) -> Option<u32> {
 
 /// MemTotal from /proc/meminfo, in bytes.
 pub fn parse_mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let mut fields = line["MemTotal:".len()..].split_whitespace();
+    parse_meminfo_bytes(meminfo, "MemTotal")
+}
+
+/// MemAvailable from /proc/meminfo (what can be allocated without swapping), in bytes.
+pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    parse_meminfo_bytes(meminfo, "MemAvailable")
+}
+
+/// The field `key` of /proc/meminfo, in bytes.
+fn parse_meminfo_bytes(meminfo: &str, key: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
+    let mut fields = line[key.len() + 1..].split_whitespace();
     let value: u64 = fields.next()?.parse().ok()?;
     let scale = match fields.next().map(str::to_ascii_lowercase).as_deref() {
         None => 1,
@@ -442,6 +455,9 @@ mod tests {
         assert_eq!(parse_mem_total(meminfo), Some(16_303_452 * 1024));
         assert_eq!(parse_mem_total("MemFree: 1 kB\n"), None);
         assert_eq!(parse_mem_total("MemTotal: lots kB\n"), None);
+        let meminfo = "MemAvailableX: 1 kB\nMemAvailable:    8000 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(8000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 1 kB\n"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod buffer;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod dedup;
 pub mod device;
 pub mod engine;
 pub mod env;

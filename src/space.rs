@@ -41,7 +41,8 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
     files
 }
 
-fn human(bytes: u64) -> String {
+/// A byte count for people: 1.5 GiB.
+pub(crate) fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
     let mut v = bytes as f64;
     let mut unit = 0;

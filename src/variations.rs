@@ -96,6 +96,17 @@ impl DedupOptions {
     pub fn any(&self) -> bool {
         self.percent.is_some() || self.interior_percent.is_some() || self.within_percent.is_some()
     }
+
+    /// W: `-+w`, or without it the `-+y` and `-+C` shares together.
+    pub fn dedupable_percent(&self) -> u32 {
+        self.percent
+            .unwrap_or(self.interior_percent.unwrap_or(0) + self.within_percent.unwrap_or(0))
+    }
+
+    /// `-+S`, 1 when absent (and for 0, as IOzone).
+    pub fn effective_seed(&self) -> u32 {
+        self.seed.unwrap_or(1).max(1)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -64,6 +64,11 @@ Engines, caches and checks
   -+q S         sleep S seconds after every test     -+N  never truncate
   -V N          write byte N everywhere and check every byte read
   -+d           check every byte read against a per-word pattern
+  -+w P         dedup data: P percent of every 4 KiB chunk dedupable, the rest
+                unique and incompressible (built in memory before the clock)
+  -+y P         of those, P percent the same in every record of every file
+  -+C P         of those, P percent the same across files, unique within one
+  -+S N / -+W N dedup seed (default 1) / add N to the worker number in the data
   -+l / -+L     lock each record (fcntl) / and share one file in throughput mode
 
 Throughput mode

@@ -9,7 +9,6 @@ pub(super) fn refuse_unfinished(v: &IoVariations, _throughput: bool) -> Result<(
     let unfinished = [
         ("-X (write telemetry file)", v.write_telemetry.is_some()),
         ("-Y (read telemetry file)", v.read_telemetry.is_some()),
-        ("-+w/-+y/-+C (dedup data)", v.dedup.any()),
     ];
     match unfinished.iter().find(|(_, given)| *given) {
         Some((what, _)) => Err(usage(format!("{what} is not supported yet"))),

@@ -390,3 +390,28 @@ fn mix_roles_follow_plus_k_unless_plus_p_is_given() {
     assert!(err(&["-t", "2", "-i", "1", "-+K", "1"]).contains("add -i 8"));
     assert!(err(&["-t", "2", "-i", "8", "-+K", "1", "-+F", "-+L"]).contains("shared file"));
 }
+
+#[test]
+fn dedup_shares_must_nest_inside_the_dedupable_share() {
+    assert_eq!(
+        err(&["-+w", "40", "-+y", "30", "-+C", "20"]),
+        "-+y 30 and -+C 20 are parts of the dedupable share, but together they exceed -+w 40"
+    );
+    assert!(err(&["-+y", "60", "-+C", "50"]).contains("together exceed 100 percent"));
+    assert!(err(&["-+w", "50", "--data", "iozone"]).starts_with("--data and dedup data"));
+    assert!(
+        err(&["-+w", "50", "-+E", "-i", "1", "-f", "/etc/hostname"])
+            .starts_with("-+E never writes, so dedup data")
+    );
+    // The shares may fill -+w exactly; -+w defaults to -+y + -+C.
+    let c = run(&[
+        "-+w", "50", "-+y", "30", "-+C", "20", "-+S", "0", "-+W", "3",
+    ])
+    .unwrap();
+    assert_eq!(c.variations.dedup.dedupable_percent(), 50);
+    assert_eq!(c.variations.dedup.effective_seed(), 1);
+    assert!(c.option_lines.contains(&"Dedup chid_skew 3 .".to_string()));
+    let c = run(&["-+y", "30", "-+C", "20"]).unwrap();
+    assert_eq!(c.variations.dedup.dedupable_percent(), 50);
+    assert!(err(&["-+w", "50", "-m"]).starts_with("-m slides writes"));
+}

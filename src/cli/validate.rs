@@ -290,6 +290,7 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     if (v.dedup.seed.is_some() || v.dedup.worker_skew.is_some()) && !v.dedup.any() {
         return Err(usage("-+S and -+W shape dedup data: add -+w, -+y or -+C"));
     }
+    dedup_conflicts(seen, &v)?;
     if v.remount.is_some() && seen.throughput_requested() {
         return Err(usage(
             "-U (remount between tests) cannot be combined with throughput mode (-t, -l, -u)",
@@ -298,6 +299,49 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
     telemetry_conflicts(seen, &v)?;
     super::pending::refuse_unfinished(&v, seen.throughput_requested())?;
     Ok(v)
+}
+
+/// The dedup shares must nest (-+y and -+C are parts of -+w), and dedup data
+/// is what writes send, so it excludes the options that choose other data.
+fn dedup_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> {
+    let d = &v.dedup;
+    if !d.any() {
+        return Ok(());
+    }
+    let (y, c) = (
+        d.interior_percent.unwrap_or(0),
+        d.within_percent.unwrap_or(0),
+    );
+    match d.percent {
+        Some(w) if y + c > w => {
+            return Err(usage(format!(
+                "-+y {y} and -+C {c} are parts of the dedupable share, but together they \
+                 exceed -+w {w}"
+            )));
+        }
+        None if y + c > 100 => {
+            return Err(usage(format!(
+                "-+y {y} and -+C {c} together exceed 100 percent"
+            )));
+        }
+        _ => {}
+    }
+    if seen.data.is_some() {
+        return Err(usage(
+            "--data and dedup data (-+w/-+y/-+C) both choose what writes send: give one",
+        ));
+    }
+    if v.multi_buffer {
+        return Err(usage(
+            "-m slides writes through a 16 MiB buffer, but dedup data (-+w/-+y/-+C) is written from the file's own image: give one",
+        ));
+    }
+    if v.existing_file {
+        return Err(usage(
+            "-+E never writes, so dedup data (-+w/-+y/-+C) has nothing to shape",
+        ));
+    }
+    Ok(())
 }
 
 /// `-X`/`-Y` replay a recorded access pattern: its offsets and sizes replace

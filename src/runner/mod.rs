@@ -25,6 +25,7 @@ pub use timed::{
 
 use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
 use crate::config::RunConfig;
+use crate::dedup::DedupModel;
 use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
 use crate::pattern::{DisruptReads, PROBE_PAGE, PatternOptions, build_ops};
@@ -169,8 +170,7 @@ fn run_cell(
         .unwrap_or(1) as usize;
     let multi_buffer = config.variations.multi_buffer;
     let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(cell, slots, multi_buffer));
-    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data, multi_buffer));
-    fill(&mut pool, config.data, seed);
+    let pool = write_pool(config, cell, 0, seed);
     let opts = pattern_options(config, pool.len(), false);
     for test in &config.tests {
         if test.needs_existing_data() {
@@ -242,6 +242,28 @@ pub(crate) fn pattern_options(
     }
 }
 
+/// What the writes of `worker` send on `cell`, made before any clock starts:
+/// the run's data pool (filled with `seed`), or with dedup options the
+/// worker's whole file image, which writes take at their own offsets.
+pub(crate) fn write_pool(config: &RunConfig, cell: &Cell, worker: u32, seed: u64) -> AlignedBuf {
+    match DedupModel::new(&config.variations.dedup) {
+        Some(model) => {
+            let mut image = AlignedBuf::zeroed(cell.pass_bytes() as usize);
+            model.fill_file(&mut image, cell.record_bytes, worker);
+            image
+        }
+        None => {
+            let mut pool = AlignedBuf::zeroed(pool_bytes(
+                cell,
+                config.data,
+                config.variations.multi_buffer,
+            ));
+            fill(&mut pool, config.data, seed);
+            pool
+        }
+    }
+}
+
 /// `-+q`: a pause after every pass (outside any timing).
 pub(crate) fn pause_between_tests(config: &RunConfig) {
     let secs = config.variations.delay_between_tests_s;
@@ -258,13 +280,32 @@ pub(crate) fn fill_file_if_short(
     path: &std::path::Path,
     pool: &[u8],
 ) -> Result<(), IoFailure> {
-    let fail = |operation, offset, source| IoFailure {
+    if file_is_short(config, cell, path)? {
+        fill_file(config, cell, path, pool)?;
+    }
+    Ok(())
+}
+
+fn preparing_failure(
+    path: &std::path::Path,
+) -> impl Fn(&'static str, Option<u64>, std::io::Error) -> IoFailure + '_ {
+    move |operation, offset, source| IoFailure {
         operation,
         path: path.to_path_buf(),
         offset,
         pass: None,
         source,
-    };
+    }
+}
+
+/// Whether the file holds less than a pass reads (an error for -+E, whose
+/// file ioz may not write).
+pub(crate) fn file_is_short(
+    config: &RunConfig,
+    cell: &Cell,
+    path: &std::path::Path,
+) -> Result<bool, IoFailure> {
+    let fail = preparing_failure(path);
     let meta = fs::metadata(path).map_err(|e| fail("stat", None, e))?;
     // A block device always holds its size in bytes (checked against the run).
     let len = if std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
@@ -274,7 +315,7 @@ pub(crate) fn fill_file_if_short(
     };
     let needed = cell.pass_bytes();
     if len >= needed {
-        return Ok(());
+        return Ok(false);
     }
     if config.variations.existing_file {
         // -+E: the file is someone else's and is never written.
@@ -286,6 +327,19 @@ pub(crate) fn fill_file_if_short(
             )),
         ));
     }
+    Ok(true)
+}
+
+/// Writes the whole file from `pool` (untimed): record `i` from pool slot
+/// `i mod slots`, so a dedup image (one slot per record) lands at its offsets.
+pub(crate) fn fill_file(
+    config: &RunConfig,
+    cell: &Cell,
+    path: &std::path::Path,
+    pool: &[u8],
+) -> Result<(), IoFailure> {
+    let fail = preparing_failure(path);
+    let needed = cell.pass_bytes();
     let spec = OpenSpec {
         writable: true,
         create: false,

@@ -12,6 +12,7 @@ use super::timed::{
     EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
 };
 use crate::config::RunConfig;
+use crate::dedup::ImageWrites;
 use crate::engine::{
     AioEngine, Engine, LockedEngine, MmapEngine, OpenSpec, PositionalEngine, StdioEngine,
     SyncEngine, UringEngine, VectoredEngine, latency_buffer,
@@ -396,6 +397,24 @@ pub fn timed<E: Engine>(
                             offset,
                             error,
                         }| fail(operation, offset, error);
+    // Dedup data: the pool is the file's image (runner::write_pool), and
+    // writes take it at their offsets.
+    if config.variations.dedup.any() {
+        debug_assert!(
+            ops.iter()
+                .all(|op| op.offset as usize + op.len <= pool.len())
+        );
+        let mut io = LoopIo {
+            read_buf,
+            slots,
+            pool,
+            check: &mut ImageWrites,
+            compute_delay_ns,
+            busy_ns: 0,
+            latencies: latencies.as_deref_mut(),
+        };
+        return timed_loop(engine, ops, &mut io, extras, stops).map_err(loop_failure);
+    }
     let Some(check) = check else {
         let mut io = LoopIo {
             read_buf,

@@ -20,8 +20,7 @@ use super::shared::SharedState;
 use super::shared_latencies::SharedLatencies;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
 use super::worker_ops::WorkerOps;
-use super::fill_file_if_short;
-use crate::buffer::{AlignedBuf, fill, pool_bytes};
+use super::{file_is_short, fill_file, write_pool};
 use crate::clock::now_ns;
 use crate::config::{RunConfig, Sizes, ThroughputConfig};
 use crate::error::{IoFailure, RunError};
@@ -132,7 +131,7 @@ pub fn run_throughput(
                 status = RunStatus::Interrupted(sig);
                 break;
             }
-            let result = prepare_files(config, &cell, &targets, pass)
+            let result = prepare_files(config, throughput, workers, &cell, &targets, pass)
                 .map_err(RunError::Io)
                 .and_then(|()| run_phase(config, throughput, workers, cell, pass, &targets, stop));
             match result {
@@ -203,9 +202,12 @@ fn worker_targets(
     Ok(targets)
 }
 
-/// Read phases need files with data: write any that are short, untimed.
+/// Read phases need files with data: write any that are short, untimed, with
+/// what the writer of the file (its first worker) would have written.
 fn prepare_files(
     config: &RunConfig,
+    throughput: &ThroughputConfig,
+    workers: u32,
     cell: &Cell,
     targets: &[TargetFile],
     pass: Pass,
@@ -213,10 +215,13 @@ fn prepare_files(
     if !pass.test().needs_existing_data() {
         return Ok(());
     }
-    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data, false));
-    fill(&mut pool, config.data, 0);
     for t in targets {
-        fill_file_if_short(config, cell, t.path(), &pool)?;
+        let worker = (0..workers)
+            .find(|&i| throughput.worker_path(&config.path, i) == t.path())
+            .unwrap_or(0);
+        if file_is_short(config, cell, t.path())? {
+            fill_file(config, cell, t.path(), &write_pool(config, cell, worker, 0))?;
+        }
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use super::pass::{
 use super::shared::SharedFlags;
 use super::shared_latencies::SharedLatencies;
 use super::timed::{EarlyStop, Stops};
-use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
+use crate::buffer::{AlignedBuf, read_buf_bytes};
 use crate::config::{RunConfig, ThroughputConfig};
 use crate::engine::{Engine, latency_buffer};
 use crate::error::IoFailure;
@@ -84,11 +84,11 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
         }
     }
     let slots = depth_for(job.pass, job.config) as usize;
-    // Each worker its own buffers (with -m, its own work areas), made before the barrier.
+    // Each worker its own buffers (with -m, its own work areas), made before
+    // the barrier: dedup images can take a while to build.
     let multi_buffer = job.config.variations.multi_buffer;
     let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(&job.cell, slots, multi_buffer));
-    let mut pool = AlignedBuf::zeroed(pool_bytes(&job.cell, job.config.data, multi_buffer));
-    fill(&mut pool, job.config.data, 1 + worker as u64);
+    let pool = super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
         gate,

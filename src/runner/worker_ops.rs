@@ -2,9 +2,9 @@
 //! workers start: one list for every worker, except in test 8 with `-+K`,
 //! where readers and writers run different ones.
 
+use super::pattern_options;
 use crate::buffer::pool_bytes;
 use crate::config::RunConfig;
-use super::pattern_options;
 use crate::pattern::{IoOp, PatternOptions, build_ops};
 use crate::plan::Cell;
 use crate::workload::Pass;
