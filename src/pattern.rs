@@ -32,6 +32,10 @@ pub struct IoOp {
     pub kind: OpKind,
     /// Where in the write pool a write takes its data (unused by reads).
     pub source: usize,
+    /// Telemetry (-X/-Y): busy-wait this long before the operation, on top
+    /// of -J, and subtracted from the time like it. It sits in the struct's
+    /// padding, so operations stay 32 bytes; 0 outside telemetry runs.
+    pub delay_ms: u32,
 }
 
 /// Records 0, 1, …, n−1.
@@ -161,6 +165,7 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
                 len: (count * rec) as usize,
                 kind: if read { OpKind::Read } else { OpKind::Write },
                 source: ((i as u64 % usable) * rec) as usize,
+                delay_ms: 0,
             }
         })
         .collect()
@@ -169,6 +174,11 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operation_stays_32_bytes() {
+        assert_eq!(std::mem::size_of::<IoOp>(), 32);
+    }
 
     fn sorted(mut v: Vec<u64>) -> Vec<u64> {
         v.sort_unstable();

@@ -400,6 +400,7 @@ mod tests {
             len,
             kind: OpKind::Read,
             source: 0,
+            delay_ms: 0,
         }
     }
 

@@ -11,8 +11,6 @@ pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<()
         ("-U (remount between tests)", v.remount.is_some()),
         ("-K (disrupted read patterns)", v.disrupt_reads),
         ("-m (multiple buffers)", v.multi_buffer),
-        ("-X (write telemetry file)", v.write_telemetry.is_some()),
-        ("-Y (read telemetry file)", v.read_telemetry.is_some()),
         ("-+w/-+y/-+C (dedup data)", v.dedup.any()),
         ("-+K (mix readers)", v.mix_readers.is_some()),
         ("-+F (truncating mix writers)", v.mix_truncate_writers),
@@ -23,6 +21,10 @@ pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<()
         (
             "-Q with --engine aio or io_uring (-H/-k)",
             v.offset_latency_files && queued,
+        ),
+        (
+            "-X/-Y in throughput mode",
+            (v.write_telemetry.is_some() || v.read_telemetry.is_some()) && throughput,
         ),
         (
             "-V and -+d in throughput mode",

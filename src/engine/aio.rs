@@ -26,7 +26,7 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::compute_delay;
+use super::batch::delay_before;
 use super::{
     DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops, transfer_all,
 };
@@ -368,7 +368,7 @@ impl Engine for AioEngine {
                     ));
                     break;
                 }
-                io.busy_ns += compute_delay(io.compute_delay_ns);
+                io.busy_ns += delay_before(op, io.compute_delay_ns);
                 match self.submit(slot, op.kind, buf, op.len, op.offset) {
                     Ok(()) => {
                         self.free.pop();
@@ -473,6 +473,7 @@ mod tests {
             len: 4096,
             kind,
             source,
+            delay_ms: 0,
         }
     }
 

@@ -26,7 +26,7 @@ use std::path::Path;
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::batch::compute_delay;
+use super::batch::delay_before;
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
@@ -287,6 +287,7 @@ impl Engine for UringEngine {
             len: buf.len(),
             kind: OpKind::Read,
             source: 0,
+            delay_ms: 0,
         };
         finish(self.fd.raw(), &op, buf.as_mut_ptr(), res)
     }
@@ -302,6 +303,7 @@ impl Engine for UringEngine {
             len: buf.len(),
             kind: OpKind::Write,
             source: 0,
+            delay_ms: 0,
         };
         // finish only reads through the pointer of a write.
         finish(self.fd.raw(), &op, buf.as_ptr().cast_mut(), res)
@@ -384,7 +386,7 @@ impl Engine for UringEngine {
                     // Wait for the overlapping operation first.
                     break;
                 }
-                io.busy_ns += compute_delay(io.compute_delay_ns);
+                io.busy_ns += delay_before(op, io.compute_delay_ns);
                 let slot = free
                     .pop()
                     .expect("an idle entry while fewer than limit are in flight");
@@ -534,6 +536,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Read,
                 source: 0,
+                delay_ms: 0,
             })
             .collect()
     }
@@ -672,6 +675,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Write,
                 source: (i % 16) * REC,
+                delay_ms: 0,
             })
             .collect();
         ops.extend((0..40).map(|i| IoOp {
@@ -679,6 +683,7 @@ mod tests {
             len: REC,
             kind: OpKind::Write,
             source: (i % 16) * REC,
+            delay_ms: 0,
         }));
         let mut buf = read_buf(32);
         let mut io = LoopIo {
@@ -730,6 +735,7 @@ mod tests {
                 len: REC,
                 kind: OpKind::Write,
                 source: 0,
+                delay_ms: 0,
             })
             .collect();
         let mut buf = read_buf(8);
@@ -784,6 +790,7 @@ mod tests {
             len: REC,
             kind: OpKind::Write,
             source: 0,
+            delay_ms: 0,
         }];
         let mut io = LoopIo {
             read_buf: &mut buf,

@@ -30,6 +30,7 @@ use crate::plan::{Cell, Plan};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
+use crate::telemetry;
 use crate::workload::Direction;
 
 /// Progress reported while the run goes on.
@@ -135,8 +136,17 @@ fn run_cell(
         .map(|&p| pass::depth_for(p, config))
         .max()
         .unwrap_or(1) as usize;
-    let mut read_buf = AlignedBuf::zeroed(largest_op(cell) * slots);
-    let mut pool = AlignedBuf::zeroed(pool_bytes(cell, config.data));
+    let telemetry = config.telemetry.is_some();
+    let (largest, pool_len) = if telemetry {
+        (
+            telemetry::largest_op(config, cell),
+            telemetry::pool_bytes(config, cell),
+        )
+    } else {
+        (largest_op(cell), pool_bytes(cell, config.data))
+    };
+    let mut read_buf = AlignedBuf::zeroed(largest * slots);
+    let mut pool = AlignedBuf::zeroed(pool_len);
     fill(&mut pool, config.data, seed);
     let opts = PatternOptions {
         stride: config.stride,
@@ -156,7 +166,11 @@ fn run_cell(
             if config.variations.existing_file && pass.direction() != Direction::Read {
                 continue;
             }
-            let ops = build_ops(pass, cell, &opts);
+            let ops = if telemetry {
+                telemetry::build_ops(config, cell, pass, pool.len())
+            } else {
+                build_ops(pass, cell, &opts)
+            };
             let inputs = PassInputs {
                 config,
                 cell,
@@ -209,7 +223,12 @@ pub(crate) fn fill_file_if_short(
     } else {
         meta.len()
     };
-    let needed = cell.pass_bytes();
+    // A telemetry run's reads reach anywhere up to its file size.
+    let needed = if config.telemetry.is_some() {
+        cell.file_bytes
+    } else {
+        cell.pass_bytes()
+    };
     if len >= needed {
         return Ok(());
     }
@@ -240,14 +259,21 @@ pub(crate) fn fill_file_if_short(
         aio_no_copy: false,
     };
     let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
-    let rec = cell.record_bytes as usize;
-    let slots = pool.len() / rec;
-    for i in 0..cell.records() {
-        let source = (i as usize % slots) * rec;
-        let offset = i * cell.record_bytes;
+    let ops = if config.telemetry.is_some() {
+        telemetry::fill_ops(config, cell, len, pool.len())
+    } else {
+        let whole_records = PatternOptions {
+            stride: 1,
+            mix_read_percent: 0,
+            sequential_mix: true,
+            pool_bytes: pool.len(),
+        };
+        build_ops(crate::workload::Pass::Write, cell, &whole_records)
+    };
+    for op in &ops {
         engine
-            .write_at(&pool[source..source + rec], offset)
-            .map_err(|e| fail("write (preparing the file)", Some(offset), e))?;
+            .write_at(&pool[op.source..op.source + op.len], op.offset)
+            .map_err(|e| fail("write (preparing the file)", Some(op.offset), e))?;
     }
     engine.sync().map_err(|e| fail("fsync", None, e))?;
     engine.close().map_err(|e| fail("close", None, e))
