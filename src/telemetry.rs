@@ -22,7 +22,7 @@ use crate::buffer::BUFFER_ALIGN;
 use crate::config::{MAX_RECORD_BYTES, MIB, RunConfig, Sizes};
 use crate::pattern::{IoOp, OpKind};
 use crate::plan::Cell;
-use crate::workload::{Direction, Pass};
+use crate::workload::{Direction, Pass, TestId};
 
 /// Largest file offset an operation may reach (`off_t` is signed).
 const MAX_FILE_END: u64 = i64::MAX as u64;
@@ -245,6 +245,26 @@ fn number(field: &str, what: &str, unit: &str) -> Result<u64, String> {
 /// The telemetry of a run, if it replays any.
 pub fn of(config: &RunConfig) -> Option<&Telemetry> {
     config.telemetry.as_ref()
+}
+
+/// The most space the test file of a telemetry run takes: a replayed write
+/// file allocates only what it writes (the rest of the file is holes), plus
+/// the tail the untimed fill adds before reads that reach past its end; a
+/// sequential write pass, or a fill of the whole file, takes the file size.
+pub fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u64 {
+    let writes = config.tests.contains(&TestId::Write) && !config.variations.existing_file;
+    let reads = config.tests.contains(&TestId::Read);
+    match (&t.write, writes) {
+        (Some(x), true) => {
+            let tail = if reads {
+                file_bytes.saturating_sub(x.end)
+            } else {
+                0
+            };
+            x.bytes.min(x.end) + tail
+        }
+        _ => file_bytes,
+    }
 }
 
 /// The record size of the passes no telemetry file drives.
