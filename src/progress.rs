@@ -75,10 +75,14 @@ fn bar_over(config: &RunConfig, total: u64) -> ProgressBar {
 }
 
 pub fn advance(bar: &ProgressBar, m: &Measurement) {
+    // A telemetry run's cell has no record size (reclen 0).
+    let records = match m.record_bytes {
+        0 => "telemetry".to_string(),
+        r => format!("{} kB records", r >> 10),
+    };
     bar.set_message(format!(
-        "{} kB file, {} kB records: {}",
+        "{} kB file, {records}: {}",
         m.file_bytes >> 10,
-        m.record_bytes >> 10,
         m.pass.name()
     ));
     bar.inc(m.bytes);
