@@ -355,7 +355,7 @@ impl PoolCursor {
 }
 
 /// The operations of `pass` in a telemetry run, in order: the replayed file's,
-/// or sequential records over `[from, file_bytes)`.
+/// or sequential records over the whole file.
 pub fn build_ops(config: &RunConfig, cell: &Cell, pass: Pass, pool_bytes: usize) -> Vec<IoOp> {
     let kind = match pass.direction() {
         Direction::Read => OpKind::Read,
