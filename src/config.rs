@@ -260,6 +260,11 @@ pub struct RunConfig {
     /// Engines, cache and timing controls, verification (IOzone's I/O variations).
     #[serde(default)]
     pub variations: IoVariations,
+    /// `-X`/`-Y`: the telemetry files the run replays (their summary in JSON).
+    /// The file size is then the largest end over them (`sizes` holds it, with
+    /// the record size of the passes they do not drive); the table's reclen is 0.
+    #[serde(default)]
+    pub telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl RunConfig {

@@ -458,6 +458,7 @@ mod tests {
             kind: crate::pattern::OpKind::Write,
             source: 0,
             probes: crate::pattern::Probes::NONE,
+            delay_ms: 0,
         };
         assert_eq!(ImageWrites.write_data(&op, &pool), &pool[4106..4126]);
     }

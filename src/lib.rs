@@ -22,6 +22,7 @@ pub mod runner;
 pub mod safety;
 pub mod signals;
 pub mod space;
+pub mod telemetry;
 pub mod variations;
 pub mod verify;
 pub mod workload;

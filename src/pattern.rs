@@ -47,32 +47,57 @@ pub struct IoOp {
     pub source: usize,
     /// `-K` reads to do just before this operation (usually none).
     pub probes: Probes,
+    /// Telemetry (-X/-Y): busy-wait this long before the operation, on top
+    /// of -J, and subtracted from the time like it. It sits in the struct's
+    /// padding, so operations stay 32 bytes; 0 outside telemetry runs.
+    pub delay_ms: u32,
 }
 
 /// `-K` ("disrupted read patterns"): reads done just before an operation, to
 /// move the file position away and back as IOzone does: `count` reads of
 /// `len` bytes, at the first `count` of [`PROBE_OFFSETS`]. They are part of
 /// the timed access pattern but move no counted bytes and are not verified.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Probes {
-    pub count: u8,
-    pub len: u16,
-}
+///
+/// Packed in 16 bits (count in the top 2, length in the low 14) so that, with
+/// the telemetry delay, an [`IoOp`] still fits in 32 bytes.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Probes(u16);
+
+const PROBE_LEN_BITS: u32 = 14;
+const PROBE_LEN_MASK: u16 = (1 << PROBE_LEN_BITS) - 1;
 
 impl Probes {
-    pub const NONE: Probes = Probes { count: 0, len: 0 };
+    pub const NONE: Probes = Probes(0);
+
+    /// `count` (0 to 2) reads of `len` (at most [`PROBE_PAGE`]) bytes.
+    pub const fn new(count: u8, len: u16) -> Probes {
+        assert!(count as usize <= PROBE_OFFSETS.len() && len as u64 <= PROBE_PAGE);
+        Probes(((count as u16) << PROBE_LEN_BITS) | len)
+    }
 
     #[inline(always)]
     pub fn any(self) -> bool {
-        self.count != 0
+        self.0 != 0
+    }
+
+    #[inline]
+    pub fn count(self) -> usize {
+        (self.0 >> PROBE_LEN_BITS) as usize
+    }
+
+    /// Bytes of each probe read.
+    #[inline]
+    pub fn bytes_each(self) -> usize {
+        (self.0 & PROBE_LEN_MASK) as usize
     }
 
     /// (offset, length) of each probe read, in order.
     #[inline]
     pub fn reads(self) -> impl Iterator<Item = (u64, usize)> {
-        PROBE_OFFSETS[..self.count as usize]
+        let len = self.bytes_each();
+        PROBE_OFFSETS[..self.count()]
             .iter()
-            .map(move |&offset| (offset, self.len as usize))
+            .map(move |&offset| (offset, len))
     }
 
     /// The probes before a disturbed record of a pass over `pass_bytes`:
@@ -85,10 +110,16 @@ impl Probes {
             return Probes::NONE;
         }
         let count = if PROBE_PAGE + len <= pass_bytes { 2 } else { 1 };
-        Probes {
-            count,
-            len: len as u16,
-        }
+        Probes::new(count, len as u16)
+    }
+}
+
+impl std::fmt::Debug for Probes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probes")
+            .field("count", &self.count())
+            .field("len", &self.bytes_each())
+            .finish()
     }
 }
 
@@ -262,6 +293,7 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
                 } else {
                     Probes::NONE
                 },
+                delay_ms: 0,
             }
         })
         .collect()
@@ -270,6 +302,11 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operation_stays_32_bytes() {
+        assert_eq!(std::mem::size_of::<IoOp>(), 32);
+    }
 
     fn sorted(mut v: Vec<u64>) -> Vec<u64> {
         v.sort_unstable();
@@ -479,7 +516,7 @@ mod tests {
             record_bytes: 1024,
         };
         let ops = build_ops(Pass::Read, &small, &disrupting(false, 1));
-        assert_eq!(ops[0].probes, Probes { count: 1, len: 1 });
+        assert_eq!(ops[0].probes, Probes::new(1, 1));
     }
 
     #[test]

@@ -14,8 +14,9 @@ pub struct Cell {
 
 impl Cell {
     /// Whole records in the file (a partial last record is not moved, as in IOzone).
+    /// 0 for a telemetry run's cell, whose record size is 0.
     pub fn records(&self) -> u64 {
-        self.file_bytes / self.record_bytes
+        self.file_bytes.checked_div(self.record_bytes).unwrap_or(0)
     }
 
     /// Bytes every full pass over the file moves.
@@ -36,6 +37,15 @@ pub struct Plan {
 
 pub fn expand(config: &RunConfig) -> Plan {
     match &config.sizes {
+        // A telemetry run: one row whose reclen is 0, as IOzone prints it.
+        Sizes::Single { file_bytes, .. } if config.telemetry.is_some() => Plan {
+            cells: vec![Cell {
+                file_bytes: *file_bytes,
+                record_bytes: 0,
+            }],
+            file_axis: vec![*file_bytes],
+            record_axis: vec![0],
+        },
         Sizes::Single {
             file_bytes,
             record_bytes,
@@ -195,5 +205,10 @@ mod tests {
         };
         assert_eq!(c.records(), 1);
         assert_eq!(c.pass_bytes(), 64 << 10);
+        let telemetry = Cell {
+            file_bytes: 100,
+            record_bytes: 0,
+        };
+        assert_eq!((telemetry.records(), telemetry.pass_bytes()), (0, 0));
     }
 }

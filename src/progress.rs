@@ -10,15 +10,19 @@ use crate::runner::phases;
 
 /// Bytes every pass of the plan will move.
 pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
-    let passes_per_cell: u64 = config
+    let passes: Vec<_> = config
         .tests
         .iter()
         .flat_map(|t| t.passes())
         .filter(|p| !(config.no_retest && p.is_retest()))
-        .count() as u64;
+        .collect();
     plan.cells
         .iter()
-        .map(|c| c.pass_bytes() * passes_per_cell)
+        .flat_map(|c| {
+            passes
+                .iter()
+                .map(move |&&p| crate::telemetry::pass_size(config, c, p).bytes)
+        })
         .sum()
 }
 
@@ -71,10 +75,14 @@ fn bar_over(config: &RunConfig, total: u64) -> ProgressBar {
 }
 
 pub fn advance(bar: &ProgressBar, m: &Measurement) {
+    // A telemetry run's cell has no record size (reclen 0).
+    let records = match m.record_bytes {
+        0 => "telemetry".to_string(),
+        r => format!("{} kB records", r >> 10),
+    };
     bar.set_message(format!(
-        "{} kB file, {} kB records: {}",
+        "{} kB file, {records}: {}",
         m.file_bytes >> 10,
-        m.record_bytes >> 10,
         m.pass.name()
     ));
     bar.inc(m.bytes);

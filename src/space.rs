@@ -15,7 +15,12 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
     let mut files = BTreeMap::new();
     match (&config.throughput, &config.sizes) {
         (None, Sizes::Single { file_bytes, .. }) => {
-            files.insert(config.path.clone(), *file_bytes);
+            let bytes = match &config.telemetry {
+                // Replayed writes leave holes: a sparse file takes less.
+                Some(t) => crate::telemetry::allocated_bytes(config, t, *file_bytes),
+                None => *file_bytes,
+            };
+            files.insert(config.path.clone(), bytes);
         }
         (None, Sizes::Auto(auto)) => {
             let largest = auto.file_sizes.values().into_iter().max().unwrap_or(0);
@@ -169,6 +174,29 @@ mod tests {
         assert!(warning.contains("fits in RAM"), "{warning}");
         let c = test_config(&["-s", "64k", "-I", "-f", path.to_str().unwrap()]);
         assert_eq!(check(&c).unwrap(), None);
+    }
+
+    #[test]
+    fn a_replayed_write_file_needs_only_what_it_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("w.txt");
+        // 8 KiB written around the 1 TiB mark: a 1 TiB sparse file.
+        std::fs::write(&trace, "1099511627776 4096\n0 4096\n").unwrap();
+        let path = dir.path().join("t");
+        let (t, p) = (trace.to_str().unwrap(), path.to_str().unwrap());
+        let needed = |args: &[&str]| largest_files(&test_config(args))[&path];
+        assert_eq!(needed(&["-X", t, "-f", p]), 8192);
+        assert!(check(&test_config(&["-X", t, "-f", p])).is_ok());
+        // Reading without the write test fills the whole file first.
+        assert_eq!(needed(&["-X", t, "-i", "1", "-f", p]), (1 << 40) + 4096);
+        // -Y alone: test 0 writes the whole file sequentially.
+        assert_eq!(needed(&["-Y", t, "-f", p]), (1 << 40) + 4096);
+        // Reads past the written end find the tail filled.
+        let reads = dir.path().join("r.txt");
+        std::fs::write(&reads, "1099511635968 4096\n").unwrap();
+        let r = reads.to_str().unwrap();
+        assert_eq!(needed(&["-X", t, "-Y", r, "-f", p]), 8192 + 8192);
+        assert_eq!(needed(&["-X", t, "-Y", r, "-i", "0", "-f", p]), 8192);
     }
 
     #[test]

@@ -417,6 +417,7 @@ mod tests {
             kind: OpKind::Read,
             source: 0,
             probes: crate::pattern::Probes::NONE,
+            delay_ms: 0,
         }
     }
 

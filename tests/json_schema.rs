@@ -55,6 +55,32 @@ fn a_real_run_matches_the_schema() {
 }
 
 #[test]
+fn a_telemetry_run_matches_the_schema() {
+    let v = validator();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("w.txt"), "100 5000 1\n0 777\n").unwrap();
+    let out = Command::new(IOZ)
+        .args(["-X", "w.txt", "--json", "r.json", "-f", "t.tmp"])
+        .current_dir(dir.path())
+        .output()
+        .expect("cannot start ioz");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(errors(&v, &doc), Vec::<String>::new());
+    assert_eq!(doc["config"]["telemetry"]["write"]["ops"], 2);
+    assert_eq!(doc["config"]["telemetry"]["read"], Value::Null);
+    // A plain run says it replayed nothing.
+    let plain = run_json(&["-s", "64k", "-i", "0"]);
+    assert_eq!(plain["config"]["telemetry"], Value::Null);
+    assert_eq!(errors(&v, &plain), Vec::<String>::new());
+}
+
+#[test]
 fn every_pass_and_auto_mode_match_the_schema() {
     let v = validator();
     let mut args = vec!["-s", "64k", "-r", "16k", "-R", "-O"];

@@ -43,7 +43,13 @@ fn quietly(program: &str, args: &[&str]) -> Result<String, String> {
 struct Ext4 {
     dir: tempfile::TempDir,
     device: String,
+    /// One mounted image at a time: a test that unshares a mount namespace
+    /// copies every mount there is, and would make another test's file
+    /// system "also mounted elsewhere" (which ioz rightly refuses).
+    _serial: std::sync::MutexGuard<'static, ()>,
 }
+
+static ONE_IMAGE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const IMAGE: &str = "ext4.img";
 
@@ -53,6 +59,9 @@ impl Ext4 {
             eprintln!("skipping {test}: needs root to mount");
             return None;
         }
+        let serial = ONE_IMAGE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let image = dir.path().join(IMAGE);
         fs::File::create(&image)
@@ -75,7 +84,11 @@ impl Ext4 {
                 return None;
             }
         };
-        let fs = Ext4 { dir, device };
+        let fs = Ext4 {
+            dir,
+            device,
+            _serial: serial,
+        };
         fs::create_dir(fs.mnt()).unwrap();
         if let Err(why) = quietly(
             "mount",
@@ -487,7 +500,18 @@ fn a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_moun
     while ext4.mount_count() == mounts_before && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert_eq!(ext4.mount_count(), mounts_before + 1);
+    if ext4.mount_count() != mounts_before + 1 {
+        let mut child = child;
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "no remount seen in 20 s (mount count {} → {}); ioz said:\n{}{}",
+            mounts_before,
+            ext4.mount_count(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     quietly("losetup", &["-d", &ext4.device]).unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

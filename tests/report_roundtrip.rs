@@ -24,12 +24,17 @@ fn run_saving_json(dir: &Path, args: &[&str]) -> String {
 
 fn assert_report_reprints(args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let printed = run_saving_json(dir.path(), args);
+    assert_report_reprints_in(dir.path(), args);
+}
+
+/// As [`assert_report_reprints`], in `dir` (which may hold the run's inputs).
+fn assert_report_reprints_in(dir: &Path, args: &[&str]) {
+    let printed = run_saving_json(dir, args);
     assert!(printed.contains("ioz test complete."), "{printed}");
     for extra in [&[][..], &["--text"][..]] {
         let mut report_args = vec!["report", "r.json"];
         report_args.extend(extra);
-        let report = ioz(dir.path(), &report_args);
+        let report = ioz(dir, &report_args);
         report.expect_code(0);
         assert_eq!(report.stderr, "", "ioz {report_args:?}");
         if report.stdout != printed {
@@ -56,6 +61,47 @@ fn report_reprints_a_run_without_dash_r_byte_for_byte() {
 #[test]
 fn report_reprints_an_auto_run_byte_for_byte() {
     assert_report_reprints(&["-a", "-n", "64k", "-g", "256k", "-q", "64k"]);
+}
+
+#[test]
+fn report_reprints_a_telemetry_run_and_renders_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("w.txt"),
+        "# offset size delay\n100 5000 1\n0 777\n65536 12345\n",
+    )
+    .unwrap();
+    fs::write(d.join("r.txt"), "0 4096\n70000 7000\n").unwrap();
+    assert_report_reprints_in(d, &["-X", "w.txt", "-Y", "r.txt", "-R", "-+u"]);
+    let printed = ioz(d, &["report", "r.json", "-R"]).stdout;
+    assert!(
+        printed.contains("\n\"Writer report\"\n        \"0\"\n\"76\"  "),
+        "the -R block has one column, reclen 0:\n{printed}"
+    );
+    // Every exporter renders reclen 0 (no division by the record size).
+    let report = ioz(
+        d,
+        &[
+            "report", "r.json", "-b", "x.xls", "--csv", "x.csv", "--plots", "plots", "--html",
+            "x.html",
+        ],
+    );
+    report.expect_code(0);
+    let xlsx = ioz(d, &["report", "r.json", "-b", "x.xlsx"]);
+    xlsx.expect_code(0);
+    for out in [
+        "x.xls",
+        "x.xlsx",
+        "x.csv",
+        "x.html",
+        "plots/write.svg",
+        "plots/reread.png",
+    ] {
+        assert!(d.join(out).is_file(), "{out} missing: {}", report.stderr);
+    }
+    let csv = fs::read_to_string(d.join("x.csv")).unwrap();
+    assert!(csv.contains("\n0,write,77881,0,1,18122,3,"), "{csv}");
 }
 
 #[test]

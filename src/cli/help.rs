@@ -31,6 +31,9 @@ Tests (-i N, repeatable; default 0-7)
   -E            add tests 9 and 10
   -j N          stride of test 5 in records (default 17)
   -+n           skip the second pass (rewrite, reread, ...)
+  -X F / -Y F   replay telemetry file F: test 0 writes / test 1 reads its lines
+                `offset size [delay_ms]` (bytes, ms; # comments) in order; the
+                file size is the largest offset+size, and reclen shows 0
 
 I/O and timing
   -f PATH       test file (default ./ioz.tmp)

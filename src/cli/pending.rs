@@ -5,11 +5,11 @@
 use super::{UsageError, usage};
 use crate::variations::IoVariations;
 
-pub(super) fn refuse_unfinished(v: &IoVariations, _throughput: bool) -> Result<(), UsageError> {
-    let unfinished = [
-        ("-X (write telemetry file)", v.write_telemetry.is_some()),
-        ("-Y (read telemetry file)", v.read_telemetry.is_some()),
-    ];
+pub(super) fn refuse_unfinished(v: &IoVariations, throughput: bool) -> Result<(), UsageError> {
+    let unfinished = [(
+        "-X/-Y in throughput mode",
+        (v.write_telemetry.is_some() || v.read_telemetry.is_some()) && throughput,
+    )];
     match unfinished.iter().find(|(_, given)| *given) {
         Some((what, _)) => Err(usage(format!("{what} is not supported yet"))),
         None => Ok(()),

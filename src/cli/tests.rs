@@ -198,6 +198,44 @@ fn bad_values_name_the_option() {
 }
 
 #[test]
+fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w.txt");
+    std::fs::write(&w, "100 5000 7\n0 10\n").unwrap();
+    let w = w.to_str().unwrap();
+    let c = run(&["-X", w, "-r", "16k"]).unwrap();
+    assert_eq!(
+        c.sizes,
+        Sizes::Single {
+            file_bytes: 5100,
+            record_bytes: 16 << 10
+        }
+    );
+    assert_eq!(c.tests, [Write, Read], "tests 0 and 1 by default");
+    let t = c.telemetry.as_ref().unwrap();
+    assert_eq!((t.write.as_ref().unwrap().ops, t.read.as_ref()), (2, None));
+    let plan = crate::plan::expand(&c);
+    assert_eq!(plan.cells.len(), 1);
+    assert_eq!(plan.cells[0].record_bytes, 0);
+    assert_eq!(plan.record_axis, [0]);
+    assert_eq!(run(&["-X", w, "-i", "1"]).unwrap().tests, [Read]);
+    // The same file for both, and -r defaults to 4 KiB.
+    let c = run(&["-X", w, "-Y", w, "-i", "0"]).unwrap();
+    assert_eq!(
+        c.sizes,
+        Sizes::Single {
+            file_bytes: 5100,
+            record_bytes: 4 << 10
+        }
+    );
+    assert!(err(&["-X", w, "-i", "8"]).starts_with("-i 8: a telemetry file"));
+    assert!(
+        err(&["-Y", w, "-t", "2"]).starts_with("-X/-Y in throughput mode is not supported yet")
+    );
+    assert!(err(&["-Y", w, "-E"]).starts_with("-E cannot be combined"));
+}
+
+#[test]
 fn telemetry_and_dedup_conflicts_are_refused() {
     assert!(
         err(&["-X", "t.txt", "-s", "64k"])
@@ -205,6 +243,8 @@ fn telemetry_and_dedup_conflicts_are_refused() {
     );
     assert!(err(&["-Y", "t.txt", "-K"]).starts_with("-K cannot be combined"));
     assert!(err(&["-Y", "t.txt", "-a"]).starts_with("-a cannot be combined"));
+    assert!(err(&["-Y", "t.txt", "-m"]).starts_with("-m cannot be combined"));
+    assert!(err(&["-X", "t.txt", "-+w", "50"]).starts_with("-+w/-+y/-+C cannot be combined"));
     assert!(err(&["-+w", "50", "-+d"]).starts_with("dedup data (-+w/-+y/-+C) cannot be combined"));
     assert!(err(&["-+S", "7"]).starts_with("-+S and -+W shape dedup data"));
     assert!(err(&["-+w", "101"]).contains("not a percentage"));

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::{Seen, UsageError, usage};
 use crate::config::*;
+use crate::telemetry::Telemetry;
 use crate::variations::{DropCaches, EngineChoice, IoVariations, Verify};
 use crate::workload::TestId;
 
@@ -45,8 +46,20 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
             "-f and -F cannot be combined: -F names every worker's file",
         ));
     }
+    let telemetry = telemetry(&seen, &variations)?;
     let sizes = if auto {
         auto_sizes(&seen)?
+    } else if let Some(t) = &telemetry {
+        // The file is what the telemetry reaches; -r only shapes the passes
+        // no telemetry file drives, so it may exceed the file.
+        Sizes::Single {
+            file_bytes: t.file_bytes(),
+            record_bytes: seen
+                .record_sizes
+                .first()
+                .copied()
+                .unwrap_or(DEFAULT_RECORD_BYTES),
+        }
     } else {
         let file_bytes = seen
             .file_sizes
@@ -94,6 +107,22 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
                 .copied()
                 .filter(|t| *t != TestId::RecordRewrite)
                 .collect()
+        } else {
+            seen.tests.clone()
+        }
+    } else if telemetry.is_some() {
+        if let Some(t) = seen
+            .tests
+            .iter()
+            .find(|t| !matches!(t, TestId::Write | TestId::Read))
+        {
+            return Err(usage(format!(
+                "-i {}: a telemetry file (-X/-Y) drives only tests 0 (write) and 1 (read)",
+                t.number()
+            )));
+        }
+        if seen.tests.is_empty() {
+            vec![TestId::Write, TestId::Read]
         } else {
             seen.tests.clone()
         }
@@ -147,6 +176,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         record_locking: seen.record_locking,
         destroy_data: seen.destroy_data,
         variations,
+        telemetry,
     })
 }
 
@@ -352,19 +382,46 @@ fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> 
     }
     let clashes = [
         ("-s", !seen.file_sizes.is_empty()),
-        ("-r", !seen.record_sizes.is_empty()),
         ("-a", seen.auto || seen.obsolete_auto),
+        ("-E", seen.extended),
         ("-j", seen.stride.is_some()),
         ("-K", v.disrupt_reads),
         ("-V", matches!(v.verify, Verify::Pattern(_))),
         ("-+d", v.verify == Verify::Diagnostic),
+        ("-m", v.multi_buffer),
+        ("-+w/-+y/-+C", v.dedup.any()),
     ];
     if let Some((opt, _)) = clashes.iter().find(|(_, given)| *given) {
         return Err(usage(format!(
             "{opt} cannot be combined with a telemetry file (-X/-Y), which sets offsets and sizes"
         )));
     }
+    // -r sizes the records of the pass that no telemetry file drives.
+    if seen.record_sizes.len() > 1 {
+        return Err(usage(
+            "-r can be given once with a telemetry file (-X/-Y): it sizes the records of the test no file drives",
+        ));
+    }
+    if !seen.record_sizes.is_empty() && v.write_telemetry.is_some() && v.read_telemetry.is_some() {
+        return Err(usage(
+            "-r cannot be combined with both -X and -Y: every pass replays a telemetry file",
+        ));
+    }
     Ok(())
+}
+
+/// Reads the telemetry files (`-X`, `-Y`) once, before any I/O, and checks
+/// them against -I; `None` when the run replays none.
+fn telemetry(seen: &Seen, v: &IoVariations) -> Result<Option<Telemetry>, UsageError> {
+    if v.write_telemetry.is_none() && v.read_telemetry.is_none() {
+        return Ok(None);
+    }
+    let t = Telemetry::load(v.write_telemetry.as_deref(), v.read_telemetry.as_deref())
+        .map_err(usage)?;
+    if seen.open.direct {
+        t.check_direct_alignment().map_err(usage)?;
+    }
+    Ok(Some(t))
 }
 
 /// Throughput mode from -t/-l/-u and its companions; options that only mean

@@ -26,7 +26,7 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::{QueuedLatencies, compute_delay, probe_with_pread};
+use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
 use super::{
     DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops, transfer_all,
 };
@@ -364,7 +364,7 @@ impl AioEngine {
                 // -K: once per operation, though a submission the library
                 // has no room for is tried again.
                 if op.probes.any() && probed != next {
-                    let probe_buf = io.read_slot(slot, op.probes.len as usize);
+                    let probe_buf = io.read_slot(slot, op.probes.bytes_each());
                     if let Err(f) = probe_with_pread(self.fd.raw(), probe_buf, op) {
                         failure = Some(f);
                         break;
@@ -406,7 +406,7 @@ impl AioEngine {
                     ));
                     break;
                 }
-                io.busy_ns += compute_delay(io.compute_delay_ns);
+                io.busy_ns += delay_before(op, io.compute_delay_ns);
                 if RECORD_LATENCY {
                     self.submitted_ns[slot] = now_ns();
                 }
@@ -530,6 +530,7 @@ mod tests {
             kind,
             source,
             probes: crate::pattern::Probes::NONE,
+            delay_ms: 0,
         }
     }
 

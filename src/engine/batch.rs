@@ -195,6 +195,13 @@ pub fn compute_delay(ns: u64) -> u64 {
     now - start
 }
 
+/// Busy-waits before `op`: the -J delay plus the operation's own telemetry
+/// delay (0 outside telemetry runs). Returns the time actually spent.
+#[inline(always)]
+pub fn delay_before(op: &IoOp, compute_delay_ns: u64) -> u64 {
+    compute_delay(compute_delay_ns + op.delay_ms as u64 * 1_000_000)
+}
+
 /// One operation at a time, in order: the loop of every synchronous engine.
 #[inline]
 pub fn sync_ops<E: Engine, C: DataCheck>(
@@ -224,7 +231,7 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
             progress.stopped = Some(why);
             break;
         }
-        io.busy_ns += compute_delay(io.compute_delay_ns);
+        io.busy_ns += delay_before(op, io.compute_delay_ns);
         if op.probes.any() {
             probe(engine, io.read_buf, op)?;
         }

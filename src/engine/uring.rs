@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous};
 
-use super::batch::{QueuedLatencies, compute_delay, probe_with_pread};
+use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
@@ -429,6 +429,7 @@ impl Engine for UringEngine {
             kind: OpKind::Read,
             source: 0,
             probes: Probes::NONE,
+            delay_ms: 0,
         };
         finish(self.fd.raw(), &op, buf.as_mut_ptr(), res)
     }
@@ -445,6 +446,7 @@ impl Engine for UringEngine {
             kind: OpKind::Write,
             source: 0,
             probes: Probes::NONE,
+            delay_ms: 0,
         };
         // finish only reads through the pointer of a write.
         finish(self.fd.raw(), &op, buf.as_ptr().cast_mut(), res)
@@ -569,14 +571,14 @@ impl UringEngine {
                     // Wait for the overlapping operation first.
                     break;
                 }
-                io.busy_ns += compute_delay(io.compute_delay_ns);
+                io.busy_ns += delay_before(op, io.compute_delay_ns);
                 let slot = free
                     .pop()
                     .expect("an idle entry while fewer than limit are in flight");
                 if op.probes.any()
                     && let Err(f) = probe_with_pread(
                         fd,
-                        io.read_slot(slot as usize, op.probes.len as usize),
+                        io.read_slot(slot as usize, op.probes.bytes_each()),
                         op,
                     )
                 {
@@ -786,6 +788,7 @@ mod tests {
                 kind: OpKind::Read,
                 source: 0,
                 probes: Probes::NONE,
+                delay_ms: 0,
             })
             .collect()
     }
@@ -1082,6 +1085,7 @@ mod tests {
                 kind: OpKind::Write,
                 source: (i % 16) * REC,
                 probes: Probes::NONE,
+                delay_ms: 0,
             })
             .collect();
         ops.extend((0..40).map(|i| IoOp {
@@ -1090,6 +1094,7 @@ mod tests {
             kind: OpKind::Write,
             source: (i % 16) * REC,
             probes: Probes::NONE,
+            delay_ms: 0,
         }));
         let mut buf = read_buf(32);
         if fixed && !register(&mut engine, &buf, &pool) {
@@ -1148,6 +1153,7 @@ mod tests {
                 kind: OpKind::Write,
                 source: 0,
                 probes: Probes::NONE,
+                delay_ms: 0,
             })
             .collect();
         let mut buf = read_buf(8);
@@ -1205,6 +1211,7 @@ mod tests {
             kind: OpKind::Write,
             source: 0,
             probes: Probes::NONE,
+            delay_ms: 0,
         }];
         let mut io = LoopIo {
             read_buf: &mut buf,

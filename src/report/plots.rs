@@ -758,11 +758,12 @@ fn draw_single<DB: DrawingBackend>(
 ) -> DrawResult<(), DB> {
     let top = nice_top(value);
     let x_axis = TickedAxis::new(vec![0.5], 0.5);
-    let x_title = format!(
-        "One cell: file size {}, record size {}",
-        human_size(file),
-        human_size(record)
-    );
+    // A telemetry run (-X/-Y) has no record size: its file sets the sizes.
+    let records = match record {
+        0 => "sizes from a telemetry file".to_string(),
+        r => format!("record size {}", human_size(r)),
+    };
+    let x_title = format!("One cell: file size {}, {records}", human_size(file));
     let no_label = |_: f64| String::new();
     let chart = chart_2d(area, ts, x_axis, &no_label, top, &x_title, unit)?;
     chart.plotting_area().draw(&Rectangle::new(

@@ -34,6 +34,7 @@ use crate::remount::{Cycle, Remounter};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
+use crate::telemetry;
 use crate::workload::Direction;
 
 /// Progress reported while the run goes on.
@@ -169,8 +170,18 @@ fn run_cell(
         .max()
         .unwrap_or(1) as usize;
     let multi_buffer = config.variations.multi_buffer;
-    let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(cell, slots, multi_buffer));
-    let pool = write_pool(config, cell, 0, seed);
+    let telemetry = config.telemetry.is_some();
+    let (read_len, pool) = if telemetry {
+        let mut pool = AlignedBuf::zeroed(telemetry::pool_bytes(config, cell));
+        fill(&mut pool, config.data, seed);
+        (telemetry::largest_op(config, cell) * slots, pool)
+    } else {
+        (
+            read_buf_bytes(cell, slots, multi_buffer),
+            write_pool(config, cell, 0, seed),
+        )
+    };
+    let mut read_buf = AlignedBuf::zeroed(read_len);
     let opts = pattern_options(config, pool.len(), false);
     for test in &config.tests {
         if test.needs_existing_data() {
@@ -184,7 +195,11 @@ fn run_cell(
             if config.variations.existing_file && pass.direction() != Direction::Read {
                 continue;
             }
-            let ops = build_ops(pass, cell, &opts);
+            let ops = if telemetry {
+                telemetry::build_ops(config, cell, pass, pool.len())
+            } else {
+                build_ops(pass, cell, &opts)
+            };
             // -U: the pass starts with the file system freshly mounted (untimed).
             if let Some(r) = remount.as_deref_mut() {
                 if let Cycle::Interrupted(sig) = r.cycle(stop)? {
@@ -313,7 +328,12 @@ pub(crate) fn file_is_short(
     } else {
         meta.len()
     };
-    let needed = cell.pass_bytes();
+    // A telemetry run's reads reach anywhere up to its file size.
+    let needed = if config.telemetry.is_some() {
+        cell.file_bytes
+    } else {
+        cell.pass_bytes()
+    };
     if len >= needed {
         return Ok(false);
     }
@@ -357,14 +377,25 @@ pub(crate) fn fill_file(
         aio_no_copy: false,
     };
     let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
-    let rec = cell.record_bytes as usize;
-    let slots = pool.len() / rec;
-    for i in 0..cell.records() {
-        let source = (i as usize % slots) * rec;
-        let offset = i * cell.record_bytes;
+    let ops = if config.telemetry.is_some() {
+        // Only the tail the telemetry reads reach beyond what was written.
+        let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
+        telemetry::fill_ops(config, cell, len, pool.len())
+    } else {
+        let whole_records = PatternOptions {
+            stride: 1,
+            mix_read_percent: 0,
+            sequential_mix: true,
+            pool_bytes: pool.len(),
+            disrupt: None,
+            multi_buffer: false,
+        };
+        build_ops(crate::workload::Pass::Write, cell, &whole_records)
+    };
+    for op in &ops {
         engine
-            .write_at(&pool[source..source + rec], offset)
-            .map_err(|e| fail("write (preparing the file)", Some(offset), e))?;
+            .write_at(&pool[op.source..op.source + op.len], op.offset)
+            .map_err(|e| fail("write (preparing the file)", Some(op.offset), e))?;
     }
     engine.sync().map_err(|e| fail("fsync", None, e))?;
     engine.close().map_err(|e| fail("close", None, e))

@@ -85,8 +85,13 @@ pub fn open_spec(pass: Pass, config: &RunConfig, cell: &Cell) -> OpenSpec {
         create: false,
         truncate: pass.truncates() && !config.variations.no_truncate,
         extra_flags: flags,
-        record_bytes: cell.record_bytes as usize,
-        file_bytes: cell.pass_bytes(),
+        // A telemetry pass's "record" is its largest operation.
+        record_bytes: crate::telemetry::pass_size(config, cell, pass).largest as usize,
+        file_bytes: if config.telemetry.is_some() {
+            cell.file_bytes
+        } else {
+            cell.pass_bytes()
+        },
         depth: depth_for(pass, config),
         msync: config.variations.msync,
         madvise: config.variations.madvise,
@@ -222,7 +227,9 @@ impl WithEngine for SinglePass<'_> {
             )
             .map_err(|e| fail("write the -Q latency file for", None, e))?;
         }
-        let expected = inputs.cell.pass_bytes();
+        // Whole records, or with telemetry the sum of the replayed sizes.
+        let size = crate::telemetry::pass_size(inputs.config, inputs.cell, pass);
+        let expected = size.bytes;
         if outcome.bytes != expected {
             return Err(fail(
                 "check byte count of",
@@ -239,7 +246,7 @@ impl WithEngine for SinglePass<'_> {
             record_bytes: inputs.cell.record_bytes,
             workers: 1,
             bytes: outcome.bytes,
-            records: inputs.cell.records(),
+            records: size.ops,
             elapsed_ns: outcome.elapsed_ns(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),

@@ -585,3 +585,42 @@ fn multi_buffer_reads_land_where_their_operation_says() {
     let ops = shaped_read_pass(&["-s", "28k"], 7, 5 * REC as usize);
     assert!(ops.iter().all(|o| o.source == 0));
 }
+
+#[test]
+fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
+    let mut engine = RecordingEngine::default();
+    let op = |offset, delay_ms| IoOp {
+        offset,
+        len: 10,
+        kind: OpKind::Write,
+        source: 0,
+        probes: crate::pattern::Probes::NONE,
+        delay_ms,
+    };
+    let ops = [op(0, 3), op(100, 0), op(7, 2)];
+    let pool = vec![1u8; 4096];
+    let mut read_buf = vec![0u8; 4096];
+    let mut io = LoopIo {
+        read_buf: &mut read_buf,
+        slots: 1,
+        pool: &pool,
+        check: &mut NoCheck,
+        // -J 1 on top: 1+3, 1, 1+2 ms.
+        compute_delay_ns: 1_000_000,
+        busy_ns: 0,
+        latencies: None,
+    };
+    let stop = StopFlag::default();
+    let stops = Stops {
+        signal: &stop,
+        stonewall: None,
+    };
+    let out = timed_loop(&mut engine, &ops, &mut io, TimedExtras::default(), stops).unwrap();
+    assert!(out.busy_ns >= 8_000_000, "busy {} ns", out.busy_ns);
+    let region = out.end_ns - out.start_ns;
+    assert!(region >= out.busy_ns);
+    assert_eq!(out.elapsed_ns(), (region - out.busy_ns).max(1));
+    let offsets: Vec<u64> = engine.calls.iter().map(|c| c.1).collect();
+    assert_eq!(offsets, [0, 100, 7]);
+    assert_eq!(out.bytes, 30);
+}

@@ -1,0 +1,566 @@
+//! IOzone's telemetry replay (`-X` for writes, `-Y` for reads): a text file
+//! of recorded operations, `offset size [delay_ms]` per line, replayed in file
+//! order by the write passes (test 0) and the read passes (test 1).
+//!
+//! The files are read and checked once, when the command line is validated,
+//! before any I/O; the run keeps the operations in memory and the JSON keeps a
+//! summary of each file (path, operation count, bytes, end, delays), which is
+//! all the reports need. The table shows reclen 0, as IOzone's does.
+//!
+//! A pass no telemetry file drives (test 0 with only `-Y`, test 1 with only
+//! `-X`) moves the whole file sequentially in records of the run's record size
+//! (`-r`, default 4 KiB), the last one short when the file is not a whole
+//! number of records.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::BUFFER_ALIGN;
+use crate::config::{MAX_RECORD_BYTES, MIB, RunConfig, Sizes};
+use crate::pattern::{IoOp, OpKind, Probes};
+use crate::plan::Cell;
+use crate::workload::{Direction, Pass, TestId};
+
+/// Largest file offset an operation may reach (`off_t` is signed).
+const MAX_FILE_END: u64 = i64::MAX as u64;
+/// Distinct write data (random data) before the pool repeats, as in normal runs.
+const RANDOM_POOL_BYTES: u64 = MIB;
+
+/// One line of a telemetry file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceOp {
+    pub offset: u64,
+    /// At most [`MAX_RECORD_BYTES`], never 0.
+    pub len: u32,
+    /// Busy-wait before the operation, subtracted from the time like `-J`.
+    pub delay_ms: u32,
+}
+
+/// A trace's operations, held in memory only (the JSON keeps the summary).
+/// Equality ignores them: a run read back from JSON equals the run that wrote it.
+#[derive(Clone, Default)]
+pub struct Replay(pub Arc<[TraceOp]>);
+
+impl PartialEq for Replay {
+    fn eq(&self, _: &Replay) -> bool {
+        true
+    }
+}
+
+impl Eq for Replay {}
+
+impl fmt::Debug for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Replay({} ops)", self.0.len())
+    }
+}
+
+/// One telemetry file, as read at startup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    pub path: PathBuf,
+    /// Operations in the file (lines that are not comments).
+    pub ops: u64,
+    /// Sum of their sizes: what one pass replaying the file moves.
+    pub bytes: u64,
+    /// The largest offset + size.
+    pub end: u64,
+    /// The largest size.
+    pub largest_op: u64,
+    /// Sum of the per-operation delays, ms.
+    pub delay_ms: u64,
+    #[serde(skip)]
+    pub replay: Replay,
+}
+
+/// The telemetry files of a run (at least one is given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Telemetry {
+    /// `-X`: replayed by the write and rewrite passes.
+    pub write: Option<Trace>,
+    /// `-Y`: replayed by the read and reread passes.
+    pub read: Option<Trace>,
+}
+
+impl Telemetry {
+    /// Reads and checks the files (`-X`, `-Y`); the error is one line naming
+    /// the option, the file and, for a bad line, its number.
+    pub fn load(write: Option<&Path>, read: Option<&Path>) -> Result<Telemetry, String> {
+        Ok(Telemetry {
+            write: write.map(|p| Trace::load("-X", p)).transpose()?,
+            read: read.map(|p| Trace::load("-Y", p)).transpose()?,
+        })
+    }
+
+    /// The file size of the run: the largest end over the files.
+    pub fn file_bytes(&self) -> u64 {
+        self.traces().map(|(_, t)| t.end).max().unwrap_or(0)
+    }
+
+    /// Each given file with its option.
+    pub fn traces(&self) -> impl Iterator<Item = (&'static str, &Trace)> {
+        [("-X", &self.write), ("-Y", &self.read)]
+            .into_iter()
+            .filter_map(|(opt, t)| t.as_ref().map(|t| (opt, t)))
+    }
+
+    /// The file a pass replays: -X for writes, -Y for reads, none otherwise.
+    pub fn trace_for(&self, pass: Pass) -> Option<&Trace> {
+        match pass.direction() {
+            Direction::Write => self.write.as_ref(),
+            Direction::Read => self.read.as_ref(),
+            Direction::Mixed => None,
+        }
+    }
+
+    /// `-I`: O_DIRECT needs every offset and size on a [`BUFFER_ALIGN`]
+    /// boundary; refuses the first operation that is not (before any I/O).
+    pub fn check_direct_alignment(&self) -> Result<(), String> {
+        let align = BUFFER_ALIGN as u64;
+        for (opt, trace) in self.traces() {
+            let bad = trace.replay.0.iter().position(|op| {
+                !op.offset.is_multiple_of(align) || !(op.len as u64).is_multiple_of(align)
+            });
+            if let Some(i) = bad {
+                let op = trace.replay.0[i];
+                return Err(format!(
+                    "{opt} {}: operation {} (offset {}, size {}) is not aligned to {align} bytes, which O_DIRECT (-I) needs",
+                    trace.path.display(),
+                    i + 1,
+                    op.offset,
+                    op.len
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Trace {
+    /// Reads and parses one file; `option` is `-X` or `-Y` for messages.
+    pub fn load(option: &str, path: &Path) -> Result<Trace, String> {
+        let text = std::fs::read(path)
+            .map_err(|e| format!("{option} {}: cannot read it: {e}", path.display()))?;
+        let ops = parse(&text)
+            .map_err(|(line, why)| format!("{option} {}:{line}: {why}", path.display()))?;
+        if ops.is_empty() {
+            return Err(format!(
+                "{option} {}: no operations (every line is empty or a # comment)",
+                path.display()
+            ));
+        }
+        Ok(Trace::new(path.to_path_buf(), ops))
+    }
+
+    fn new(path: PathBuf, ops: Vec<TraceOp>) -> Trace {
+        let sum = |f: fn(&TraceOp) -> u64| ops.iter().map(f).sum::<u64>();
+        let max = |f: fn(&TraceOp) -> u64| ops.iter().map(f).max().unwrap_or(0);
+        Trace {
+            path,
+            ops: ops.len() as u64,
+            // Each size is at most 16 MiB, so 2^40 operations could not overflow.
+            bytes: sum(|o| o.len as u64),
+            end: max(|o| o.offset + o.len as u64),
+            largest_op: max(|o| o.len as u64),
+            delay_ms: sum(|o| o.delay_ms as u64),
+            replay: Replay(ops.into()),
+        }
+    }
+}
+
+/// Parses a telemetry file: one `offset size [delay_ms]` per line (decimal,
+/// whitespace-separated); empty lines and `#` comments (whole lines, or after
+/// the fields) are skipped. The error is (line number, what is wrong).
+pub fn parse(text: &[u8]) -> Result<Vec<TraceOp>, (usize, String)> {
+    let mut ops = Vec::new();
+    for (index, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let line = std::str::from_utf8(raw).map_err(|_| (index + 1, "not text".to_string()))?;
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        ops.push(parse_line(line).map_err(|why| (index + 1, why))?);
+    }
+    Ok(ops)
+}
+
+fn parse_line(line: &str) -> Result<TraceOp, String> {
+    let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+    let (offset, size, delay) = match fields[..] {
+        [offset, size] => (offset, size, None),
+        [offset, size, delay] => (offset, size, Some(delay)),
+        _ => {
+            return Err(format!(
+                "expected `offset size [delay_ms]`, found {} field(s) in `{line}`",
+                fields.len()
+            ));
+        }
+    };
+    let offset = number(offset, "offset", "bytes")?;
+    let size = number(size, "size", "bytes")?;
+    if size == 0 {
+        return Err("size 0: an operation moves at least 1 byte".into());
+    }
+    if size > MAX_RECORD_BYTES {
+        return Err(format!(
+            "size {size} bytes is larger than the {} MiB limit of one operation",
+            MAX_RECORD_BYTES / MIB
+        ));
+    }
+    match offset.checked_add(size) {
+        Some(end) if end <= MAX_FILE_END => {}
+        _ => {
+            return Err(format!(
+                "offset {offset} + size {size} is past the largest file offset ({MAX_FILE_END})"
+            ));
+        }
+    }
+    let delay_ms = match delay {
+        Some(d) => {
+            let d = number(d, "delay", "milliseconds")?;
+            u32::try_from(d)
+                .map_err(|_| format!("delay {d} ms is more than the largest, {} ms", u32::MAX))?
+        }
+        None => 0,
+    };
+    Ok(TraceOp {
+        offset,
+        len: size as u32,
+        delay_ms,
+    })
+}
+
+fn number(field: &str, what: &str, unit: &str) -> Result<u64, String> {
+    if !field.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{what} `{field}` is not a whole number of {unit}"));
+    }
+    field
+        .parse()
+        .map_err(|_| format!("{what} `{field}` is too large"))
+}
+
+/// The telemetry of a run, if it replays any.
+pub fn of(config: &RunConfig) -> Option<&Telemetry> {
+    config.telemetry.as_ref()
+}
+
+/// The most space the test file of a telemetry run takes: a replayed write
+/// file allocates only what it writes (the rest of the file is holes), plus
+/// the tail the untimed fill adds before reads that reach past its end; a
+/// sequential write pass, or a fill of the whole file, takes the file size.
+pub fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u64 {
+    let writes = config.tests.contains(&TestId::Write) && !config.variations.existing_file;
+    let reads = config.tests.contains(&TestId::Read);
+    match (&t.write, writes) {
+        (Some(x), true) => {
+            let tail = if reads {
+                file_bytes.saturating_sub(x.end)
+            } else {
+                0
+            };
+            x.bytes.min(x.end) + tail
+        }
+        _ => file_bytes,
+    }
+}
+
+/// The record size of the passes no telemetry file drives.
+fn sequential_record(config: &RunConfig) -> u64 {
+    match config.sizes {
+        Sizes::Single { record_bytes, .. } => record_bytes.max(1),
+        Sizes::Auto(_) => crate::config::DEFAULT_RECORD_BYTES,
+    }
+}
+
+/// What one pass moves: the byte count it is checked against, its operations
+/// (the measurement's `records`), and its largest operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassSize {
+    pub bytes: u64,
+    pub ops: u64,
+    pub largest: u64,
+}
+
+/// What `pass` moves on `cell`: whole records normally; with telemetry, the
+/// replayed file's operations, or the whole file in sequential records.
+pub fn pass_size(config: &RunConfig, cell: &Cell, pass: Pass) -> PassSize {
+    let Some(t) = of(config) else {
+        return PassSize {
+            bytes: cell.pass_bytes(),
+            ops: cell.records(),
+            largest: cell.record_bytes,
+        };
+    };
+    match t.trace_for(pass) {
+        Some(trace) => PassSize {
+            bytes: trace.bytes,
+            ops: trace.ops,
+            largest: trace.largest_op,
+        },
+        None => {
+            let rec = sequential_record(config);
+            PassSize {
+                bytes: cell.file_bytes,
+                ops: cell.file_bytes.div_ceil(rec),
+                largest: rec.min(cell.file_bytes),
+            }
+        }
+    }
+}
+
+/// The largest operation of any pass of a telemetry run (buffers are sized for it).
+pub fn largest_op(config: &RunConfig, cell: &Cell) -> usize {
+    let traces = of(config)
+        .into_iter()
+        .flat_map(Telemetry::traces)
+        .map(|(_, t)| t.largest_op);
+    let sequential = sequential_record(config).min(cell.file_bytes);
+    traces.chain([sequential]).max().unwrap_or(1).max(1) as usize
+}
+
+/// Bytes of the write pool of a telemetry run: the largest operation rounded
+/// up to a page, and with random data at least what normal runs keep distinct.
+pub fn pool_bytes(config: &RunConfig, cell: &Cell) -> usize {
+    let largest = (largest_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
+    let wanted = match config.data {
+        crate::config::DataPattern::Iozone => largest,
+        crate::config::DataPattern::Random => cell
+            .file_bytes
+            .min(RANDOM_POOL_BYTES)
+            .next_multiple_of(BUFFER_ALIGN as u64),
+    };
+    largest.max(wanted) as usize
+}
+
+/// Hands out write-pool slices: each write starts on the page after the
+/// previous one's data (so neighbouring writes carry different data), back at
+/// the pool's start when the next would not fit. Page-aligned for O_DIRECT.
+struct PoolCursor {
+    pool_bytes: usize,
+    next: usize,
+}
+
+impl PoolCursor {
+    /// Where the operation's bytes sit: writes walk the pool; reads land at
+    /// the start of the read buffer (`IoOp::source` is a read-buffer offset).
+    fn source(&mut self, kind: OpKind, len: usize) -> usize {
+        if kind == OpKind::Read {
+            return 0;
+        }
+        if self.next + len > self.pool_bytes {
+            self.next = 0;
+        }
+        let source = self.next;
+        self.next += len.next_multiple_of(BUFFER_ALIGN);
+        source
+    }
+}
+
+/// The operations of `pass` in a telemetry run, in order: the replayed file's,
+/// or sequential records over the whole file.
+pub fn build_ops(config: &RunConfig, cell: &Cell, pass: Pass, pool_bytes: usize) -> Vec<IoOp> {
+    let kind = match pass.direction() {
+        Direction::Read => OpKind::Read,
+        _ => OpKind::Write,
+    };
+    match of(config).and_then(|t| t.trace_for(pass)) {
+        Some(trace) => replay_ops(trace, kind, pool_bytes),
+        None => sequential_ops(
+            0,
+            cell.file_bytes,
+            sequential_record(config),
+            kind,
+            pool_bytes,
+        ),
+    }
+}
+
+fn replay_ops(trace: &Trace, kind: OpKind, pool_bytes: usize) -> Vec<IoOp> {
+    let mut cursor = PoolCursor {
+        pool_bytes,
+        next: 0,
+    };
+    trace
+        .replay
+        .0
+        .iter()
+        .map(|op| IoOp {
+            offset: op.offset,
+            len: op.len as usize,
+            kind,
+            source: cursor.source(kind, op.len as usize),
+            probes: Probes::NONE,
+            delay_ms: op.delay_ms,
+        })
+        .collect()
+}
+
+/// Records of `record` bytes from `from` to `end`, the last one short if need be.
+pub fn sequential_ops(
+    from: u64,
+    end: u64,
+    record: u64,
+    kind: OpKind,
+    pool_bytes: usize,
+) -> Vec<IoOp> {
+    let mut cursor = PoolCursor {
+        pool_bytes,
+        next: 0,
+    };
+    let record = record.max(1);
+    (from..end)
+        .step_by(record as usize)
+        .map(|offset| {
+            let len = record.min(end - offset) as usize;
+            IoOp {
+                offset,
+                len,
+                kind,
+                source: cursor.source(kind, len),
+                probes: Probes::NONE,
+                delay_ms: 0,
+            }
+        })
+        .collect()
+}
+
+/// Before a read test of a telemetry run, untimed: the operations that extend
+/// a file of `len` bytes to the run's file size (none when it is long enough).
+/// Only the missing tail is written, so what the write telemetry left in the
+/// file stays as it was; with O_DIRECT the tail starts on a page boundary.
+pub fn fill_ops(config: &RunConfig, cell: &Cell, len: u64, pool_bytes: usize) -> Vec<IoOp> {
+    let from = if config.open.direct {
+        len - len % BUFFER_ALIGN as u64
+    } else {
+        len
+    };
+    sequential_ops(
+        from,
+        cell.file_bytes,
+        sequential_record(config),
+        OpKind::Write,
+        pool_bytes,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> Vec<(u64, u32, u32)> {
+        parse(text.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|o| (o.offset, o.len, o.delay_ms))
+            .collect()
+    }
+
+    fn bad(text: &str) -> (usize, String) {
+        parse(text.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn comments_blank_lines_and_optional_delays() {
+        let text = "# recorded on host a\n\n0 4096\n  8192\t512 30  \n\r\n# done\n100 1 # trailing note\r\n";
+        assert_eq!(ok(text), vec![(0, 4096, 0), (8192, 512, 30), (100, 1, 0)]);
+        assert!(ok("").is_empty());
+        assert!(ok("#only\n\n   \n").is_empty());
+        assert_eq!(ok("7 9"), vec![(7, 9, 0)], "no final newline");
+    }
+
+    #[test]
+    fn bad_lines_are_named_by_number() {
+        assert_eq!(bad("0 4096\n\n12\n").0, 3);
+        assert!(bad("12\n").1.contains("expected `offset size [delay_ms]`"));
+        let (line, why) = bad("# c\n0 1 2 3\n");
+        assert_eq!(line, 2);
+        assert!(why.contains("4 field(s)"), "{why}");
+        let (line, why) = bad("0 4096\n1 0\n");
+        assert_eq!(line, 2);
+        assert!(why.starts_with("size 0"), "{why}");
+        assert!(bad("x 4096").1.contains("offset `x` is not a whole number"));
+        assert!(bad("-5 4096").1.contains("offset `-5`"));
+        assert!(bad("0 4k").1.contains("size `4k`"));
+        assert!(bad("0 1 1.5").1.contains("delay `1.5`"));
+        assert!(bad("0 1 4294967296").1.contains("more than the largest"));
+        assert_eq!(ok("0 1 4294967295")[0].2, u32::MAX);
+        assert!(bad("99999999999999999999 1").1.contains("too large"));
+        assert!(bad("0 16777217").1.contains("16 MiB limit"));
+        assert_eq!(ok("0 16777216")[0].1, 16 << 20);
+        let end = format!("{} 2", i64::MAX - 1);
+        assert!(bad(&end).1.contains("past the largest file offset"));
+        assert!(
+            bad(&format!("{} 1", u64::MAX))
+                .1
+                .contains("past the largest")
+        );
+        assert_eq!(bad("0 1\n\u{ff}\n").0, 2);
+        let (line, why) = parse(b"0 1\n\xff\xfe 1\n").unwrap_err();
+        assert_eq!((line, why.as_str()), (2, "not text"));
+    }
+
+    #[test]
+    fn a_trace_sums_its_operations() {
+        let t = Trace::new("w".into(), parse(b"100 50 2\n0 10\n4096 5000 3\n").unwrap());
+        assert_eq!((t.ops, t.bytes, t.end), (3, 5060, 9096));
+        assert_eq!((t.largest_op, t.delay_ms), (5000, 5));
+        let both = Telemetry {
+            write: Some(t.clone()),
+            read: Some(Trace::new("r".into(), parse(b"20000 1\n").unwrap())),
+        };
+        assert_eq!(both.file_bytes(), 20001);
+        assert_eq!(both.trace_for(Pass::Rewrite).unwrap().path, Path::new("w"));
+        assert_eq!(both.trace_for(Pass::Reread).unwrap().path, Path::new("r"));
+        assert!(both.trace_for(Pass::RandomMix).is_none());
+    }
+
+    #[test]
+    fn o_direct_needs_page_aligned_operations() {
+        let trace = |text: &[u8]| Telemetry {
+            write: Some(Trace::new("w".into(), parse(text).unwrap())),
+            read: None,
+        };
+        assert!(
+            trace(b"0 4096\n8192 65536\n")
+                .check_direct_alignment()
+                .is_ok()
+        );
+        let e = trace(b"0 4096\n8192 100\n")
+            .check_direct_alignment()
+            .unwrap_err();
+        assert!(
+            e.starts_with("-X w: operation 2 (offset 8192, size 100)"),
+            "{e}"
+        );
+        assert!(trace(b"512 4096\n").check_direct_alignment().is_err());
+    }
+
+    #[test]
+    fn replayed_writes_take_distinct_page_aligned_pool_slices() {
+        let t = Trace::new("w".into(), parse(b"0 5000 1\n9 4096\n100 12288\n").unwrap());
+        let ops = replay_ops(&t, OpKind::Write, 16384);
+        let got: Vec<_> = ops
+            .iter()
+            .map(|o| (o.offset, o.len, o.source, o.delay_ms))
+            .collect();
+        // 5000 bytes take two pages; 4096 the next page; 12288 would pass the end: back to 0.
+        assert_eq!(
+            got,
+            vec![(0, 5000, 0, 1), (9, 4096, 8192, 0), (100, 12288, 0, 0)]
+        );
+        assert!(ops.iter().all(|o| o.source + o.len <= 16384));
+    }
+
+    #[test]
+    fn sequential_passes_cover_the_file_with_a_short_last_record() {
+        let ops = sequential_ops(0, 10_000, 4096, OpKind::Read, 8192);
+        let got: Vec<_> = ops.iter().map(|o| (o.offset, o.len)).collect();
+        assert_eq!(got, vec![(0, 4096), (4096, 4096), (8192, 1808)]);
+        assert!(sequential_ops(5, 5, 4096, OpKind::Write, 4096).is_empty());
+        let tail = sequential_ops(6000, 10_000, 4096, OpKind::Write, 8192);
+        assert_eq!(tail.iter().map(|o| o.len).sum::<usize>(), 4000);
+    }
+}
