@@ -300,7 +300,7 @@ fn measure_throughput(
             bar.suspend(|| out.put(&run_header(tp, file_bytes, record_bytes)));
         }
         ThroughputEvent::PhaseDone(phase) => {
-            progress::advance_phase(&bar, phase);
+            progress::advance_phase(&bar, phase, config);
             bar.suspend(|| out.put(&phase_block(phase, config)));
         }
         ThroughputEvent::RunEnd { .. } => bar.suspend(|| out.put("\n\n")),

@@ -35,10 +35,18 @@ pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u6
     else {
         return 0;
     };
-    let phases = phases(config).len() as u64;
+    let phases = phases(config);
     tp.worker_counts
         .iter()
-        .map(|&n| tp.worker_file_bytes(file_bytes, record_bytes, n) * n as u64 * phases)
+        .flat_map(|&n| {
+            let cell = crate::plan::Cell {
+                file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, n),
+                record_bytes,
+            };
+            phases
+                .iter()
+                .map(move |&pass| crate::telemetry::pass_size(config, &cell, pass).bytes * n as u64)
+        })
         .sum()
 }
 
@@ -53,9 +61,9 @@ pub fn throughput_bar(config: &RunConfig, tp: &ThroughputConfig) -> ProgressBar 
 }
 
 /// Advances a throughput bar past a finished phase.
-pub fn advance_phase(bar: &ProgressBar, phase: &PhaseResult) {
+pub fn advance_phase(bar: &ProgressBar, phase: &PhaseResult, config: &RunConfig) {
     bar.set_message(format!("{} workers: {}", phase.workers, phase.pass.name()));
-    bar.inc(phase.planned_bytes());
+    bar.inc(phase.planned_bytes(config));
 }
 
 fn bar_over(config: &RunConfig, total: u64) -> ProgressBar {

@@ -189,9 +189,14 @@ impl PhaseResult {
         self.results.iter().map(|w| w.bytes).sum()
     }
 
-    /// What every worker would move in a full pass over its file.
-    pub fn planned_bytes(&self) -> u64 {
-        (self.file_bytes / self.record_bytes) * self.record_bytes * self.workers as u64
+    /// What all workers would move in full passes over their files (with
+    /// telemetry, the replayed operations' sizes).
+    pub fn planned_bytes(&self, config: &crate::config::RunConfig) -> u64 {
+        let cell = crate::plan::Cell {
+            file_bytes: self.file_bytes,
+            record_bytes: self.record_bytes,
+        };
+        crate::telemetry::pass_size(config, &cell, self.pass).bytes * self.workers as u64
     }
 }
 

@@ -457,8 +457,13 @@ fn bad_telemetry_is_refused_before_any_io() {
     );
     assert_refused(
         d,
-        &["-X", "w.txt", "-t", "2"],
-        "-X/-Y in throughput mode is not supported yet",
+        &["-X", "w.txt", "-t", "2", "-+k"],
+        "-+k cannot be combined with a telemetry file",
+    );
+    assert_refused(
+        d,
+        &["-X", "w.txt", "-t", "2", "-i", "8"],
+        "-i 8: a telemetry file (-X/-Y) drives only tests 0 (write) and 1 (read)",
     );
     assert_refused(
         d,
@@ -510,4 +515,52 @@ fn aligned_telemetry_runs_with_o_direct_or_is_refused_by_the_file_system() {
     let json = json(d);
     assert_eq!(measurement(&json, "rewrite")["bytes"], sum(&ops));
     assert_eq!(measurement(&json, "reread")["bytes"], sum(&ops));
+}
+
+#[test]
+fn every_throughput_worker_replays_the_telemetry_on_its_own_file() {
+    for threads in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write_trace(&d.join("w.txt"), &WRITES);
+        write_trace(&d.join("r.txt"), &READS);
+        let mut args = vec![
+            "-X", "w.txt", "-Y", "r.txt", "-t", "2", "-F", "a", "b", "-x", "-w", "--data",
+            "iozone", "--json", "r.json",
+        ];
+        if threads {
+            args.push("-T");
+        }
+        let run = ioz(d, &args);
+        run.expect_code(0);
+        let file_bytes = end(&WRITES).max(end(&READS));
+        for name in ["a", "b"] {
+            let file = fs::read(d.join(name)).unwrap();
+            assert_eq!(file.len() as u64, file_bytes, "{name} (threads: {threads})");
+            assert_eq!(file, expected_file(file_bytes, &WRITES), "{name}");
+        }
+        // Each worker moved exactly the replayed bytes, one record per operation.
+        let json = json(d);
+        let phases = json["throughput"].as_array().unwrap();
+        let passes: Vec<&str> = phases.iter().map(|p| p["pass"].as_str().unwrap()).collect();
+        assert_eq!(passes, ["write", "rewrite", "read", "reread"]);
+        for phase in phases {
+            let (bytes, ops) = if phase["pass"].as_str().unwrap().contains("write") {
+                (sum(&WRITES), WRITES.len())
+            } else {
+                (sum(&READS), READS.len())
+            };
+            let results = phase["results"].as_array().unwrap();
+            assert_eq!(results.len(), 2);
+            for w in results {
+                assert_eq!(w["bytes"], bytes, "{phase}");
+                assert_eq!(w["records"], ops as u64, "{phase}");
+            }
+        }
+        // "Children see" blocks for the four phases, and the report reprints them.
+        assert_eq!(run.stdout.matches("Children see throughput").count(), 4);
+        let again = ioz(d, &["report", "r.json"]);
+        again.expect_code(0);
+        assert_eq!(again.stdout, run.stdout);
+    }
 }

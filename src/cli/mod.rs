@@ -6,7 +6,6 @@
 
 mod help;
 mod number;
-mod pending;
 mod report_cmd;
 mod unsupported;
 mod validate;

@@ -229,9 +229,10 @@ fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
         }
     );
     assert!(err(&["-X", w, "-i", "8"]).starts_with("-i 8: a telemetry file"));
-    assert!(
-        err(&["-Y", w, "-t", "2"]).starts_with("-X/-Y in throughput mode is not supported yet")
-    );
+    // Throughput mode: every worker replays; tests 0 and 1 by default.
+    let c = run(&["-Y", w, "-t", "2"]).unwrap();
+    assert_eq!(c.tests, [TestId::Write, TestId::Read]);
+    assert!(err(&["-Y", w, "-t", "2", "-+k"]).starts_with("-+k cannot be combined"));
     assert!(err(&["-Y", w, "-E"]).starts_with("-E cannot be combined"));
 }
 

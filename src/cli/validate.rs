@@ -96,20 +96,6 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
             )));
         }
         vec![TestId::Write, TestId::Read]
-    } else if throughput.is_some() {
-        if seen.tests.contains(&TestId::RecordRewrite) {
-            return Err(usage("-i 4 (record rewrite) has no throughput form"));
-        }
-        if seen.tests.is_empty() {
-            // IOzone runs every throughput phase when no -i is given.
-            TestId::ALL[..11]
-                .iter()
-                .copied()
-                .filter(|t| *t != TestId::RecordRewrite)
-                .collect()
-        } else {
-            seen.tests.clone()
-        }
     } else if telemetry.is_some() {
         if let Some(t) = seen
             .tests
@@ -123,6 +109,20 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         }
         if seen.tests.is_empty() {
             vec![TestId::Write, TestId::Read]
+        } else {
+            seen.tests.clone()
+        }
+    } else if throughput.is_some() {
+        if seen.tests.contains(&TestId::RecordRewrite) {
+            return Err(usage("-i 4 (record rewrite) has no throughput form"));
+        }
+        if seen.tests.is_empty() {
+            // IOzone runs every throughput phase when no -i is given.
+            TestId::ALL[..11]
+                .iter()
+                .copied()
+                .filter(|t| *t != TestId::RecordRewrite)
+                .collect()
         } else {
             seen.tests.clone()
         }
@@ -327,7 +327,6 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
         ));
     }
     telemetry_conflicts(seen, &v)?;
-    super::pending::refuse_unfinished(&v, seen.throughput_requested())?;
     Ok(v)
 }
 
@@ -390,6 +389,8 @@ fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> 
         ("-+d", v.verify == Verify::Diagnostic),
         ("-m", v.multi_buffer),
         ("-+w/-+y/-+C", v.dedup.any()),
+        // Every worker replays the whole file: there is no size to divide.
+        ("-+k", seen.constant_total),
     ];
     if let Some((opt, _)) = clashes.iter().find(|(_, given)| *given) {
         return Err(usage(format!(

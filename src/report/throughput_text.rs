@@ -178,7 +178,7 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         );
     }
     if phase.stonewall {
-        let planned = phase.planned_bytes();
+        let planned = phase.planned_bytes(config);
         let moved = phase.moved_bytes();
         let pct = if planned == 0 {
             0.0

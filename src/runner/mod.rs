@@ -28,14 +28,14 @@ use crate::config::RunConfig;
 use crate::dedup::DedupModel;
 use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{DisruptReads, PROBE_PAGE, PatternOptions, build_ops};
+use crate::pattern::{DisruptReads, IoOp, PROBE_PAGE, PatternOptions, build_ops};
 use crate::plan::{Cell, Plan};
 use crate::remount::{Cycle, Remounter};
 use crate::result::{CellResult, Measurement, RunStatus};
 use crate::safety::TargetFile;
 use crate::signals::StopFlag;
 use crate::telemetry;
-use crate::workload::Direction;
+use crate::workload::{Direction, Pass};
 
 /// Progress reported while the run goes on.
 #[derive(Debug)]
@@ -169,19 +169,8 @@ fn run_cell(
         .map(|&p| pass::depth_for(p, config))
         .max()
         .unwrap_or(1) as usize;
-    let multi_buffer = config.variations.multi_buffer;
-    let telemetry = config.telemetry.is_some();
-    let (read_len, pool) = if telemetry {
-        let mut pool = AlignedBuf::zeroed(telemetry::pool_bytes(config, cell));
-        fill(&mut pool, config.data, seed);
-        (telemetry::largest_op(config, cell) * slots, pool)
-    } else {
-        (
-            read_buf_bytes(cell, slots, multi_buffer),
-            write_pool(config, cell, 0, seed),
-        )
-    };
-    let mut read_buf = AlignedBuf::zeroed(read_len);
+    let mut read_buf = AlignedBuf::zeroed(read_buf_len(config, cell, slots));
+    let pool = write_pool(config, cell, 0, seed);
     let opts = pattern_options(config, pool.len(), false);
     for test in &config.tests {
         if test.needs_existing_data() {
@@ -195,11 +184,7 @@ fn run_cell(
             if config.variations.existing_file && pass.direction() != Direction::Read {
                 continue;
             }
-            let ops = if telemetry {
-                telemetry::build_ops(config, cell, pass, pool.len())
-            } else {
-                build_ops(pass, cell, &opts)
-            };
+            let ops = pass_ops(config, cell, pass, &opts);
             // -U: the pass starts with the file system freshly mounted (untimed).
             if let Some(r) = remount.as_deref_mut() {
                 if let Cycle::Interrupted(sig) = r.cycle(stop)? {
@@ -257,25 +242,55 @@ pub(crate) fn pattern_options(
     }
 }
 
+/// Bytes of the write pool of every worker on `cell`: a telemetry run's
+/// (sized for its largest operation), a dedup run's file image, or the usual
+/// pool (the -m work area with -m).
+pub(crate) fn write_pool_bytes(config: &RunConfig, cell: &Cell) -> usize {
+    if config.telemetry.is_some() {
+        telemetry::pool_bytes(config, cell)
+    } else if config.variations.dedup.any() {
+        cell.pass_bytes() as usize
+    } else {
+        pool_bytes(cell, config.data, config.variations.multi_buffer)
+    }
+}
+
 /// What the writes of `worker` send on `cell`, made before any clock starts:
 /// the run's data pool (filled with `seed`), or with dedup options the
 /// worker's whole file image, which writes take at their own offsets.
 pub(crate) fn write_pool(config: &RunConfig, cell: &Cell, worker: u32, seed: u64) -> AlignedBuf {
+    let mut pool = AlignedBuf::zeroed(write_pool_bytes(config, cell));
     match DedupModel::new(&config.variations.dedup) {
-        Some(model) => {
-            let mut image = AlignedBuf::zeroed(cell.pass_bytes() as usize);
-            model.fill_file(&mut image, cell.record_bytes, worker);
-            image
+        // Dedup and telemetry are never combined (the CLI refuses it).
+        Some(model) if config.telemetry.is_none() => {
+            model.fill_file(&mut pool, cell.record_bytes, worker)
         }
-        None => {
-            let mut pool = AlignedBuf::zeroed(pool_bytes(
-                cell,
-                config.data,
-                config.variations.multi_buffer,
-            ));
-            fill(&mut pool, config.data, seed);
-            pool
-        }
+        _ => fill(&mut pool, config.data, seed),
+    }
+    pool
+}
+
+/// Bytes of the read buffer for `slots` operations in flight on `cell`.
+pub(crate) fn read_buf_len(config: &RunConfig, cell: &Cell, slots: usize) -> usize {
+    if config.telemetry.is_some() {
+        telemetry::largest_op(config, cell) * slots
+    } else {
+        read_buf_bytes(cell, slots, config.variations.multi_buffer)
+    }
+}
+
+/// The operations of `pass` on `cell`: the replayed telemetry file's, or the
+/// test's access pattern shaped by `opts`.
+pub(crate) fn pass_ops(
+    config: &RunConfig,
+    cell: &Cell,
+    pass: Pass,
+    opts: &PatternOptions,
+) -> Vec<IoOp> {
+    if config.telemetry.is_some() {
+        telemetry::build_ops(config, cell, pass, opts.pool_bytes)
+    } else {
+        build_ops(pass, cell, opts)
     }
 }
 

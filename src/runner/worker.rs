@@ -17,7 +17,7 @@ use super::pass::{
 use super::shared::SharedFlags;
 use super::shared_latencies::SharedLatencies;
 use super::timed::{EarlyStop, Stops};
-use crate::buffer::{AlignedBuf, read_buf_bytes};
+use crate::buffer::AlignedBuf;
 use crate::config::{RunConfig, ThroughputConfig};
 use crate::engine::{Engine, latency_buffer};
 use crate::error::IoFailure;
@@ -86,8 +86,7 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     let slots = depth_for(job.pass, job.config) as usize;
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
-    let multi_buffer = job.config.variations.multi_buffer;
-    let mut read_buf = AlignedBuf::zeroed(read_buf_bytes(&job.cell, slots, multi_buffer));
+    let mut read_buf = AlignedBuf::zeroed(super::read_buf_len(job.config, &job.cell, slots));
     let pool = super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
@@ -234,21 +233,28 @@ impl WithEngine for WorkerBody<'_, '_> {
             area.store(job.index, latencies);
         }
         let completed = outcome.stopped.is_none();
-        if completed && outcome.bytes != job.cell.pass_bytes() {
+        // Whole records, or with telemetry the sum of the replayed sizes.
+        let expected = crate::telemetry::pass_size(config, &job.cell, pass).bytes;
+        if completed && outcome.bytes != expected {
             return Err(failure(pass, path)(
                 "check byte count of",
                 None,
                 io::Error::other(format!(
-                    "moved {} bytes, expected {}",
-                    outcome.bytes,
-                    job.cell.pass_bytes()
+                    "moved {} bytes, expected {expected}",
+                    outcome.bytes
                 )),
             ));
         }
+        // A replayed operation is not a record: count operations then.
+        let records = if config.telemetry.is_some() {
+            outcome.ops_done as u64
+        } else {
+            outcome.bytes / job.cell.record_bytes.max(1)
+        };
         Ok(WorkerReport::Done(WorkerResult {
             worker: job.index,
             bytes: outcome.bytes,
-            records: outcome.bytes / job.cell.record_bytes.max(1),
+            records,
             elapsed_ns: outcome.elapsed_ns(),
             start_after_release_ns: outcome.start_ns as i64 - release_ns as i64,
             end_after_release_ns: outcome.end_ns as i64 - release_ns as i64,

@@ -2,10 +2,9 @@
 //! workers start: one list for every worker, except in test 8 with `-+K`,
 //! where readers and writers run different ones.
 
-use super::pattern_options;
-use crate::buffer::pool_bytes;
+use super::{pass_ops, pattern_options, write_pool_bytes};
 use crate::config::RunConfig;
-use crate::pattern::{IoOp, PatternOptions, build_ops};
+use crate::pattern::{IoOp, PatternOptions};
 use crate::plan::Cell;
 use crate::workload::Pass;
 
@@ -40,12 +39,12 @@ impl WorkerOps {
             .into_iter()
             .map(|mix_read_percent| {
                 // Each worker makes its own pool (and -m work area) of this size.
-                let pool = pool_bytes(cell, config.data, config.variations.multi_buffer);
+                let pool = write_pool_bytes(config, cell);
                 let opts = PatternOptions {
                     mix_read_percent,
                     ..pattern_options(config, pool, true)
                 };
-                build_ops(pass, cell, &opts)
+                pass_ops(config, cell, pass, &opts)
             })
             .collect();
         WorkerOps { lists, of_worker }
