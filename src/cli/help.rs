@@ -26,8 +26,8 @@ Modes
 Tests (-i N, repeatable; default 0-7)
   0 write/rewrite   1 read/reread        2 random read/write   3 backward read
   4 record rewrite  5 stride read (-j)   6 fwrite/frewrite     7 fread/freread
-  8 random mix (-+p percent reads, default 50; -+B in order)                 9 pwrite/repwrite
-  10 pread/repread  11 pwritev/repwritev 12 preadv/repreadv
+  8 random mix (-+p percent reads, default 50; -+B in order)
+  9 pwrite/repwrite 10 pread/repread     11 pwritev/repwritev  12 preadv/repreadv
   -E            add tests 9 and 10
   -j N          stride of test 5 in records (default 17)
   -+n           skip the second pass (rewrite, reread, ...)
@@ -56,7 +56,7 @@ Engines, caches and checks
                 =all also drops every clean page of the machine (root)
   -U MNT        unmount and mount back the file system at MNT (holding the
                 test file) before every pass, untimed: a cold cache (root)
-  -p            evict the CPU caches before each test (untimed)
+  -p            evict the CPU caches before each pass (untimed)
   -S KB / -L B  CPU cache size and line size (header lines; -p's size)
   -J MS         busy-wait MS ms before every I/O (not counted in the rates)
   -K            disrupt reads: before every 100th record of test 1 (and of the
@@ -67,7 +67,7 @@ Engines, caches and checks
   -+q S         sleep S seconds after every test     -+N  never truncate
   -V N          write byte N everywhere and check every byte read
   -+d           check every byte read against a per-word pattern
-  -+w P         dedup data: P percent of every 4 KiB chunk dedupable, the rest
+  -+w P         dedup data: P percent of the 4 KiB chunks dedupable, the rest
                 unique and incompressible (built in memory before the clock)
   -+y P         of those, P percent the same in every record of every file
   -+C P         of those, P percent the same across files, unique within one
@@ -81,6 +81,8 @@ Throughput mode
   -x            no stonewalling      -d US  start worker i i*US µs late
   -C            a line per worker    -P CPU bind workers from CPU upward
   -+k           divide the file size among the workers   -+V share one file
+  -+K N / -+F   test 8: workers below N only read, the rest only write / and
+                those writers truncate their files first
   -r 8b         record sizes in bytes (an ioz extension)
 
 Output
@@ -88,7 +90,7 @@ Output
   -N            microseconds per operation      -O  operations per second
   -Q            offset/latency files per pass (wol.dat, rol.dat, ...) in the
                 current directory, appended
-  -+u          CPU utilisation: -R CPU blocks, throughput CPU lines
+  -+u           CPU utilisation: -R CPU blocks, throughput CPU lines
   -M            include uname in the header
   -h            this help                       -v  version
 
