@@ -252,30 +252,6 @@ pub fn parse_scheduler(text: &str) -> Option<String> {
     }
 }
 
-/// Undoes the octal escapes (`\040` space, `\011` tab, `\012` newline,
-/// `\134` backslash) the kernel writes in /proc/self/mountinfo fields.
-pub fn unescape_mount_field(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| {
-            bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)) && d[0] <= b'3'
-        });
-        match octal {
-            Some(d) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// One line of /proc/self/mountinfo, unescaped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MountEntry {
@@ -291,26 +267,19 @@ pub struct MountEntry {
 /// Parses one mountinfo line:
 /// `36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue`.
 pub fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
-    let fields: Vec<&str> = line.split(' ').collect();
-    // Optional fields (zero or more) run from the 7th field to a lone "-".
-    let sep = 6 + fields.iter().skip(6).position(|f| *f == "-")?;
-    if fields.len() < sep + 3 {
-        return None;
-    }
-    let mut options: Vec<&str> = fields[5].split(',').filter(|o| !o.is_empty()).collect();
-    if let Some(super_opts) = fields.get(sep + 3) {
-        for o in super_opts.split(',') {
-            if !o.is_empty() && !options.contains(&o) {
-                options.push(o);
-            }
+    let mount = crate::mountinfo::parse_line(line)?;
+    let mut options = mount.mount_options;
+    for o in mount.super_options {
+        if !options.contains(&o) {
+            options.push(o);
         }
     }
     Some(MountEntry {
-        dev: fields[2].to_string(),
-        mount_point: unescape_mount_field(fields[4]),
-        fs_type: unescape_mount_field(fields[sep + 1]),
-        source: unescape_mount_field(fields[sep + 2]),
-        options: unescape_mount_field(&options.join(",")),
+        dev: format!("{}:{}", mount.dev.0, mount.dev.1),
+        mount_point: mount.mount_point.to_string_lossy().into_owned(),
+        fs_type: mount.fs_type,
+        source: mount.source.to_string_lossy().into_owned(),
+        options: options.join(","),
     })
 }
 
@@ -510,14 +479,6 @@ mod tests {
         assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
         assert_eq!(parse_scheduler("mq-deadline kyber"), None);
         assert_eq!(parse_scheduler(""), None);
-    }
-
-    #[test]
-    fn mount_fields_are_unescaped() {
-        assert_eq!(unescape_mount_field(r"/mnt/my\040disk"), "/mnt/my disk");
-        assert_eq!(unescape_mount_field(r"a\011b\012c\134d"), "a\tb\nc\\d");
-        // Not an escape: kept as written.
-        assert_eq!(unescape_mount_field(r"a\09b\"), r"a\09b\");
     }
 
     const MOUNTINFO: &str = "\
