@@ -452,14 +452,7 @@ mod tests {
     #[test]
     fn writes_take_the_image_at_their_offset() {
         let pool: Vec<u8> = (0..=255).cycle().take(8192).collect();
-        let op = IoOp {
-            offset: 4096 + 10,
-            len: 20,
-            kind: crate::pattern::OpKind::Write,
-            source: 0,
-            probes: crate::pattern::Probes::NONE,
-            delay_ms: 0,
-        };
+        let op = IoOp::at(4096 + 10, 20, crate::pattern::OpKind::Write);
         assert_eq!(ImageWrites.write_data(&op, &pool), &pool[4106..4126]);
     }
 

@@ -53,6 +53,21 @@ pub struct IoOp {
     pub delay_ms: u32,
 }
 
+impl IoOp {
+    /// An operation of `len` bytes at `offset`, from the start of the buffer,
+    /// with no probes and no delay: what engines and tests build by hand.
+    pub const fn at(offset: u64, len: usize, kind: OpKind) -> IoOp {
+        IoOp {
+            offset,
+            len,
+            kind,
+            source: 0,
+            probes: Probes::NONE,
+            delay_ms: 0,
+        }
+    }
+}
+
 /// `-K` ("disrupted read patterns"): reads done just before an operation, to
 /// move the file position away and back as IOzone does: `count` reads of
 /// `len` bytes, at the first `count` of [`PROBE_OFFSETS`]. They are part of

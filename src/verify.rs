@@ -411,21 +411,11 @@ mod tests {
     use super::*;
 
     fn read_op(offset: u64, len: usize) -> IoOp {
-        IoOp {
-            offset,
-            len,
-            kind: OpKind::Read,
-            source: 0,
-            probes: crate::pattern::Probes::NONE,
-            delay_ms: 0,
-        }
+        IoOp::at(offset, len, OpKind::Read)
     }
 
     fn write_op(offset: u64, len: usize) -> IoOp {
-        IoOp {
-            kind: OpKind::Write,
-            ..read_op(offset, len)
-        }
+        IoOp::at(offset, len, OpKind::Write)
     }
 
     /// What a -+d write at `offset` sends.

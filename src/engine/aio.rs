@@ -525,12 +525,8 @@ mod tests {
 
     fn op(kind: OpKind, record: u64, source: usize) -> IoOp {
         IoOp {
-            offset: record * 4096,
-            len: 4096,
-            kind,
             source,
-            probes: crate::pattern::Probes::NONE,
-            delay_ms: 0,
+            ..IoOp::at(record * 4096, 4096, kind)
         }
     }
 

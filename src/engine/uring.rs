@@ -44,7 +44,7 @@ use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progre
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
 use crate::clock::now_ns;
-use crate::pattern::{IoOp, OpKind, Probes};
+use crate::pattern::{IoOp, OpKind};
 
 /// The most bytes one submission moves; the kernel moves at most about 2 GiB
 /// per read or write anyway, and the rest is finished like any short transfer.
@@ -423,14 +423,7 @@ impl Engine for UringEngine {
             .offset(offset)
             .build();
         let res = self.one(entry)?;
-        let op = IoOp {
-            offset,
-            len: buf.len(),
-            kind: OpKind::Read,
-            source: 0,
-            probes: Probes::NONE,
-            delay_ms: 0,
-        };
+        let op = IoOp::at(offset, buf.len(), OpKind::Read);
         finish(self.fd.raw(), &op, buf.as_mut_ptr(), res)
     }
 
@@ -440,14 +433,7 @@ impl Engine for UringEngine {
             .offset(offset)
             .build();
         let res = self.one(entry)?;
-        let op = IoOp {
-            offset,
-            len: buf.len(),
-            kind: OpKind::Write,
-            source: 0,
-            probes: Probes::NONE,
-            delay_ms: 0,
-        };
+        let op = IoOp::at(offset, buf.len(), OpKind::Write);
         // finish only reads through the pointer of a write.
         finish(self.fd.raw(), &op, buf.as_ptr().cast_mut(), res)
     }
@@ -782,14 +768,7 @@ mod tests {
     fn read_ops(records: &[u64]) -> Vec<IoOp> {
         records
             .iter()
-            .map(|&r| IoOp {
-                offset: r * REC as u64,
-                len: REC,
-                kind: OpKind::Read,
-                source: 0,
-                probes: Probes::NONE,
-                delay_ms: 0,
-            })
+            .map(|&r| IoOp::at(r * REC as u64, REC, OpKind::Read))
             .collect()
     }
 
@@ -1080,21 +1059,13 @@ mod tests {
             .into_iter()
             .enumerate()
             .map(|(i, r)| IoOp {
-                offset: r * REC as u64,
-                len: REC,
-                kind: OpKind::Write,
                 source: (i % 16) * REC,
-                probes: Probes::NONE,
-                delay_ms: 0,
+                ..IoOp::at(r * REC as u64, REC, OpKind::Write)
             })
             .collect();
         ops.extend((0..40).map(|i| IoOp {
-            offset: 0,
-            len: REC,
-            kind: OpKind::Write,
             source: (i % 16) * REC,
-            probes: Probes::NONE,
-            delay_ms: 0,
+            ..IoOp::at(0, REC, OpKind::Write)
         }));
         let mut buf = read_buf(32);
         if fixed && !register(&mut engine, &buf, &pool) {
@@ -1147,14 +1118,7 @@ mod tests {
             return;
         };
         let ops: Vec<IoOp> = (0..64u64)
-            .map(|r| IoOp {
-                offset: r * REC as u64,
-                len: REC,
-                kind: OpKind::Write,
-                source: 0,
-                probes: Probes::NONE,
-                delay_ms: 0,
-            })
+            .map(|r| IoOp::at(r * REC as u64, REC, OpKind::Write))
             .collect();
         let mut buf = read_buf(8);
         // Registered buffers do not cover the check's own data: plain writes.
@@ -1205,14 +1169,7 @@ mod tests {
         assert_eq!(f.error.kind(), io::ErrorKind::UnexpectedEof, "{}", f.error);
         // A write on a read-only descriptor: the kernel's EBADF.
         let pool = AlignedBuf::zeroed(REC);
-        let ops = [IoOp {
-            offset: 0,
-            len: REC,
-            kind: OpKind::Write,
-            source: 0,
-            probes: Probes::NONE,
-            delay_ms: 0,
-        }];
+        let ops = [IoOp::at(0, REC, OpKind::Write)];
         let mut io = LoopIo {
             read_buf: &mut buf,
             slots: 4,
