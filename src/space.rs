@@ -13,14 +13,14 @@ use crate::variations::DropCaches;
 /// The most bytes each test file holds at any moment of the run.
 pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
     let mut files = BTreeMap::new();
+    // Replayed writes leave holes: a sparse file takes less than its size.
+    let allocated = |file_bytes: u64| match &config.telemetry {
+        Some(t) => crate::telemetry::allocated_bytes(config, t, file_bytes),
+        None => file_bytes,
+    };
     match (&config.throughput, &config.sizes) {
         (None, Sizes::Single { file_bytes, .. }) => {
-            let bytes = match &config.telemetry {
-                // Replayed writes leave holes: a sparse file takes less.
-                Some(t) => crate::telemetry::allocated_bytes(config, t, *file_bytes),
-                None => *file_bytes,
-            };
-            files.insert(config.path.clone(), bytes);
+            files.insert(config.path.clone(), allocated(*file_bytes));
         }
         (None, Sizes::Auto(auto)) => {
             let largest = auto.file_sizes.values().into_iter().max().unwrap_or(0);
@@ -35,7 +35,7 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
                 Sizes::Auto(_) => return files,
             };
             for &n in &tp.worker_counts {
-                let each = tp.worker_file_bytes(file_bytes, record_bytes, n);
+                let each = allocated(tp.worker_file_bytes(file_bytes, record_bytes, n));
                 for i in 0..n {
                     let slot = files.entry(tp.worker_path(&config.path, i)).or_insert(0);
                     *slot = (*slot).max(each);

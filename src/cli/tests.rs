@@ -244,6 +244,11 @@ fn telemetry_and_dedup_conflicts_are_refused() {
     );
     assert!(err(&["-Y", "t.txt", "-K"]).starts_with("-K cannot be combined"));
     assert!(err(&["-Y", "t.txt", "-a"]).starts_with("-a cannot be combined"));
+    assert!(
+        err(&["-I", "-r", "8b"]).starts_with("-r: a 8-byte record cannot be moved with O_DIRECT")
+    );
+    assert!(err(&["-I", "-a", "-y", "1000b"]).starts_with("-y: a 1000-byte record"));
+    assert!(run(&["-I", "-r", "1k"]).is_ok());
     assert!(err(&["-Y", "t.txt", "-m"]).starts_with("-m cannot be combined"));
     assert!(err(&["-X", "t.txt", "-+w", "50"]).starts_with("-+w/-+y/-+C cannot be combined"));
     assert!(err(&["-+w", "50", "-+d"]).starts_with("dedup data (-+w/-+y/-+C) cannot be combined"));

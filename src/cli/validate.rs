@@ -47,6 +47,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         ));
     }
     let telemetry = telemetry(&seen, &variations)?;
+    direct_io_alignment(&seen)?;
     let sizes = if auto {
         auto_sizes(&seen)?
     } else if let Some(t) = &telemetry {
@@ -369,6 +370,33 @@ fn dedup_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> {
         return Err(usage(
             "-+E never writes, so dedup data (-+w/-+y/-+C) has nothing to shape",
         ));
+    }
+    Ok(())
+}
+
+/// Block size O_DIRECT transfers are sure to be aligned to: the smallest
+/// logical block of Linux block devices.
+const DIRECT_IO_BLOCK: u64 = 512;
+
+/// `-I`: O_DIRECT moves whole blocks, so a record that is not a whole number
+/// of them fails at the first write with EINVAL; say so before any I/O.
+fn direct_io_alignment(seen: &Seen) -> Result<(), UsageError> {
+    if !seen.open.direct {
+        return Ok(());
+    }
+    let records = seen
+        .record_sizes
+        .iter()
+        .map(|&r| ("-r", r))
+        .chain(seen.min_record.map(|r| ("-y", r)))
+        .chain(seen.max_record.map(|r| ("-q", r)));
+    for (opt, bytes) in records {
+        if !bytes.is_multiple_of(DIRECT_IO_BLOCK) {
+            return Err(usage(format!(
+                "{opt}: a {bytes}-byte record cannot be moved with O_DIRECT (-I), which \
+                 transfers whole {DIRECT_IO_BLOCK}-byte blocks"
+            )));
+        }
     }
     Ok(())
 }
