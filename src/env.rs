@@ -3,6 +3,7 @@
 //! first cell, outside any timing.
 
 use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,23 @@ pub struct TargetEnvironment {
     pub source: String,
     /// The block device behind the source, when there is one.
     pub device: Option<DeviceInfo>,
+}
+
+impl TargetEnvironment {
+    /// The test file is a block device used in place (no file system).
+    pub fn is_raw_device(&self) -> bool {
+        self.fs_type.is_empty() && self.mount_point.is_empty() && self.device.is_some()
+    }
+
+    /// What the file system row of a report shows: the type, or for a raw
+    /// block device that there is none; "" when unknown.
+    pub fn file_system_words(&self) -> String {
+        if self.is_raw_device() {
+            "none (raw block device)".to_string()
+        } else {
+            self.fs_type.clone()
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,6 +348,16 @@ fn capture_target(target: &Path, sys: &Path) -> TargetEnvironment {
         path: target.display().to_string(),
         ..TargetEnvironment::default()
     };
+    // A block device is the target itself, not a node on devtmpfs.
+    if let Ok(meta) = fs::metadata(target)
+        && meta.file_type().is_block_device()
+    {
+        let rdev = meta.rdev();
+        let dev = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
+        t.source = t.path.clone();
+        t.device = device_info(sys, &t.source, &dev);
+        return t;
+    }
     let Some(dir) = target_dir(target) else {
         return t;
     };
@@ -479,6 +507,25 @@ mod tests {
         assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
         assert_eq!(parse_scheduler("mq-deadline kyber"), None);
         assert_eq!(parse_scheduler(""), None);
+    }
+
+    #[test]
+    fn a_raw_block_device_says_it_has_no_file_system() {
+        let mut t = TargetEnvironment {
+            path: "/dev/loop3".into(),
+            source: "/dev/loop3".into(),
+            device: Some(DeviceInfo {
+                name: "loop3".into(),
+                ..DeviceInfo::default()
+            }),
+            ..TargetEnvironment::default()
+        };
+        assert!(t.is_raw_device());
+        assert_eq!(t.file_system_words(), "none (raw block device)");
+        t.fs_type = "ext4".into();
+        t.mount_point = "/".into();
+        assert!(!t.is_raw_device());
+        assert_eq!(t.file_system_words(), "ext4");
     }
 
     const MOUNTINFO: &str = "\

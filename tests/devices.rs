@@ -167,8 +167,29 @@ fn a_blank_device_is_written_in_place_and_never_removed() {
         return;
     };
     let d = dev.path();
-    let run = run(&["-s", "8m", "-r", "64k", "-i", "0", "-i", "1", "-f", d]);
+    let json = dev._dir.path().join("run.json");
+    let run = run(&[
+        "-s",
+        "8m",
+        "-r",
+        "64k",
+        "-i",
+        "0",
+        "-i",
+        "1",
+        "-f",
+        d,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     run.expect_code(0);
+    // The environment describes the device, not the devtmpfs its node is on.
+    let saved: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let target = &saved["environment"]["target"];
+    assert_eq!(target["fs_type"], "", "{target}");
+    assert_eq!(target["source"], d, "{target}");
+    let name = Path::new(d).file_name().unwrap().to_str().unwrap();
+    assert_eq!(target["device"]["name"], name, "{target}");
     assert!(run.stdout.contains("8192      64"), "{}", run.stdout);
     assert!(dev.is_block_device(), "{d} is gone");
     // The data went to the device (random data, not zeros).

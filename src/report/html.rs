@@ -308,7 +308,7 @@ fn environment_section(h: &mut String, env: &Environment) {
     let t = &env.target;
     fact(h, "Test file", &text_or_unknown(&t.path));
     fact(h, "Mount point", &text_or_unknown(&t.mount_point));
-    fact(h, "File system", &text_or_unknown(&t.fs_type));
+    fact(h, "File system", &text_or_unknown(&t.file_system_words()));
     fact(h, "Mount options", &text_or_unknown(&t.mount_options));
     fact(h, "Mount source", &text_or_unknown(&t.source));
     let dev = t.device.as_ref();

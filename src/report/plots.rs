@@ -654,6 +654,7 @@ fn subtitle(result: &RunResult, unit: &str) -> String {
     let mut parts = vec![format!("ioz {}", result.tool_version), unit.to_string()];
     let t = &result.environment.target;
     match (t.fs_type.is_empty(), t.mount_point.is_empty()) {
+        _ if t.is_raw_device() => parts.push(format!("raw device {}", t.source)),
         (false, false) => parts.push(format!("{} on {}", t.fs_type, t.mount_point)),
         (false, true) => parts.push(t.fs_type.clone()),
         (true, false) => parts.push(t.mount_point.clone()),

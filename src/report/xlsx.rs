@@ -365,7 +365,7 @@ fn environment_rows(result: &RunResult) -> Vec<(&'static str, String)> {
         ("Memory (bytes)", env.memory_bytes.to_string()),
         ("Test file", target.path.clone()),
         ("Mount point", target.mount_point.clone()),
-        ("File system", target.fs_type.clone()),
+        ("File system", target.file_system_words()),
         ("Mount options", target.mount_options.clone()),
         ("Mount source", target.source.clone()),
         ("Device", opt(device.map(|d| d.name.clone()))),
