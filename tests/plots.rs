@@ -9,7 +9,7 @@ use std::path::Path;
 use common::{ioz, list_dir};
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
-/// The size of every plot (src/report/plots.rs, PLOT_SIZE).
+/// The size of every plot (src/report/plots/mod.rs, PLOT_SIZE).
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 900;
 

@@ -1,0 +1,60 @@
+//! Plots of a run (--plots DIR): for each reported pass, its value over file
+//! size × record size as a 3-D surface, in the spirit of IOzone's Excel surface
+//! plots, written as PNG and SVG. Both size axes are log2. The file-size axis is
+//! split where the file outgrows the CPU's last-level cache and then the RAM
+//! (page cache) of the machine that ran it. Runs with one file size, one record
+//! size or one cell get 2-D plots instead.
+//!
+//! Text is drawn with DejaVu Sans, embedded from assets/fonts, never a system
+//! font. Plotters' ab_glyph text drawing drops each glyph's left side bearing,
+//! which spaces PNG text unevenly ("12 8K"), so PNG text is set glyph by glyph
+//! from the font's own metrics; SVG text stays whole strings for the viewer to
+//! lay out. All labels are drawn here for that reason, none by plotters.
+
+mod axis;
+mod font;
+mod grid;
+mod labels;
+mod output;
+mod page;
+mod regions;
+mod surface;
+mod text;
+mod throughput;
+mod two_d;
+
+use plotters::prelude::*;
+
+use super::layout::TableLayout;
+use crate::result::RunResult;
+use crate::workload::Pass;
+
+pub use labels::human_size;
+pub use output::{plot_svg, write_plots};
+
+/// Width and height of every plot, in pixels (PNG) or user units (SVG).
+pub const PLOT_SIZE: (u32, u32) = (1200, 900);
+
+/// Colours of the file-size regions: CPU cache, page cache, device.
+const REGION_COLORS: [RGBColor; 3] = [
+    RGBColor(214, 96, 77),
+    RGBColor(67, 147, 195),
+    RGBColor(120, 120, 120),
+];
+const LINE_COLOR: RGBColor = RGBColor(33, 102, 172);
+const TEXT_GREY: RGBColor = RGBColor(60, 60, 60);
+
+type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// File-name stem of a pass's plots: its name with dashes ("random-read").
+pub fn pass_slug(pass: Pass) -> String {
+    pass.name().replace(' ', "-")
+}
+
+/// The passes that get a plot, in table order.
+pub fn plotted_passes(result: &RunResult) -> Vec<Pass> {
+    TableLayout::for_config(&result.config).reported_passes(&result.config)
+}
+
+#[cfg(test)]
+mod tests;
