@@ -27,14 +27,21 @@
 //! When the kernel has no usable io_uring (`io_uring_setup` fails: ENOSYS,
 //! EPERM from seccomp or `kernel.io_uring_disabled`, …) [`UringEngine::open`]
 //! says so; ioz never falls back to another engine silently.
+//!
+//! Layout: the timed loop and what it calls or inlines (the in-flight table,
+//! the fixed-buffer index, `enter`, `finish`) stay in this file, in this
+//! order, above the loop. Moved into submodules or below the loop, the same
+//! code compiled to a different loop (stack slots assigned differently in a
+//! release build): the order of items reaches LLVM. Buffer registration
+//! (`fixed.rs`) and ring setup (`ring.rs`) run outside the timed region.
 
 mod fixed;
-mod inflight;
 mod ring;
 #[cfg(test)]
 mod tests;
 
 use std::io;
+use std::ops::Range;
 use std::os::fd::RawFd;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -43,18 +50,59 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
+use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::buffer::AlignedBuf;
 use crate::clock::now_ns;
 use crate::pattern::{IoOp, OpKind};
-use fixed::{FIXED_REFUSAL_TOLD, FixedBuf, FixedBuffers, fixed_refusal, register};
-use inflight::{FREE, InFlight, conflict, finish, slot_range};
-use ring::{closed, enter, enter_failure, new_ring};
+use fixed::{FIXED_REFUSAL_TOLD, FixedBuffers, fixed_refusal, register};
+use ring::new_ring;
 
 pub use fixed::share_with_workers;
 
 /// The most bytes one submission moves; the kernel moves at most about 2 GiB
 /// per read or write anyway, and the rest is finished like any short transfer.
 const MAX_SUBMIT: usize = u32::MAX as usize & !4095;
+
+/// What one ring entry is doing.
+#[derive(Clone, Copy)]
+struct InFlight {
+    /// Index into the loop's operations; [`FREE`] when the entry is idle.
+    op: usize,
+    /// The bytes the kernel reads into or writes from.
+    data: *mut u8,
+    /// `-Q`: when the request was queued (0 when latencies are not recorded).
+    queued_ns: u64,
+}
+
+const FREE: usize = usize::MAX;
+
+impl InFlight {
+    const IDLE: InFlight = InFlight {
+        op: FREE,
+        data: std::ptr::null_mut(),
+        queued_ns: 0,
+    };
+}
+
+/// One buffer registered with the ring: where it lies and its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FixedBuf {
+    start: usize,
+    len: usize,
+    index: u16,
+}
+
+impl FixedBuf {
+    /// The index to name in a fixed request for `buf`, when `buf` lies
+    /// inside this registered buffer.
+    #[inline]
+    fn index_for(this: Option<FixedBuf>, buf: &[u8]) -> Option<u16> {
+        let fixed = this?;
+        let start = buf.as_ptr() as usize;
+        (fixed.start <= start && start + buf.len() <= fixed.start + fixed.len)
+            .then_some(fixed.index)
+    }
+}
 
 pub struct UringEngine {
     /// `None` once closed (or after a failure that left it unusable).
@@ -108,6 +156,117 @@ impl UringEngine {
             }
         }
     }
+}
+
+/// The error for an engine whose ring is gone.
+fn closed() -> io::Error {
+    io::Error::other("the io_uring engine is closed")
+}
+
+/// Submits what is queued and, with `wait`, waits for at least one
+/// completion. An interrupted or busy enter returns Ok: what it did not submit
+/// stays queued, and the caller reaps what there is and comes back. Another
+/// failure with requests the kernel already took aborts: they read into and
+/// write from the caller's buffers, and returning would let those buffers be
+/// freed under them. Otherwise the error is returned and the ring must be
+/// dropped (what it queued was never seen by the kernel).
+fn enter(ring: &mut IoUring, in_flight: usize, wait: bool) -> io::Result<()> {
+    match ring.submit_and_wait(usize::from(wait)) {
+        Ok(_) => Ok(()),
+        Err(e) => match e.raw_os_error() {
+            Some(libc::EINTR) => Ok(()),
+            Some(libc::EAGAIN | libc::EBUSY) => {
+                std::thread::yield_now();
+                Ok(())
+            }
+            _ => {
+                let queued = ring.submission().len();
+                if in_flight > queued {
+                    eprintln!(
+                        "ioz: io_uring_enter failed ({e}) with {} requests in flight; \
+                         they cannot be waited for",
+                        in_flight - queued
+                    );
+                    std::process::abort();
+                }
+                Err(e)
+            }
+        },
+    }
+}
+
+/// The loop's failure for an `io_uring_enter` that failed outright.
+fn enter_failure(error: io::Error) -> LoopFailure {
+    LoopFailure {
+        operation: "io_uring_enter",
+        offset: None,
+        error,
+    }
+}
+
+/// Where read slot `index` of `io` lies in its read buffer: the same bytes
+/// [`LoopIo::read_slot`] hands out.
+#[inline]
+fn slot_range<C: DataCheck>(io: &LoopIo<'_, C>, index: usize, len: usize) -> Range<usize> {
+    let slots = io.slots.max(1);
+    let start = (index % slots) * (io.read_buf.len() / slots);
+    start..start + len
+}
+
+/// Whether `a` and `b` touch common bytes and one of them writes.
+#[inline]
+fn conflict(a: &IoOp, b: &IoOp) -> bool {
+    (a.kind == OpKind::Write || b.kind == OpKind::Write)
+        && a.offset < b.offset + b.len as u64
+        && b.offset < a.offset + a.len as u64
+}
+
+/// Finishes a completed operation whose first `res` bytes moved (or which
+/// failed with `-res`): the rest synchronously, as the synchronous engines do.
+fn finish(fd: RawFd, op: &IoOp, data: *mut u8, res: i32) -> io::Result<()> {
+    let len = op.len;
+    if res < 0 {
+        return match -res {
+            // Not expected for files, but nothing moved: do it synchronously.
+            libc::EINTR | libc::EAGAIN => {
+                // SAFETY: `data` is the operation's buffer of `len` bytes,
+                // which nothing else uses until this operation is finished.
+                unsafe {
+                    match op.kind {
+                        OpKind::Read => {
+                            pread_all(fd, std::slice::from_raw_parts_mut(data, len), op.offset)
+                        }
+                        OpKind::Write => {
+                            pwrite_all(fd, std::slice::from_raw_parts(data, len), op.offset)
+                        }
+                    }
+                }
+            }
+            code => Err(io::Error::from_raw_os_error(code)),
+        };
+    }
+    let moved = res as usize;
+    if moved >= len {
+        return Ok(());
+    }
+    // The first step reports what the kernel already moved; a zero there is
+    // end of file (read) or a write that took nothing, as transfer_all says.
+    let mut first = Some(moved as isize);
+    let is_read = op.kind == OpKind::Read;
+    transfer_all(len, is_read, |done| {
+        if let Some(n) = first.take() {
+            return n;
+        }
+        let at = (op.offset + done as u64) as libc::off_t;
+        // SAFETY: data+done..data+len lies inside the operation's buffer.
+        unsafe {
+            if is_read {
+                libc::pread(fd, data.add(done).cast(), len - done, at)
+            } else {
+                libc::pwrite(fd, data.add(done).cast(), len - done, at)
+            }
+        }
+    })
 }
 
 impl Engine for UringEngine {

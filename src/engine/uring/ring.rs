@@ -1,16 +1,8 @@
-//! The ring itself: set up as fio sets it up (or the one-line reason it
-//! cannot be), and `io_uring_enter` with what its failures mean.
+//! Setting the ring up as fio does, or the one-line reason it cannot be.
 
 use std::io;
 
 use io_uring::{IoUring, Probe, opcode};
-
-use crate::engine::LoopFailure;
-
-/// The error for an engine whose ring is gone.
-pub(super) fn closed() -> io::Error {
-    io::Error::other("the io_uring engine is closed")
-}
 
 /// A ring of `entries` entries, set up as fio does: single issuer with
 /// deferred task work (6.1+), else cooperative task work (5.19+), else plain.
@@ -69,45 +61,4 @@ fn unavailable(call: &str, e: &io::Error) -> io::Error {
         kind,
         format!("io_uring is not available on this system ({call}: {why})"),
     )
-}
-
-/// Submits what is queued and, with `wait`, waits for at least one
-/// completion. An interrupted or busy enter returns Ok: what it did not submit
-/// stays queued, and the caller reaps what there is and comes back. Another
-/// failure with requests the kernel already took aborts: they read into and
-/// write from the caller's buffers, and returning would let those buffers be
-/// freed under them. Otherwise the error is returned and the ring must be
-/// dropped (what it queued was never seen by the kernel).
-pub(super) fn enter(ring: &mut IoUring, in_flight: usize, wait: bool) -> io::Result<()> {
-    match ring.submit_and_wait(usize::from(wait)) {
-        Ok(_) => Ok(()),
-        Err(e) => match e.raw_os_error() {
-            Some(libc::EINTR) => Ok(()),
-            Some(libc::EAGAIN | libc::EBUSY) => {
-                std::thread::yield_now();
-                Ok(())
-            }
-            _ => {
-                let queued = ring.submission().len();
-                if in_flight > queued {
-                    eprintln!(
-                        "ioz: io_uring_enter failed ({e}) with {} requests in flight; \
-                         they cannot be waited for",
-                        in_flight - queued
-                    );
-                    std::process::abort();
-                }
-                Err(e)
-            }
-        },
-    }
-}
-
-/// The loop's failure for an `io_uring_enter` that failed outright.
-pub(super) fn enter_failure(error: io::Error) -> LoopFailure {
-    LoopFailure {
-        operation: "io_uring_enter",
-        offset: None,
-        error,
-    }
 }
