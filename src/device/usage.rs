@@ -8,27 +8,7 @@ use super::{BlockDevice, dir_names, major_minor, rdev_of};
 
 /// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
 pub fn unescape_octal(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\'
-            && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4]
-                .iter()
-                .all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (bytes[i + 1] - b'0') as u32 * 64
-                + (bytes[i + 2] - b'0') as u32 * 8
-                + (bytes[i + 3] - b'0') as u32;
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&crate::mountinfo::unescape(s)).into_owned()
 }
 
 /// One line of /proc/self/mountinfo, reduced to what the checks need.
@@ -42,18 +22,13 @@ pub struct Mount {
 
 /// Parses /proc/self/mountinfo; malformed lines are skipped.
 pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|line| {
-            let (left, right) = line.split_once(" - ")?;
-            let fields: Vec<&str> = left.split(' ').collect();
-            let (major, minor) = fields.get(2)?.split_once(':')?;
-            let source = right.split(' ').nth(1).unwrap_or("");
-            Some(Mount {
-                major: major.parse().ok()?,
-                minor: minor.parse().ok()?,
-                mount_point: unescape_octal(fields.get(4)?),
-                source: unescape_octal(source),
-            })
+    crate::mountinfo::parse(text)
+        .into_iter()
+        .map(|m| Mount {
+            major: m.dev.0,
+            minor: m.dev.1,
+            mount_point: m.mount_point.to_string_lossy().into_owned(),
+            source: m.source.to_string_lossy().into_owned(),
         })
         .collect()
 }
