@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use ioz::buffer::{AlignedBuf, fill};
-use ioz::config::DataPattern;
-use ioz::pattern::random_permutation;
+use ioz::data::buffer::{AlignedBuf, fill};
+use ioz::data::pattern::random_permutation;
+use ioz::model::config::DataPattern;
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const RECORD: usize = 4096;

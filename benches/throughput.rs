@@ -38,9 +38,9 @@ use std::process::Command;
 use std::sync::Barrier;
 use std::time::Instant;
 
-use ioz::buffer::{AlignedBuf, fill, pool_bytes};
-use ioz::config::DataPattern;
-use ioz::plan::Cell;
+use ioz::data::buffer::{AlignedBuf, fill, pool_bytes};
+use ioz::model::config::DataPattern;
+use ioz::model::plan::Cell;
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 /// A ratio below this is flagged in the summary.

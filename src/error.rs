@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::workload::Pass;
+use crate::model::workload::Pass;
 
 /// An I/O failure with everything the user needs to find it.
 #[derive(Debug, thiserror::Error)]

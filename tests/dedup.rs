@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::Path;
 
 use common::{Run, ioz, list_dir};
-use ioz::dedup::{CHUNK_BYTES, DedupModel};
-use ioz::variations::DedupOptions;
+use ioz::data::dedup::{CHUNK_BYTES, DedupModel};
+use ioz::model::variations::DedupOptions;
 
 /// 1 MiB in 64 KiB records: 16 records of 16 chunks.
 const SIZES: [&str; 4] = ["-s", "1m", "-r", "64k"];

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use common::{ioz, list_dir};
+use ioz::model::workload::Pass;
 use ioz::report::json::read_run;
-use ioz::workload::Pass;
 use serde_json::Value;
 
 /// Runs `ioz ARGS --json r.json -f t.tmp` in `dir`; returns what it printed.

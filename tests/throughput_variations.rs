@@ -12,8 +12,8 @@ use std::process::Command;
 
 use common::flip::{assert_contains, ioz_flipped, mismatch_line, shim};
 use common::{IOZ, Run, ioz, list_dir};
-use ioz::pattern::random_permutation;
-use ioz::verify::diag_byte;
+use ioz::data::pattern::random_permutation;
+use ioz::data::verify::diag_byte;
 
 /// 256 KiB in 64 KiB records: 4 records per worker.
 const SIZES: [&str; 4] = ["-s", "256k", "-r", "64k"];

@@ -7,8 +7,8 @@ mod common;
 
 use common::flip::{assert_contains, errors, ioz_flipped, mismatch_line, shim};
 use common::{ioz, list_dir};
-use ioz::pattern::random_permutation;
-use ioz::verify::diag_byte;
+use ioz::data::pattern::random_permutation;
+use ioz::data::verify::diag_byte;
 
 /// 256 KiB in 64 KiB records: 4 reads per read pass.
 const SIZES: [&str; 4] = ["-s", "256k", "-r", "64k"];

@@ -15,9 +15,9 @@ use std::path::PathBuf;
 
 use lexopt::{Arg, Parser, ValueExt};
 
-use crate::config::*;
-use crate::variations::{DropCaches, EngineChoice, IoVariations, MsyncMode, Verify};
-use crate::workload::TestId;
+use crate::model::config::*;
+use crate::model::variations::{DropCaches, EngineChoice, IoVariations, MsyncMode, Verify};
+use crate::model::workload::TestId;
 
 pub use help::{HELP_TEXT, version_text};
 pub use number::{parse_count, parse_record_size, parse_size};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use lexopt::{Arg, Parser};
 
 use super::{UsageError, path_value, spreadsheet_value, usage};
-use crate::config::OutputFiles;
+use crate::model::config::OutputFiles;
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct ReportRequest {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::workload::TestId::*;
+use crate::model::workload::TestId::*;
 
 fn run(args: &[&str]) -> Result<RunConfig, UsageError> {
     let mut argv: Vec<OsString> = vec!["ioz".into()];
@@ -214,7 +214,7 @@ fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
     assert_eq!(c.tests, [Write, Read], "tests 0 and 1 by default");
     let t = c.telemetry.as_ref().unwrap();
     assert_eq!((t.write.as_ref().unwrap().ops, t.read.as_ref()), (2, None));
-    let plan = crate::plan::expand(&c);
+    let plan = crate::model::plan::expand(&c);
     assert_eq!(plan.cells.len(), 1);
     assert_eq!(plan.cells[0].record_bytes, 0);
     assert_eq!(plan.record_axis, [0]);
@@ -364,7 +364,7 @@ fn throughput_options() {
 
 #[test]
 fn io_variation_options() {
-    use crate::variations::*;
+    use crate::model::variations::*;
     let v = run(&["-B", "-+A", "2"]).unwrap().variations;
     assert_eq!((v.engine, v.madvise), (Some(EngineChoice::Mmap), Some(2)));
     assert_eq!(run(&["-G"]).unwrap().variations.msync, MsyncMode::Sync);

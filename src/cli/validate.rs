@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use super::{Seen, UsageError, usage};
-use crate::config::*;
-use crate::telemetry::Telemetry;
-use crate::variations::{DropCaches, EngineChoice, IoVariations, Verify};
-use crate::workload::TestId;
+use crate::data::telemetry::Telemetry;
+use crate::model::config::*;
+use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
+use crate::model::workload::TestId;
 
 fn kb(bytes: u64) -> u64 {
     bytes / KIB

@@ -8,8 +8,8 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Engine;
-use crate::pattern::{IoOp, OpKind};
-use crate::signals::StopFlag;
+use crate::data::pattern::{IoOp, OpKind};
+use crate::system::signals::StopFlag;
 
 /// Why a loop ended before its last operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,11 +186,11 @@ pub fn compute_delay(ns: u64) -> u64 {
     if ns == 0 {
         return 0;
     }
-    let start = crate::clock::now_ns();
+    let start = crate::engine::clock::now_ns();
     let mut now = start;
     while now < start + ns {
         std::hint::spin_loop();
-        now = crate::clock::now_ns();
+        now = crate::engine::clock::now_ns();
     }
     now - start
 }
@@ -236,7 +236,7 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
             probe(engine, io.read_buf, op)?;
         }
         let started = if RECORD_LATENCY {
-            crate::clock::now_ns()
+            crate::engine::clock::now_ns()
         } else {
             0
         };
@@ -253,7 +253,7 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
             }
         };
         if RECORD_LATENCY && let Some(latencies) = io.latencies.as_deref_mut() {
-            latencies.push(crate::clock::now_ns() - started);
+            latencies.push(crate::engine::clock::now_ns() - started);
         }
         if let Err(error) = result {
             return Err(LoopFailure::of(op, error));

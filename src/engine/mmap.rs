@@ -27,7 +27,7 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use super::{Descriptor, Engine, OpenSpec, check};
-use crate::variations::MsyncMode;
+use crate::model::variations::MsyncMode;
 
 pub struct MmapEngine {
     fd: Descriptor,

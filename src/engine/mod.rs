@@ -4,6 +4,7 @@
 
 mod aio;
 pub mod batch;
+pub mod clock;
 mod locked;
 mod mmap;
 mod positional;
@@ -25,7 +26,7 @@ pub use batch::{
 pub use locked::LockedEngine;
 pub use mmap::MmapEngine;
 
-use crate::pattern::IoOp;
+use crate::data::pattern::IoOp;
 pub use positional::{PositionalEngine, pwrite_all};
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;
@@ -95,7 +96,7 @@ pub struct OpenSpec {
     /// Operations in flight for queued engines (aio, io_uring); 1 otherwise.
     pub depth: u32,
     /// `-D`/`-G`: msync after each record of an mmap'd file.
-    pub msync: crate::variations::MsyncMode,
+    pub msync: crate::model::variations::MsyncMode,
     /// `-+A`: madvise advice for mmap'd files.
     pub madvise: Option<u32>,
     /// `-k`: POSIX AIO without copying.

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use super::{Descriptor, Engine, OpenSpec, short_read, short_write};
-use crate::buffer::AlignedBuf;
+use crate::data::buffer::AlignedBuf;
 
 pub struct StdioEngine {
     stream: Option<NonNull<libc::FILE>>,

@@ -31,10 +31,10 @@ use std::io;
 
 use super::Exporter;
 use super::layout::TableLayout;
-use crate::config::{KIB, OutputUnit};
-use crate::plan::expand;
-use crate::result::{Measurement, PhaseResult, RunResult, RunStatus};
-use crate::workload::Pass;
+use crate::model::config::{KIB, OutputUnit};
+use crate::model::plan::expand;
+use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus};
+use crate::model::workload::Pass;
 
 pub struct BiffReport;
 
@@ -404,8 +404,8 @@ mod tests {
 
     use super::*;
     use crate::cli::test_config;
-    use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, sample_result};
+    use crate::model::plan::Cell;
+    use crate::model::result::{CellResult, Measurement, sample_result};
 
     /// One cell of a BIFF2 worksheet, as the walker reads it.
     #[derive(Clone, Debug, PartialEq)]
@@ -752,7 +752,7 @@ mod tests {
     }
 
     fn phase(pass: Pass, workers: u32, kb_each: u64) -> PhaseResult {
-        crate::result::sample_phase(pass, workers, kb_each << 10)
+        crate::model::result::sample_phase(pass, workers, kb_each << 10)
     }
 
     #[test]

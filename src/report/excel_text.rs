@@ -6,10 +6,10 @@ use std::io;
 
 use super::Exporter;
 use super::layout::TableLayout;
-use crate::config::KIB;
-use crate::plan::expand;
-use crate::result::{Measurement, RunResult};
-use crate::workload::Pass;
+use crate::model::config::KIB;
+use crate::model::plan::expand;
+use crate::model::result::{Measurement, RunResult};
+use crate::model::workload::Pass;
 
 pub struct ExcelTextReport;
 

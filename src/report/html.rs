@@ -7,11 +7,11 @@ use std::io;
 use super::Exporter;
 use super::plots::{human_size, pass_slug, plot_svg, plotted_passes};
 use super::text::render_output;
-use crate::config::{KIB, OutputUnit};
-use crate::env::Environment;
-use crate::plan::expand;
-use crate::result::{RunResult, RunStatus};
-use crate::workload::Pass;
+use crate::model::config::{KIB, OutputUnit};
+use crate::model::plan::expand;
+use crate::model::result::{RunResult, RunStatus};
+use crate::model::workload::Pass;
+use crate::system::environment::Environment;
 
 pub struct HtmlReport;
 
@@ -480,13 +480,13 @@ fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
 mod tests {
     use super::*;
     use crate::cli::test_config;
-    use crate::env::{CpuCache, DeviceInfo};
-    use crate::result::{PhaseResult, WorkerResult, sample_result};
+    use crate::model::result::{PhaseResult, WorkerResult, sample_result};
+    use crate::system::environment::{CpuCache, DeviceInfo};
 
     fn run(args: &[&str]) -> RunResult {
         let config = test_config(args);
         let passes = plotted_passes(&sample_result(config.clone(), Vec::new()));
-        let cells = crate::result::sample_cells(&config, &passes, |f, r| (f + r) << 4);
+        let cells = crate::model::result::sample_cells(&config, &passes, |f, r| (f + r) << 4);
         sample_result(config, cells)
     }
 

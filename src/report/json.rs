@@ -8,10 +8,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::config::{RunConfig, SizeAxis, Sizes};
-use crate::env::Environment;
-use crate::plan::Cell;
-use crate::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::config::{RunConfig, SizeAxis, Sizes};
+use crate::model::plan::Cell;
+use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::system::environment::Environment;
 
 pub struct JsonReport;
 
@@ -177,8 +177,8 @@ fn check_ranges(config: &RunConfig) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::cli::test_config;
-    use crate::result::{CellResult, sample_result};
-    use crate::workload::Pass;
+    use crate::model::result::{CellResult, sample_result};
+    use crate::model::workload::Pass;
 
     fn measurement(pass: Pass) -> Measurement {
         Measurement {
@@ -213,12 +213,14 @@ mod tests {
                 .collect(),
             }],
         );
-        r.environment.cpu_caches.push(crate::env::CpuCache {
-            level: 1,
-            kind: "Data".into(),
-            size_bytes: 48 << 10,
-        });
-        r.environment.target.device = Some(crate::env::DeviceInfo {
+        r.environment
+            .cpu_caches
+            .push(crate::system::environment::CpuCache {
+                level: 1,
+                kind: "Data".into(),
+                size_bytes: 48 << 10,
+            });
+        r.environment.target.device = Some(crate::system::environment::DeviceInfo {
             name: "vda".into(),
             model: None,
             rotational: Some(true),

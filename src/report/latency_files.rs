@@ -13,8 +13,8 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use crate::pattern::IoOp;
-use crate::workload::Pass;
+use crate::data::pattern::IoOp;
+use crate::model::workload::Pass;
 
 /// The file a pass's latencies go to (IOzone's names, and its throughput
 /// names for the tests it has no single-mode file for).

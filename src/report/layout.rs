@@ -1,7 +1,7 @@
 //! The columns of IOzone's results table: which passes, in which order, how wide.
 
-use crate::config::RunConfig;
-use crate::workload::{Pass, TestId};
+use crate::model::config::RunConfig;
+use crate::model::workload::{Pass, TestId};
 
 /// One column: the pass it shows, and its header and data widths. IOzone's
 /// header widths differ from its data widths for some columns; both are kept

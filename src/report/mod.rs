@@ -15,7 +15,7 @@ pub mod xlsx;
 
 use std::io;
 
-use crate::result::RunResult;
+use crate::model::result::RunResult;
 
 /// One output format.
 pub trait Exporter {

@@ -6,8 +6,8 @@ use std::io;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::result::RunResult;
-use crate::workload::Pass;
+use crate::model::result::RunResult;
+use crate::model::workload::Pass;
 
 /// The header row: the names of [`CsvRow`]'s fields, in order.
 pub const CSV_HEADER: [&str; 13] = [
@@ -79,8 +79,8 @@ impl Exporter for CsvReport {
 mod tests {
     use super::*;
     use crate::cli::test_config;
-    use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, sample_result};
+    use crate::model::plan::Cell;
+    use crate::model::result::{CellResult, Measurement, sample_result};
 
     fn m(pass: Pass, file_kb: u64, rec_kb: u64, elapsed_ns: u64) -> Measurement {
         Measurement {
@@ -141,7 +141,7 @@ test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,c
 
     #[test]
     fn every_pass_is_named_as_in_json_and_numbered_by_its_test() {
-        let passes: Vec<Pass> = crate::workload::TestId::ALL
+        let passes: Vec<Pass> = crate::model::workload::TestId::ALL
             .iter()
             .flat_map(|t| t.passes().iter().copied())
             .collect();

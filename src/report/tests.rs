@@ -2,10 +2,10 @@ use super::excel_text::render_excel_text;
 use super::layout::TableLayout;
 use super::text::{table_header, table_row};
 use crate::cli::test_config as config;
-use crate::config::OutputUnit;
-use crate::plan::Cell;
-use crate::result::{CellResult, Measurement, sample_result};
-use crate::workload::Pass;
+use crate::model::config::OutputUnit;
+use crate::model::plan::Cell;
+use crate::model::result::{CellResult, Measurement, sample_result};
+use crate::model::workload::Pass;
 
 /// A measurement whose kB/s is exactly `kbps` (1 s elapsed).
 fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {

@@ -9,11 +9,11 @@ use std::io;
 
 use super::Exporter;
 use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
-use crate::config::{KIB, OutputUnit, RunConfig};
-use crate::pattern::mix_reads;
-use crate::result::{CellResult, RunResult, RunStatus};
-use crate::variations::Verify;
-use crate::workload::{Direction, Pass};
+use crate::data::pattern::mix_reads;
+use crate::model::config::{KIB, OutputUnit, RunConfig};
+use crate::model::result::{CellResult, RunResult, RunStatus};
+use crate::model::variations::Verify;
+use crate::model::workload::{Direction, Pass};
 
 /// The line that ends the table (IOzone's says "iozone test complete.").
 pub const COMPLETE_LINE: &str = "ioz test complete.";

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::config::{KIB, OutputUnit, RunConfig, ThroughputConfig};
-use crate::result::{PhaseResult, RunResult};
-use crate::workload::Pass;
+use crate::model::config::{KIB, OutputUnit, RunConfig, ThroughputConfig};
+use crate::model::result::{PhaseResult, RunResult};
+use crate::model::workload::Pass;
 
 /// Lines after IOzone's preamble: -l/-u range and the first run's size.
 pub fn throughput_preamble(tp: &ThroughputConfig) -> String {

@@ -35,9 +35,9 @@ use super::biff::{
     Grid, ThroughputRow, cpu_grids, grids, spreadsheet_title, status_text, throughput_cpu_rows,
     throughput_label, throughput_record_words, throughput_rows,
 };
-use crate::config::OutputUnit;
-use crate::env::Environment;
-use crate::result::RunResult;
+use crate::model::config::OutputUnit;
+use crate::model::result::RunResult;
+use crate::system::environment::Environment;
 
 pub struct XlsxReport;
 
@@ -400,9 +400,9 @@ mod tests {
 
     use super::*;
     use crate::cli::test_config;
-    use crate::plan::Cell;
-    use crate::result::{CellResult, Measurement, sample_result};
-    use crate::workload::Pass;
+    use crate::model::plan::Cell;
+    use crate::model::result::{CellResult, Measurement, sample_result};
+    use crate::model::workload::Pass;
 
     fn row(file_kb: u64, rec_kb: u64, kbps: u64) -> CellResult {
         let m = |pass| Measurement {
@@ -505,7 +505,7 @@ mod tests {
     fn throughput_runs_get_one_sheet_of_phases_by_worker_count() {
         let cfg = test_config(&["-l", "1", "-u", "2", "-s", "1m", "-r", "64k", "-i", "0"]);
         let mut result = sample_result(cfg, Vec::new());
-        let phase = |pass, workers| crate::result::sample_phase(pass, workers, 1 << 20);
+        let phase = |pass, workers| crate::model::result::sample_phase(pass, workers, 1 << 20);
         result.throughput = vec![
             phase(Pass::Write, 1),
             phase(Pass::Rewrite, 1),

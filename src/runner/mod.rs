@@ -2,12 +2,8 @@
 //! selected test's passes, and hands every finished row to the caller at once.
 
 mod pass;
-mod shared;
-mod shared_latencies;
 mod throughput;
 mod timed;
-mod worker;
-mod worker_ops;
 
 #[cfg(test)]
 mod tests;
@@ -23,19 +19,19 @@ pub use timed::{
     DataCheck, EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
 };
 
-use crate::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
-use crate::config::RunConfig;
-use crate::dedup::DedupModel;
+use crate::data::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
+use crate::data::dedup::DedupModel;
+use crate::data::pattern::{DisruptReads, IoOp, PROBE_PAGE, PatternOptions, build_ops};
+use crate::data::telemetry;
 use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
-use crate::pattern::{DisruptReads, IoOp, PROBE_PAGE, PatternOptions, build_ops};
-use crate::plan::{Cell, Plan};
-use crate::remount::{Cycle, Remounter};
-use crate::result::{CellResult, Measurement, RunStatus};
-use crate::safety::TargetFile;
-use crate::signals::StopFlag;
-use crate::telemetry;
-use crate::workload::{Direction, Pass};
+use crate::model::config::RunConfig;
+use crate::model::plan::{Cell, Plan};
+use crate::model::result::{CellResult, Measurement, RunStatus};
+use crate::model::workload::{Direction, Pass};
+use crate::safety::target::TargetFile;
+use crate::system::remount::{Cycle, Remounter};
+use crate::system::signals::StopFlag;
 
 /// Progress reported while the run goes on.
 #[derive(Debug)]
@@ -339,7 +335,7 @@ pub(crate) fn file_is_short(
     let meta = fs::metadata(path).map_err(|e| fail("stat", None, e))?;
     // A block device always holds its size in bytes (checked against the run).
     let len = if std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
-        crate::device::usable_len(path).map_err(|e| fail("stat", None, e))?
+        crate::system::device::usable_len(path).map_err(|e| fail("stat", None, e))?
     } else {
         meta.len()
     };
@@ -405,7 +401,7 @@ pub(crate) fn fill_file(
             disrupt: None,
             multi_buffer: false,
         };
-        build_ops(crate::workload::Pass::Write, cell, &whole_records)
+        build_ops(crate::model::workload::Pass::Write, cell, &whole_records)
     };
     for op in &ops {
         engine

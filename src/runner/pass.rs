@@ -11,20 +11,20 @@ use nix::sys::resource::{UsageWho, getrusage};
 use super::timed::{
     EarlyStop, LoopFailure, LoopIo, LoopOutcome, NoCheck, Stops, TimedExtras, timed_loop,
 };
-use crate::config::RunConfig;
-use crate::dedup::ImageWrites;
+use crate::data::dedup::ImageWrites;
+use crate::data::pattern::IoOp;
+use crate::data::verify::Verifier;
 use crate::engine::{
     AioEngine, Engine, LockedEngine, MmapEngine, OpenSpec, PositionalEngine, StdioEngine,
     SyncEngine, UringEngine, VectoredEngine, latency_buffer,
 };
 use crate::error::IoFailure;
-use crate::pattern::IoOp;
-use crate::plan::Cell;
-use crate::result::Measurement;
-use crate::signals::StopFlag;
-use crate::variations::{DropCaches, EngineChoice};
-use crate::verify::Verifier;
-use crate::workload::{Direction, EngineKind, Pass};
+use crate::model::config::RunConfig;
+use crate::model::plan::Cell;
+use crate::model::result::Measurement;
+use crate::model::variations::{DropCaches, EngineChoice};
+use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::system::signals::StopFlag;
 
 /// Everything a pass needs that was prepared before it.
 pub struct PassInputs<'a> {
@@ -86,7 +86,7 @@ pub fn open_spec(pass: Pass, config: &RunConfig, cell: &Cell) -> OpenSpec {
         truncate: pass.truncates() && !config.variations.no_truncate,
         extra_flags: flags,
         // A telemetry pass's "record" is its largest operation.
-        record_bytes: crate::telemetry::pass_size(config, cell, pass).largest as usize,
+        record_bytes: crate::data::telemetry::pass_size(config, cell, pass).largest as usize,
         file_bytes: if config.telemetry.is_some() {
             cell.file_bytes
         } else {
@@ -228,7 +228,7 @@ impl WithEngine for SinglePass<'_> {
             .map_err(|e| fail("write the -Q latency file for", None, e))?;
         }
         // Whole records, or with telemetry the sum of the replayed sizes.
-        let size = crate::telemetry::pass_size(inputs.config, inputs.cell, pass);
+        let size = crate::data::telemetry::pass_size(inputs.config, inputs.cell, pass);
         let expected = size.bytes;
         if outcome.bytes != expected {
             return Err(fail(
@@ -300,7 +300,7 @@ fn lock(fd: i32, kind: libc::c_int) -> io::Result<()> {
 /// largest cache sysfs reports for CPU 0, else IOzone's 1 MiB.
 fn purge_cpu_cache(config: &RunConfig) {
     let cache = config.variations.cpu_cache_bytes.unwrap_or_else(|| {
-        crate::env::cpu0_caches()
+        crate::system::environment::cpu0_caches()
             .iter()
             .map(|c| c.size_bytes)
             .max()
@@ -356,7 +356,7 @@ pub fn before_loop<E: Engine>(
     if config.variations.mix_mmap_file_io && pass.direction() != Direction::Read {
         // -Z: plain file I/O on the file the pass then writes (through mmap
         // with -B); the pass overwrites this page, so its content is moot.
-        let page = crate::buffer::AlignedBuf::zeroed(4096);
+        let page = crate::data::buffer::AlignedBuf::zeroed(4096);
         crate::engine::pwrite_all(engine.raw_fd(), &page, 0)
             .map_err(|e| fail("write (-Z) to", Some(0), e))?;
     }

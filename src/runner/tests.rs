@@ -3,9 +3,9 @@ use std::os::fd::RawFd;
 
 use super::*;
 use crate::cli::test_config as config;
-use crate::pattern::{IoOp, OpKind, largest_op, random_permutation};
+use crate::data::pattern::{IoOp, OpKind, largest_op, random_permutation};
+use crate::model::workload::{Pass, TestId};
 use crate::runner::{ThroughputOutcome, run_throughput};
-use crate::workload::{Pass, TestId};
 
 /// Records every call instead of doing I/O; can fail at a chosen operation.
 #[derive(Default)]
@@ -105,7 +105,7 @@ fn sequential_passes_visit_every_record_in_order() {
         let (e, out) = record(pass, TimedExtras::default());
         assert_eq!(offsets(&e), (0..N).collect::<Vec<_>>(), "{pass:?}");
         assert!(e.calls.iter().all(|c| c.2 == REC as usize));
-        let kind = if pass.direction() == crate::workload::Direction::Write {
+        let kind = if pass.direction() == crate::model::workload::Direction::Write {
             OpKind::Write
         } else {
             OpKind::Read
@@ -265,7 +265,7 @@ fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, RunOutcome) {
     let mut all = args.to_vec();
     all.extend(["-f", path.to_str().unwrap()]);
     let cfg = config(&all);
-    let plan = crate::plan::expand(&cfg);
+    let plan = crate::model::plan::expand(&cfg);
     let target = TargetFile::check(path, false).unwrap();
     let out = run(&cfg, &plan, target, &StopFlag::default(), |_| {});
     (cfg, out)
@@ -280,7 +280,7 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
         "-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "4", "-i", "5",
         "-i", "6", "-i", "7", "-i", "8", "-i", "9", "-i", "10", "-i", "11", "-i", "12", "-f", p,
     ]);
-    let plan = crate::plan::expand(&cfg);
+    let plan = crate::model::plan::expand(&cfg);
     let target = TargetFile::check(&path, false).unwrap();
     let mut rows = 0;
     let out = run(&cfg, &plan, target, &StopFlag::default(), |e| {
@@ -308,8 +308,8 @@ fn kept_file_holds_the_pool_data_in_order() {
     assert!(out.error.is_none());
     let data = std::fs::read(&path).unwrap();
     assert_eq!(data.len(), 2 << 20);
-    let mut pool = vec![0u8; crate::buffer::pool_bytes(&out.cells[0].cell, cfg.data, false)];
-    crate::buffer::fill(&mut pool, cfg.data, 0);
+    let mut pool = vec![0u8; crate::data::buffer::pool_bytes(&out.cells[0].cell, cfg.data, false)];
+    crate::data::buffer::fill(&mut pool, cfg.data, 0);
     // The pool is 1 MiB, so the second MiB of the file repeats the first.
     assert_eq!(&data[..1 << 20], &pool[..]);
     assert_eq!(&data[1 << 20..], &pool[..]);
@@ -594,7 +594,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
         len: 10,
         kind: OpKind::Write,
         source: 0,
-        probes: crate::pattern::Probes::NONE,
+        probes: crate::data::pattern::Probes::NONE,
         delay_ms,
     };
     let ops = [op(0, 3), op(100, 0), op(7, 2)];

@@ -2,10 +2,10 @@
 //! offsets, buffers and data were prepared before, and the only other work per
 //! operation is a relaxed atomic load (the stop flag) and an addition.
 
-use crate::clock::now_ns;
+use crate::data::pattern::IoOp;
+use crate::engine::clock::now_ns;
 pub use crate::engine::{DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Stops};
 use crate::engine::{Engine, Progress};
-use crate::pattern::IoOp;
 
 /// What the timed loop did.
 #[derive(Debug, PartialEq, Eq)]

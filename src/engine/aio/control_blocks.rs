@@ -5,8 +5,8 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::AioEngine;
+use crate::data::pattern::OpKind;
 use crate::engine::transfer_all;
-use crate::pattern::OpKind;
 
 impl AioEngine {
     #[inline]

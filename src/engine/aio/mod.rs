@@ -32,9 +32,9 @@ use std::ptr::NonNull;
 
 use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
 use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
-use crate::buffer::AlignedBuf;
-use crate::clock::now_ns;
-use crate::pattern::{IoOp, OpKind};
+use crate::data::buffer::AlignedBuf;
+use crate::data::pattern::{IoOp, OpKind};
+use crate::engine::clock::now_ns;
 
 pub struct AioEngine {
     fd: Descriptor,

@@ -1,7 +1,7 @@
 use super::*;
 use crate::engine::NoCheck;
-use crate::signals::StopFlag;
-use crate::variations::MsyncMode;
+use crate::model::variations::MsyncMode;
+use crate::system::signals::StopFlag;
 
 fn spec(depth: u32, no_copy: bool) -> OpenSpec {
     OpenSpec {
@@ -214,7 +214,7 @@ fn q_latencies_follow_the_operations_done() {
     let path = dir.path().join("q");
     std::fs::write(&path, vec![3u8; 64 * 4096]).unwrap();
     let mut e = AioEngine::open(&path, &spec(8, true)).unwrap();
-    let ops: Vec<IoOp> = crate::pattern::random_permutation(64)
+    let ops: Vec<IoOp> = crate::data::pattern::random_permutation(64)
         .into_iter()
         .map(|r| op(OpKind::Read, r, 0))
         .collect();

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous};
 
 use super::*;
+use crate::data::pattern::random_permutation;
 use crate::engine::{NoCheck, Stops};
-use crate::pattern::random_permutation;
-use crate::signals::StopFlag;
+use crate::system::signals::StopFlag;
 
 const REC: usize = 4096;
 

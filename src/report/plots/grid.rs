@@ -1,7 +1,7 @@
 //! The measured values of one pass, laid out on the file × record grid.
 
-use crate::result::RunResult;
-use crate::workload::Pass;
+use crate::model::result::RunResult;
+use crate::model::workload::Pass;
 
 /// The measured values of one pass on the file × record grid.
 pub(super) struct Grid {

@@ -1,6 +1,6 @@
 //! How sizes and values read on the plots: log2 sizes, tick labels, units.
 
-use crate::config::OutputUnit;
+use crate::model::config::OutputUnit;
 
 pub(super) fn lg(bytes: u64) -> f64 {
     (bytes.max(1) as f64).log2()

@@ -26,8 +26,8 @@ mod two_d;
 use plotters::prelude::*;
 
 use super::layout::TableLayout;
-use crate::result::RunResult;
-use crate::workload::Pass;
+use crate::model::result::RunResult;
+use crate::model::workload::Pass;
 
 pub use labels::human_size;
 pub use output::{plot_svg, write_plots};

@@ -11,8 +11,8 @@ use super::font::font_metrics;
 use super::page::draw_plot;
 use super::text::{Typesetter, register_embedded_font};
 use super::{PLOT_SIZE, pass_slug, plotted_passes};
-use crate::result::RunResult;
-use crate::workload::Pass;
+use crate::model::result::RunResult;
+use crate::model::workload::Pass;
 
 /// Writes the run's plots into `dir` (created if missing); returns the files written.
 pub fn write_plots(result: &RunResult, dir: &Path) -> io::Result<Vec<PathBuf>> {

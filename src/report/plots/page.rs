@@ -13,8 +13,8 @@ use super::text::{Typesetter, style};
 use super::throughput::draw_throughput;
 use super::two_d::{draw_line, draw_single, series};
 use super::{DrawResult, TEXT_GREY};
-use crate::result::{RunResult, RunStatus};
-use crate::workload::Pass;
+use crate::model::result::{RunResult, RunStatus};
+use crate::model::workload::Pass;
 
 const TITLE_HEIGHT: u32 = 84;
 const CAPTION_HEIGHT: u32 = 60;

@@ -4,13 +4,13 @@ use std::fs;
 
 use super::*;
 use crate::cli::test_config;
-use crate::env::CpuCache;
-use crate::result::sample_result;
+use crate::model::result::sample_result;
+use crate::system::environment::CpuCache;
 
 pub(super) fn cells(args: &[&str], value: impl Fn(u64, u64) -> u64) -> (RunResult, Vec<Pass>) {
     let config = test_config(args);
     let passes = TableLayout::for_config(&config).reported_passes(&config);
-    let rows = crate::result::sample_cells(&config, &passes, |f, r| value(f, r) << 10);
+    let rows = crate::model::result::sample_cells(&config, &passes, |f, r| value(f, r) << 10);
     (sample_result(config, rows), passes)
 }
 

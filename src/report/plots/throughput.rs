@@ -11,8 +11,8 @@ use super::regions::Regions;
 use super::text::{Typesetter, style};
 use super::two_d::chart_2d;
 use super::{DrawResult, LINE_COLOR, REGION_COLORS};
-use crate::result::{PhaseResult, RunResult};
-use crate::workload::Pass;
+use crate::model::result::{PhaseResult, RunResult};
+use crate::model::workload::Pass;
 
 /// A throughput-mode pass: over its worker counts when it ran several, else
 /// each worker's rate. Returns the caption lines.

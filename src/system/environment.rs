@@ -285,7 +285,7 @@ pub struct MountEntry {
 /// Parses one mountinfo line:
 /// `36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue`.
 pub fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
-    let mount = crate::mountinfo::parse_line(line)?;
+    let mount = crate::system::mountinfo::parse_line(line)?;
     let mut options = mount.mount_options;
     for o in mount.super_options {
         if !options.contains(&o) {

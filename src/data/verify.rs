@@ -44,12 +44,12 @@
 use std::fmt;
 use std::io;
 
-use crate::buffer::AlignedBuf;
-use crate::config::{RunConfig, Sizes};
+use crate::data::buffer::AlignedBuf;
+use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::DataCheck;
-use crate::pattern::{IoOp, OpKind};
-use crate::variations::Verify;
-use crate::workload::{Pass, PatternKind};
+use crate::model::config::{RunConfig, Sizes};
+use crate::model::variations::Verify;
+use crate::model::workload::{Pass, PatternKind};
 
 /// Mixed into every `-+d` word, so that the pattern is not a simple counter.
 const DIAG_SEED: u64 = 0x696f_7a2d_2b64_5f76;
@@ -594,8 +594,8 @@ mod tests {
         );
     }
 
-    fn measured(pass: Pass, file: u64, rec: u64) -> crate::result::Measurement {
-        crate::result::Measurement {
+    fn measured(pass: Pass, file: u64, rec: u64) -> crate::model::result::Measurement {
+        crate::model::result::Measurement {
             pass,
             file_bytes: file,
             record_bytes: rec,
@@ -611,9 +611,9 @@ mod tests {
     #[test]
     fn note_counts_the_bytes_the_read_checks_saw() {
         use crate::cli::test_config;
-        use crate::plan::Cell;
+        use crate::model::plan::Cell;
+        use crate::model::result::{CellResult, RunStatus, sample_result};
         use crate::report::text::{render_text, verify_note};
-        use crate::result::{CellResult, RunStatus, sample_result};
         let (file, rec) = (256 << 10, 64 << 10);
         let row = |passes: &[Pass]| CellResult {
             cell: Cell {

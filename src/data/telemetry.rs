@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::buffer::BUFFER_ALIGN;
-use crate::config::{MAX_RECORD_BYTES, MIB, RunConfig, Sizes};
-use crate::pattern::{IoOp, OpKind, Probes};
-use crate::plan::Cell;
-use crate::workload::{Direction, Pass, TestId};
+use crate::data::buffer::BUFFER_ALIGN;
+use crate::data::pattern::{IoOp, OpKind, Probes};
+use crate::model::config::{MAX_RECORD_BYTES, MIB, RunConfig, Sizes};
+use crate::model::plan::Cell;
+use crate::model::workload::{Direction, Pass, TestId};
 
 /// Largest file offset an operation may reach (`off_t` is signed).
 const MAX_FILE_END: u64 = i64::MAX as u64;
@@ -271,7 +271,7 @@ pub fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u6
 fn sequential_record(config: &RunConfig) -> u64 {
     match config.sizes {
         Sizes::Single { record_bytes, .. } => record_bytes.max(1),
-        Sizes::Auto(_) => crate::config::DEFAULT_RECORD_BYTES,
+        Sizes::Auto(_) => crate::model::config::DEFAULT_RECORD_BYTES,
     }
 }
 
@@ -326,8 +326,8 @@ pub fn largest_op(config: &RunConfig, cell: &Cell) -> usize {
 pub fn pool_bytes(config: &RunConfig, cell: &Cell) -> usize {
     let largest = (largest_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
     let wanted = match config.data {
-        crate::config::DataPattern::Iozone => largest,
-        crate::config::DataPattern::Random => cell
+        crate::model::config::DataPattern::Iozone => largest,
+        crate::model::config::DataPattern::Random => cell
             .file_bytes
             .min(RANDOM_POOL_BYTES)
             .next_multiple_of(BUFFER_ALIGN as u64),

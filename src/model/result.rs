@@ -2,10 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{OutputUnit, RunConfig};
-use crate::env::Environment;
-use crate::plan::Cell;
-use crate::workload::Pass;
+use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::plan::Cell;
+use crate::model::workload::Pass;
+use crate::system::environment::Environment;
 
 /// One timed pass over one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -191,12 +191,12 @@ impl PhaseResult {
 
     /// What all workers would move in full passes over their files (with
     /// telemetry, the replayed operations' sizes).
-    pub fn planned_bytes(&self, config: &crate::config::RunConfig) -> u64 {
-        let cell = crate::plan::Cell {
+    pub fn planned_bytes(&self, config: &crate::model::config::RunConfig) -> u64 {
+        let cell = crate::model::plan::Cell {
             file_bytes: self.file_bytes,
             record_bytes: self.record_bytes,
         };
-        crate::telemetry::pass_size(config, &cell, self.pass).bytes * self.workers as u64
+        crate::data::telemetry::pass_size(config, &cell, self.pass).bytes * self.workers as u64
     }
 }
 
@@ -288,7 +288,7 @@ pub(crate) fn sample_cells(
     passes: &[Pass],
     bytes: impl Fn(u64, u64) -> u64,
 ) -> Vec<CellResult> {
-    crate::plan::expand(config)
+    crate::model::plan::expand(config)
         .cells
         .into_iter()
         .map(|cell| CellResult {

@@ -10,23 +10,23 @@ use std::time::Duration;
 use nix::sys::resource::UsageWho;
 use serde::{Deserialize, Serialize};
 
-use super::pass::{
+use super::super::pass::{
     WithEngine, after_loop, before_loop, cpu_ns, depth_for, failure, open_spec, timed,
     with_engine_opened,
 };
+use super::super::timed::{EarlyStop, Stops};
 use super::shared::SharedFlags;
 use super::shared_latencies::SharedLatencies;
-use super::timed::{EarlyStop, Stops};
-use crate::buffer::AlignedBuf;
-use crate::config::{RunConfig, ThroughputConfig};
+use crate::data::buffer::AlignedBuf;
+use crate::data::pattern::{IoOp, OpKind};
+use crate::data::verify::Verifier;
 use crate::engine::{Engine, latency_buffer};
 use crate::error::IoFailure;
-use crate::pattern::{IoOp, OpKind};
-use crate::plan::Cell;
-use crate::result::WorkerResult;
-use crate::signals::StopFlag;
-use crate::verify::Verifier;
-use crate::workload::Pass;
+use crate::model::config::{RunConfig, ThroughputConfig};
+use crate::model::plan::Cell;
+use crate::model::result::WorkerResult;
+use crate::model::workload::Pass;
+use crate::system::signals::StopFlag;
 
 /// How a worker meets the others at the barrier.
 pub trait Gate {
@@ -86,8 +86,8 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     let slots = depth_for(job.pass, job.config) as usize;
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
-    let mut read_buf = AlignedBuf::zeroed(super::read_buf_len(job.config, &job.cell, slots));
-    let pool = super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
+    let mut read_buf = AlignedBuf::zeroed(super::super::read_buf_len(job.config, &job.cell, slots));
+    let pool = super::super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
         gate,
@@ -234,7 +234,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         }
         let completed = outcome.stopped.is_none();
         // Whole records, or with telemetry the sum of the replayed sizes.
-        let expected = crate::telemetry::pass_size(config, &job.cell, pass).bytes;
+        let expected = crate::data::telemetry::pass_size(config, &job.cell, pass).bytes;
         if completed && outcome.bytes != expected {
             return Err(failure(pass, path)(
                 "check byte count of",

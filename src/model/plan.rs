@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, RunConfig, Sizes};
+use crate::model::config::{CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, RunConfig, Sizes};
 
 /// One (file size, record size) pair: one row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::Path;
 use nix::errno::Errno;
 
 use super::mount_id_of;
-use crate::mountinfo::{self, Mount};
+use crate::system::mountinfo::{self, Mount};
 
 /// The mount whose mount point is `dir`: the one with `id` (statx), else
 /// the last listed there (the top of a stack).
@@ -122,7 +122,7 @@ pub(super) fn is_btrfs_subvolume(mount: &Mount) -> bool {
 
 /// The test file must be a file (not a device) on that very mount.
 pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> Result<(), String> {
-    if crate::device::rdev_of(path).is_some() {
+    if crate::system::device::rdev_of(path).is_some() {
         return Err(format!(
             "the test file {} is a block device; -U remounts a file system",
             path.display()
@@ -150,7 +150,7 @@ pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> R
 /// A loop device attached by `mount -o loop` detaches itself when the file
 /// system is unmounted, and there would be nothing left to mount back.
 pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
-    let Some(rdev) = crate::device::rdev_of(source) else {
+    let Some(rdev) = crate::system::device::rdev_of(source) else {
         return Ok(());
     };
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));

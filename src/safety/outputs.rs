@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::Path;
 
-use crate::config::OutputFiles;
+use crate::model::config::OutputFiles;
+use crate::model::result::RunResult;
 use crate::report::Exporter;
 use crate::report::biff::BiffReport;
 use crate::report::html::HtmlReport;
@@ -13,7 +14,6 @@ use crate::report::json::JsonReport;
 use crate::report::plots::write_plots;
 use crate::report::table_csv::CsvReport;
 use crate::report::xlsx::XlsxReport;
-use crate::result::RunResult;
 
 /// Refuses outputs whose directory does not exist, or that would overwrite
 /// the test file.

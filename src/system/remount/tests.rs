@@ -1,6 +1,6 @@
 use super::checks::*;
 use super::*;
-use crate::mountinfo::parse;
+use crate::system::mountinfo::parse;
 
 const MOUNTINFO: &str = "\
 27 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw,discard

@@ -6,9 +6,9 @@
 
 use rand_mt::Mt64;
 
-use crate::config::MAX_RECORD_BYTES;
-use crate::plan::Cell;
-use crate::workload::{Direction, Pass, PatternKind};
+use crate::model::config::MAX_RECORD_BYTES;
+use crate::model::plan::Cell;
+use crate::model::workload::{Direction, Pass, PatternKind};
 
 /// `-K`: probe reads go before every record whose index in the pass is a
 /// multiple of this.

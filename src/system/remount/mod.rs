@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::mount::{MntFlags, MsFlags, mount, umount2};
 
-use crate::config::RunConfig;
 use crate::error::{IoFailure, RunError};
-use crate::mountinfo::{self, Mount};
-use crate::signals::{self, StopFlag};
+use crate::model::config::RunConfig;
+use crate::system::mountinfo::{self, Mount};
+use crate::system::signals::{self, StopFlag};
 use checks::{
     check_mount, check_other_namespaces, check_source_survives, check_test_file, check_users,
     find_mount_at, has_sys_admin, holder, validate_options,
@@ -106,7 +106,7 @@ impl Remounter {
                 ))
             })?;
         check_mount(&mounts, mount).map_err(|why| refused(format!("-U {shown}: {why}")))?;
-        for path in crate::safety::run_paths(config) {
+        for path in crate::safety::target::run_paths(config) {
             check_test_file(&path, mount, &mounts)
                 .map_err(|why| refused(format!("-U {shown}: {why}")))?;
         }

@@ -16,20 +16,25 @@ use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, pipe};
 
-use super::shared::SharedState;
-use super::shared_latencies::SharedLatencies;
-use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
-use super::worker_ops::WorkerOps;
+mod shared;
+mod shared_latencies;
+mod worker;
+mod worker_ops;
+
 use super::{file_is_short, fill_file, write_pool};
-use crate::clock::now_ns;
-use crate::config::{RunConfig, Sizes, ThroughputConfig};
+use crate::engine::clock::now_ns;
 use crate::error::{IoFailure, RunError};
-use crate::plan::Cell;
+use crate::model::config::{RunConfig, Sizes, ThroughputConfig};
+use crate::model::plan::Cell;
+use crate::model::result::{PhaseResult, RunStatus, WorkerResult};
+use crate::model::workload::{Direction, Pass};
 use crate::report::latency_files;
-use crate::result::{PhaseResult, RunStatus, WorkerResult};
-use crate::safety::TargetFile;
-use crate::signals::StopFlag;
-use crate::workload::{Direction, Pass};
+use crate::safety::target::TargetFile;
+use crate::system::signals::StopFlag;
+use shared::SharedState;
+use shared_latencies::SharedLatencies;
+use worker::{Gate, WorkerJob, WorkerReport, run_worker};
+use worker_ops::WorkerOps;
 
 /// Throughput phases in IOzone's order, for the selected tests.
 pub fn phases(config: &RunConfig) -> Vec<Pass> {

@@ -8,7 +8,7 @@ use super::{BlockDevice, dir_names, major_minor, rdev_of};
 
 /// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
 pub fn unescape_octal(s: &str) -> String {
-    String::from_utf8_lossy(&crate::mountinfo::unescape(s)).into_owned()
+    String::from_utf8_lossy(&crate::system::mountinfo::unescape(s)).into_owned()
 }
 
 /// One line of /proc/self/mountinfo, reduced to what the checks need.
@@ -22,7 +22,7 @@ pub struct Mount {
 
 /// Parses /proc/self/mountinfo; malformed lines are skipped.
 pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    crate::mountinfo::parse(text)
+    crate::system::mountinfo::parse(text)
         .into_iter()
         .map(|m| Mount {
             major: m.dev.0,

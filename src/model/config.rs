@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::variations::IoVariations;
-use crate::workload::TestId;
+use crate::model::variations::IoVariations;
+use crate::model::workload::TestId;
 
 pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * KIB;
@@ -264,7 +264,7 @@ pub struct RunConfig {
     /// The file size is then the largest end over them (`sizes` holds it, with
     /// the record size of the passes they do not drive); the table's reclen is 0.
     #[serde(default)]
-    pub telemetry: Option<crate::telemetry::Telemetry>,
+    pub telemetry: Option<crate::data::telemetry::Telemetry>,
 }
 
 impl RunConfig {

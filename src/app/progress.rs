@@ -3,9 +3,9 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::config::{RunConfig, Sizes, ThroughputConfig};
-use crate::plan::Plan;
-use crate::result::{Measurement, PhaseResult};
+use crate::model::config::{RunConfig, Sizes, ThroughputConfig};
+use crate::model::plan::Plan;
+use crate::model::result::{Measurement, PhaseResult};
 use crate::runner::phases;
 
 /// Bytes every pass of the plan will move.
@@ -21,7 +21,7 @@ pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
         .flat_map(|c| {
             passes
                 .iter()
-                .map(move |&&p| crate::telemetry::pass_size(config, c, p).bytes)
+                .map(move |&&p| crate::data::telemetry::pass_size(config, c, p).bytes)
         })
         .sum()
 }
@@ -39,13 +39,13 @@ pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u6
     tp.worker_counts
         .iter()
         .flat_map(|&n| {
-            let cell = crate::plan::Cell {
+            let cell = crate::model::plan::Cell {
                 file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, n),
                 record_bytes,
             };
-            phases
-                .iter()
-                .map(move |&pass| crate::telemetry::pass_size(config, &cell, pass).bytes * n as u64)
+            phases.iter().map(move |&pass| {
+                crate::data::telemetry::pass_size(config, &cell, pass).bytes * n as u64
+            })
         })
         .sum()
 }

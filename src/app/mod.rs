@@ -5,12 +5,13 @@ use std::io::{self, Write};
 use std::time::Instant;
 
 use crate::cli::{self, Command, HELP_TEXT, ReportRequest, version_text};
-use crate::config::RunConfig;
-use crate::config::{Sizes, ThroughputConfig};
-use crate::env;
+use crate::model::config::RunConfig;
+use crate::model::config::{Sizes, ThroughputConfig};
+mod progress;
+
 use crate::error::RunError;
-use crate::plan::expand;
-use crate::remount::Remounter;
+use crate::model::plan::expand;
+use crate::model::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
 use crate::report::excel_text::render_excel_text;
 use crate::report::json;
 use crate::report::layout::TableLayout;
@@ -18,11 +19,13 @@ use crate::report::text::{preamble, render_output, table_header, table_row, trai
 use crate::report::throughput_text::{
     phase_block, run_header, throughput_preamble, throughput_report,
 };
-use crate::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
 use crate::runner::{self, RunEvent, ThroughputEvent};
-use crate::safety::TargetFile;
-use crate::signals::StopFlag;
-use crate::{outputs, progress, safety, signals, space};
+use crate::safety::target::TargetFile;
+use crate::safety::{self, outputs, space};
+use crate::system::environment as env;
+use crate::system::remount::Remounter;
+use crate::system::signals;
+use crate::system::signals::StopFlag;
 
 /// Exit status for a bad command line or a refused target.
 pub const EXIT_USAGE: i32 = 2;
@@ -85,7 +88,7 @@ fn run(config: RunConfig) -> i32 {
         eprintln!("ioz: {e}");
         return EXIT_USAGE;
     }
-    if let Err(e) = safety::check_targets(&config) {
+    if let Err(e) = safety::target::check_targets(&config) {
         eprintln!("ioz: {e}");
         return e.exit_code();
     }
@@ -98,7 +101,7 @@ fn run(config: RunConfig) -> i32 {
     };
     // Before the space check: a dedup run too large for memory is refused
     // whatever the disk holds.
-    if let Err(e) = crate::dedup::check_memory(&config) {
+    if let Err(e) = crate::data::dedup::check_memory(&config) {
         eprintln!("ioz: {e}");
         return e.exit_code();
     }
@@ -113,7 +116,7 @@ fn run(config: RunConfig) -> i32 {
     // Never for -+E: that file is someone else's.
     if !config.keep_file && !config.variations.existing_file {
         signals::remove_on_second_interrupt(
-            safety::run_paths(&config)
+            safety::target::run_paths(&config)
                 .into_iter()
                 .filter(|p| !is_device(p))
                 .collect(),

@@ -5,17 +5,17 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::config::{RunConfig, Sizes};
-use crate::env::parse_mem_total;
 use crate::error::RunError;
-use crate::variations::DropCaches;
+use crate::model::config::{RunConfig, Sizes};
+use crate::model::variations::DropCaches;
+use crate::system::environment::parse_mem_total;
 
 /// The most bytes each test file holds at any moment of the run.
 pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
     let mut files = BTreeMap::new();
     // Replayed writes leave holes: a sparse file takes less than its size.
     let allocated = |file_bytes: u64| match &config.telemetry {
-        Some(t) => crate::telemetry::allocated_bytes(config, t, file_bytes),
+        Some(t) => crate::data::telemetry::allocated_bytes(config, t, file_bytes),
         None => file_bytes,
     };
     match (&config.throughput, &config.sizes) {

@@ -21,9 +21,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::config::{RunConfig, Sizes};
-use crate::device::{self, BlockDevice, Identity, join_and};
 use crate::error::{IoFailure, RunError};
+use crate::model::config::{RunConfig, Sizes};
+use crate::system::device::{self, BlockDevice, Identity, join_and};
 
 const OWNER_ATTR: &str = "user.ioz.owner";
 const OWNER_VALUE: &[u8] = b"ioz";

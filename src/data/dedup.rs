@@ -42,12 +42,12 @@
 
 use std::io;
 
-use crate::config::{RunConfig, Sizes};
+use crate::data::pattern::IoOp;
 use crate::engine::DataCheck;
 use crate::error::RunError;
-use crate::pattern::IoOp;
-use crate::plan::Cell;
-use crate::variations::DedupOptions;
+use crate::model::config::{RunConfig, Sizes};
+use crate::model::plan::Cell;
+use crate::model::variations::DedupOptions;
 
 /// The unit dedup engines compare (VDO, ZFS with 4K records, most arrays).
 pub const CHUNK_BYTES: usize = 4096;
@@ -245,7 +245,7 @@ pub fn check_memory(config: &RunConfig) -> Result<(), RunError> {
     }
     let Some(available) = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|m| crate::env::parse_mem_available(&m))
+        .and_then(|m| crate::system::environment::parse_mem_available(&m))
     else {
         return Ok(()); // no /proc: nothing to judge by
     };
@@ -257,7 +257,7 @@ fn memory_verdict(config: &RunConfig, needed: u64, available: u64) -> Result<(),
     if needed <= cap {
         return Ok(());
     }
-    let human = crate::space::human;
+    let human = crate::safety::space::human;
     let workers = match &config.throughput {
         Some(_) => " (one file image per worker)",
         None => "",
@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn writes_take_the_image_at_their_offset() {
         let pool: Vec<u8> = (0..=255).cycle().take(8192).collect();
-        let op = IoOp::at(4096 + 10, 20, crate::pattern::OpKind::Write);
+        let op = IoOp::at(4096 + 10, 20, crate::data::pattern::OpKind::Write);
         assert_eq!(ImageWrites.write_data(&op, &pool), &pool[4106..4126]);
     }
 

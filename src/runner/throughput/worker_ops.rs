@@ -2,11 +2,11 @@
 //! workers start: one list for every worker, except in test 8 with `-+K`,
 //! where readers and writers run different ones.
 
-use super::{pass_ops, pattern_options, write_pool_bytes};
-use crate::config::RunConfig;
-use crate::pattern::{IoOp, PatternOptions};
-use crate::plan::Cell;
-use crate::workload::Pass;
+use super::super::{pass_ops, pattern_options, write_pool_bytes};
+use crate::data::pattern::{IoOp, PatternOptions};
+use crate::model::config::RunConfig;
+use crate::model::plan::Cell;
+use crate::model::workload::Pass;
 
 /// The operations of a phase's workers: one list for all, except in the mix
 /// where `-+K` gives readers and writers different ones.
@@ -59,7 +59,7 @@ impl WorkerOps {
 mod tests {
     use super::*;
     use crate::cli::test_config;
-    use crate::pattern::OpKind;
+    use crate::data::pattern::OpKind;
 
     #[test]
     fn plus_k_gives_readers_and_writers_their_own_operations() {

@@ -1,0 +1,5 @@
+//! What ioz may do, decided before any I/O.
+
+pub mod outputs;
+pub mod space;
+pub mod target;

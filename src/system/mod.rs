@@ -1,0 +1,8 @@
+//! What reads or changes the machine: the environment of a run, mounts,
+//! block devices, remounting, and signals.
+
+pub mod device;
+pub mod environment;
+pub mod mountinfo;
+pub mod remount;
+pub mod signals;
