@@ -101,7 +101,7 @@ fn run(config: RunConfig) -> i32 {
     };
     // Before the space check: a dedup run too large for memory is refused
     // whatever the disk holds.
-    if let Err(e) = crate::data::dedup::check_memory(&config) {
+    if let Err(e) = crate::safety::memory::check_memory(&config) {
         eprintln!("ioz: {e}");
         return e.exit_code();
     }

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use lexopt::{Arg, Parser, ValueExt};
 
 use crate::model::config::*;
+use crate::model::units::KIB;
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, MsyncMode, Verify};
 use crate::model::workload::TestId;
 

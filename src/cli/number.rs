@@ -3,7 +3,7 @@
 //! IOzone reads numbers with `atoi`, so garbage silently becomes a default. ioz
 //! refuses anything that is not a whole positive number in range.
 
-use crate::model::config::KIB;
+use crate::model::units::KIB;
 
 /// Parses a size the IOzone way: plain numbers are kB; `k`, `m`, `g` (either case)
 /// scale by 1, 1024 and 1024² kB. Returns bytes.

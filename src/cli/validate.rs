@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::{Seen, UsageError, usage};
 use crate::data::telemetry::Telemetry;
 use crate::model::config::*;
+use crate::model::units::KIB;
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
 use crate::model::workload::TestId;
 

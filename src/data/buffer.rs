@@ -7,8 +7,9 @@ use std::ptr::NonNull;
 use rand_mt::Mt64;
 
 use crate::data::pattern::{PROBE_PAGE, largest_op};
-use crate::model::config::{DataPattern, MIB};
+use crate::model::config::DataPattern;
 use crate::model::plan::Cell;
+use crate::model::units::MIB;
 
 /// Alignment of every buffer: a page, which O_DIRECT accepts on Linux file systems.
 pub const BUFFER_ALIGN: usize = 4096;

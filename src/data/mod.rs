@@ -2,6 +2,7 @@
 //! operation lists, verification, dedup data and telemetry replay.
 
 pub mod buffer;
+pub mod check;
 pub mod dedup;
 pub mod pattern;
 pub mod telemetry;

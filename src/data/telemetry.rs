@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::buffer::BUFFER_ALIGN;
 use crate::data::pattern::{IoOp, OpKind, Probes};
-use crate::model::config::{MAX_RECORD_BYTES, MIB, RunConfig, Sizes};
+use crate::model::config::{MAX_RECORD_BYTES, RunConfig, Sizes};
 use crate::model::plan::Cell;
+use crate::model::units::MIB;
 use crate::model::workload::{Direction, Pass, TestId};
 
 /// Largest file offset an operation may reach (`off_t` is signed).

@@ -45,8 +45,8 @@ use std::fmt;
 use std::io;
 
 use crate::data::buffer::AlignedBuf;
+use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
-use crate::engine::DataCheck;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::variations::Verify;
 use crate::model::workload::{Pass, PatternKind};

@@ -5,11 +5,11 @@
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Engine;
+use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
-use crate::system::signals::StopFlag;
 
 /// Why a loop ended before its last operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,15 +23,18 @@ pub enum EarlyStop {
 /// What can end a loop early: signals always, the stonewall when given.
 #[derive(Clone, Copy, Debug)]
 pub struct Stops<'a> {
-    pub signal: &'a StopFlag,
+    /// The number of the first stop signal received, 0 while there is none
+    /// (the word of the run's `StopFlag`, which the engines need not know).
+    pub signal: &'a AtomicUsize,
     pub stonewall: Option<&'a AtomicBool>,
 }
 
 impl Stops<'_> {
     #[inline]
     pub fn check(&self) -> Option<EarlyStop> {
-        if let Some(sig) = self.signal.signal() {
-            return Some(EarlyStop::Signal(sig));
+        match self.signal.load(Ordering::Relaxed) {
+            0 => {}
+            sig => return Some(EarlyStop::Signal(sig as i32)),
         }
         match self.stonewall {
             Some(wall) if wall.load(Ordering::Relaxed) => Some(EarlyStop::Stonewall),
@@ -67,31 +70,6 @@ impl LoopFailure {
             offset: Some(offset),
             error,
         }
-    }
-}
-
-/// What the data of each operation is and how reads are checked. The default
-/// ([`NoCheck`]) sends pool slices and checks nothing, at no cost; verification
-/// modes (-V, -+d) supply their own.
-pub trait DataCheck {
-    /// The bytes a write sends.
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8];
-    /// Checks what a read returned; the error says what differs and where.
-    fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()>;
-}
-
-/// Writes from the pool, checks nothing.
-pub struct NoCheck;
-
-impl DataCheck for NoCheck {
-    #[inline(always)]
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
-        &pool[op.source..op.source + op.len]
-    }
-
-    #[inline(always)]
-    fn check_read(&mut self, _op: &IoOp, _data: &[u8]) -> io::Result<()> {
-        Ok(())
     }
 }
 

@@ -20,12 +20,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub use aio::AioEngine;
-pub use batch::{
-    DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Progress, Stops, latency_buffer, sync_ops,
-};
+pub use batch::{EarlyStop, LoopFailure, LoopIo, Progress, Stops, latency_buffer, sync_ops};
 pub use locked::LockedEngine;
 pub use mmap::MmapEngine;
 
+use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
 pub use positional::{PositionalEngine, pwrite_all};
 pub use stdio::StdioEngine;

@@ -4,11 +4,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::units::{KIB, MIB};
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
 
-pub const KIB: u64 = 1024;
-pub const MIB: u64 = 1024 * KIB;
 /// Largest record IOzone accepts (its buffer size), kept for compatibility.
 pub const MAX_RECORD_BYTES: u64 = 16 * MIB;
 /// File sizes above this use records of at least [`CROSSOVER_MIN_RECORD`] in `-a` mode.

@@ -2,7 +2,9 @@
 //! IOzone tests and passes, the plan, and what a run measured.
 
 pub mod config;
+pub mod environment;
 pub mod plan;
 pub mod result;
+pub mod units;
 pub mod variations;
 pub mod workload;

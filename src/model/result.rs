@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::environment::Environment;
 use crate::model::plan::Cell;
 use crate::model::workload::Pass;
-use crate::system::environment::Environment;
 
 /// One timed pass over one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -31,9 +31,10 @@ use std::io;
 
 use super::Exporter;
 use super::layout::TableLayout;
-use crate::model::config::{KIB, OutputUnit};
+use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
 use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus};
+use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
 pub struct BiffReport;

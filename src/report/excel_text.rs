@@ -6,9 +6,9 @@ use std::io;
 
 use super::Exporter;
 use super::layout::TableLayout;
-use crate::model::config::KIB;
 use crate::model::plan::expand;
 use crate::model::result::{Measurement, RunResult};
+use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
 pub struct ExcelTextReport;

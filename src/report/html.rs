@@ -7,11 +7,12 @@ use std::io;
 use super::Exporter;
 use super::plots::{human_size, pass_slug, plot_svg, plotted_passes};
 use super::text::render_output;
-use crate::model::config::{KIB, OutputUnit};
+use crate::model::config::OutputUnit;
+use crate::model::environment::Environment;
 use crate::model::plan::expand;
 use crate::model::result::{RunResult, RunStatus};
+use crate::model::units::KIB;
 use crate::model::workload::Pass;
-use crate::system::environment::Environment;
 
 pub struct HtmlReport;
 
@@ -480,8 +481,8 @@ fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
 mod tests {
     use super::*;
     use crate::cli::test_config;
+    use crate::model::environment::{CpuCache, DeviceInfo};
     use crate::model::result::{PhaseResult, WorkerResult, sample_result};
-    use crate::system::environment::{CpuCache, DeviceInfo};
 
     fn run(args: &[&str]) -> RunResult {
         let config = test_config(args);

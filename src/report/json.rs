@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::Exporter;
 use crate::model::config::{RunConfig, SizeAxis, Sizes};
+use crate::model::environment::Environment;
 use crate::model::plan::Cell;
 use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
-use crate::system::environment::Environment;
 
 pub struct JsonReport;
 
@@ -215,12 +215,12 @@ mod tests {
         );
         r.environment
             .cpu_caches
-            .push(crate::system::environment::CpuCache {
+            .push(crate::model::environment::CpuCache {
                 level: 1,
                 kind: "Data".into(),
                 size_bytes: 48 << 10,
             });
-        r.environment.target.device = Some(crate::system::environment::DeviceInfo {
+        r.environment.target.device = Some(crate::model::environment::DeviceInfo {
             name: "vda".into(),
             model: None,
             rotational: Some(true),

@@ -10,8 +10,9 @@ use std::io;
 use super::Exporter;
 use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 use crate::data::pattern::mix_reads;
-use crate::model::config::{KIB, OutputUnit, RunConfig};
+use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::result::{CellResult, RunResult, RunStatus};
+use crate::model::units::KIB;
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
 

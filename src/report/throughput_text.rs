@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::model::config::{KIB, OutputUnit, RunConfig, ThroughputConfig};
+use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
 use crate::model::result::{PhaseResult, RunResult};
+use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
 /// Lines after IOzone's preamble: -l/-u range and the first run's size.

@@ -36,8 +36,8 @@ use super::biff::{
     throughput_label, throughput_record_words, throughput_rows,
 };
 use crate::model::config::OutputUnit;
+use crate::model::environment::Environment;
 use crate::model::result::RunResult;
-use crate::system::environment::Environment;
 
 pub struct XlsxReport;
 

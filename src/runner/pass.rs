@@ -196,7 +196,7 @@ impl WithEngine for SinglePass<'_> {
         let mut check = Verifier::for_pass(pass, inputs.config, inputs.ops);
         let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
         let stops = Stops {
-            signal: inputs.stop,
+            signal: inputs.stop.word(),
             stonewall: None,
         };
         let outcome = timed(

@@ -78,7 +78,7 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         &pool,
         extras,
         Stops {
-            signal: &StopFlag::default(),
+            signal: StopFlag::default().word(),
             stonewall: None,
         },
     )
@@ -212,7 +212,7 @@ fn a_failed_operation_names_its_offset() {
         &pool,
         TimedExtras::default(),
         Stops {
-            signal: &StopFlag::default(),
+            signal: StopFlag::default().word(),
             stonewall: None,
         },
     )
@@ -249,7 +249,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             close: true,
         },
         Stops {
-            signal: &stop,
+            signal: &stop.word(),
             stonewall: None,
         },
     )
@@ -343,8 +343,9 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
     );
     let wall = std::sync::atomic::AtomicBool::new(true);
     let mut engine = RecordingEngine::default();
+    let no_signal = StopFlag::default();
     let stops = Stops {
-        signal: &StopFlag::default(),
+        signal: no_signal.word(),
         stonewall: Some(&wall),
     };
     let out = looped(
@@ -533,8 +534,9 @@ fn shaped_read_pass(args: &[&str], records: u64, pool_bytes: usize) -> Vec<IoOp>
 
 fn run_recorded(ops: &[IoOp], read_buf: &mut [u8]) -> (RecordingEngine, LoopOutcome) {
     let mut engine = RecordingEngine::default();
+    let no_signal = StopFlag::default();
     let stops = Stops {
-        signal: &StopFlag::default(),
+        signal: no_signal.word(),
         stonewall: None,
     };
     let out = looped(
@@ -612,7 +614,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
     };
     let stop = StopFlag::default();
     let stops = Stops {
-        signal: &stop,
+        signal: &stop.word(),
         stonewall: None,
     };
     let out = timed_loop(&mut engine, &ops, &mut io, TimedExtras::default(), stops).unwrap();

@@ -2,9 +2,10 @@
 //! offsets, buffers and data were prepared before, and the only other work per
 //! operation is a relaxed atomic load (the stop flag) and an addition.
 
+pub use crate::data::check::{DataCheck, NoCheck};
 use crate::data::pattern::IoOp;
 use crate::engine::clock::now_ns;
-pub use crate::engine::{DataCheck, EarlyStop, LoopFailure, LoopIo, NoCheck, Stops};
+pub use crate::engine::{EarlyStop, LoopFailure, LoopIo, Stops};
 use crate::engine::{Engine, Progress};
 
 /// What the timed loop did.

@@ -1,5 +1,6 @@
 //! What ioz may do, decided before any I/O.
 
+pub mod memory;
 pub mod outputs;
 pub mod space;
 pub mod target;

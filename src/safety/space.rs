@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
+use crate::model::units::human;
 use crate::model::variations::DropCaches;
 use crate::system::environment::parse_mem_total;
 
@@ -44,22 +45,6 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
         }
     }
     files
-}
-
-/// A byte count for people: 1.5 GiB.
-pub(crate) fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 /// The directory a test file will be created in.
@@ -197,12 +182,5 @@ mod tests {
         let r = reads.to_str().unwrap();
         assert_eq!(needed(&["-X", t, "-Y", r, "-f", p]), 8192 + 8192);
         assert_eq!(needed(&["-X", t, "-Y", r, "-i", "0", "-f", p]), 8192);
-    }
-
-    #[test]
-    fn sizes_read_well() {
-        assert_eq!(human(512), "512 bytes");
-        assert_eq!(human(64 << 10), "64.0 KiB");
-        assert_eq!(human(3 << 29), "1.5 GiB");
     }
 }

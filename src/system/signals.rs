@@ -121,6 +121,12 @@ impl StopFlag {
         }
     }
 
+    /// The flag's word (0, or the signal's number), for the timed loops,
+    /// which poll it without depending on this module.
+    pub fn word(&self) -> &AtomicUsize {
+        &self.0
+    }
+
     /// Raises the flag by hand (tests, and errors that stop the run).
     pub fn raise(&self, signal: i32) {
         let _ = self

@@ -31,8 +31,9 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
-use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
+use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use crate::data::buffer::AlignedBuf;
+use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::clock::now_ns;
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::engine::NoCheck;
+use crate::data::check::NoCheck;
 use crate::model::variations::MsyncMode;
 use crate::system::signals::StopFlag;
 
@@ -73,7 +73,7 @@ fn run<C: DataCheck>(
         latencies: None,
     };
     let stops = Stops {
-        signal: stop,
+        signal: stop.word(),
         stonewall: None,
     };
     e.run_ops(ops, &mut io, stops)
@@ -239,7 +239,7 @@ fn q_latencies_follow_the_operations_done() {
             latencies: Some(&mut latencies),
         };
         let stops = Stops {
-            signal: &stop,
+            signal: &stop.word(),
             stonewall: Some(&wall),
         };
         let p = e.run_ops(&ops, &mut io, stops).unwrap();

@@ -49,9 +49,10 @@ use std::sync::atomic::Ordering;
 use io_uring::{IoUring, opcode, squeue, types};
 
 use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
-use super::{DataCheck, Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
+use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::data::buffer::AlignedBuf;
+use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::clock::now_ns;
 use fixed::{FIXED_REFUSAL_TOLD, FixedBuffers, fixed_refusal, register};

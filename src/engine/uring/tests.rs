@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous};
 
 use super::*;
+use crate::data::check::NoCheck;
 use crate::data::pattern::random_permutation;
-use crate::engine::{NoCheck, Stops};
+use crate::engine::Stops;
 use crate::system::signals::StopFlag;
 
 const REC: usize = 4096;
@@ -110,7 +111,7 @@ impl DataCheck for Counting<'_> {
 
 fn stops<'a>(flag: &'a StopFlag, wall: Option<&'a AtomicBool>) -> Stops<'a> {
     Stops {
-        signal: flag,
+        signal: flag.word(),
         stonewall: wall,
     }
 }

@@ -2,7 +2,7 @@
 //! last-level cache and the RAM of the machine that ran.
 
 use super::labels::{human_size, lg};
-use crate::system::environment::Environment;
+use crate::model::environment::Environment;
 
 /// Where the file-size axis passes from one cache to the next.
 pub(super) struct Regions {

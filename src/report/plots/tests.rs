@@ -4,8 +4,8 @@ use std::fs;
 
 use super::*;
 use crate::cli::test_config;
+use crate::model::environment::CpuCache;
 use crate::model::result::sample_result;
-use crate::system::environment::CpuCache;
 
 pub(super) fn cells(args: &[&str], value: impl Fn(u64, u64) -> u64) -> (RunResult, Vec<Pass>) {
     let config = test_config(args);

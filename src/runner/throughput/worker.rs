@@ -167,7 +167,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             &shared.abort
         };
         let stops = Stops {
-            signal: job.stop,
+            signal: job.stop.word(),
             stonewall: Some(stonewall),
         };
         let (user0, sys0) = cpu_ns(job.cpu_scope);
@@ -204,7 +204,7 @@ impl WithEngine for WorkerBody<'_, '_> {
                 let rest = &job.ops[outcome.ops_done..];
                 if rest.iter().any(|op| op.kind == OpKind::Write) {
                     let stops = Stops {
-                        signal: job.stop,
+                        signal: job.stop.word(),
                         stonewall: None,
                     };
                     let finish = timed(
