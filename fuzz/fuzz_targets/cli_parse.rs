@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
                 .map(|w| OsString::from_vec(w.to_vec())),
         )
         .collect();
-    if let Err(e) = ioz::cli::parse(argv) {
+    if let Err(e) = ioz::cli::parse(argv, &ioz::model::host::Host::example()) {
         // The message is one line, as `ioz: {e}` prints it.
         assert!(!e.to_string().contains('\n'), "multi-line usage error: {e}");
     }

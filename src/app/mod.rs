@@ -9,6 +9,7 @@ use crate::model::config::RunConfig;
 use crate::model::config::{Sizes, ThroughputConfig};
 mod progress;
 
+use crate::data::telemetry::Replay;
 use crate::error::RunError;
 use crate::model::plan::expand;
 use crate::model::result::{CellResult, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
@@ -34,7 +35,7 @@ pub const EXIT_IO: i32 = 1;
 const SIGPIPE: i32 = 13;
 
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
-    match cli::parse(args) {
+    match cli::parse(args, &crate::system::host::facts()) {
         Err(e) => {
             eprintln!("ioz: {e}");
             EXIT_USAGE
@@ -76,7 +77,16 @@ impl Output<'_> {
     }
 }
 
-fn run(config: RunConfig) -> i32 {
+fn run(mut config: RunConfig) -> i32 {
+    // The telemetry files first, before anything else is checked: the file
+    // size of the run is theirs.
+    let replay = match crate::data::telemetry::attach(&mut config) {
+        Ok(replay) => replay.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let stop = match StopFlag::install() {
         Ok(s) => s,
         Err(e) => {
@@ -138,8 +148,8 @@ fn run(config: RunConfig) -> i32 {
     };
     out.put(&preamble(&config, &started, time_resolution_ns));
     let measured = match &config.throughput {
-        Some(tp) => measure_throughput(&config, tp, &stop, &mut out),
-        None => measure_cells(&config, &stop, remount.as_mut(), &mut out),
+        Some(tp) => measure_throughput(&config, &replay, tp, &stop, &mut out),
+        None => measure_cells(&config, &replay, &stop, remount.as_mut(), &mut out),
     };
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
@@ -250,6 +260,7 @@ fn is_device(path: &std::path::Path) -> bool {
 /// Single and auto mode: the table, row by row.
 fn measure_cells(
     config: &RunConfig,
+    replay: &Replay,
     stop: &StopFlag,
     remount: Option<&mut Remounter>,
     out: &mut Output<'_>,
@@ -270,12 +281,20 @@ fn measure_cells(
     };
     let bar = progress::bar_for(config, &plan);
     let outcome =
-        runner::run_remounting(config, &plan, target, stop, remount, |event| match event {
-            RunEvent::PassDone(m) => progress::advance(&bar, m),
-            RunEvent::RowDone(row) => {
-                bar.suspend(|| out.put(&table_row(&layout, row, config.unit)))
-            }
-        });
+        runner::run_remounting(
+            config,
+            replay,
+            &plan,
+            target,
+            stop,
+            remount,
+            |event| match event {
+                RunEvent::PassDone(m) => progress::advance(&bar, m),
+                RunEvent::RowDone(row) => {
+                    bar.suspend(|| out.put(&table_row(&layout, row, config.unit)))
+                }
+            },
+        );
     bar.finish_and_clear();
     Measured {
         cells: outcome.cells,
@@ -288,13 +307,14 @@ fn measure_cells(
 /// Throughput mode: a block per phase, a run per worker count.
 fn measure_throughput(
     config: &RunConfig,
+    replay: &Replay,
     tp: &ThroughputConfig,
     stop: &StopFlag,
     out: &mut Output<'_>,
 ) -> Measured {
     out.put(&throughput_preamble(tp));
     let bar = progress::throughput_bar(config, tp);
-    let outcome = runner::run_throughput(config, tp, stop, |event| match event {
+    let outcome = runner::run_throughput(config, replay, tp, stop, |event| match event {
         ThroughputEvent::RunStart { file_bytes, .. } => {
             let record_bytes = match config.sizes {
                 Sizes::Single { record_bytes, .. } => record_bytes,

@@ -21,7 +21,7 @@ pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
         .flat_map(|c| {
             passes
                 .iter()
-                .map(move |&&p| crate::data::telemetry::pass_size(config, c, p).bytes)
+                .map(move |&&p| crate::model::plan::pass_size(config, c, p).bytes)
         })
         .sum()
 }
@@ -44,7 +44,7 @@ pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u6
                 record_bytes,
             };
             phases.iter().map(move |&pass| {
-                crate::data::telemetry::pass_size(config, &cell, pass).bytes * n as u64
+                crate::model::plan::pass_size(config, &cell, pass).bytes * n as u64
             })
         })
         .sum()

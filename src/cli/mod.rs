@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use lexopt::{Arg, Parser, ValueExt};
 
 use crate::model::config::*;
+use crate::model::host::Host;
 use crate::model::units::KIB;
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, MsyncMode, Verify};
 use crate::model::workload::TestId;
@@ -99,7 +100,7 @@ struct Seen {
 }
 
 /// Parses argv (argv[0] included) into a command.
-pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
+pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
     let command_line: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -118,8 +119,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
         match arg {
             Arg::Short('h') | Arg::Long("help") => return Ok(Command::Help),
             Arg::Short('v') | Arg::Long("version") => return Ok(Command::Version),
-            Arg::Short('+') => parse_plus(&mut parser, &mut seen)?,
-            Arg::Short(c) => parse_short(c, &mut parser, &mut seen)?,
+            Arg::Short('+') => parse_plus(&mut parser, &mut seen, host)?,
+            Arg::Short(c) => parse_short(c, &mut parser, &mut seen, host)?,
             Arg::Long("force") => seen.force = true,
             Arg::Long("quiet") => seen.quiet = true,
             Arg::Long("engine") => {
@@ -198,7 +199,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             }
         }
     }
-    validate::finish(seen, command_line).map(|c| Command::Run(Box::new(c)))
+    validate::finish(seen, command_line, host).map(|c| Command::Run(Box::new(c)))
 }
 
 fn lexopt_error(e: lexopt::Error) -> UsageError {
@@ -294,7 +295,12 @@ impl Seen {
     }
 }
 
-fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
+fn parse_short(
+    c: char,
+    parser: &mut Parser,
+    seen: &mut Seen,
+    host: &Host,
+) -> Result<(), UsageError> {
     match c {
         'a' => {
             seen.auto = true;
@@ -406,7 +412,7 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
         'M' => {
             seen.option_lines.push(String::new());
             seen.option_lines
-                .push(format!("Machine = {}", machine_description()));
+                .push(format!("Machine = {}", host.machine));
         }
         't' => {
             let n = workers_value(parser, "-t")?;
@@ -557,7 +563,7 @@ fn parse_short(c: char, parser: &mut Parser, seen: &mut Seen) -> Result<(), Usag
 
 /// `-+X`: the letter is the rest of the word (only its first character counts
 /// in IOzone; ioz refuses extra characters), and any value is the next word.
-fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
+fn parse_plus(parser: &mut Parser, seen: &mut Seen, host: &Host) -> Result<(), UsageError> {
     let rest = parser
         .optional_value()
         .ok_or_else(|| usage("-+ must be followed by a letter, as in -+n"))?;
@@ -627,7 +633,7 @@ fn parse_plus(parser: &mut Parser, seen: &mut Seen) -> Result<(), UsageError> {
             seen.variations.cpu_utilisation = true;
             seen.option_lines.push(format!(
                 "CPU utilization Resolution = {:5.3} seconds.",
-                cpu_clock_resolution()
+                host.cpu_clock_resolution_s
             ));
             seen.option_lines
                 .push("CPU utilization Excel chart enabled".into());
@@ -719,39 +725,11 @@ fn spreadsheet_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageErr
     }
 }
 
-/// The granularity of getrusage's CPU times, in seconds.
-fn cpu_clock_resolution() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_getres writes into the timespec we own.
-    if unsafe { libc::clock_getres(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
-        ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
-    } else {
-        0.001
-    }
-}
-
-fn machine_description() -> String {
-    match nix::sys::utsname::uname() {
-        Ok(u) => format!(
-            "{} {} {} {} {}",
-            u.sysname().to_string_lossy(),
-            u.nodename().to_string_lossy(),
-            u.release().to_string_lossy(),
-            u.version().to_string_lossy(),
-            u.machine().to_string_lossy()
-        ),
-        Err(e) => format!("unknown ({e})"),
-    }
-}
-
 /// Parses `ioz ARGS…` into a run config, for tests elsewhere in the crate.
 #[cfg(test)]
 pub(crate) fn test_config(args: &[&str]) -> RunConfig {
     let argv = std::iter::once("ioz").chain(args.iter().copied());
-    match parse(argv.map(OsString::from).collect()) {
+    match parse(argv.map(OsString::from).collect(), &Host::example()) {
         Ok(Command::Run(c)) => *c,
         other => panic!("{args:?} is not a run: {other:?}"),
     }

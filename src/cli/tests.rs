@@ -1,10 +1,11 @@
 use super::*;
+use crate::model::host::Host;
 use crate::model::workload::TestId::*;
 
 fn run(args: &[&str]) -> Result<RunConfig, UsageError> {
     let mut argv: Vec<OsString> = vec!["ioz".into()];
     argv.extend(args.iter().map(OsString::from));
-    match parse(argv)? {
+    match parse(argv, &Host::example())? {
         Command::Run(c) => Ok(*c),
         other => panic!("expected a run, got {other:?}"),
     }
@@ -199,6 +200,13 @@ fn bad_values_name_the_option() {
 
 #[test]
 fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
+    // The files are read before the run, not by the parser.
+    let run = |args: &[&str]| {
+        run(args).map(|mut c| {
+            crate::data::telemetry::attach(&mut c).unwrap();
+            c
+        })
+    };
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path().join("w.txt");
     std::fs::write(&w, "100 5000 7\n0 10\n").unwrap();
@@ -272,13 +280,13 @@ fn unsupported_iozone_options_are_refused_by_name() {
 
 #[test]
 fn no_arguments_is_an_error_and_help_is_not() {
-    assert!(parse(vec!["ioz".into()]).is_err());
+    assert!(parse(vec!["ioz".into()], &Host::example()).is_err());
     assert!(matches!(
-        parse(vec!["ioz".into(), "-h".into()]),
+        parse(vec!["ioz".into(), "-h".into()], &Host::example()),
         Ok(Command::Help)
     ));
     assert!(matches!(
-        parse(vec!["ioz".into(), "-v".into()]),
+        parse(vec!["ioz".into(), "-v".into()], &Host::example()),
         Ok(Command::Version)
     ));
 }
@@ -296,25 +304,30 @@ fn output_files_and_the_report_subcommand() {
     assert_eq!(c.outputs.requested().len(), 5);
     assert!(c.quiet);
     let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
-    match parse(argv(&["ioz", "report", "r.json"])).unwrap() {
+    match parse(argv(&["ioz", "report", "r.json"]), &Host::example()).unwrap() {
         Command::Report(r) => {
             assert_eq!(r.input, PathBuf::from("r.json"));
             assert!(r.text, "text is the default output");
         }
         other => panic!("{other:?}"),
     }
-    match parse(argv(&["ioz", "report", "r.json", "-b", "x.xlsx"])).unwrap() {
+    match parse(
+        argv(&["ioz", "report", "r.json", "-b", "x.xlsx"]),
+        &Host::example(),
+    )
+    .unwrap()
+    {
         Command::Report(r) => assert!(!r.text && r.outputs.spreadsheet.is_some()),
         other => panic!("{other:?}"),
     }
     assert!(
-        parse(argv(&["ioz", "report"]))
+        parse(argv(&["ioz", "report"]), &Host::example())
             .unwrap_err()
             .0
             .contains("needs a saved run")
     );
     assert!(
-        parse(argv(&["ioz", "report", "a", "b"]))
+        parse(argv(&["ioz", "report", "a", "b"]), &Host::example())
             .unwrap_err()
             .0
             .contains("unexpected argument 'b'")

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::{Seen, UsageError, usage};
-use crate::data::telemetry::Telemetry;
 use crate::model::config::*;
+use crate::model::host::Host;
 use crate::model::units::KIB;
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
 use crate::model::workload::TestId;
@@ -15,12 +15,16 @@ fn kb(bytes: u64) -> u64 {
 }
 
 /// Checks the options against each other and builds the config.
-pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig, UsageError> {
+pub(super) fn finish(
+    seen: Seen,
+    command_line: Vec<String>,
+    host: &Host,
+) -> Result<RunConfig, UsageError> {
     if seen.micros_per_op && seen.ops_per_sec {
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }
-    let throughput = throughput_config(&seen)?;
-    let mut variations = variations(&seen)?;
+    let throughput = throughput_config(&seen, host)?;
+    let mut variations = variations(&seen, host)?;
     let auto =
         seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
     if !auto {
@@ -47,15 +51,16 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
             "-f and -F cannot be combined: -F names every worker's file",
         ));
     }
-    let telemetry = telemetry(&seen, &variations)?;
+    let telemetry = variations.write_telemetry.is_some() || variations.read_telemetry.is_some();
     direct_io_alignment(&seen)?;
     let sizes = if auto {
         auto_sizes(&seen)?
-    } else if let Some(t) = &telemetry {
-        // The file is what the telemetry reaches; -r only shapes the passes
-        // no telemetry file drives, so it may exceed the file.
+    } else if telemetry {
+        // The file is what the telemetry reaches: its size is filled in when
+        // the files are read, before the run (data::telemetry::attach). -r
+        // only shapes the passes no telemetry file drives, so it may exceed it.
         Sizes::Single {
-            file_bytes: t.file_bytes(),
+            file_bytes: 0,
             record_bytes: seen
                 .record_sizes
                 .first()
@@ -98,7 +103,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
             )));
         }
         vec![TestId::Write, TestId::Read]
-    } else if telemetry.is_some() {
+    } else if telemetry {
         if let Some(t) = seen
             .tests
             .iter()
@@ -178,7 +183,7 @@ pub(super) fn finish(seen: Seen, command_line: Vec<String>) -> Result<RunConfig,
         record_locking: seen.record_locking,
         destroy_data: seen.destroy_data,
         variations,
-        telemetry,
+        telemetry: None,
     })
 }
 
@@ -231,7 +236,7 @@ fn mix_roles(
 
 /// The I/O variations, with the engine the IOzone flags (-B, -H, -k) or
 /// --engine chose, checked against each other.
-fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
+fn variations(seen: &Seen, host: &Host) -> Result<IoVariations, UsageError> {
     let mut v = seen.variations.clone();
     let from_flags = match (seen.mmap_flag, seen.aio_depth) {
         (true, Some(_)) => {
@@ -271,8 +276,7 @@ fn variations(seen: &Seen) -> Result<IoVariations, UsageError> {
             "-m (multiple buffers) cannot be combined with --engine aio or io_uring (-H/-k)",
         ));
     }
-    // SAFETY: geteuid has no preconditions.
-    if v.drop_caches == DropCaches::All && unsafe { libc::geteuid() } != 0 {
+    if v.drop_caches == DropCaches::All && !host.root {
         return Err(usage(
             "--drop-caches=all writes /proc/sys/vm/drop_caches and needs root; --drop-caches alone evicts only the test file",
         ));
@@ -440,23 +444,9 @@ fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> 
     Ok(())
 }
 
-/// Reads the telemetry files (`-X`, `-Y`) once, before any I/O, and checks
-/// them against -I; `None` when the run replays none.
-fn telemetry(seen: &Seen, v: &IoVariations) -> Result<Option<Telemetry>, UsageError> {
-    if v.write_telemetry.is_none() && v.read_telemetry.is_none() {
-        return Ok(None);
-    }
-    let t = Telemetry::load(v.write_telemetry.as_deref(), v.read_telemetry.as_deref())
-        .map_err(usage)?;
-    if seen.open.direct {
-        t.check_direct_alignment().map_err(usage)?;
-    }
-    Ok(Some(t))
-}
-
 /// Throughput mode from -t/-l/-u and its companions; options that only mean
 /// something there are refused without it.
-fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError> {
+fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig>, UsageError> {
     let wanted =
         !seen.worker_counts.is_empty() || seen.min_workers.is_some() || seen.max_workers.is_some();
     if !wanted {
@@ -504,7 +494,7 @@ fn throughput_config(seen: &Seen) -> Result<Option<ThroughputConfig>, UsageError
         )));
     }
     if let Some(cpu) = seen.first_cpu {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = host.cpus;
         if cpu >= cpus {
             return Err(usage(format!(
                 "-P {cpu}: no such CPU (this machine has CPUs 0 to {})",

@@ -2,28 +2,26 @@
 //! of recorded operations, `offset size [delay_ms]` per line, replayed in file
 //! order by the write passes (test 0) and the read passes (test 1).
 //!
-//! The files are read and checked once, when the command line is validated,
-//! before any I/O; the run keeps the operations in memory and the JSON keeps a
-//! summary of each file (path, operation count, bytes, end, delays), which is
-//! all the reports need. The table shows reclen 0, as IOzone's does.
+//! The files are read and checked once, before any I/O ([`attach`]); their
+//! operations travel in a [`Replay`] beside the configuration, which (like
+//! the JSON) keeps only a summary of each file ([`crate::model::telemetry`]):
+//! that is all the reports need. The table shows reclen 0, as IOzone's does.
 //!
 //! A pass no telemetry file drives (test 0 with only `-Y`, test 1 with only
 //! `-X`) moves the whole file sequentially in records of the run's record size
 //! (`-r`, default 4 KiB), the last one short when the file is not a whole
 //! number of records.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
 
 use crate::data::buffer::BUFFER_ALIGN;
 use crate::data::pattern::{IoOp, OpKind, Probes};
-use crate::model::config::{MAX_RECORD_BYTES, RunConfig, Sizes};
-use crate::model::plan::Cell;
+use crate::model::config::{DataPattern, MAX_RECORD_BYTES, RunConfig, Sizes};
+use crate::model::plan::{Cell, largest_replayed_op, sequential_record};
+use crate::model::telemetry::{Telemetry, Trace};
 use crate::model::units::MIB;
-use crate::model::workload::{Direction, Pass, TestId};
+use crate::model::workload::{Direction, Pass};
 
 /// Largest file offset an operation may reach (`off_t` is signed).
 const MAX_FILE_END: u64 = i64::MAX as u64;
@@ -40,136 +38,124 @@ pub struct TraceOp {
     pub delay_ms: u32,
 }
 
-/// A trace's operations, held in memory only (the JSON keeps the summary).
-/// Equality ignores them: a run read back from JSON equals the run that wrote it.
-#[derive(Clone, Default)]
-pub struct Replay(pub Arc<[TraceOp]>);
-
-impl PartialEq for Replay {
-    fn eq(&self, _: &Replay) -> bool {
-        true
-    }
-}
-
-impl Eq for Replay {}
-
-impl fmt::Debug for Replay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Replay({} ops)", self.0.len())
-    }
-}
-
-/// One telemetry file, as read at startup.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Trace {
-    pub path: PathBuf,
-    /// Operations in the file (lines that are not comments).
-    pub ops: u64,
-    /// Sum of their sizes: what one pass replaying the file moves.
-    pub bytes: u64,
-    /// The largest offset + size.
-    pub end: u64,
-    /// The largest size.
-    pub largest_op: u64,
-    /// Sum of the per-operation delays, ms.
-    pub delay_ms: u64,
-    #[serde(skip)]
-    pub replay: Replay,
-}
-
-/// The telemetry files of a run (at least one is given).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Telemetry {
+/// The operations of a run's telemetry files, in file order: what travels
+/// beside the configuration (which keeps only their summary).
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
     /// `-X`: replayed by the write and rewrite passes.
-    pub write: Option<Trace>,
+    pub write: Option<Arc<[TraceOp]>>,
     /// `-Y`: replayed by the read and reread passes.
-    pub read: Option<Trace>,
+    pub read: Option<Arc<[TraceOp]>>,
 }
 
-impl Telemetry {
-    /// Reads and checks the files (`-X`, `-Y`); the error is one line naming
-    /// the option, the file and, for a bad line, its number.
-    pub fn load(write: Option<&Path>, read: Option<&Path>) -> Result<Telemetry, String> {
-        Ok(Telemetry {
-            write: write.map(|p| Trace::load("-X", p)).transpose()?,
-            read: read.map(|p| Trace::load("-Y", p)).transpose()?,
-        })
-    }
-
-    /// The file size of the run: the largest end over the files.
-    pub fn file_bytes(&self) -> u64 {
-        self.traces().map(|(_, t)| t.end).max().unwrap_or(0)
-    }
-
-    /// Each given file with its option.
-    pub fn traces(&self) -> impl Iterator<Item = (&'static str, &Trace)> {
-        [("-X", &self.write), ("-Y", &self.read)]
-            .into_iter()
-            .filter_map(|(opt, t)| t.as_ref().map(|t| (opt, t)))
-    }
-
-    /// The file a pass replays: -X for writes, -Y for reads, none otherwise.
-    pub fn trace_for(&self, pass: Pass) -> Option<&Trace> {
+impl Replay {
+    /// The operations a pass replays: -X's for writes, -Y's for reads.
+    pub fn ops_for(&self, pass: Pass) -> Option<&[TraceOp]> {
         match pass.direction() {
-            Direction::Write => self.write.as_ref(),
-            Direction::Read => self.read.as_ref(),
+            Direction::Write => self.write.as_deref(),
+            Direction::Read => self.read.as_deref(),
             Direction::Mixed => None,
         }
     }
+}
 
-    /// `-I`: O_DIRECT needs every offset and size on a [`BUFFER_ALIGN`]
-    /// boundary; refuses the first operation that is not (before any I/O).
-    pub fn check_direct_alignment(&self) -> Result<(), String> {
-        let align = BUFFER_ALIGN as u64;
-        for (opt, trace) in self.traces() {
-            let bad = trace.replay.0.iter().position(|op| {
-                !op.offset.is_multiple_of(align) || !(op.len as u64).is_multiple_of(align)
-            });
-            if let Some(i) = bad {
-                let op = trace.replay.0[i];
-                return Err(format!(
-                    "{opt} {}: operation {} (offset {}, size {}) is not aligned to {align} bytes, which O_DIRECT (-I) needs",
-                    trace.path.display(),
-                    i + 1,
-                    op.offset,
-                    op.len
-                ));
-            }
-        }
-        Ok(())
+/// Reads the telemetry files `config` names (`-X`, `-Y`), before any I/O:
+/// the configuration gets their summary and the file size they reach, and
+/// their operations come back beside it; `None` when the run replays none.
+/// The error is one line naming the option, the file and, for a bad line,
+/// its number.
+pub fn attach(config: &mut RunConfig) -> Result<Option<Replay>, String> {
+    let v = &config.variations;
+    if v.write_telemetry.is_none() && v.read_telemetry.is_none() {
+        return Ok(None);
+    }
+    let write = v
+        .write_telemetry
+        .as_deref()
+        .map(|p| load("-X", p))
+        .transpose()?;
+    let read = v
+        .read_telemetry
+        .as_deref()
+        .map(|p| load("-Y", p))
+        .transpose()?;
+    let telemetry = Telemetry {
+        write: write.as_ref().map(|(t, _)| t.clone()),
+        read: read.as_ref().map(|(t, _)| t.clone()),
+    };
+    let replay = Replay {
+        write: write.map(|(_, ops)| ops),
+        read: read.map(|(_, ops)| ops),
+    };
+    if config.open.direct {
+        check_direct_alignment(&telemetry, &replay)?;
+    }
+    // The file is what the telemetry reaches; -r only shapes the passes no
+    // telemetry file drives, so it may exceed the file.
+    if let Sizes::Single { file_bytes, .. } = &mut config.sizes {
+        *file_bytes = telemetry.file_bytes();
+    }
+    config.telemetry = Some(telemetry);
+    Ok(Some(replay))
+}
+
+/// Reads and parses one file; `option` is `-X` or `-Y` for messages.
+fn load(option: &str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), String> {
+    let text = std::fs::read(path)
+        .map_err(|e| format!("{option} {}: cannot read it: {e}", path.display()))?;
+    let ops =
+        parse(&text).map_err(|(line, why)| format!("{option} {}:{line}: {why}", path.display()))?;
+    if ops.is_empty() {
+        return Err(format!(
+            "{option} {}: no operations (every line is empty or a # comment)",
+            path.display()
+        ));
+    }
+    Ok((summarize(path, &ops), ops.into()))
+}
+
+/// The summary of a file's operations.
+fn summarize(path: &Path, ops: &[TraceOp]) -> Trace {
+    let sum = |f: fn(&TraceOp) -> u64| ops.iter().map(f).sum::<u64>();
+    let max = |f: fn(&TraceOp) -> u64| ops.iter().map(f).max().unwrap_or(0);
+    Trace {
+        path: path.to_path_buf(),
+        ops: ops.len() as u64,
+        // Each size is at most 16 MiB, so 2^40 operations could not overflow.
+        bytes: sum(|o| o.len as u64),
+        end: max(|o| o.offset + o.len as u64),
+        largest_op: max(|o| o.len as u64),
+        delay_ms: sum(|o| o.delay_ms as u64),
     }
 }
 
-impl Trace {
-    /// Reads and parses one file; `option` is `-X` or `-Y` for messages.
-    pub fn load(option: &str, path: &Path) -> Result<Trace, String> {
-        let text = std::fs::read(path)
-            .map_err(|e| format!("{option} {}: cannot read it: {e}", path.display()))?;
-        let ops = parse(&text)
-            .map_err(|(line, why)| format!("{option} {}:{line}: {why}", path.display()))?;
-        if ops.is_empty() {
+/// `-I`: O_DIRECT needs every offset and size on a [`BUFFER_ALIGN`]
+/// boundary; refuses the first operation that is not (before any I/O).
+fn check_direct_alignment(telemetry: &Telemetry, replay: &Replay) -> Result<(), String> {
+    let align = BUFFER_ALIGN as u64;
+    let files = [
+        ("-X", telemetry.write.as_ref(), replay.write.as_deref()),
+        ("-Y", telemetry.read.as_ref(), replay.read.as_deref()),
+    ];
+    for (opt, trace, ops) in files {
+        let (Some(trace), Some(ops)) = (trace, ops) else {
+            continue;
+        };
+        let bad = ops.iter().position(|op| {
+            !op.offset.is_multiple_of(align) || !(op.len as u64).is_multiple_of(align)
+        });
+        if let Some(i) = bad {
+            let op = ops[i];
             return Err(format!(
-                "{option} {}: no operations (every line is empty or a # comment)",
-                path.display()
+                "{opt} {}: operation {} (offset {}, size {}) is not aligned to {align} bytes, which O_DIRECT (-I) needs",
+                trace.path.display(),
+                i + 1,
+                op.offset,
+                op.len
             ));
         }
-        Ok(Trace::new(path.to_path_buf(), ops))
     }
-
-    fn new(path: PathBuf, ops: Vec<TraceOp>) -> Trace {
-        let sum = |f: fn(&TraceOp) -> u64| ops.iter().map(f).sum::<u64>();
-        let max = |f: fn(&TraceOp) -> u64| ops.iter().map(f).max().unwrap_or(0);
-        Trace {
-            path,
-            ops: ops.len() as u64,
-            // Each size is at most 16 MiB, so 2^40 operations could not overflow.
-            bytes: sum(|o| o.len as u64),
-            end: max(|o| o.offset + o.len as u64),
-            largest_op: max(|o| o.len as u64),
-            delay_ms: sum(|o| o.delay_ms as u64),
-            replay: Replay(ops.into()),
-        }
-    }
+    Ok(())
 }
 
 /// Parses a telemetry file: one `offset size [delay_ms]` per line (decimal,
@@ -243,92 +229,13 @@ fn number(field: &str, what: &str, unit: &str) -> Result<u64, String> {
         .map_err(|_| format!("{what} `{field}` is too large"))
 }
 
-/// The telemetry of a run, if it replays any.
-pub fn of(config: &RunConfig) -> Option<&Telemetry> {
-    config.telemetry.as_ref()
-}
-
-/// The most space the test file of a telemetry run takes: a replayed write
-/// file allocates only what it writes (the rest of the file is holes), plus
-/// the tail the untimed fill adds before reads that reach past its end; a
-/// sequential write pass, or a fill of the whole file, takes the file size.
-pub fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u64 {
-    let writes = config.tests.contains(&TestId::Write) && !config.variations.existing_file;
-    let reads = config.tests.contains(&TestId::Read);
-    match (&t.write, writes) {
-        (Some(x), true) => {
-            let tail = if reads {
-                file_bytes.saturating_sub(x.end)
-            } else {
-                0
-            };
-            x.bytes.min(x.end) + tail
-        }
-        _ => file_bytes,
-    }
-}
-
-/// The record size of the passes no telemetry file drives.
-fn sequential_record(config: &RunConfig) -> u64 {
-    match config.sizes {
-        Sizes::Single { record_bytes, .. } => record_bytes.max(1),
-        Sizes::Auto(_) => crate::model::config::DEFAULT_RECORD_BYTES,
-    }
-}
-
-/// What one pass moves: the byte count it is checked against, its operations
-/// (the measurement's `records`), and its largest operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PassSize {
-    pub bytes: u64,
-    pub ops: u64,
-    pub largest: u64,
-}
-
-/// What `pass` moves on `cell`: whole records normally; with telemetry, the
-/// replayed file's operations, or the whole file in sequential records.
-pub fn pass_size(config: &RunConfig, cell: &Cell, pass: Pass) -> PassSize {
-    let Some(t) = of(config) else {
-        return PassSize {
-            bytes: cell.pass_bytes(),
-            ops: cell.records(),
-            largest: cell.record_bytes,
-        };
-    };
-    match t.trace_for(pass) {
-        Some(trace) => PassSize {
-            bytes: trace.bytes,
-            ops: trace.ops,
-            largest: trace.largest_op,
-        },
-        None => {
-            let rec = sequential_record(config);
-            PassSize {
-                bytes: cell.file_bytes,
-                ops: cell.file_bytes.div_ceil(rec),
-                largest: rec.min(cell.file_bytes),
-            }
-        }
-    }
-}
-
-/// The largest operation of any pass of a telemetry run (buffers are sized for it).
-pub fn largest_op(config: &RunConfig, cell: &Cell) -> usize {
-    let traces = of(config)
-        .into_iter()
-        .flat_map(Telemetry::traces)
-        .map(|(_, t)| t.largest_op);
-    let sequential = sequential_record(config).min(cell.file_bytes);
-    traces.chain([sequential]).max().unwrap_or(1).max(1) as usize
-}
-
 /// Bytes of the write pool of a telemetry run: the largest operation rounded
 /// up to a page, and with random data at least what normal runs keep distinct.
 pub fn pool_bytes(config: &RunConfig, cell: &Cell) -> usize {
-    let largest = (largest_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
+    let largest = (largest_replayed_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
     let wanted = match config.data {
-        crate::model::config::DataPattern::Iozone => largest,
-        crate::model::config::DataPattern::Random => cell
+        DataPattern::Iozone => largest,
+        DataPattern::Random => cell
             .file_bytes
             .min(RANDOM_POOL_BYTES)
             .next_multiple_of(BUFFER_ALIGN as u64),
@@ -362,13 +269,19 @@ impl PoolCursor {
 
 /// The operations of `pass` in a telemetry run, in order: the replayed file's,
 /// or sequential records over the whole file.
-pub fn build_ops(config: &RunConfig, cell: &Cell, pass: Pass, pool_bytes: usize) -> Vec<IoOp> {
+pub fn build_ops(
+    config: &RunConfig,
+    replay: &Replay,
+    cell: &Cell,
+    pass: Pass,
+    pool_bytes: usize,
+) -> Vec<IoOp> {
     let kind = match pass.direction() {
         Direction::Read => OpKind::Read,
         _ => OpKind::Write,
     };
-    match of(config).and_then(|t| t.trace_for(pass)) {
-        Some(trace) => replay_ops(trace, kind, pool_bytes),
+    match replay.ops_for(pass) {
+        Some(ops) => replay_ops(ops, kind, pool_bytes),
         None => sequential_ops(
             0,
             cell.file_bytes,
@@ -379,15 +292,12 @@ pub fn build_ops(config: &RunConfig, cell: &Cell, pass: Pass, pool_bytes: usize)
     }
 }
 
-fn replay_ops(trace: &Trace, kind: OpKind, pool_bytes: usize) -> Vec<IoOp> {
+fn replay_ops(ops: &[TraceOp], kind: OpKind, pool_bytes: usize) -> Vec<IoOp> {
     let mut cursor = PoolCursor {
         pool_bytes,
         next: 0,
     };
-    trace
-        .replay
-        .0
-        .iter()
+    ops.iter()
         .map(|op| IoOp {
             offset: op.offset,
             len: op.len as usize,
@@ -505,12 +415,15 @@ mod tests {
 
     #[test]
     fn a_trace_sums_its_operations() {
-        let t = Trace::new("w".into(), parse(b"100 50 2\n0 10\n4096 5000 3\n").unwrap());
+        let t = summarize(
+            Path::new("w"),
+            &parse(b"100 50 2\n0 10\n4096 5000 3\n").unwrap(),
+        );
         assert_eq!((t.ops, t.bytes, t.end), (3, 5060, 9096));
         assert_eq!((t.largest_op, t.delay_ms), (5000, 5));
         let both = Telemetry {
             write: Some(t.clone()),
-            read: Some(Trace::new("r".into(), parse(b"20000 1\n").unwrap())),
+            read: Some(summarize(Path::new("r"), &parse(b"20000 1\n").unwrap())),
         };
         assert_eq!(both.file_bytes(), 20001);
         assert_eq!(both.trace_for(Pass::Rewrite).unwrap().path, Path::new("w"));
@@ -520,29 +433,31 @@ mod tests {
 
     #[test]
     fn o_direct_needs_page_aligned_operations() {
-        let trace = |text: &[u8]| Telemetry {
-            write: Some(Trace::new("w".into(), parse(text).unwrap())),
-            read: None,
+        let check = |text: &[u8]| {
+            let ops = parse(text).unwrap();
+            let telemetry = Telemetry {
+                write: Some(summarize(Path::new("w"), &ops)),
+                read: None,
+            };
+            let replay = Replay {
+                write: Some(ops.into()),
+                read: None,
+            };
+            check_direct_alignment(&telemetry, &replay)
         };
-        assert!(
-            trace(b"0 4096\n8192 65536\n")
-                .check_direct_alignment()
-                .is_ok()
-        );
-        let e = trace(b"0 4096\n8192 100\n")
-            .check_direct_alignment()
-            .unwrap_err();
+        assert!(check(b"0 4096\n8192 65536\n").is_ok());
+        let e = check(b"0 4096\n8192 100\n").unwrap_err();
         assert!(
             e.starts_with("-X w: operation 2 (offset 8192, size 100)"),
             "{e}"
         );
-        assert!(trace(b"512 4096\n").check_direct_alignment().is_err());
+        assert!(check(b"512 4096\n").is_err());
     }
 
     #[test]
     fn replayed_writes_take_distinct_page_aligned_pool_slices() {
-        let t = Trace::new("w".into(), parse(b"0 5000 1\n9 4096\n100 12288\n").unwrap());
-        let ops = replay_ops(&t, OpKind::Write, 16384);
+        let trace = parse(b"0 5000 1\n9 4096\n100 12288\n").unwrap();
+        let ops = replay_ops(&trace, OpKind::Write, 16384);
         let got: Vec<_> = ops
             .iter()
             .map(|o| (o.offset, o.len, o.source, o.delay_ms))

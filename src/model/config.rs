@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::telemetry::Telemetry;
 use crate::model::units::{KIB, MIB};
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
@@ -259,11 +260,12 @@ pub struct RunConfig {
     /// Engines, cache and timing controls, verification (IOzone's I/O variations).
     #[serde(default)]
     pub variations: IoVariations,
-    /// `-X`/`-Y`: the telemetry files the run replays (their summary in JSON).
+    /// `-X`/`-Y`: a summary of the telemetry files the run replays, filled in
+    /// when they are read before the run (the command line only names them).
     /// The file size is then the largest end over them (`sizes` holds it, with
     /// the record size of the passes they do not drive); the table's reclen is 0.
     #[serde(default)]
-    pub telemetry: Option<crate::data::telemetry::Telemetry>,
+    pub telemetry: Option<Telemetry>,
 }
 
 impl RunConfig {

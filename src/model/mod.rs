@@ -3,8 +3,10 @@
 
 pub mod config;
 pub mod environment;
+pub mod host;
 pub mod plan;
 pub mod result;
+pub mod telemetry;
 pub mod units;
 pub mod variations;
 pub mod workload;

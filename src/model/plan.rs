@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::config::{CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, RunConfig, Sizes};
+use crate::model::config::{
+    CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, DEFAULT_RECORD_BYTES, RunConfig, Sizes,
+};
+use crate::model::workload::Pass;
 
 /// One (file size, record size) pair: one row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +89,63 @@ pub fn expand(config: &RunConfig) -> Plan {
             }
         }
     }
+}
+
+/// What one pass moves: the byte count it is checked against, its operations
+/// (the measurement's `records`), and its largest operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassSize {
+    pub bytes: u64,
+    pub ops: u64,
+    pub largest: u64,
+}
+
+/// What `pass` moves on `cell`: whole records normally; with telemetry, the
+/// replayed file's operations, or the whole file in sequential records.
+pub fn pass_size(config: &RunConfig, cell: &Cell, pass: Pass) -> PassSize {
+    let Some(t) = &config.telemetry else {
+        return PassSize {
+            bytes: cell.pass_bytes(),
+            ops: cell.records(),
+            largest: cell.record_bytes,
+        };
+    };
+    match t.trace_for(pass) {
+        Some(trace) => PassSize {
+            bytes: trace.bytes,
+            ops: trace.ops,
+            largest: trace.largest_op,
+        },
+        None => {
+            let rec = sequential_record(config);
+            PassSize {
+                bytes: cell.file_bytes,
+                ops: cell.file_bytes.div_ceil(rec),
+                largest: rec.min(cell.file_bytes),
+            }
+        }
+    }
+}
+
+/// The record size of the passes of a telemetry run that no telemetry file
+/// drives (`-r`, default 4 KiB).
+pub fn sequential_record(config: &RunConfig) -> u64 {
+    match config.sizes {
+        Sizes::Single { record_bytes, .. } => record_bytes.max(1),
+        Sizes::Auto(_) => DEFAULT_RECORD_BYTES,
+    }
+}
+
+/// The largest operation of any pass of a telemetry run on `cell` (its
+/// buffers are sized for it).
+pub fn largest_replayed_op(config: &RunConfig, cell: &Cell) -> usize {
+    let traces = config
+        .telemetry
+        .iter()
+        .flat_map(|t| t.traces())
+        .map(|(_, t)| t.largest_op);
+    let sequential = sequential_record(config).min(cell.file_bytes);
+    traces.chain([sequential]).max().unwrap_or(1).max(1) as usize
 }
 
 #[cfg(test)]

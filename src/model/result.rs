@@ -196,7 +196,7 @@ impl PhaseResult {
             file_bytes: self.file_bytes,
             record_bytes: self.record_bytes,
         };
-        crate::data::telemetry::pass_size(config, &cell, self.pass).bytes * self.workers as u64
+        crate::model::plan::pass_size(config, &cell, self.pass).bytes * self.workers as u64
     }
 }
 

@@ -22,7 +22,7 @@ pub use timed::{
 use crate::data::buffer::{AlignedBuf, fill, pool_bytes, read_buf_bytes};
 use crate::data::dedup::DedupModel;
 use crate::data::pattern::{DisruptReads, IoOp, PROBE_PAGE, PatternOptions, build_ops};
-use crate::data::telemetry;
+use crate::data::telemetry::{self, Replay};
 use crate::engine::{Engine, OpenSpec, PositionalEngine};
 use crate::error::{IoFailure, RunError};
 use crate::model::config::RunConfig;
@@ -53,18 +53,20 @@ pub struct RunOutcome {
 /// as it is done (a partial row too, when a failure or signal ends the run in it).
 pub fn run(
     config: &RunConfig,
+    replay: &Replay,
     plan: &Plan,
     target: TargetFile,
     stop: &StopFlag,
     on_event: impl FnMut(RunEvent<'_>),
 ) -> RunOutcome {
-    run_remounting(config, plan, target, stop, None, on_event)
+    run_remounting(config, replay, plan, target, stop, None, on_event)
 }
 
 /// [`run`], unmounting and mounting back the test file's file system before
 /// every pass (-U) when `remount` is given.
 pub fn run_remounting(
     config: &RunConfig,
+    replay: &Replay,
     plan: &Plan,
     mut target: TargetFile,
     stop: &StopFlag,
@@ -89,6 +91,7 @@ pub fn run_remounting(
         };
         let end = run_cell(
             config,
+            replay,
             cell,
             index as u64,
             &mut target,
@@ -148,6 +151,7 @@ struct Controls<'a> {
 /// Runs one cell's passes into `row`; returns the stopping signal, if any.
 fn run_cell(
     config: &RunConfig,
+    replay: &Replay,
     cell: &Cell,
     seed: u64,
     target: &mut TargetFile,
@@ -180,7 +184,7 @@ fn run_cell(
             if config.variations.existing_file && pass.direction() != Direction::Read {
                 continue;
             }
-            let ops = pass_ops(config, cell, pass, &opts);
+            let ops = pass_ops(config, replay, cell, pass, &opts);
             // -U: the pass starts with the file system freshly mounted (untimed).
             if let Some(r) = remount.as_deref_mut() {
                 if let Cycle::Interrupted(sig) = r.cycle(stop)? {
@@ -269,7 +273,7 @@ pub(crate) fn write_pool(config: &RunConfig, cell: &Cell, worker: u32, seed: u64
 /// Bytes of the read buffer for `slots` operations in flight on `cell`.
 pub(crate) fn read_buf_len(config: &RunConfig, cell: &Cell, slots: usize) -> usize {
     if config.telemetry.is_some() {
-        telemetry::largest_op(config, cell) * slots
+        crate::model::plan::largest_replayed_op(config, cell) * slots
     } else {
         read_buf_bytes(cell, slots, config.variations.multi_buffer)
     }
@@ -279,12 +283,13 @@ pub(crate) fn read_buf_len(config: &RunConfig, cell: &Cell, slots: usize) -> usi
 /// test's access pattern shaped by `opts`.
 pub(crate) fn pass_ops(
     config: &RunConfig,
+    replay: &Replay,
     cell: &Cell,
     pass: Pass,
     opts: &PatternOptions,
 ) -> Vec<IoOp> {
     if config.telemetry.is_some() {
-        telemetry::build_ops(config, cell, pass, opts.pool_bytes)
+        telemetry::build_ops(config, replay, cell, pass, opts.pool_bytes)
     } else {
         build_ops(pass, cell, opts)
     }

@@ -86,7 +86,7 @@ pub fn open_spec(pass: Pass, config: &RunConfig, cell: &Cell) -> OpenSpec {
         truncate: pass.truncates() && !config.variations.no_truncate,
         extra_flags: flags,
         // A telemetry pass's "record" is its largest operation.
-        record_bytes: crate::data::telemetry::pass_size(config, cell, pass).largest as usize,
+        record_bytes: crate::model::plan::pass_size(config, cell, pass).largest as usize,
         file_bytes: if config.telemetry.is_some() {
             cell.file_bytes
         } else {
@@ -228,7 +228,7 @@ impl WithEngine for SinglePass<'_> {
             .map_err(|e| fail("write the -Q latency file for", None, e))?;
         }
         // Whole records, or with telemetry the sum of the replayed sizes.
-        let size = crate::data::telemetry::pass_size(inputs.config, inputs.cell, pass);
+        let size = crate::model::plan::pass_size(inputs.config, inputs.cell, pass);
         let expected = size.bytes;
         if outcome.bytes != expected {
             return Err(fail(

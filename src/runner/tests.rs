@@ -4,6 +4,7 @@ use std::os::fd::RawFd;
 use super::*;
 use crate::cli::test_config as config;
 use crate::data::pattern::{IoOp, OpKind, largest_op, random_permutation};
+use crate::data::telemetry::Replay;
 use crate::model::workload::{Pass, TestId};
 use crate::runner::{ThroughputOutcome, run_throughput};
 
@@ -267,7 +268,14 @@ fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, RunOutcome) {
     let cfg = config(&all);
     let plan = crate::model::plan::expand(&cfg);
     let target = TargetFile::check(path, false).unwrap();
-    let out = run(&cfg, &plan, target, &StopFlag::default(), |_| {});
+    let out = run(
+        &cfg,
+        &Replay::default(),
+        &plan,
+        target,
+        &StopFlag::default(),
+        |_| {},
+    );
     (cfg, out)
 }
 
@@ -283,11 +291,18 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
     let plan = crate::model::plan::expand(&cfg);
     let target = TargetFile::check(&path, false).unwrap();
     let mut rows = 0;
-    let out = run(&cfg, &plan, target, &StopFlag::default(), |e| {
-        if let RunEvent::RowDone(_) = e {
-            rows += 1
-        }
-    });
+    let out = run(
+        &cfg,
+        &Replay::default(),
+        &plan,
+        target,
+        &StopFlag::default(),
+        |e| {
+            if let RunEvent::RowDone(_) = e {
+                rows += 1
+            }
+        },
+    );
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(rows, 1);
     let passes: usize = TestId::ALL.iter().map(|t| t.passes().len()).sum();
@@ -369,7 +384,7 @@ fn throughput_run(dir: &std::path::Path, args: &[&str]) -> (RunConfig, Throughpu
     all.extend(["-T", "-f", base.to_str().unwrap()]);
     let cfg = config(&all);
     let tp = cfg.throughput.clone().expect("a throughput config");
-    let out = run_throughput(&cfg, &tp, &StopFlag::default(), |_| {});
+    let out = run_throughput(&cfg, &Replay::default(), &tp, &StopFlag::default(), |_| {});
     (cfg, out)
 }
 
@@ -494,7 +509,7 @@ fn a_worker_file_that_cannot_be_created_fails_the_run_and_leaves_nothing() {
         missing.to_str().unwrap(),
     ]);
     let tp = cfg.throughput.clone().unwrap();
-    let out = run_throughput(&cfg, &tp, &StopFlag::default(), |_| {});
+    let out = run_throughput(&cfg, &Replay::default(), &tp, &StopFlag::default(), |_| {});
     let err = out.error.expect("the run should fail").to_string();
     assert!(err.contains("nowhere/b"), "{err}");
     assert!(!a.exists(), "worker 0's file was left behind");

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
+use crate::model::telemetry::Telemetry;
 use crate::model::units::human;
 use crate::model::variations::DropCaches;
+use crate::model::workload::TestId;
 use crate::system::environment::parse_mem_total;
 
 /// The most bytes each test file holds at any moment of the run.
@@ -16,7 +18,7 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
     let mut files = BTreeMap::new();
     // Replayed writes leave holes: a sparse file takes less than its size.
     let allocated = |file_bytes: u64| match &config.telemetry {
-        Some(t) => crate::data::telemetry::allocated_bytes(config, t, file_bytes),
+        Some(t) => allocated_bytes(config, t, file_bytes),
         None => file_bytes,
     };
     match (&config.throughput, &config.sizes) {
@@ -45,6 +47,26 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
         }
     }
     files
+}
+
+/// The most space the test file of a telemetry run takes: a replayed write
+/// file allocates only what it writes (the rest of the file is holes), plus
+/// the tail the untimed fill adds before reads that reach past its end; a
+/// sequential write pass, or a fill of the whole file, takes the file size.
+fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u64 {
+    let writes = config.tests.contains(&TestId::Write) && !config.variations.existing_file;
+    let reads = config.tests.contains(&TestId::Read);
+    match (&t.write, writes) {
+        (Some(x), true) => {
+            let tail = if reads {
+                file_bytes.saturating_sub(x.end)
+            } else {
+                0
+            };
+            x.bytes.min(x.end) + tail
+        }
+        _ => file_bytes,
+    }
 }
 
 /// The directory a test file will be created in.
@@ -169,9 +191,14 @@ mod tests {
         std::fs::write(&trace, "1099511627776 4096\n0 4096\n").unwrap();
         let path = dir.path().join("t");
         let (t, p) = (trace.to_str().unwrap(), path.to_str().unwrap());
-        let needed = |args: &[&str]| largest_files(&test_config(args))[&path];
+        let replayed = |args: &[&str]| {
+            let mut c = test_config(args);
+            crate::data::telemetry::attach(&mut c).unwrap();
+            c
+        };
+        let needed = |args: &[&str]| largest_files(&replayed(args))[&path];
         assert_eq!(needed(&["-X", t, "-f", p]), 8192);
-        assert!(check(&test_config(&["-X", t, "-f", p])).is_ok());
+        assert!(check(&replayed(&["-X", t, "-f", p])).is_ok());
         // Reading without the write test fills the whole file first.
         assert_eq!(needed(&["-X", t, "-i", "1", "-f", p]), (1 << 40) + 4096);
         // -Y alone: test 0 writes the whole file sequentially.

@@ -511,7 +511,7 @@ mod tests {
     fn config(args: &[&str]) -> RunConfig {
         let mut argv: Vec<std::ffi::OsString> = vec!["ioz".into()];
         argv.extend(args.iter().map(Into::into));
-        match crate::cli::parse(argv).unwrap() {
+        match crate::cli::parse(argv, &crate::model::host::Host::example()).unwrap() {
             crate::cli::Command::Run(c) => *c,
             _ => panic!("not a run"),
         }

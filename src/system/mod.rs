@@ -3,6 +3,7 @@
 
 pub mod device;
 pub mod environment;
+pub mod host;
 pub mod mountinfo;
 pub mod remount;
 pub mod signals;

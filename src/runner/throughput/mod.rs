@@ -22,6 +22,7 @@ mod worker;
 mod worker_ops;
 
 use super::{file_is_short, fill_file, write_pool};
+use crate::data::telemetry::Replay;
 use crate::engine::clock::now_ns;
 use crate::error::{IoFailure, RunError};
 use crate::model::config::{RunConfig, Sizes, ThroughputConfig};
@@ -86,6 +87,7 @@ pub struct ThroughputOutcome {
 /// Runs every worker count of the throughput config.
 pub fn run_throughput(
     config: &RunConfig,
+    replay: &Replay,
     throughput: &ThroughputConfig,
     stop: &StopFlag,
     mut on_event: impl FnMut(ThroughputEvent<'_>),
@@ -138,7 +140,11 @@ pub fn run_throughput(
             }
             let result = prepare_files(config, throughput, workers, &cell, &targets, pass)
                 .map_err(RunError::Io)
-                .and_then(|()| run_phase(config, throughput, workers, cell, pass, &targets, stop));
+                .and_then(|()| {
+                    run_phase(
+                        config, replay, throughput, workers, cell, pass, &targets, stop,
+                    )
+                });
             match result {
                 Ok(PhaseEnd::Done(phase)) => {
                     on_event(ThroughputEvent::PhaseDone(&phase));
@@ -236,8 +242,10 @@ enum PhaseEnd {
     Interrupted(i32),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_phase(
     config: &RunConfig,
+    replay: &Replay,
     throughput: &ThroughputConfig,
     workers: u32,
     cell: Cell,
@@ -245,7 +253,7 @@ fn run_phase(
     targets: &[TargetFile],
     stop: &StopFlag,
 ) -> Result<PhaseEnd, RunError> {
-    let ops = WorkerOps::build(config, pass, &cell, workers);
+    let ops = WorkerOps::build(config, replay, pass, &cell, workers);
     let shared = SharedState::new()
         .map_err(|e| RunError::Refused(format!("cannot share memory between workers: {e}")))?;
     let latencies = if config.variations.offset_latency_files {

@@ -234,7 +234,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         }
         let completed = outcome.stopped.is_none();
         // Whole records, or with telemetry the sum of the replayed sizes.
-        let expected = crate::data::telemetry::pass_size(config, &job.cell, pass).bytes;
+        let expected = crate::model::plan::pass_size(config, &job.cell, pass).bytes;
         if completed && outcome.bytes != expected {
             return Err(failure(pass, path)(
                 "check byte count of",

@@ -4,6 +4,7 @@
 
 use super::super::{pass_ops, pattern_options, write_pool_bytes};
 use crate::data::pattern::{IoOp, PatternOptions};
+use crate::data::telemetry::Replay;
 use crate::model::config::RunConfig;
 use crate::model::plan::Cell;
 use crate::model::workload::Pass;
@@ -17,7 +18,13 @@ pub struct WorkerOps {
 }
 
 impl WorkerOps {
-    pub fn build(config: &RunConfig, pass: Pass, cell: &Cell, workers: u32) -> WorkerOps {
+    pub fn build(
+        config: &RunConfig,
+        replay: &Replay,
+        pass: Pass,
+        cell: &Cell,
+        workers: u32,
+    ) -> WorkerOps {
         let mut percents: Vec<u32> = Vec::new();
         let mut of_worker = Vec::with_capacity(workers as usize);
         for w in 0..workers {
@@ -44,7 +51,7 @@ impl WorkerOps {
                     mix_read_percent,
                     ..pattern_options(config, pool, true)
                 };
-                pass_ops(config, cell, pass, &opts)
+                pass_ops(config, replay, cell, pass, &opts)
             })
             .collect();
         WorkerOps { lists, of_worker }
@@ -68,7 +75,7 @@ mod tests {
             file_bytes: 64 << 10,
             record_bytes: 4 << 10,
         };
-        let ops = WorkerOps::build(&config, Pass::RandomMix, &cell, 3);
+        let ops = WorkerOps::build(&config, &Replay::default(), Pass::RandomMix, &cell, 3);
         assert_eq!(ops.lists.len(), 2, "one list per role");
         let kinds = |w| ops.of(w).iter().map(|op| op.kind).collect::<Vec<_>>();
         assert_eq!(kinds(0), vec![OpKind::Read; 16]);
@@ -80,7 +87,9 @@ mod tests {
         assert_eq!(offsets, (0..16).map(|r| r * 4096).collect::<Vec<_>>());
         // Other passes share one list.
         assert_eq!(
-            WorkerOps::build(&config, Pass::Read, &cell, 3).lists.len(),
+            WorkerOps::build(&config, &Replay::default(), Pass::Read, &cell, 3)
+                .lists
+                .len(),
             1
         );
     }
