@@ -126,7 +126,8 @@ fn run(mut config: RunConfig) -> i32 {
     // Never for -+E: that file is someone else's.
     if !config.keep_file && !config.variations.existing_file {
         signals::remove_on_second_interrupt(
-            safety::target::run_paths(&config)
+            config
+                .run_paths()
                 .into_iter()
                 .filter(|p| !is_device(p))
                 .collect(),

@@ -269,6 +269,20 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// The distinct files the run uses, in worker order.
+    pub fn run_paths(&self) -> Vec<PathBuf> {
+        match &self.throughput {
+            None => vec![self.path.clone()],
+            Some(tp) => {
+                let mut seen = std::collections::HashSet::new();
+                (0..tp.max_worker_count())
+                    .map(|i| tp.worker_path(&self.path, i))
+                    .filter(|p| seen.insert(p.clone()))
+                    .collect()
+            }
+        }
+    }
+
     pub fn is_auto(&self) -> bool {
         matches!(self.sizes, Sizes::Auto(_))
     }

@@ -13,7 +13,7 @@
 //! partition that is) is always refused. Devices are never created, truncated
 //! or removed, and a run that would write past a device's end is refused.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs;
 use std::io;
@@ -126,7 +126,8 @@ impl TargetFile {
 
 /// Checks every target of `config`'s run (each distinct file once).
 pub fn check_targets(config: &RunConfig) -> Result<(), RunError> {
-    run_paths(config)
+    config
+        .run_paths()
         .iter()
         .try_for_each(|p| TargetFile::check_for_run(p, config).map(drop))
 }
@@ -149,20 +150,6 @@ fn existing_read_only(path: &Path) -> Result<TargetFile, RunError> {
             "-+E: cannot use {}: {e}",
             path.display()
         ))),
-    }
-}
-
-/// The distinct files a run writes, in worker order.
-pub fn run_paths(config: &RunConfig) -> Vec<PathBuf> {
-    match &config.throughput {
-        None => vec![config.path.clone()],
-        Some(tp) => {
-            let mut seen = HashSet::new();
-            (0..tp.max_worker_count())
-                .map(|i| tp.worker_path(&config.path, i))
-                .filter(|p| seen.insert(p.clone()))
-                .collect()
-        }
     }
 }
 
@@ -257,7 +244,7 @@ fn check_destroy_ids(run: &RunConfig) -> Result<(), RunError> {
         return Ok(());
     }
     let mut devices: Vec<(PathBuf, Identity)> = Vec::new();
-    for p in run_paths(run) {
+    for p in run.run_paths() {
         if let Some(dev) = examine(&p)? {
             devices.push((p, dev.identity()));
         }
@@ -270,7 +257,7 @@ fn check_destroy_ids(run: &RunConfig) -> Result<(), RunError> {
             [] => format!(
                 "--destroy-data={given} names no device this run writes to \
                  ({} is not a block device)",
-                run_paths(run)[0].display()
+                run.run_paths()[0].display()
             ),
             [(p, id)] => format!(
                 "--destroy-data={given} does not name {} (which is named {}); \

@@ -106,7 +106,7 @@ impl Remounter {
                 ))
             })?;
         check_mount(&mounts, mount).map_err(|why| refused(format!("-U {shown}: {why}")))?;
-        for path in crate::safety::target::run_paths(config) {
+        for path in config.run_paths() {
             check_test_file(&path, mount, &mounts)
                 .map_err(|why| refused(format!("-U {shown}: {why}")))?;
         }
