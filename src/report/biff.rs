@@ -503,21 +503,17 @@ mod tests {
         sample_result(config, cells)
     }
 
-    fn reference(file: &str) -> Option<Vec<u8>> {
-        std::fs::read(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/reference")
-                .join(file),
-        )
-        .ok()
+    /// A file IOzone wrote (tests/fixtures/iozone-reference/, in the repository).
+    fn reference(file: &str) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/iozone-reference")
+            .join(file);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
     #[test]
     fn layout_matches_iozones_auto_report_xls() {
-        let Some(reference) = reference("auto_report.xls") else {
-            eprintln!("skipping: shared/reference/auto_report.xls not found");
-            return;
-        };
+        let reference = reference("auto_report.xls");
         let args = [
             "-Ra",
             "-n",
@@ -758,10 +754,7 @@ mod tests {
 
     #[test]
     fn throughput_layout_matches_iozones_throughput_xls() {
-        let Some(reference) = reference("throughput.xls") else {
-            eprintln!("skipping: shared/reference/throughput.xls not found");
-            return;
-        };
+        let reference = reference("throughput.xls");
         let args = [
             "-t",
             "2",

@@ -35,12 +35,18 @@ fn row(file_kb: u64, rec_kb: u64, values: &[(Pass, u64)]) -> CellResult {
     }
 }
 
-/// Lines of a reference IOzone output (shared/reference/, beside the repository).
-fn reference_line(file: &str, starts: &str) -> Option<String> {
+/// A reference IOzone output (tests/fixtures/iozone-reference/, in the repository).
+fn reference_text(file: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
+        .join("tests/fixtures/iozone-reference")
         .join(file);
-    let text = std::fs::read_to_string(path).ok()?;
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The line of a reference IOzone output that starts with `starts` (after
+/// blanks, preferring an indented one).
+fn reference_line(file: &str, starts: &str) -> String {
+    let text = reference_text(file);
     text.lines()
         .find(|l| l.trim_start().starts_with(starts) && l.starts_with(' '))
         .map(str::to_string)
@@ -49,18 +55,18 @@ fn reference_line(file: &str, starts: &str) -> Option<String> {
                 .find(|l| l.starts_with(starts))
                 .map(str::to_string)
         })
+        .unwrap_or_else(|| panic!("no line starting with {starts:?} in {file}"))
 }
 
-fn header_lines(file: &str) -> Option<(String, String)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
-        .join(file);
-    let text = std::fs::read_to_string(path).ok()?;
+/// The two table header lines of a reference IOzone output.
+fn header_lines(file: &str) -> (String, String) {
+    let text = reference_text(file);
     let lines: Vec<&str> = text.lines().collect();
     let i = lines
         .iter()
-        .position(|l| l.trim_start().starts_with("KB  reclen"))?;
-    Some((lines[i - 1].to_string(), lines[i].to_string()))
+        .position(|l| l.trim_start().starts_with("KB  reclen"))
+        .unwrap_or_else(|| panic!("no table header in {file}"));
+    (lines[i - 1].to_string(), lines[i].to_string())
 }
 
 const CLASSIC_UPPER: &str = "                                                            random  random    bkwd   record   stride                                   ";
@@ -73,14 +79,11 @@ fn header_matches_iozone_byte_for_byte() {
         table_header(&layout),
         format!("{CLASSIC_UPPER}\n{CLASSIC_LOWER}\n")
     );
-    if let Some((upper, lower)) = header_lines("auto.txt") {
-        assert_eq!(
-            (upper.as_str(), lower.as_str()),
-            (CLASSIC_UPPER, CLASSIC_LOWER)
-        );
-    } else {
-        eprintln!("skipping the comparison with shared/reference/auto.txt: not found");
-    }
+    let (upper, lower) = header_lines("auto.txt");
+    assert_eq!(
+        (upper.as_str(), lower.as_str()),
+        (CLASSIC_UPPER, CLASSIC_LOWER)
+    );
 }
 
 #[test]
@@ -91,14 +94,12 @@ fn extended_and_obsolete_headers_match_iozone() {
         lower,
         format!("{CLASSIC_LOWER}  pwrite repwrite  pread   repread")
     );
-    if let Some((u, l)) = header_lines("single_9_10_E.txt") {
-        assert_eq!(e, format!("{u}\n{l}\n"));
-    }
+    let (u, l) = header_lines("single_9_10_E.txt");
+    assert_eq!(e, format!("{u}\n{l}\n"));
     let a = table_header(&TableLayout::for_config(&config(&["-A"])));
     assert_eq!(a, format!("{}\n{}\n", " ".repeat(58), &CLASSIC_LOWER[..58]));
-    if let Some((u, l)) = header_lines("auto2.txt") {
-        assert_eq!(a, format!("{u}\n{l}\n"));
-    }
+    let (u, l) = header_lines("auto2.txt");
+    assert_eq!(a, format!("{u}\n{l}\n"));
 }
 
 #[test]
@@ -179,10 +180,7 @@ fn excel_block_has_iozone_layout_with_zeros_for_skipped_records() {
 
 #[test]
 fn excel_block_matches_the_reference_record_header() {
-    let Some(reference) = reference_line("auto_report.txt", "        \"4\"") else {
-        eprintln!("skipping: shared/reference/auto_report.txt not found");
-        return;
-    };
+    let reference = reference_line("auto_report.txt", "        \"4\"");
     let cfg = config(&["-R", "-a", "-n", "64k", "-g", "512k", "-i", "0"]);
     let result = sample_result(cfg, vec![row(64, 4, &[(Pass::Write, 1255511)])]);
     let text = render_excel_text(&result);
