@@ -2,13 +2,21 @@
 //! test that runs on them fills its column, and the file they leave is byte
 //! for byte the file a plain run leaves.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{Run, data_rows, ioz};
+use crate::fixtures::{Run, Test, data_rows, ioz, trials};
 use serde_json::Value;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        engines_fill_every_column_and_write_what_a_plain_run_writes,
+        engines_write_the_same_random_data_as_a_plain_run,
+        mmap_with_o_direct_works_or_fails_with_one_line,
+        reading_a_file_shorter_than_the_pass_does_not_crash,
+    ]
+}
 
 /// The engine flags under test.
 const ENGINES: [&[&str]; 6] = [
@@ -97,12 +105,10 @@ fn engines_write_what_a_plain_run_writes(iozone_data: bool) {
     }
 }
 
-#[test]
 fn engines_fill_every_column_and_write_what_a_plain_run_writes() {
     engines_write_what_a_plain_run_writes(true);
 }
 
-#[test]
 fn engines_write_the_same_random_data_as_a_plain_run() {
     // The default data is random but seeded the same way in every run (by the
     // cell), so two plain runs already write identical files: the comparison
@@ -140,7 +146,6 @@ fn works_or_fails_in_one_line(dir: &Path, args: &[&str]) {
     }
 }
 
-#[test]
 fn mmap_with_o_direct_works_or_fails_with_one_line() {
     let args = [
         "-s", "256k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2", "-I", "-B", "-f", "t.tmp",
@@ -155,7 +160,6 @@ fn mmap_with_o_direct_works_or_fails_with_one_line() {
     }
 }
 
-#[test]
 fn reading_a_file_shorter_than_the_pass_does_not_crash() {
     for engine in [&["-B"][..], &["-H", "4"], &["-k", "2"]] {
         let dir = tempfile::tempdir().unwrap();

@@ -1,56 +1,33 @@
 //! Runs that end early: a full file system, SIGINT and SIGTERM.
-
-mod common;
+//!
+//! The tests on a small tmpfs need root; without it they are listed as
+//! ignored with the reason.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{IOZ, ioz, list_dir};
+use crate::fixtures::{IOZ, Test, Tmpfs, ioz, list_dir, trials};
 
-/// Unmounts the tmpfs when dropped, whatever the test did.
-struct Mount(PathBuf);
-
-impl Mount {
-    fn tmpfs(at: &Path, size: &str) -> Result<Mount, String> {
-        std::fs::create_dir(at).map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(at)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(Mount(at.to_path_buf()))
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-        }
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-/// A tmpfs at `dir/name`, or None (with the reason printed) where the test cannot mount.
-fn tmpfs_or_skip(dir: &Path, name: &str, options: &str) -> Option<Mount> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mounting a tmpfs needs root");
-        return None;
-    }
-    match Mount::tmpfs(&dir.join(name), options) {
-        Ok(m) => Some(m),
-        Err(e) => {
-            eprintln!("skipped: cannot mount a tmpfs: {e}");
-            None
-        }
-    }
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        a_plan_larger_than_the_free_space_is_refused_before_any_io => [Tmpfs],
+        a_disk_that_fills_up_mid_run_ends_the_run_cleanly => [Tmpfs],
+        sigint_stops_the_run_with_status_130,
+        sigterm_stops_the_run_with_status_143,
+        a_reader_that_goes_away_after_the_header_is_not_success,
+        a_full_standard_output_is_an_error_with_a_message => [DevFull],
+        a_read_only_file_system_is_an_io_error_naming_the_operation => [Tmpfs],
+        sighup_stops_the_run_with_status_129,
+        a_test_file_removed_mid_run_ends_it_with_one_clear_line,
+        a_mount_point_that_disappears_mid_run_ends_it_cleanly => [Tmpfs],
+        a_second_sigint_leaves_at_once_and_still_removes_the_file,
+    ]
 }
 
 /// stderr without ioz's warnings.
@@ -61,12 +38,9 @@ fn errors(stderr: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
 fn a_plan_larger_than_the_free_space_is_refused_before_any_io() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "256k") else {
-        return;
-    };
+    let mount = Tmpfs::mount(&dir.path().join("mnt"), "size=256k");
     std::fs::write(mount.0.join("foreign"), b"keep me").unwrap();
     let target = mount.0.join("t.tmp");
     let run = ioz(
@@ -94,12 +68,9 @@ fn a_plan_larger_than_the_free_space_is_refused_before_any_io() {
     assert_eq!(list_dir(&mount.0), vec!["foreign"]);
 }
 
-#[test]
 fn a_disk_that_fills_up_mid_run_ends_the_run_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "12m") else {
-        return;
-    };
+    let mount = Tmpfs::mount(&dir.path().join("mnt"), "size=12m");
     let target = mount.0.join("t.tmp");
     let target_text = target.to_str().unwrap().to_string();
     // 8-byte records make the write pass long (a million writes), so the disk
@@ -247,17 +218,14 @@ fn interrupt(signal: &str, name: &str, expected_code: i32) {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new(), "{context}");
 }
 
-#[test]
 fn sigint_stops_the_run_with_status_130() {
     interrupt("INT", "SIGINT", 130);
 }
 
-#[test]
 fn sigterm_stops_the_run_with_status_143() {
     interrupt("TERM", "SIGTERM", 143);
 }
 
-#[test]
 fn a_reader_that_goes_away_after_the_header_is_not_success() {
     let dir = tempfile::tempdir().unwrap();
     // 4096 O_SYNC writes and rewrites: the reader is gone long before the row.
@@ -286,16 +254,12 @@ fn a_reader_that_goes_away_after_the_header_is_not_success() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn a_full_standard_output_is_an_error_with_a_message() {
     let dir = tempfile::tempdir().unwrap();
-    let full = match std::fs::OpenOptions::new().write(true).open("/dev/full") {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("skipping: cannot open /dev/full: {e}");
-            return;
-        }
-    };
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
     let out = Command::new(IOZ)
         .args(["-s", "64k", "-i", "0", "-f", "t.tmp"])
         .current_dir(dir.path())
@@ -312,21 +276,9 @@ fn a_full_standard_output_is_an_error_with_a_message() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn a_read_only_file_system_is_an_io_error_naming_the_operation() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mounting a read-only tmpfs needs root");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let mount = match Mount::tmpfs(&dir.path().join("ro"), "256k,ro") {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("skipped: cannot mount a tmpfs: {e}");
-            return;
-        }
-    };
+    let mount = Tmpfs::mount(&dir.path().join("ro"), "size=256k,ro");
     let target = mount.0.join("t.tmp");
     let run = ioz(
         dir.path(),
@@ -372,12 +324,10 @@ fn finish(child: std::process::Child) -> (Option<i32>, String) {
     )
 }
 
-#[test]
 fn sighup_stops_the_run_with_status_129() {
     interrupt("HUP", "SIGHUP", 129);
 }
 
-#[test]
 fn a_test_file_removed_mid_run_ends_it_with_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("foreign"), b"keep me").unwrap();
@@ -409,12 +359,9 @@ fn a_test_file_removed_mid_run_ends_it_with_one_clear_line() {
     );
 }
 
-#[test]
 fn a_mount_point_that_disappears_mid_run_ends_it_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mount) = tmpfs_or_skip(dir.path(), "mnt", "16m") else {
-        return;
-    };
+    let mount = Tmpfs::mount(&dir.path().join("mnt"), "size=16m");
     let target = mount.0.join("t.tmp");
     let child = start_after_header(
         dir.path(),
@@ -454,7 +401,6 @@ fn a_mount_point_that_disappears_mid_run_ends_it_cleanly() {
     );
 }
 
-#[test]
 fn a_second_sigint_leaves_at_once_and_still_removes_the_file() {
     let dir = tempfile::tempdir().unwrap();
     // ioz's own file, kept by a first run.

@@ -11,6 +11,27 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::fixtures::{Test, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        non_utf8_size_value_is_refused,
+        non_utf8_option_letters_are_refused,
+        non_utf8_report_arguments_are_refused,
+        huge_numbers_are_refused,
+        odd_option_shapes_are_refused,
+        size_range_that_never_ends_is_refused,
+        nan_and_infinity_tokens_are_refused,
+        deeply_nested_json_is_refused,
+        wrong_types_are_refused,
+        broken_files_are_refused,
+        zero_and_maximal_measurements_render,
+        degenerate_sizes_and_cells_render,
+        degenerate_throughput_runs_render,
+    ]
+}
+
 /// Longest any of these inputs may take to be refused.
 const LIMIT: Duration = Duration::from_secs(30);
 /// Address space the child may use: a runaway allocation fails fast here
@@ -159,12 +180,10 @@ fn replace_once(text: &str, from: &str, to: &str) -> String {
 
 // ---- the command line ----
 
-#[test]
 fn non_utf8_size_value_is_refused() {
     refuse_argv(&[b"-s", b"64\xffk"]);
 }
 
-#[test]
 fn non_utf8_option_letters_are_refused() {
     refuse_argv(&[b"-\xff"]);
     refuse_argv(&[b"-a\xc3"]);
@@ -174,13 +193,11 @@ fn non_utf8_option_letters_are_refused() {
     refuse_argv(&[b"\x80"]);
 }
 
-#[test]
 fn non_utf8_report_arguments_are_refused() {
     // The saved run does not exist: refused as unreadable, by name.
     refuse_argv(&[b"report", b"\xff.json", b"--csv", b"\xfe"]);
 }
 
-#[test]
 fn huge_numbers_are_refused() {
     let digits = "9".repeat(200);
     for words in [
@@ -197,7 +214,6 @@ fn huge_numbers_are_refused() {
     }
 }
 
-#[test]
 fn odd_option_shapes_are_refused() {
     for words in [
         &[&b"-+"[..]][..],
@@ -218,7 +234,6 @@ fn odd_option_shapes_are_refused() {
 
 // ---- the saved run (`ioz report`) ----
 
-#[test]
 fn size_range_that_never_ends_is_refused() {
     // Found by the seeds of report_json: a saved auto run whose range steps
     // by 0 (or 1, or starts at 0) made `ioz report` step through it until
@@ -234,7 +249,6 @@ fn size_range_that_never_ends_is_refused() {
     }
 }
 
-#[test]
 fn nan_and_infinity_tokens_are_refused() {
     let run = saved_single_run();
     for token in ["NaN", "Infinity", "-Infinity", "1e400", &"9".repeat(400)] {
@@ -243,7 +257,6 @@ fn nan_and_infinity_tokens_are_refused() {
     }
 }
 
-#[test]
 fn deeply_nested_json_is_refused() {
     let depth = 100_000;
     refuse_report(format!("{}{}", "[".repeat(depth), "]".repeat(depth)).as_bytes());
@@ -257,7 +270,6 @@ fn deeply_nested_json_is_refused() {
     refuse_report(replace_once(&run, r#""started":"#, &nested).as_bytes());
 }
 
-#[test]
 fn wrong_types_are_refused() {
     let run = saved_single_run();
     for (from, to) in [
@@ -280,7 +292,6 @@ fn wrong_types_are_refused() {
     }
 }
 
-#[test]
 fn broken_files_are_refused() {
     let run = saved_single_run();
     let half = &run.as_bytes()[..run.len() / 2];
@@ -343,7 +354,6 @@ fn saved(name: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-#[test]
 fn zero_and_maximal_measurements_render() {
     let max = serde_json::json!(u64::MAX);
     for (field, value) in [
@@ -363,7 +373,6 @@ fn zero_and_maximal_measurements_render() {
     }
 }
 
-#[test]
 fn degenerate_sizes_and_cells_render() {
     let mut run = saved("run_single_min.json");
     run["config"]["sizes"]["single"] =
@@ -377,7 +386,6 @@ fn degenerate_sizes_and_cells_render() {
     renders_cleanly(&run, "an auto run with no cells and no tests");
 }
 
-#[test]
 fn degenerate_throughput_runs_render() {
     let mut run = saved("run_throughput_threads_min.json");
     for phase in run["throughput"].as_array_mut().unwrap() {

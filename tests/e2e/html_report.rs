@@ -1,15 +1,21 @@
 //! --html FILE with the real binary: one self-contained page with the run's
-//! tables and inline SVG plots; opened in headless Chromium where it exists.
-
-mod common;
+//! tables and inline SVG plots; opened in headless Chromium where it works
+//! (elsewhere those tests are listed as ignored with the reason).
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-use common::{data_rows, ioz};
+use crate::fixtures::chromium::{Headless, chromium, headless_once};
+use crate::fixtures::{Test, data_rows, ioz, skip, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        the_report_is_one_self_contained_page_with_tables_and_plots,
+        chromium_renders_the_tables_and_plots => [Chromium],
+        chromium_takes_a_screenshot_of_the_page => [Chromium],
+    ]
+}
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
@@ -39,7 +45,6 @@ fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
         .collect()
 }
 
-#[test]
 fn the_report_is_one_self_contained_page_with_tables_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let (stdout, html) = report(dir.path());
@@ -104,77 +109,31 @@ fn the_report_is_one_self_contained_page_with_tables_and_plots() {
     }
 }
 
-/// Chromium, if installed here.
-fn chromium() -> Option<PathBuf> {
-    let fixed = PathBuf::from("/usr/bin/chromium");
-    if fixed.is_file() {
-        return Some(fixed);
-    }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    })
-}
-
-/// Runs headless Chromium on `page` with `extra` arguments, a fresh profile,
-/// no network chatter, and a time limit; returns its stdout, or None when it
-/// did not finish in time twice (a loaded machine, not the page: the test
-/// then skips with a printed reason rather than fail on the browser).
+/// Runs headless Chromium on `page` with `extra` arguments (see
+/// [`headless_once`]); returns its stdout, or None when it did not finish in
+/// time twice (a loaded machine, not the page: the test is then reported as
+/// ignored with that reason rather than failed on the browser).
 fn headless(chromium: &Path, page: &Path, extra: &[String]) -> Option<String> {
     for attempt in 1..=2 {
-        let profile = tempfile::tempdir().unwrap();
-        let out = tempfile::NamedTempFile::new().unwrap();
-        let mut child = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .args(extra)
-            .arg(format!("file://{}", page.display()))
-            .stdin(Stdio::null())
-            .stdout(out.reopen().unwrap())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start chromium");
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                assert!(status.success(), "chromium failed: {status}");
-                return Some(fs::read_to_string(out.path()).unwrap());
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
+        match headless_once(chromium, page, extra) {
+            Ok(out) => return Some(out),
+            Err(Headless::TimedOut) => {
                 eprintln!("chromium did not finish within 90 s (attempt {attempt})");
-                break;
             }
-            thread::sleep(Duration::from_millis(100));
+            Err(Headless::Failed(why)) => panic!("{why}"),
         }
     }
     None
 }
 
-#[test]
 fn chromium_renders_the_tables_and_plots() {
-    let Some(chromium) = chromium() else {
-        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
-        return;
-    };
+    let chromium = chromium().expect("chromium");
     let dir = tempfile::tempdir().unwrap();
     report(dir.path());
     let page = dir.path().join("r.html");
 
     let Some(dom) = headless(&chromium, &page, &["--dump-dom".to_string()]) else {
-        eprintln!("skipped: chromium did not finish twice");
-        return;
+        skip("chromium did not finish twice");
     };
     assert!(
         dom.contains("<table class=\"numbers results\">"),
@@ -184,6 +143,13 @@ fn chromium_renders_the_tables_and_plots() {
     assert_eq!(dom.matches("<svg").count(), 4, "the plots are in the DOM");
     assert!(dom.contains("<text"), "the plots have their text");
     assert!(dom.contains("Random write report"));
+}
+
+fn chromium_takes_a_screenshot_of_the_page() {
+    let chromium = chromium().expect("chromium");
+    let dir = tempfile::tempdir().unwrap();
+    report(dir.path());
+    let page = dir.path().join("r.html");
 
     let shot = dir.path().join("shot.png");
     let shot_args = [
@@ -191,8 +157,7 @@ fn chromium_renders_the_tables_and_plots() {
         "--window-size=1280,2000".to_string(),
     ];
     if headless(&chromium, &page, &shot_args).is_none() {
-        eprintln!("skipped the screenshot: chromium did not finish twice");
-        return;
+        skip("chromium did not finish twice");
     }
     let png = fs::read(&shot).expect("no screenshot");
     assert_eq!(&png[..8], PNG_SIGNATURE);

@@ -8,7 +8,18 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
+use crate::fixtures::{IOZ, Test, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        a_real_run_matches_the_schema,
+        a_telemetry_run_matches_the_schema,
+        every_pass_and_auto_mode_match_the_schema,
+        a_throughput_run_matches_the_schema,
+        broken_documents_fail_validation,
+    ]
+}
 
 fn schema() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json");
@@ -46,7 +57,6 @@ fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
 fn a_real_run_matches_the_schema() {
     let v = validator();
     let doc = run_json(&["-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2"]);
@@ -54,7 +64,6 @@ fn a_real_run_matches_the_schema() {
     assert_eq!(doc["cells"][0]["measurements"].as_array().unwrap().len(), 6);
 }
 
-#[test]
 fn a_telemetry_run_matches_the_schema() {
     let v = validator();
     let dir = tempfile::tempdir().unwrap();
@@ -80,7 +89,6 @@ fn a_telemetry_run_matches_the_schema() {
     assert_eq!(errors(&v, &plain), Vec::<String>::new());
 }
 
-#[test]
 fn every_pass_and_auto_mode_match_the_schema() {
     let v = validator();
     let mut args = vec!["-s", "64k", "-r", "16k", "-R", "-O"];
@@ -99,7 +107,6 @@ fn every_pass_and_auto_mode_match_the_schema() {
     assert!(auto["config"]["sizes"]["auto"].is_object());
 }
 
-#[test]
 fn a_throughput_run_matches_the_schema() {
     let v = validator();
     let doc = run_json(&["-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-t", "2"]);
@@ -107,7 +114,6 @@ fn a_throughput_run_matches_the_schema() {
     assert!(doc["config"]["throughput"].is_object());
 }
 
-#[test]
 fn broken_documents_fail_validation() {
     let v = validator();
     let good = run_json(&["-s", "64k", "-r", "16k", "-i", "0"]);

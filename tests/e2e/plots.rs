@@ -1,12 +1,18 @@
 //! --plots DIR with the real binary: a PNG and an SVG per reported pass, of the
 //! promised size and shape, for full grids and for degenerate runs.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{ioz, list_dir};
+use crate::fixtures::{Test, ioz, list_dir, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        an_auto_run_plots_every_pass_as_png_and_svg,
+        degenerate_runs_still_get_plots_in_a_new_directory,
+    ]
+}
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// The size of every plot (src/report/plots/mod.rs, PLOT_SIZE).
@@ -63,7 +69,6 @@ fn check_plots(dir: &Path, stems: &[&str]) -> Vec<String> {
     svgs
 }
 
-#[test]
 fn an_auto_run_plots_every_pass_as_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -93,7 +98,6 @@ fn an_auto_run_plots_every_pass_as_png_and_svg() {
     assert_eq!(list_dir(dir.path()), ["p"], "the test file is removed");
 }
 
-#[test]
 fn degenerate_runs_still_get_plots_in_a_new_directory() {
     let cases: [(&[&str], &str); 4] = [
         (&["-s", "64k", "-r", "16k"], "One cell"),

@@ -1,11 +1,15 @@
 //! The progress bar shows only on a terminal: with stderr redirected, a run
 //! writes nothing there.
 
-mod common;
+use crate::fixtures::ioz;
 
-use common::ioz;
+use crate::fixtures::{Test, trials};
 
-#[test]
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![no_progress_output_when_stderr_is_not_a_terminal,]
+}
+
 fn no_progress_output_when_stderr_is_not_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(

@@ -1,8 +1,6 @@
 //! -K (disrupted read patterns) and -m (multiple buffers) end to end: the
-//! bytes counted, the system calls made (under strace, where it exists), and
-//! verification with a sliding buffer.
-
-mod common;
+//! bytes counted, the system calls made (under strace, where it can trace),
+//! and verification with a sliding buffer.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -11,7 +9,22 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use common::{IOZ, ioz, list_dir};
+use crate::fixtures::{IOZ, Test, ioz, list_dir, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        byte_counts_are_the_plain_runs,
+        throughput_byte_counts_are_the_plain_runs,
+        multi_buffer_still_verifies_every_byte,
+        multi_buffer_is_refused_with_engines_that_keep_requests_in_flight,
+        strace_shows_the_probes_every_hundred_records_of_the_read_passes_only => [Strace],
+        disrupted_reads_with_o_direct_read_whole_pages => [Strace, ODirect],
+        queued_engines_probe_with_pread_between_their_requests => [Strace],
+        throughput_readers_are_disrupted_in_their_own_order => [Strace],
+        multi_buffer_moves_the_buffer_a_record_per_operation_and_wraps => [Strace],
+    ]
+}
 
 const REC: u64 = 4096;
 /// 250 records: probes before records 0, 100 and 200.
@@ -65,7 +78,6 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("valid JSON")
 }
 
-#[test]
 fn byte_counts_are_the_plain_runs() {
     let base = ["-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-i", "3"];
     let plain = measured_bytes(&base);
@@ -82,7 +94,6 @@ fn byte_counts_are_the_plain_runs() {
     }
 }
 
-#[test]
 fn throughput_byte_counts_are_the_plain_runs() {
     let base = [
         "-t", "2", "-x", "-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-i", "3", "-i", "5",
@@ -99,7 +110,6 @@ fn throughput_byte_counts_are_the_plain_runs() {
     }
 }
 
-#[test]
 fn multi_buffer_still_verifies_every_byte() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
@@ -138,7 +148,6 @@ fn multi_buffer_still_verifies_every_byte() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn multi_buffer_is_refused_with_engines_that_keep_requests_in_flight() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
@@ -168,20 +177,6 @@ struct TracedPass {
     read_only: bool,
     /// (file offset, bytes returned).
     reads: Vec<(u64, u64)>,
-}
-
-/// Whether strace can trace here; prints why not when it cannot.
-fn strace_works() -> bool {
-    let ok = Command::new("strace")
-        .args(["-o", "/dev/null", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!(
-            "skipped: strace is absent or cannot trace here (`which strace`, ptrace permission)"
-        );
-    }
-    ok
 }
 
 /// Runs `ioz args…` in `dir` under `strace -ff` and returns the opens of
@@ -305,11 +300,7 @@ fn check_single(passes: &[TracedPass], probe: u64, what: &str) {
     }
 }
 
-#[test]
 fn strace_shows_the_probes_every_hundred_records_of_the_read_passes_only() {
-    if !strace_works() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let base = [
         "-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-f", "t.tmp",
@@ -329,29 +320,17 @@ fn strace_shows_the_probes_every_hundred_records_of_the_read_passes_only() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn disrupted_reads_with_o_direct_read_whole_pages() {
-    if !strace_works() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-K", "-I", "-f", "t.tmp",
     ];
-    let probe = ioz(dir.path(), &args);
-    if probe.code != Some(0) {
-        eprintln!("skipped: O_DIRECT unavailable here: {}", probe.stderr);
-        return;
-    }
+    ioz(dir.path(), &args).expect_code(0);
     let passes = traced(dir.path(), "t.tmp", &args).expect("-K -I run");
     check_single(&passes, 4096, "-K -I");
 }
 
-#[test]
 fn queued_engines_probe_with_pread_between_their_requests() {
-    if !strace_works() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-K", "-H", "4", "-f", "t.tmp",
@@ -368,11 +347,7 @@ fn queued_engines_probe_with_pread_between_their_requests() {
     assert_eq!(probes, [(0, 1), (4096, 1)].repeat(6));
 }
 
-#[test]
 fn throughput_readers_are_disrupted_in_their_own_order() {
-    if !strace_works() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "-t", "2", "-x", "-s", "1000k", "-r", "4k", "-i", "0", "-i", "1", "-i", "3", "-i", "5",
@@ -481,11 +456,7 @@ fn buffer_addresses(dir: &Path, args: &[&str]) -> Vec<(bool, Vec<u64>)> {
     passes
 }
 
-#[test]
 fn multi_buffer_moves_the_buffer_a_record_per_operation_and_wraps() {
-    if !strace_works() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     // 320 records of 64 KiB; the 16 MiB area holds 256 of them.
     let base = [

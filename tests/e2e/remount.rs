@@ -3,184 +3,45 @@
 //! super block), which comes back with its options and every byte of its
 //! files; what -U cannot cycle safely is refused before any I/O.
 //!
-//! Needs root, losetup and mkfs.ext4; without them each test says why it
-//! skips and passes.
-
-mod common;
+//! Needs root, losetup and mkfs.ext4; without them the tests are listed as
+//! ignored with the reason.
 
 use std::fs;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{IOZ, Run, data_rows, ioz, list_dir};
+use crate::fixtures::{
+    self, Ext4, IOZ, Run, Test, Tmpfs, data_rows, ioz, is_root, list_dir, quietly, trials,
+};
 
-const IMAGE_BYTES: u64 = 32 << 20;
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// Runs a command quietly; the reason it failed, if it did.
-fn quietly(program: &str, args: &[&str]) -> Result<String, String> {
-    match Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-    {
-        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
-        Ok(o) => Err(format!(
-            "{program} failed: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Err(e) => Err(format!("cannot run {program}: {e}")),
-    }
-}
-
-/// An ext4 image on a loop device, mounted on a temporary directory; on drop
-/// (even after a failed assertion) unmounted and detached.
-struct Ext4 {
-    dir: tempfile::TempDir,
-    device: String,
-    /// One mounted image at a time: a test that unshares a mount namespace
-    /// copies every mount there is, and would make another test's file
-    /// system "also mounted elsewhere" (which ioz rightly refuses).
-    _serial: std::sync::MutexGuard<'static, ()>,
-}
-
-static ONE_IMAGE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-const IMAGE: &str = "ext4.img";
-
-impl Ext4 {
-    fn new(test: &str, options: &str) -> Option<Ext4> {
-        if !is_root() {
-            eprintln!("skipping {test}: needs root to mount");
-            return None;
-        }
-        let serial = ONE_IMAGE_AT_A_TIME
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let dir = tempfile::tempdir().unwrap();
-        let image = dir.path().join(IMAGE);
-        fs::File::create(&image)
-            .unwrap()
-            .set_len(IMAGE_BYTES)
-            .unwrap();
-        let image = image.to_str().unwrap();
-        if let Err(why) = quietly("mkfs.ext4", &["-q", "-F", image]) {
-            eprintln!("skipping {test}: {why}");
-            return None;
-        }
-        let device = match quietly("losetup", &["-f", "--show", image]) {
-            Ok(d) if d.starts_with("/dev/") => d,
-            Ok(d) => {
-                eprintln!("skipping {test}: losetup printed {d:?}");
-                return None;
-            }
-            Err(why) => {
-                eprintln!("skipping {test}: {why}");
-                return None;
-            }
-        };
-        let fs = Ext4 {
-            dir,
-            device,
-            _serial: serial,
-        };
-        fs::create_dir(fs.mnt()).unwrap();
-        if let Err(why) = quietly(
-            "mount",
-            &["-o", options, &fs.device, fs.mnt().to_str().unwrap()],
-        ) {
-            eprintln!("skipping {test}: {why}");
-            return None;
-        }
-        Some(fs)
-    }
-
-    fn mnt(&self) -> PathBuf {
-        self.dir.path().join("mnt")
-    }
-
-    fn image(&self) -> String {
-        self.dir.path().join(IMAGE).to_str().unwrap().to_string()
-    }
-
-    fn mnt_str(&self) -> String {
-        self.mnt().to_str().unwrap().to_string()
-    }
-
-    /// How many times the file system was mounted: s_mnt_count (little-endian
-    /// u16 at byte 0x34 of the super block, which starts at byte 1024).
-    fn mount_count(&self) -> u16 {
-        let mut b = [0u8; 2];
-        fs::File::open(&self.device)
-            .unwrap()
-            .read_exact_at(&mut b, 1024 + 0x34)
-            .unwrap();
-        u16::from_le_bytes(b)
-    }
-}
-
-impl Drop for Ext4 {
-    fn drop(&mut self) {
-        let _ = quietly("umount", &[self.mnt().to_str().unwrap()]);
-        let _ = quietly("losetup", &["-d", &self.device]);
-    }
-}
-
-/// A tmpfs mounted on `dir`, unmounted on drop.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn new(test: &str, dir: &Path) -> Option<Tmpfs> {
-        fs::create_dir_all(dir).unwrap();
-        match quietly(
-            "mount",
-            &[
-                "-t",
-                "tmpfs",
-                "-o",
-                "size=4m",
-                "tmpfs",
-                dir.to_str().unwrap(),
-            ],
-        ) {
-            Ok(_) => Some(Tmpfs(dir.to_path_buf())),
-            Err(why) => {
-                eprintln!("skipping {test}: {why}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = quietly("umount", &[self.0.to_str().unwrap()]);
-    }
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        every_pass_starts_on_a_freshly_mounted_file_system_that_keeps_its_options_and_files => [Ext4],
+        a_relative_test_file_works_from_a_working_directory_inside_the_mount => [Ext4],
+        a_tmpfs_is_refused_because_unmounting_would_destroy_it => [Tmpfs],
+        a_directory_that_is_not_a_mount_point_is_refused => [Root],
+        a_test_file_on_another_file_system_is_refused => [Ext4],
+        a_mount_inside_it_or_a_process_using_it_is_refused_before_any_io => [Ext4, Tmpfs],
+        a_mount_in_another_namespace_is_refused_since_it_would_keep_the_cache => [Ext4, Unshare],
+        a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_mounts_it => [Ext4],
+        without_cap_sys_admin_it_is_refused_before_anything_else => [Unprivileged],
+    ]
 }
 
 /// `sleep 60` started by `program args…`, killed on drop.
 struct Sleeper(std::process::Child);
 
 impl Sleeper {
-    fn start(test: &str, program: &[&str], cwd: &Path) -> Option<Sleeper> {
-        match Command::new(program[0])
+    fn start(program: &[&str], cwd: &Path) -> Sleeper {
+        let child = Command::new(program[0])
             .args(&program[1..])
             .args(["sleep", "60"])
             .current_dir(cwd)
             .stdin(Stdio::null())
             .spawn()
-        {
-            Ok(child) => Some(Sleeper(child)),
-            Err(e) => {
-                eprintln!("skipping {test}: cannot run {}: {e}", program[0]);
-                None
-            }
-        }
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", program[0]));
+        Sleeper(child)
     }
 
     fn pid(&self) -> u32 {
@@ -224,13 +85,11 @@ fn mounted_at(mnt: &Path) -> Option<(String, Vec<String>)> {
     })
 }
 
-/// Exit 2 with one line on stderr, nothing on stdout; returns the line.
+/// Refused (see [`fixtures::refused`]) by -U; returns the line.
 fn refused(run: &Run) -> &str {
-    run.expect_code(2);
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    assert!(run.stderr.starts_with("ioz: -U "), "{}", run.stderr);
-    run.stderr.trim_end()
+    let line = fixtures::refused(run);
+    assert!(line.starts_with("ioz: -U "), "{}", run.stderr);
+    line
 }
 
 /// A foreign file with bytes that differ from offset to offset.
@@ -240,11 +99,8 @@ fn plant(path: &Path) -> Vec<u8> {
     bytes
 }
 
-#[test]
 fn every_pass_starts_on_a_freshly_mounted_file_system_that_keeps_its_options_and_files() {
-    let Some(ext4) = Ext4::new("remount_each_pass", "noatime") else {
-        return;
-    };
+    let ext4 = Ext4::new("noatime");
     let foreign = plant(&ext4.mnt().join("keep.bin"));
     let mounts_before = ext4.mount_count();
     let test_file = ext4.mnt().join("t.tmp");
@@ -281,11 +137,8 @@ fn every_pass_starts_on_a_freshly_mounted_file_system_that_keeps_its_options_and
     assert_eq!(list_dir(&ext4.mnt()), ["keep.bin", "lost+found"]);
 }
 
-#[test]
 fn a_relative_test_file_works_from_a_working_directory_inside_the_mount() {
-    let Some(ext4) = Ext4::new("remount_relative", "nodev,nosuid") else {
-        return;
-    };
+    let ext4 = Ext4::new("nodev,nosuid");
     let mounts_before = ext4.mount_count();
     let run = ioz(
         &ext4.mnt(),
@@ -315,17 +168,10 @@ fn a_relative_test_file_works_from_a_working_directory_inside_the_mount() {
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
 }
 
-#[test]
 fn a_tmpfs_is_refused_because_unmounting_would_destroy_it() {
-    if !is_root() {
-        eprintln!("skipping remount_tmpfs: needs root to mount");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("ram");
-    let Some(_tmpfs) = Tmpfs::new("remount_tmpfs", &mnt) else {
-        return;
-    };
+    let _tmpfs = Tmpfs::mount(&mnt, "size=4m");
     let foreign = plant(&mnt.join("keep.bin"));
     let file = mnt.join("t.tmp");
     let run = ioz(
@@ -349,12 +195,8 @@ fn a_tmpfs_is_refused_because_unmounting_would_destroy_it() {
     assert_eq!(list_dir(&mnt), ["keep.bin"]);
 }
 
-#[test]
 fn a_directory_that_is_not_a_mount_point_is_refused() {
-    if !is_root() {
-        eprintln!("skipping remount_not_a_mount_point: the root check comes first");
-        return;
-    }
+    // As root (declared in the list): for anyone else the root check comes first.
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("sub");
     fs::create_dir(&sub).unwrap();
@@ -375,11 +217,8 @@ fn a_directory_that_is_not_a_mount_point_is_refused() {
     assert!(list_dir(&sub).is_empty());
 }
 
-#[test]
 fn a_test_file_on_another_file_system_is_refused() {
-    let Some(ext4) = Ext4::new("remount_elsewhere", "relatime") else {
-        return;
-    };
+    let ext4 = Ext4::new("relatime");
     let elsewhere = tempfile::tempdir().unwrap();
     let file = elsewhere.path().join("t.tmp");
     let run = ioz(
@@ -399,11 +238,8 @@ fn a_test_file_on_another_file_system_is_refused() {
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
 }
 
-#[test]
 fn a_mount_inside_it_or_a_process_using_it_is_refused_before_any_io() {
-    let Some(ext4) = Ext4::new("remount_busy", "relatime") else {
-        return;
-    };
+    let ext4 = Ext4::new("relatime");
     let file = ext4.mnt().join("t.tmp");
     let args = [
         "-U",
@@ -416,16 +252,14 @@ fn a_mount_inside_it_or_a_process_using_it_is_refused_before_any_io() {
 
     let inner = ext4.mnt().join("inner");
     {
-        let Some(_tmpfs) = Tmpfs::new("remount_busy", &inner) else {
-            return;
-        };
+        let _tmpfs = Tmpfs::mount(&inner, "size=4m");
         let run = ioz(Path::new("/"), &args);
         let line = refused(&run);
         assert!(line.contains("inner is mounted inside it"), "{line}");
     }
     fs::remove_dir(&inner).unwrap();
 
-    let sleeper = Sleeper::start("remount_busy", &["env"], &ext4.mnt()).unwrap();
+    let sleeper = Sleeper::start(&["env"], &ext4.mnt());
     assert!(sleeper.wait_for_sleep());
     let run = ioz(Path::new("/"), &args);
     let line = refused(&run);
@@ -440,19 +274,11 @@ fn a_mount_inside_it_or_a_process_using_it_is_refused_before_any_io() {
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
 }
 
-#[test]
 fn a_mount_in_another_namespace_is_refused_since_it_would_keep_the_cache() {
-    let Some(ext4) = Ext4::new("remount_namespace", "relatime") else {
-        return;
-    };
+    let ext4 = Ext4::new("relatime");
     let unshare = ["unshare", "-m", "--propagation", "private"];
-    let Some(other) = Sleeper::start("remount_namespace", &unshare, Path::new("/")) else {
-        return;
-    };
-    if !other.wait_for_sleep() {
-        eprintln!("skipping remount_namespace: unshare -m did not start sleep");
-        return;
-    }
+    let other = Sleeper::start(&unshare, Path::new("/"));
+    assert!(other.wait_for_sleep(), "unshare -m did not start sleep");
     let file = ext4.mnt().join("t.tmp");
     let run = ioz(
         Path::new("/"),
@@ -477,11 +303,8 @@ fn a_mount_in_another_namespace_is_refused_since_it_would_keep_the_cache() {
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
 }
 
-#[test]
 fn a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_mounts_it() {
-    let Some(mut ext4) = Ext4::new("remount_failure", "noatime") else {
-        return;
-    };
+    let mut ext4 = Ext4::new("noatime");
     let foreign = plant(&ext4.mnt().join("keep.bin"));
     let mounts_before = ext4.mount_count();
     let test_file = ext4.mnt().join("t.tmp");
@@ -546,37 +369,23 @@ fn a_file_system_that_cannot_be_mounted_back_is_named_with_the_command_that_moun
     assert_eq!(fs::metadata(&test_file).unwrap().len(), 256 << 10);
 }
 
-#[test]
 fn without_cap_sys_admin_it_is_refused_before_anything_else() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.tmp");
     let args = ["-U", "/", "-f", file.to_str().unwrap(), "-s", "64k"];
     let run = if is_root() {
-        // Drop every capability and become nobody, when setpriv can.
-        let out = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .args(["--inh-caps=-all", IOZ])
-            .args(args)
-            .current_dir(dir.path())
-            .output();
-        match out {
-            Ok(o) => Run {
-                code: o.status.code(),
-                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-            },
-            Err(e) => {
-                eprintln!("skipping remount_not_root: cannot run setpriv: {e}");
-                return;
-            }
-        }
+        // Drop every capability and become nobody.
+        fixtures::run(
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .args(["--inh-caps=-all", IOZ])
+                .args(args)
+                .current_dir(dir.path()),
+        )
     } else {
         ioz(dir.path(), &args)
     };
-    if run.stderr.contains("setpriv") {
-        eprintln!("skipping remount_not_root: {}", run.stderr.trim());
-        return;
-    }
+    assert!(!run.stderr.contains("setpriv"), "{}", run.stderr);
     let line = refused(&run);
     assert_eq!(
         line,

@@ -2,15 +2,27 @@
 //! converts to CSV and JSON without loss, and bad input is refused with one
 //! line and no harm done.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{ioz, list_dir};
+use crate::fixtures::{self, Test, ioz, list_dir, trials};
 use ioz::model::workload::Pass;
 use ioz::report::json::read_run;
 use serde_json::Value;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        report_reprints_a_run_with_dash_r_byte_for_byte,
+        report_reprints_a_run_without_dash_r_byte_for_byte,
+        report_reprints_an_auto_run_byte_for_byte,
+        report_reprints_a_telemetry_run_and_renders_every_format,
+        report_dash_r_adds_the_excel_block_to_a_run_without_it,
+        report_converts_to_csv_and_json_without_loss,
+        bad_saved_runs_are_refused_with_one_line,
+        json_into_a_missing_directory_is_refused_before_the_run,
+    ]
+}
 
 /// Runs `ioz ARGS --json r.json -f t.tmp` in `dir`; returns what it printed.
 fn run_saving_json(dir: &Path, args: &[&str]) -> String {
@@ -46,24 +58,20 @@ fn assert_report_reprints_in(dir: &Path, args: &[&str]) {
     }
 }
 
-#[test]
 fn report_reprints_a_run_with_dash_r_byte_for_byte() {
     assert_report_reprints(&[
         "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2", "-R",
     ]);
 }
 
-#[test]
 fn report_reprints_a_run_without_dash_r_byte_for_byte() {
     assert_report_reprints(&["-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "-i", "2"]);
 }
 
-#[test]
 fn report_reprints_an_auto_run_byte_for_byte() {
     assert_report_reprints(&["-a", "-n", "64k", "-g", "256k", "-q", "64k"]);
 }
 
-#[test]
 fn report_reprints_a_telemetry_run_and_renders_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -104,7 +112,6 @@ fn report_reprints_a_telemetry_run_and_renders_every_format() {
     assert!(csv.contains("\n0,write,77881,0,1,18122,3,"), "{csv}");
 }
 
-#[test]
 fn report_dash_r_adds_the_excel_block_to_a_run_without_it() {
     let dir = tempfile::tempdir().unwrap();
     let plain = run_saving_json(dir.path(), &["-s", "64k", "-r", "16k", "-i", "0"]);
@@ -115,7 +122,6 @@ fn report_dash_r_adds_the_excel_block_to_a_run_without_it() {
     assert!(with_r.stdout.contains("Writer report"), "{}", with_r.stdout);
 }
 
-#[test]
 fn report_converts_to_csv_and_json_without_loss() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -192,22 +198,13 @@ fn assert_refused(dir: &Path, name: &str, expect: &str) {
     let before = fs::read(&path).ok();
     let listing = list_dir(dir);
     let run = ioz(dir, &["report", name, "--csv", "c.csv"]);
-    run.expect_code(2);
-    assert_eq!(run.stdout, "", "{name}");
-    let lines: Vec<&str> = run.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{name}: {}", run.stderr);
-    assert!(
-        lines[0].starts_with("ioz: report: "),
-        "{name}: {}",
-        lines[0]
-    );
-    assert!(lines[0].contains(name), "{name}: {}", lines[0]);
-    assert!(lines[0].contains(expect), "{name}: {}", lines[0]);
+    let line = fixtures::assert_refused(&run, expect);
+    assert!(line.starts_with("ioz: report: "), "{name}: {line}");
+    assert!(line.contains(name), "{name}: {line}");
     assert_eq!(fs::read(&path).ok(), before, "{name} changed");
     assert_eq!(list_dir(dir), listing, "{name}: files appeared");
 }
 
-#[test]
 fn bad_saved_runs_are_refused_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -228,7 +225,6 @@ fn bad_saved_runs_are_refused_with_one_line() {
     assert_refused(d, "dir.json", "cannot read");
 }
 
-#[test]
 fn json_into_a_missing_directory_is_refused_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(

@@ -1,30 +1,43 @@
 //! Complete runs of the real binary on small files: the table, the `-R`
 //! report, the output units, the data written, and which files are left.
 
-mod common;
-
 use std::fs;
 use std::time::{Duration, SystemTime};
 
-use common::{data_lines, data_rows, header_lines, ioz, list_dir};
+use crate::fixtures::{
+    Test, data_file, data_lines, data_rows, header_lines, ioz, list_dir, trials,
+};
 
-/// IOzone's two header lines (reference/auto.txt), trailing spaces included.
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        header_constants_match_the_iozone_reference,
+        auto_mode_runs_every_cell_and_removes_the_file,
+        every_test_in_one_run_fills_every_column,
+        excel_report_repeats_the_table_values,
+        micros_per_op_mode_changes_the_unit_line,
+        ops_per_sec_mode_changes_the_unit_line,
+        combining_micros_and_ops_is_refused,
+        a_foreign_file_is_refused_unless_forced,
+        a_kept_file_is_recognised_and_read_by_a_later_run,
+        default_data_is_not_mostly_zeros,
+        iozone_data_pattern_marks_each_page,
+        read_tests_without_a_write_test_prepare_the_file,
+    ]
+}
+
+/// IOzone's two header lines (tests/fixtures/iozone-reference/auto.txt),
+/// trailing spaces included.
 const UPPER_HEADER: &str = "                                                            random  random    bkwd   record   stride                                   ";
 const LOWER_HEADER: &str = "              KB  reclen   write rewrite    read    reread    read   write    read  rewrite     read   fwrite frewrite   fread  freread";
 
-#[test]
 fn header_constants_match_the_iozone_reference() {
-    let reference = "/work/shared/reference/auto.txt";
-    let Ok(text) = fs::read_to_string(reference) else {
-        eprintln!("skipped: {reference} is not available");
-        return;
-    };
+    let text = fs::read_to_string(data_file("iozone-reference/auto.txt")).unwrap();
     let (upper, lower) = header_lines(&text);
     assert_eq!(upper, UPPER_HEADER);
     assert_eq!(lower, LOWER_HEADER);
 }
 
-#[test]
 fn auto_mode_runs_every_cell_and_removes_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -64,7 +77,6 @@ fn auto_mode_runs_every_cell_and_removes_the_file() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn every_test_in_one_run_fills_every_column() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec!["-s", "256k", "-r", "16k"];
@@ -105,7 +117,6 @@ fn every_test_in_one_run_fills_every_column() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn excel_report_repeats_the_table_values() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -143,7 +154,6 @@ fn excel_report_repeats_the_table_values() {
     assert_eq!(report, expected);
 }
 
-#[test]
 fn micros_per_op_mode_changes_the_unit_line() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -167,7 +177,6 @@ fn micros_per_op_mode_changes_the_unit_line() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn ops_per_sec_mode_changes_the_unit_line() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -192,7 +201,6 @@ fn ops_per_sec_mode_changes_the_unit_line() {
     }
 }
 
-#[test]
 fn combining_micros_and_ops_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(dir.path(), &["-N", "-O", "-s", "64k", "-f", "t.tmp"]);
@@ -202,7 +210,6 @@ fn combining_micros_and_ops_is_refused() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn a_foreign_file_is_refused_unless_forced() {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("mine.txt");
@@ -228,7 +235,6 @@ fn a_foreign_file_is_refused_unless_forced() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn a_kept_file_is_recognised_and_read_by_a_later_run() {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().join("keep.tmp");
@@ -275,7 +281,6 @@ fn a_kept_file_is_recognised_and_read_by_a_later_run() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn default_data_is_not_mostly_zeros() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -293,7 +298,6 @@ fn default_data_is_not_mostly_zeros() {
     );
 }
 
-#[test]
 fn iozone_data_pattern_marks_each_page() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -317,7 +321,6 @@ fn iozone_data_pattern_marks_each_page() {
     }
 }
 
-#[test]
 fn read_tests_without_a_write_test_prepare_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(

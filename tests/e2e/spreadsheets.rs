@@ -8,7 +8,24 @@ use std::process::Command;
 
 use calamine::{Data, Reader, Xlsx, open_workbook};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
+use crate::fixtures::{IOZ, Test, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        xlsx_grids_hold_the_numbers_of_the_r_report,
+        xls_has_iozones_layout_and_the_numbers_of_the_r_report,
+        wks_gets_the_same_biff_worksheet,
+        throughput_xls_has_iozones_layout_and_the_r_numbers,
+        throughput_xls_has_the_cpu_block_of_the_r_report,
+        throughput_xlsx_holds_the_r_numbers,
+        throughput_xlsx_has_the_cpu_figures_below_the_phases,
+        xls_has_the_cpu_blocks_of_the_r_report_after_one_empty_row,
+        xlsx_pass_sheets_hold_the_cpu_blocks_of_the_r_report,
+        report_renders_the_same_spreadsheets_as_the_run,
+        xlrd_reads_every_cell_the_walker_reads => [Xlrd],
+    ]
+}
 
 /// A small auto run: 3 file sizes × 5 record sizes, tests 0 and 1.
 const AUTO: &[&str] = &[
@@ -198,7 +215,6 @@ fn check_biff_blocks(cells: &BTreeMap<(u16, u16), Cell>, blocks: &[Block]) {
     );
 }
 
-#[test]
 fn xlsx_grids_hold_the_numbers_of_the_r_report() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), AUTO, "out.xlsx");
@@ -258,7 +274,6 @@ fn xlsx_grids_hold_the_numbers_of_the_r_report() {
     }
 }
 
-#[test]
 fn xls_has_iozones_layout_and_the_numbers_of_the_r_report() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), AUTO, "out.xls");
@@ -288,10 +303,8 @@ fn xls_has_iozones_layout_and_the_numbers_of_the_r_report() {
     assert_eq!(cells[&(3, 0)], Cell::Label("Writer Report".into()));
     assert_eq!(cells[&(18, 0)], Cell::Label("Re-reader Report".into()));
     check_biff_blocks(&cells, &blocks);
-    check_with_xlrd(&dir.path().join("out.xls"), &cells);
 }
 
-#[test]
 fn wks_gets_the_same_biff_worksheet() {
     let dir = tempfile::tempdir().unwrap();
     let args = ["-s", "64k", "-r", "16k", "-i", "0", "-f", "t.tmp"];
@@ -301,14 +314,26 @@ fn wks_gets_the_same_biff_worksheet() {
     check_biff_blocks(&cells, &excel_blocks(&stdout));
 }
 
-/// Reads the .xls with Python's xlrd, when it is installed, and compares
-/// every cell with the walker's.
-fn check_with_xlrd(path: &Path, cells: &BTreeMap<(u16, u16), Cell>) {
-    let probe = Command::new("python3").args(["-c", "import xlrd"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipping the xlrd cross-check: python3 with xlrd is not installed");
-        return;
+/// The .xls files of the tests above (an auto run with and without CPU
+/// blocks, a throughput run, a throughput sweep with CPU figures), read by
+/// Python's xlrd: every cell as the walker reads it.
+fn xlrd_reads_every_cell_the_walker_reads() {
+    let auto_with_cpu = [AUTO, &["-+u"]].concat();
+    let sweep_with_cpu = [
+        "-l", "1", "-u", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-R", "-+u", "-F",
+        "a.tmp", "b.tmp",
+    ];
+    for args in [AUTO, &auto_with_cpu, THROUGHPUT, &sweep_with_cpu] {
+        let dir = tempfile::tempdir().unwrap();
+        run_ioz(dir.path(), args, "out.xls");
+        let path = dir.path().join("out.xls");
+        let cells = walk_biff(&std::fs::read(&path).unwrap());
+        check_with_xlrd(&path, &cells);
     }
+}
+
+/// Reads the .xls with Python's xlrd and compares every cell with the walker's.
+fn check_with_xlrd(path: &Path, cells: &BTreeMap<(u16, u16), Cell>) {
     let script = r#"
 import sys, xlrd
 s = xlrd.open_workbook(sys.argv[1], logfile=open('/dev/null', 'w')).sheet_by_index(0)
@@ -431,10 +456,8 @@ fn check_throughput_xls(dir: &Path, stdout: &str, blocks: &[ThroughputBlock]) {
         Some(row - 1),
         "rows after"
     );
-    check_with_xlrd(&dir.join("out.xls"), &cells);
 }
 
-#[test]
 fn throughput_xls_has_iozones_layout_and_the_r_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), THROUGHPUT, "out.xls");
@@ -444,7 +467,6 @@ fn throughput_xls_has_iozones_layout_and_the_r_numbers() {
     check_throughput_xls(dir.path(), &stdout, &blocks);
 }
 
-#[test]
 fn throughput_xls_has_the_cpu_block_of_the_r_report() {
     let dir = tempfile::tempdir().unwrap();
     // Two runs (1 and 2 workers), so the CPU rows have two columns too.
@@ -501,7 +523,6 @@ fn check_throughput_sheet_block(
     assert_eq!(get(top + 2 + block.rows.len() as u32, 0), Data::Empty);
 }
 
-#[test]
 fn throughput_xlsx_holds_the_r_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run_ioz(dir.path(), THROUGHPUT, "out.xlsx");
@@ -516,7 +537,6 @@ fn throughput_xlsx_holds_the_r_numbers() {
     assert_eq!(get(blocks[0].rows.len() as u32 + 3, 0), Data::Empty);
 }
 
-#[test]
 fn throughput_xlsx_has_the_cpu_figures_below_the_phases() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = THROUGHPUT.to_vec();
@@ -536,7 +556,6 @@ fn throughput_xlsx_has_the_cpu_figures_below_the_phases() {
     check_throughput_sheet_block(&get, top, &[2.0], &blocks[1]);
 }
 
-#[test]
 fn xls_has_the_cpu_blocks_of_the_r_report_after_one_empty_row() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = AUTO.to_vec();
@@ -569,10 +588,8 @@ fn xls_has_the_cpu_blocks_of_the_r_report_after_one_empty_row() {
         assert!(b.rows.iter().flat_map(|r| &r.1).any(|&v| v > 0.0), "{b:?}");
     }
     check_biff_blocks(&cells, &blocks);
-    check_with_xlrd(&dir.path().join("out.xls"), &cells);
 }
 
-#[test]
 fn xlsx_pass_sheets_hold_the_cpu_blocks_of_the_r_report() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = AUTO.to_vec();
@@ -613,7 +630,6 @@ fn xlsx_pass_sheets_hold_the_cpu_blocks_of_the_r_report() {
     }
 }
 
-#[test]
 fn report_renders_the_same_spreadsheets_as_the_run() {
     let single: Vec<&str> = AUTO.iter().copied().chain(["-+u"]).collect();
     let mut throughput = THROUGHPUT.to_vec();

@@ -1,11 +1,26 @@
 //! Throughput mode end to end: worker processes and threads, the IOzone
 //! blocks, -l/-u sweeps, -R, refusals, a full disk and Ctrl-C.
 
-mod common;
-
 use std::process::Command;
 
-use common::{IOZ, ioz, list_dir};
+use crate::fixtures::{IOZ, Test, Tmpfs, assert_refused, ioz, list_dir, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        two_processes_fill_their_named_files_and_print_iozone_blocks,
+        printed_blocks_match_the_json_results,
+        a_worker_sweep_prints_one_run_per_count_and_the_r_report,
+        every_test_runs_in_throughput_mode,
+        bad_throughput_options_are_refused_without_touching_files,
+        a_foreign_worker_file_is_refused_before_anything_runs,
+        a_full_disk_stops_the_workers_with_the_failing_worker_named => [Tmpfs],
+        sigint_to_the_parent_stops_every_worker_process,
+        a_saved_throughput_run_prints_again_byte_for_byte,
+        the_output_file_may_not_be_the_test_file_however_it_is_spelled,
+        four_stonewalled_worker_processes_still_leave_full_files,
+    ]
+}
 
 /// The number after "= " on the first line containing `label`.
 fn value_after(stdout: &str, label: &str) -> f64 {
@@ -20,7 +35,6 @@ fn value_after(stdout: &str, label: &str) -> f64 {
         .unwrap_or_else(|| panic!("no number in {line:?}"))
 }
 
-#[test]
 fn two_processes_fill_their_named_files_and_print_iozone_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -66,7 +80,6 @@ fn two_processes_fill_their_named_files_and_print_iozone_blocks() {
     );
 }
 
-#[test]
 fn printed_blocks_match_the_json_results() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -120,7 +133,6 @@ fn printed_blocks_match_the_json_results() {
     assert_eq!(list_dir(dir.path()), vec!["r.json"]);
 }
 
-#[test]
 fn a_worker_sweep_prints_one_run_per_count_and_the_r_report() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -163,7 +175,6 @@ fn a_worker_sweep_prints_one_run_per_count_and_the_r_report() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn every_test_runs_in_throughput_mode() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -208,7 +219,6 @@ fn every_test_runs_in_throughput_mode() {
     );
 }
 
-#[test]
 fn bad_throughput_options_are_refused_without_touching_files() {
     let cases: &[(&[&str], &str)] = &[
         (&["-t", "2", "-a"], "cannot be combined with auto mode"),
@@ -236,13 +246,7 @@ fn bad_throughput_options_are_refused_without_touching_files() {
     for (args, want) in cases {
         let dir = tempfile::tempdir().unwrap();
         let run = ioz(dir.path(), args);
-        run.expect_code(2);
-        assert!(
-            run.stderr.contains(want),
-            "{args:?}: {:?} lacks {want:?}",
-            run.stderr
-        );
-        assert_eq!(run.stderr.lines().count(), 1);
+        assert_refused(&run, want);
         assert_eq!(
             list_dir(dir.path()),
             Vec::<String>::new(),
@@ -251,7 +255,6 @@ fn bad_throughput_options_are_refused_without_touching_files() {
     }
 }
 
-#[test]
 fn a_foreign_worker_file_is_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("b.tmp"), b"precious").unwrap();
@@ -268,32 +271,10 @@ fn a_foreign_worker_file_is_refused_before_anything_runs() {
     );
 }
 
-#[test]
 fn a_full_disk_stops_the_workers_with_the_failing_worker_named() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mounting a small tmpfs needs root");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("mnt");
-    std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=12m", "tmpfs"])
-        .arg(&mnt)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs");
-        return;
-    }
-    struct Unmount<'a>(&'a std::path::Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _guard = Unmount(&mnt);
+    let _guard = Tmpfs::mount(&mnt, "size=12m");
     for mode in [&[][..], &["-T"][..]] {
         let base = mnt.join("t");
         // Two workers of 4 MiB in 8-byte records: long enough to fill the disk
@@ -355,7 +336,6 @@ fn a_full_disk_stops_the_workers_with_the_failing_worker_named() {
     }
 }
 
-#[test]
 fn sigint_to_the_parent_stops_every_worker_process() {
     let dir = tempfile::tempdir().unwrap();
     let child = Command::new(IOZ)
@@ -382,7 +362,6 @@ fn sigint_to_the_parent_stops_every_worker_process() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn a_saved_throughput_run_prints_again_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -398,7 +377,6 @@ fn a_saved_throughput_run_prints_again_byte_for_byte() {
     assert_eq!(again.stdout, run.stdout);
 }
 
-#[test]
 fn the_output_file_may_not_be_the_test_file_however_it_is_spelled() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -410,7 +388,6 @@ fn the_output_file_may_not_be_the_test_file_however_it_is_spelled() {
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
 
-#[test]
 fn four_stonewalled_worker_processes_still_leave_full_files() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(

@@ -3,17 +3,32 @@
 //! -Q latencies from the queued engines (io_uring, POSIX AIO) in single and
 //! throughput mode, and test 8's worker roles (-+K) and truncating writers (-+F).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::flip::{assert_contains, ioz_flipped, mismatch_line, shim};
-use common::{IOZ, Run, ioz, list_dir};
+use crate::fixtures::flip::{assert_contains, ioz_flipped, mismatch_line, shim};
+use crate::fixtures::{IOZ, Run, Test, ioz, list_dir, trials};
 use ioz::data::pattern::random_permutation;
 use ioz::data::verify::diag_byte;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        every_worker_verifies_what_it_reads,
+        workers_sharing_a_file_or_a_total_agree_on_the_pattern,
+        a_corrupted_read_in_one_worker_stops_the_run_with_its_offset => [FlipShim],
+        q_writes_one_file_per_worker_and_pass,
+        q_records_every_operation_of_the_queued_engines,
+        q_records_every_operation_of_io_uring => [IoUring],
+        mix_readers_read_and_the_other_workers_write,
+        mix_readers_only_pread_and_writers_only_pwrite_under_strace => [Strace],
+        a_corrupted_mix_read_is_found_by_the_reader_and_the_writers_never_read => [FlipShim],
+        truncating_mix_writers_start_from_an_empty_file,
+        mix_options_are_refused_where_they_mean_nothing,
+    ]
+}
 
 /// 256 KiB in 64 KiB records: 4 records per worker.
 const SIZES: [&str; 4] = ["-s", "256k", "-r", "64k"];
@@ -58,7 +73,6 @@ fn read_bytes_in_json(dir: &Path) -> u64 {
         .sum()
 }
 
-#[test]
 fn every_worker_verifies_what_it_reads() {
     let dir = tempfile::tempdir().unwrap();
     for mode in [&["-V", "165"][..], &["-+d"][..]] {
@@ -104,7 +118,6 @@ fn every_worker_verifies_what_it_reads() {
     }
 }
 
-#[test]
 fn workers_sharing_a_file_or_a_total_agree_on_the_pattern() {
     let dir = tempfile::tempdir().unwrap();
     for mode in [&["-V", "7"][..], &["-+d"][..]] {
@@ -126,9 +139,8 @@ fn workers_sharing_a_file_or_a_total_agree_on_the_pattern() {
     }
 }
 
-#[test]
 fn a_corrupted_read_in_one_worker_stops_the_run_with_its_offset() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     for kind in [&[][..], &["-T"][..]] {
         // Only worker 1's file ends in "t.tmp": the shim corrupts its 2nd
@@ -280,7 +292,6 @@ fn check_worker_files(dir: &Path, workers: u32, records: u64) {
     }
 }
 
-#[test]
 fn q_writes_one_file_per_worker_and_pass() {
     let dir = tempfile::tempdir().unwrap();
     for kind in [&[][..], &["-T"][..]] {
@@ -325,30 +336,27 @@ fn q_writes_one_file_per_worker_and_pass() {
     }
 }
 
-/// Runs ioz with a queued engine; None (the reason printed) where the system lacks it.
-fn queued_run(dir: &Path, a: &[&str]) -> Option<Run> {
+/// Runs ioz with a queued engine; it must succeed.
+fn queued_run(dir: &Path, a: &[&str]) -> Run {
     let run = ioz(dir, a);
-    if run.code == Some(1) && run.stderr.contains("io_uring is not available") {
-        eprintln!("skipped: {}", run.stderr.trim());
-        return None;
-    }
     run.expect_code(0);
-    Some(run)
+    run
 }
 
-#[test]
 fn q_records_every_operation_of_the_queued_engines() {
+    q_records_every_operation_of(&[&["-H", "4"][..], &["-k", "3"][..]]);
+}
+
+fn q_records_every_operation_of_io_uring() {
+    q_records_every_operation_of(&[&["--engine", "io_uring", "--iodepth", "4"][..]]);
+}
+
+fn q_records_every_operation_of(engines: &[&[&str]]) {
     let dir = tempfile::tempdir().unwrap();
-    for engine in [
-        &["--engine", "io_uring", "--iodepth", "4"][..],
-        &["-H", "4"][..],
-        &["-k", "3"][..],
-    ] {
+    for &engine in engines {
         // Single mode: wol.dat, rol.dat, … with every record, in the order issued.
         let a = args(&[&["-Q", "-s", "64k", "-r", "4k"], &Q_TESTS, engine]);
-        let Some(_) = queued_run(dir.path(), &a) else {
-            continue;
-        };
+        queued_run(dir.path(), &a);
         let mut want: Vec<&str> = Q_FILES.iter().map(|(f, _)| *f).collect();
         want.sort();
         assert_eq!(list_dir(dir.path()), want, "{engine:?}");
@@ -369,7 +377,7 @@ fn q_records_every_operation_of_the_queued_engines() {
                 engine,
                 kind,
             ]);
-            queued_run(dir.path(), &a).expect("available a moment ago");
+            queued_run(dir.path(), &a);
             check_worker_files(dir.path(), 2, 16);
             for f in list_dir(dir.path()) {
                 fs::remove_file(dir.path().join(f)).unwrap();
@@ -378,9 +386,8 @@ fn q_records_every_operation_of_the_queued_engines() {
     }
 }
 
-/// The pread64/pwrite64 calls per file name of a traced run, or None (the
-/// reason printed) where strace is missing or not allowed.
-fn traced(dir: &Path, a: &[&str]) -> Option<BTreeMap<String, (u32, u32)>> {
+/// The pread64/pwrite64 calls per file name of a run under strace.
+fn traced(dir: &Path, a: &[&str]) -> BTreeMap<String, (u32, u32)> {
     let trace = dir.join("trace.txt");
     let out = Command::new("strace")
         .args(["-f", "-y", "-qq", "-e", "trace=pread64,pwrite64", "-o"])
@@ -388,22 +395,12 @@ fn traced(dir: &Path, a: &[&str]) -> Option<BTreeMap<String, (u32, u32)>> {
         .arg(IOZ)
         .args(a)
         .current_dir(dir)
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("skipped the strace check: cannot run strace: {e}");
-            return None;
-        }
-    };
+        .output()
+        .expect("cannot run strace");
     let text = fs::read_to_string(&trace).unwrap_or_default();
     let _ = fs::remove_file(&trace);
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        if err.contains("PTRACE") || err.contains("ptrace") {
-            eprintln!("skipped the strace check: {}", err.trim());
-            return None;
-        }
         panic!("traced run failed:\n{err}");
     }
     let mut calls: BTreeMap<String, (u32, u32)> = BTreeMap::new();
@@ -431,19 +428,27 @@ fn traced(dir: &Path, a: &[&str]) -> Option<BTreeMap<String, (u32, u32)>> {
             entry.1 += 1;
         }
     }
-    Some(calls)
+    calls
 }
 
-#[test]
-fn mix_readers_read_and_the_other_workers_write() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = ["-F", "r.dat", "w1.dat", "w2.dat"];
-    // Lay the files down, then run only the mix on them.
+const MIX_FILES: [&str; 4] = ["-F", "r.dat", "w1.dat", "w2.dat"];
+
+/// Lays the mix's files down (kept), for runs of the mix alone on them.
+fn lay_mix_files(dir: &Path) {
     let a = args(&[
         &["-t", "3", "-s", "64k", "-r", "16k", "-i", "0", "-w"],
-        &files,
+        &MIX_FILES,
     ]);
-    ioz(dir.path(), &a).expect_code(0);
+    ioz(dir, &a).expect_code(0);
+}
+
+/// Runs only the mix on the laid files, in processes and in threads (under
+/// strace with `strace`: the reader makes 4 preads, each writer 4 pwrites),
+/// and checks each worker's -Q file.
+fn mix_roles(strace: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let files = MIX_FILES;
+    lay_mix_files(dir.path());
     for kind in [&[][..], &["-T"][..]] {
         let a = args(&[
             &[
@@ -452,7 +457,8 @@ fn mix_readers_read_and_the_other_workers_write() {
             kind,
             &files,
         ]);
-        if let Some(calls) = traced(dir.path(), &a) {
+        if strace {
+            let calls = traced(dir.path(), &a);
             // The mix moves records with pread/pwrite: 4 records per worker.
             assert_eq!(calls.get("r.dat"), Some(&(4, 0)), "{calls:?}");
             assert_eq!(calls.get("w1.dat"), Some(&(0, 4)), "{calls:?}");
@@ -466,34 +472,45 @@ fn mix_readers_read_and_the_other_workers_write() {
             fs::remove_file(path).unwrap();
         }
     }
-    // Without strace: the reader sees a corrupted read, the writers never read.
-    if let Some(shim) = shim() {
-        let a = args(&[
-            &[
-                "-t", "3", "-x", "-s", "64k", "-r", "16k", "-i", "0", "-i", "8", "-+K", "1",
-            ],
-            &["-V", "165", "-F", "r-t.tmp", "w1.dat", "w2.dat"],
-        ]);
-        let run = ioz_flipped(shim, dir.path(), &a, &[("FLIP_CALL", "4")]);
-        let line = mismatch_line(&run);
-        assert!(
-            line.contains("worker 0: ") && line.contains("during the random mix pass"),
-            "{line}"
-        );
-        let a = args(&[
-            &[
-                "-t", "3", "-x", "-s", "64k", "-r", "16k", "-i", "0", "-i", "8", "-+K", "1",
-            ],
-            &["-V", "165", "-F", "r.dat", "w1-t.tmp", "w2-t.tmp"],
-        ]);
-        let run = ioz_flipped(shim, dir.path(), &a, &[("FLIP_CALL", "1")]);
-        run.expect_code(0);
-        // Only worker 0 read in the mix: 4 records of 16 KiB.
-        assert_eq!(verified(&run), (4 * 16384, 1));
-    }
 }
 
-#[test]
+fn mix_readers_read_and_the_other_workers_write() {
+    mix_roles(false);
+}
+
+fn mix_readers_only_pread_and_writers_only_pwrite_under_strace() {
+    mix_roles(true);
+}
+
+fn a_corrupted_mix_read_is_found_by_the_reader_and_the_writers_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    lay_mix_files(dir.path());
+    // Without strace: the reader sees a corrupted read, the writers never read.
+    let shim = shim();
+    let a = args(&[
+        &[
+            "-t", "3", "-x", "-s", "64k", "-r", "16k", "-i", "0", "-i", "8", "-+K", "1",
+        ],
+        &["-V", "165", "-F", "r-t.tmp", "w1.dat", "w2.dat"],
+    ]);
+    let run = ioz_flipped(shim, dir.path(), &a, &[("FLIP_CALL", "4")]);
+    let line = mismatch_line(&run);
+    assert!(
+        line.contains("worker 0: ") && line.contains("during the random mix pass"),
+        "{line}"
+    );
+    let a = args(&[
+        &[
+            "-t", "3", "-x", "-s", "64k", "-r", "16k", "-i", "0", "-i", "8", "-+K", "1",
+        ],
+        &["-V", "165", "-F", "r.dat", "w1-t.tmp", "w2-t.tmp"],
+    ]);
+    let run = ioz_flipped(shim, dir.path(), &a, &[("FLIP_CALL", "1")]);
+    run.expect_code(0);
+    // Only worker 0 read in the mix: 4 records of 16 KiB.
+    assert_eq!(verified(&run), (4 * 16384, 1));
+}
+
 fn truncating_mix_writers_start_from_an_empty_file() {
     let dir = tempfile::tempdir().unwrap();
     let files = ["-F", "r.dat", "w1.dat", "w2.dat"];
@@ -546,7 +563,6 @@ fn truncating_mix_writers_start_from_an_empty_file() {
     }
 }
 
-#[test]
 fn mix_options_are_refused_where_they_mean_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&[&str], &str); 5] = [

@@ -2,16 +2,28 @@
 //! 32, files byte-identical to the synchronous engine's, O_DIRECT, throughput
 //! workers, and the message when the kernel refuses io_uring.
 //!
-//! Where io_uring is unavailable here, the tests that need it print why and pass.
-
-mod common;
+//! Where io_uring is unavailable here, the tests that need it are listed as
+//! ignored with the reason.
 
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{IOZ, Run, ioz};
+use crate::fixtures::{self, IOZ, Run, Test, ioz, skip, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        every_test_runs_at_depth_1_and_32_with_every_pass_measured => [IoUring],
+        files_match_the_sync_engine_byte_for_byte => [IoUring],
+        iozone_data_matches_too => [IoUring],
+        o_direct_at_depth_32 => [IoUring, ODirect],
+        throughput_workers_use_their_own_rings => [IoUring],
+        a_refused_io_uring_is_one_clear_error_not_a_fallback,
+        refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning => [IoUring],
+    ]
+}
 
 /// The io_uring tests: write/rewrite, read/reread, random read/write,
 /// backward, stride, random mix, pwrite/repwrite, pread/repread.
@@ -29,17 +41,6 @@ fn test_args(tests: &[&str]) -> Vec<String> {
 fn run(dir: &Path, args: &[String]) -> Run {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     ioz(dir, &args)
-}
-
-/// Why io_uring cannot be tested here, if it cannot.
-fn unavailable(run: &Run) -> Option<String> {
-    (run.code != Some(0) && run.stderr.contains("io_uring is not available"))
-        .then(|| run.stderr.trim().to_string())
-}
-
-/// Whether a run failed because the file system refuses O_DIRECT.
-fn no_direct(run: &Run) -> bool {
-    run.code != Some(0) && run.stderr.contains("does not support O_DIRECT")
 }
 
 /// One measurement row of `--csv`: (test, pass, file_bytes, bytes, kib_per_sec).
@@ -74,7 +75,6 @@ fn passes(rows: &[(String, String, u64, u64, u64)]) -> BTreeSet<(String, String)
     rows.iter().map(|r| (r.0.clone(), r.1.clone())).collect()
 }
 
-#[test]
 fn every_test_runs_at_depth_1_and_32_with_every_pass_measured() {
     let dir = tempfile::tempdir().unwrap();
     let base = |engine: &[&str], csv: &str| {
@@ -95,13 +95,9 @@ fn every_test_runs_at_depth_1_and_32_with_every_pass_measured() {
             dir.path(),
             &base(&["--engine", "io_uring", "--iodepth", depth], &csv),
         );
-        if let Some(why) = unavailable(&r) {
-            eprintln!("skipped: {why}");
-            return;
-        }
         r.expect_code(0);
         // The table row has KB, reclen and one number per pass.
-        let rows = common::data_rows(&r.stdout);
+        let rows = fixtures::data_rows(&r.stdout);
         assert_eq!(rows.len(), 1, "{}", r.stdout);
         assert_eq!(rows[0].len(), 2 + 13, "{}", r.stdout);
         assert!(rows[0].iter().all(|&v| v > 0), "{}", r.stdout);
@@ -115,8 +111,8 @@ fn every_test_runs_at_depth_1_and_32_with_every_pass_measured() {
 }
 
 /// Runs `tests` with `engine` in a fresh directory, keeping the file (-w);
-/// returns its bytes, or None when io_uring (or O_DIRECT, with `-I`) is refused.
-fn file_after(tests: &[&str], engine: &[&str], extra: &[&str]) -> Option<Vec<u8>> {
+/// returns its bytes.
+fn file_after(tests: &[&str], engine: &[&str], extra: &[&str]) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let mut args: Vec<String> = ["-s", "2m", "-r", "4k", "-w", "-f", "t.tmp"]
         .iter()
@@ -126,19 +122,10 @@ fn file_after(tests: &[&str], engine: &[&str], extra: &[&str]) -> Option<Vec<u8>
         .collect();
     args.extend(test_args(tests));
     let r = run(dir.path(), &args);
-    if let Some(why) = unavailable(&r) {
-        eprintln!("skipped: {why}");
-        return None;
-    }
-    if no_direct(&r) {
-        eprintln!("skipped: {}", r.stderr.trim());
-        return None;
-    }
     r.expect_code(0);
-    Some(std::fs::read(dir.path().join("t.tmp")).unwrap())
+    std::fs::read(dir.path().join("t.tmp")).unwrap()
 }
 
-#[test]
 fn files_match_the_sync_engine_byte_for_byte() {
     // The last writing pass decides the file: each of them in turn, with the
     // default random data (every record differs, so order and place matter).
@@ -152,12 +139,9 @@ fn files_match_the_sync_engine_byte_for_byte() {
         &["0", "4"],
         &["0", "1", "2", "3", "5", "8"],
     ] {
-        let sync = file_after(tests, &["--engine", "sync"], &[]).expect("the sync engine");
+        let sync = file_after(tests, &["--engine", "sync"], &[]);
         for depth in ["1", "32"] {
-            let Some(uring) = file_after(tests, &["--engine", "io_uring", "--iodepth", depth], &[])
-            else {
-                return;
-            };
+            let uring = file_after(tests, &["--engine", "io_uring", "--iodepth", depth], &[]);
             assert_eq!(uring.len(), sync.len(), "tests {tests:?} depth {depth}");
             assert!(
                 uring == sync,
@@ -167,11 +151,10 @@ fn files_match_the_sync_engine_byte_for_byte() {
     }
 }
 
-#[test]
 fn iozone_data_matches_too() {
     let tests = ["0", "2", "9"];
-    let sync = file_after(&tests, &["--data", "iozone"], &[]).expect("the sync engine");
-    let Some(uring) = file_after(
+    let sync = file_after(&tests, &["--data", "iozone"], &[]);
+    let uring = file_after(
         &tests,
         &[
             "--data",
@@ -182,27 +165,21 @@ fn iozone_data_matches_too() {
             "32",
         ],
         &[],
-    ) else {
-        return;
-    };
+    );
     assert!(uring == sync, "contents differ");
 }
 
-#[test]
 fn o_direct_at_depth_32() {
     let tests = ["0", "1", "2", "8"];
-    let Some(uring) = file_after(
+    let uring = file_after(
         &tests,
         &["--engine", "io_uring", "--iodepth", "32"],
         &["-I"],
-    ) else {
-        return;
-    };
-    let sync = file_after(&tests, &["--engine", "sync"], &["-I"]).expect("the sync engine with -I");
+    );
+    let sync = file_after(&tests, &["--engine", "sync"], &["-I"]);
     assert!(uring == sync, "contents differ");
 }
 
-#[test]
 fn throughput_workers_use_their_own_rings() {
     let dir = tempfile::tempdir().unwrap();
     let r = ioz(
@@ -226,10 +203,6 @@ fn throughput_workers_use_their_own_rings() {
             "8",
         ],
     );
-    if let Some(why) = unavailable(&r) {
-        eprintln!("skipped: {why}");
-        return;
-    }
     r.expect_code(0);
     for label in [
         "initial writers",
@@ -293,15 +266,9 @@ fn ioz_without_io_uring(dir: &Path, args: &[&str]) -> Run {
             Ok(())
         });
     }
-    let out = cmd.output().expect("cannot start ioz");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    fixtures::run(&mut cmd)
 }
 
-#[test]
 fn a_refused_io_uring_is_one_clear_error_not_a_fallback() {
     let dir = tempfile::tempdir().unwrap();
     let r = ioz_without_io_uring(
@@ -341,7 +308,7 @@ fn a_refused_io_uring_is_one_clear_error_not_a_fallback() {
         r.stderr
     );
     assert!(
-        common::data_rows(&r.stdout).is_empty(),
+        fixtures::data_rows(&r.stdout).is_empty(),
         "no results: {}",
         r.stdout
     );
@@ -383,12 +350,7 @@ fn ioz_with_little_memlock(dir: &Path, args: &[String]) -> Run {
             Ok(())
         });
     }
-    let out = cmd.output().expect("cannot start ioz");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    fixtures::run(&mut cmd)
 }
 
 /// The lines of `stderr` that say the buffers were not registered.
@@ -399,10 +361,9 @@ fn refusals(stderr: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
 fn refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning() {
     let tests = ["0", "1", "2", "8"];
-    let sync = file_after(&tests, &["--engine", "sync"], &[]).expect("the sync engine");
+    let sync = file_after(&tests, &["--engine", "sync"], &[]);
     let dir = tempfile::tempdir().unwrap();
     let mut args: Vec<String> = [
         "-s",
@@ -422,17 +383,12 @@ fn refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning() {
     .collect();
     args.extend(test_args(&tests));
     let r = ioz_with_little_memlock(dir.path(), &args);
-    if let Some(why) = unavailable(&r) {
-        eprintln!("skipped: {why}");
-        return;
-    }
     r.expect_code(0);
     let told = refusals(&r.stderr);
     if told.is_empty() {
-        eprintln!(
-            "skipped: this kernel registered the buffers despite RLIMIT_MEMLOCK = {MEMLOCK_KIB} KiB"
-        );
-        return;
+        skip(format!(
+            "this kernel registered the buffers despite RLIMIT_MEMLOCK = {MEMLOCK_KIB} KiB"
+        ));
     }
     // One line for the whole run (four passes), with the reason and the limit.
     assert_eq!(told.len(), 1, "{}", r.stderr);
@@ -446,7 +402,7 @@ fn refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning() {
         told[0]
     );
     // Every pass was measured, and the file is the synchronous engine's.
-    assert_eq!(common::data_rows(&r.stdout).len(), 1, "{}", r.stdout);
+    assert_eq!(fixtures::data_rows(&r.stdout).len(), 1, "{}", r.stdout);
     let file = std::fs::read(dir.path().join("t.tmp")).unwrap();
     assert!(file == sync, "contents differ from the sync engine's");
 

@@ -1,12 +1,25 @@
 //! Cache and timing controls: --drop-caches, -J, -+q, -+N.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{data_rows, ioz, list_dir};
+use crate::fixtures::{Test, data_rows, ioz, list_dir, trials};
 
-#[test]
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        drop_caches_runs_before_reads_and_only_root_may_drop_everything,
+        drop_caches_evicts_the_file_pages,
+        compute_delay_is_left_out_of_the_rates,
+        a_delay_between_tests_sleeps_after_every_pass,
+        no_truncate_keeps_a_longer_file_long,
+        cpu_utilisation_adds_iozone_cpu_blocks,
+        cache_size_options_show_in_the_header_and_purge_runs_untimed,
+        an_existing_file_is_only_read_with_plus_e,
+        sequential_mix_and_mmap_file_io_mixing_run,
+        offset_latency_files_record_every_operation,
+    ]
+}
+
 fn drop_caches_runs_before_reads_and_only_root_may_drop_everything() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -58,7 +71,6 @@ fn drop_caches_runs_before_reads_and_only_root_may_drop_everything() {
     }
 }
 
-#[test]
 fn drop_caches_evicts_the_file_pages() {
     // After a write pass the file is cached; the untimed eviction before the
     // read pass must leave (almost) none of its pages resident. Checked with
@@ -119,7 +131,6 @@ fn resident_fraction(path: &std::path::Path) -> f64 {
     vec.iter().filter(|&&b| b & 1 == 1).count() as f64 / pages as f64
 }
 
-#[test]
 fn compute_delay_is_left_out_of_the_rates() {
     let dir = tempfile::tempdir().unwrap();
     // 4 records, 25 ms of busy-waiting before each: 100 ms per pass that must
@@ -144,7 +155,6 @@ fn compute_delay_is_left_out_of_the_rates() {
     );
 }
 
-#[test]
 fn a_delay_between_tests_sleeps_after_every_pass() {
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
@@ -159,7 +169,6 @@ fn a_delay_between_tests_sleeps_after_every_pass() {
     );
 }
 
-#[test]
 fn no_truncate_keeps_a_longer_file_long() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
@@ -185,7 +194,6 @@ fn no_truncate_keeps_a_longer_file_long() {
     assert_eq!(len(), 64 << 10, "without -+N the write test truncates");
 }
 
-#[test]
 fn cpu_utilisation_adds_iozone_cpu_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -236,7 +244,6 @@ fn cpu_utilisation_adds_iozone_cpu_blocks() {
     assert!(out.contains("\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\"Record size = 64 Kbytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \""));
 }
 
-#[test]
 fn cache_size_options_show_in_the_header_and_purge_runs_untimed() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -267,7 +274,6 @@ fn cache_size_options_show_in_the_header_and_purge_runs_untimed() {
     assert!(bad.stderr.contains("-S: 0 kB is not a cache size"));
 }
 
-#[test]
 fn an_existing_file_is_only_read_with_plus_e() {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("mine.dat");
@@ -321,7 +327,6 @@ fn an_existing_file_is_only_read_with_plus_e() {
     assert_eq!(std::fs::read(&mine).unwrap(), content);
 }
 
-#[test]
 fn sequential_mix_and_mmap_file_io_mixing_run() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
@@ -358,7 +363,6 @@ fn sequential_mix_and_mmap_file_io_mixing_run() {
     );
 }
 
-#[test]
 fn offset_latency_files_record_every_operation() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(

@@ -3,20 +3,32 @@
 //! bytes, and the real binary must name the byte, the values and the pass,
 //! exit with status 1 and leave no file behind. Clean runs must report nothing.
 
-mod common;
-
-use common::flip::{assert_contains, errors, ioz_flipped, mismatch_line, shim};
-use common::{ioz, list_dir};
+use crate::fixtures::flip::{assert_contains, errors, ioz_flipped, mismatch_line, shim};
+use crate::fixtures::{Test, ioz, list_dir, trials};
 use ioz::data::pattern::random_permutation;
 use ioz::data::verify::diag_byte;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        pattern_mode_names_the_flipped_byte => [FlipShim],
+        pattern_mode_through_pread_in_the_reread_pass => [FlipShim],
+        diagnostic_mode_names_the_byte_and_counts_the_record => [FlipShim],
+        diagnostic_mode_gives_the_absolute_offset_of_a_random_read => [FlipShim],
+        the_shim_alone_changes_nothing => [FlipShim],
+        read_test_alone_finds_a_file_without_the_pattern,
+        auto_runs_report_no_false_mismatches,
+        note_gives_the_bytes_verified,
+        written_files_hold_the_pattern,
+    ]
+}
 
 /// 256 KiB in 64 KiB records: 4 reads per read pass.
 const SIZES: [&str; 4] = ["-s", "256k", "-r", "64k"];
 const REC: u64 = 64 << 10;
 
-#[test]
 fn pattern_mode_names_the_flipped_byte() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     let mut args = SIZES.to_vec();
     args.extend(["-i", "0", "-i", "1", "-V", "165", "-f", "t.tmp"]);
@@ -46,9 +58,8 @@ fn pattern_mode_names_the_flipped_byte() {
     );
 }
 
-#[test]
 fn pattern_mode_through_pread_in_the_reread_pass() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     let mut args = SIZES.to_vec();
     args.extend(["-i", "0", "-i", "1", "-V", "165", "--engine", "psync"]);
@@ -68,9 +79,8 @@ fn pattern_mode_through_pread_in_the_reread_pass() {
     assert!(list_dir(dir.path()).is_empty());
 }
 
-#[test]
 fn diagnostic_mode_names_the_byte_and_counts_the_record() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     let mut args = SIZES.to_vec();
     args.extend(["-i", "0", "-i", "1", "-+d", "-f", "t.tmp"]);
@@ -99,9 +109,8 @@ fn diagnostic_mode_names_the_byte_and_counts_the_record() {
     assert!(list_dir(dir.path()).is_empty());
 }
 
-#[test]
 fn diagnostic_mode_gives_the_absolute_offset_of_a_random_read() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     let mut args = SIZES.to_vec();
     args.extend(["-i", "0", "-i", "2", "-+d", "-f", "t.tmp"]);
@@ -126,9 +135,8 @@ fn diagnostic_mode_gives_the_absolute_offset_of_a_random_read() {
     assert!(list_dir(dir.path()).is_empty());
 }
 
-#[test]
 fn the_shim_alone_changes_nothing() {
-    let Some(shim) = shim() else { return };
+    let shim = shim();
     let dir = tempfile::tempdir().unwrap();
     for mode in [&["-V", "165"][..], &["-+d"][..]] {
         let mut args = SIZES.to_vec();
@@ -140,7 +148,6 @@ fn the_shim_alone_changes_nothing() {
     }
 }
 
-#[test]
 fn read_test_alone_finds_a_file_without_the_pattern() {
     // Without the write test, ioz prepares the file with its ordinary data,
     // not the pattern: the check says so instead of passing.
@@ -159,7 +166,6 @@ fn read_test_alone_finds_a_file_without_the_pattern() {
     assert!(list_dir(dir.path()).is_empty());
 }
 
-#[test]
 fn auto_runs_report_no_false_mismatches() {
     let dir = tempfile::tempdir().unwrap();
     for mode in [&["-V", "165"][..], &["-+d"][..]] {
@@ -188,7 +194,6 @@ fn auto_runs_report_no_false_mismatches() {
     }
 }
 
-#[test]
 fn note_gives_the_bytes_verified() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = SIZES.to_vec();
@@ -206,7 +211,6 @@ fn note_gives_the_bytes_verified() {
     );
 }
 
-#[test]
 fn written_files_hold_the_pattern() {
     let dir = tempfile::tempdir().unwrap();
     for (mode, flag) in [(&["-V", "165"][..], "v"), (&["-+d"][..], "d")] {
