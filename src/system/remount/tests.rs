@@ -165,16 +165,33 @@ fn the_mount_at_a_point_is_the_one_statx_names_else_the_top_one() {
     assert_eq!(find_mount_at(&stacked, Path::new("/m/x"), None), None);
 }
 
+/// Records that the running test could not run (all or part of it) here:
+/// "test: reason" on a line of the file IOZ_SKIP_LEDGER names, which
+/// .ci/run counts as skipped rather than passed, and the same on stderr.
+fn skipped(reason: &str) {
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    eprintln!("skipped {test}: {reason}");
+    if let Some(ledger) = std::env::var_os("IOZ_SKIP_LEDGER") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(ledger)
+            .expect("cannot open the skip ledger");
+        writeln!(f, "{test}: {reason}").expect("cannot write the skip ledger");
+    }
+}
+
 #[test]
 fn the_kernel_judges_each_option_without_mounting() {
     if !has_sys_admin() {
-        eprintln!("skipping: fsopen needs CAP_SYS_ADMIN");
+        skipped("fsopen needs CAP_SYS_ADMIN");
         return;
     }
     let ext4_known = std::fs::read_to_string("/proc/filesystems")
         .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with("\text4")));
     if !ext4_known {
-        eprintln!("skipping: no ext4 in this kernel");
+        skipped("no ext4 in this kernel");
         return;
     }
     assert_eq!(
@@ -192,7 +209,7 @@ fn the_kernel_judges_each_option_without_mounting() {
 fn statx_gives_the_mount_id_mountinfo_shows() {
     let all = mountinfo::read().unwrap();
     let Some(id) = mount_id_of(Path::new("/proc")) else {
-        eprintln!("skipping: no STATX_MNT_ID (Linux before 5.8)");
+        skipped("no STATX_MNT_ID (Linux before 5.8)");
         return;
     };
     let proc_mount = all.iter().find(|m| m.id == id).unwrap();
