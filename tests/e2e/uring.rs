@@ -383,6 +383,15 @@ fn refused_fixed_buffers_fall_back_to_plain_requests_with_one_warning() {
     .collect();
     args.extend(test_args(&tests));
     let r = ioz_with_little_memlock(dir.path(), &args);
+    if r.code == Some(1) && r.stderr.contains("io_uring is not available") {
+        // The kernel counted the ring itself against the limit: as a user
+        // other than root, with the rings of this user's other processes
+        // (other tests running at the same time). Nothing to fall back from.
+        skip(format!(
+            "under RLIMIT_MEMLOCK = {MEMLOCK_KIB} KiB the kernel refused the ring itself: {}",
+            r.stderr.lines().last().unwrap_or_default()
+        ));
+    }
     r.expect_code(0);
     let told = refusals(&r.stderr);
     if told.is_empty() {
