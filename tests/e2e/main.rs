@@ -18,14 +18,14 @@ mod fixtures;
 // Command lines refused before any I/O: exit 2, one `ioz:` line naming the
 // culprit, nothing on stdout, nothing written.
 mod cli_errors;
-// -+w/-+y/-+C dedupable data: the chunk layout every engine and worker
-// writes, compressibility, and the memory check.
+// Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
+// test, engine and worker sends, compressibility, and the memory check.
 mod dedup;
 // Block devices as targets, on loop devices: blank ones used in place; file
 // systems, swap, mounted devices and runs larger than the device refused.
 mod devices;
-// The I/O engines (sync, psync, mmap, stdio, aio, io_uring…): every column
-// filled and the same bytes written as a plain run.
+// The mmap (-B, -D, -G, -+A) and POSIX AIO (-H, -k) engines: every column
+// filled, and byte for byte the file a plain run leaves.
 mod engines;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
@@ -36,14 +36,15 @@ mod fuzz_regressions;
 // --html: one self-contained page, and the same page rendered by headless
 // Chromium.
 mod html_report;
-// The JSON output against schema/ioz.schema.json.
+// The JSON output against schema/run.schema.json, and broken documents
+// that must not validate.
 mod json_schema;
 // --plots: PNG and SVG per pass, sizes, and degenerate runs.
 mod plots;
 // No progress output when stderr is not a terminal.
 mod progress;
-// -K disrupted reads (seen with strace), multi-buffer (-m) and the byte
-// counts of the read variations.
+// -K disrupted reads (the reads seen with strace) and -m multiple buffers:
+// byte counts, buffer addresses, verification.
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
@@ -66,13 +67,16 @@ mod throughput_variations;
 // --engine io_uring: every test at depths 1 and 32, files like the sync
 // engine's, O_DIRECT, workers, refused io_uring and refused fixed buffers.
 mod uring;
-// Cache and timing controls: --drop-caches, -J, -+q, -+N, -c/-e, -+E, -Q.
+// Single-run variations: --drop-caches, -J, -+q, -+N, -+u CPU blocks, cache
+// sizes and -p, -+E, the sequential mix (-+B) and -Z, -Q latency files.
 mod variations;
 // -V and -+d proved by fault injection (the byte-flipping shim).
 mod verify;
 
 fn main() -> std::process::ExitCode {
     fixtures::harness::main(vec![
+        // The harness itself: a missing need makes a test ignored, not passed.
+        fixtures::harness::tests(),
         cli_errors::tests(),
         dedup::tests(),
         devices::tests(),

@@ -410,5 +410,5 @@ fn offset_latency_files_record_every_operation() {
     .expect_code(0);
     let text = std::fs::read_to_string(dir.path().join("wol.dat")).unwrap();
     assert_eq!(text.matches("Offset in Kbytes").count(), 2);
-    // -Q with io_uring and AIO: tests/throughput_variations.rs.
+    // -Q with io_uring and AIO: throughput_variations.rs.
 }
