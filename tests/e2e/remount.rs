@@ -169,6 +169,7 @@ fn a_relative_test_file_works_from_a_working_directory_inside_the_mount() {
 }
 
 fn a_tmpfs_is_refused_because_unmounting_would_destroy_it() {
+    let _turn = fixtures::mounts::ext4_turn();
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("ram");
     let _tmpfs = Tmpfs::mount(&mnt, "size=4m");

@@ -1,5 +1,6 @@
 //! Cache and timing controls: --drop-caches, -J, -+q, -+N.
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::fixtures::{Test, data_rows, ioz, list_dir, trials};
@@ -20,7 +21,16 @@ pub fn tests() -> Vec<Test> {
     ]
 }
 
+/// The page cache is the machine's: --drop-caches=all (root) empties it for
+/// every test, so the tests that drop it all or look into it take turns.
+static PAGE_CACHE: Mutex<()> = Mutex::new(());
+
+fn page_cache_turn() -> MutexGuard<'static, ()> {
+    PAGE_CACHE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn drop_caches_runs_before_reads_and_only_root_may_drop_everything() {
+    let _turn = page_cache_turn();
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(
         dir.path(),
@@ -79,6 +89,7 @@ fn drop_caches_evicts_the_file_pages() {
     // only evicts: `-i 0 -w` (writes, cached) then `-i 1 --drop-caches -+n`
     // reads once — the reread would re-cache, so the run reads once and the
     // test checks the page cache directly before and after eviction instead.
+    let _turn = page_cache_turn();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
     ioz(
