@@ -9,8 +9,8 @@ use std::io;
 
 use super::Exporter;
 use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
-use crate::data::pattern::mix_reads;
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::order::mix_reads;
 use crate::model::result::{CellResult, RunResult, RunStatus};
 use crate::model::units::KIB;
 use crate::model::variations::Verify;
