@@ -5,6 +5,7 @@
 //! bytes; the rest reads sysfs, /proc and the device itself (read-only).
 
 mod blkid;
+mod contents;
 mod identity;
 mod magic;
 mod signature;
