@@ -7,6 +7,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::model::environment::{CpuCache, DeviceInfo, Environment, TargetEnvironment};
+use crate::system::sysfs::read_attr;
 
 /// Captures the environment of a run whose test file is `target`. Never
 /// fails: what cannot be read stays empty (or `None`).
@@ -37,13 +38,6 @@ pub fn capture(target: &Path) -> Environment {
 /// The file's text, or "" when it cannot be read.
 fn read(path: impl AsRef<Path>) -> String {
     fs::read_to_string(path).unwrap_or_default()
-}
-
-/// A sysfs attribute, trimmed; `None` when absent or empty.
-fn read_attr(path: impl AsRef<Path>) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
 }
 
 /// The first CPU's model from /proc/cpuinfo ("model name" on x86, else the

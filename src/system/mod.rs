@@ -7,3 +7,4 @@ pub mod host;
 pub mod mountinfo;
 pub mod remount;
 pub mod signals;
+pub mod sysfs;

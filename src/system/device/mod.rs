@@ -17,6 +17,8 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use crate::system::sysfs::read_attr;
+
 pub use blkid::{blkid_probe, blkid_signatures, parse_blkid_export};
 pub use identity::Identity;
 pub use magic::{PROBE_BYTES, is_md_magic, magic_signatures, md_end_offsets};
@@ -49,12 +51,6 @@ pub struct BlockDevice {
 
 fn major_minor(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
-}
-
-fn read_attr(path: impl AsRef<Path>) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
 }
 
 /// The device number of the block device at `path` (following symlinks);

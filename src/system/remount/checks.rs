@@ -8,6 +8,7 @@ use nix::errno::Errno;
 
 use super::mount_id_of;
 use crate::system::mountinfo::{self, Mount};
+use crate::system::sysfs::read_attr;
 
 /// The mount whose mount point is `dir`: the one with `id` (statx), else
 /// the last listed there (the top of a stack).
@@ -154,8 +155,8 @@ pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
         return Ok(());
     };
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let flag = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
-    if flag.is_ok_and(|f| f.trim() == "1") {
+    let flag = read_attr(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
+    if flag.as_deref() == Some("1") {
         return Err(format!(
             "{} detaches itself when unmounted (mount -o loop); attach the image with \
              losetup and mount that device instead",
