@@ -8,3 +8,6 @@ pub mod mountinfo;
 pub mod remount;
 pub mod signals;
 pub mod sysfs;
+
+#[cfg(test)]
+mod tests;

@@ -24,7 +24,7 @@ pub use identity::Identity;
 pub use magic::{PROBE_BYTES, is_md_magic, magic_signatures, md_end_offsets};
 pub use signature::{Kind, Signature, merge};
 pub use size::{size_of, usable_len};
-pub use usage::{Mount, parse_mountinfo, parse_swaps, unescape_octal};
+pub use usage::{is_busy, parse_swaps};
 
 /// "a", "a and b", "a, b and c".
 pub fn join_and(items: &[String]) -> String {
@@ -49,7 +49,8 @@ pub struct BlockDevice {
     pub size: u64,
 }
 
-fn major_minor(rdev: u64) -> (u32, u32) {
+/// A device number split into (major, minor).
+pub fn major_minor(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
 }
 

@@ -26,10 +26,7 @@ pub(super) fn find_mount_at<'a>(
 
 /// The mount point of the file system holding `dir`, for messages.
 pub(super) fn holder(mounts: &[Mount], dir: &Path) -> String {
-    mounts
-        .iter()
-        .filter(|m| dir.starts_with(&m.mount_point))
-        .max_by_key(|m| m.mount_point.components().count())
+    mountinfo::mount_holding(mounts, dir)
         .map(|m| m.mount_point.display().to_string())
         .unwrap_or_else(|| String::from("?"))
 }

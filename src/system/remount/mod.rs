@@ -27,6 +27,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 
 use crate::error::{IoFailure, RunError};
 use crate::model::config::RunConfig;
+use crate::system::device;
 use crate::system::mountinfo::{self, Mount};
 use crate::system::signals::{self, StopFlag};
 use checks::{
@@ -232,7 +233,7 @@ impl Remounter {
     fn mount_back(&mut self) -> Result<(), IoFailure> {
         // Unmounting must have let go of the device: if something (a mount in
         // another namespace) still holds it, its cache survived.
-        let still_held = self.block_source && device_still_claimed(Path::new(&self.source));
+        let still_held = self.block_source && device::is_busy(Path::new(&self.source));
         let data = self.request.data.join(",");
         let deadline = Instant::now() + MOUNT_WAIT;
         loop {
@@ -431,20 +432,6 @@ pub fn mount_id_of(path: &Path) -> Option<u64> {
 fn is_block_device(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
-}
-
-/// An exclusive open of a block device fails with EBUSY while any mount
-/// (in any namespace) holds it.
-fn device_still_claimed(path: &Path) -> bool {
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(path)
-    {
-        Ok(_) => false,
-        Err(e) => e.raw_os_error() == Some(libc::EBUSY),
-    }
 }
 
 mod checks;
