@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{IoFailure, RunError};
 use crate::model::config::{RunConfig, Sizes};
-use crate::system::device::{self, BlockDevice, Identity, join_and};
+use crate::system::device::{self, BlockDevice, DeviceKind, Identity, join_and};
 
 const OWNER_ATTR: &str = "user.ioz.owner";
 const OWNER_VALUE: &[u8] = b"ioz";
@@ -185,10 +185,12 @@ fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<Tar
         Ok(m) => m,
     };
     let kind = meta.file_type();
-    // A block device is often given by a link (/dev/disk/by-id/…).
-    if kind.is_block_device() || device::rdev_of(path).is_some() {
+    // A block device is often given by a link (/dev/disk/by-id/…): followed.
+    if DeviceKind::of(path) == Some(DeviceKind::Block) {
         return check_device(path, run);
     }
+    // Not followed here: a link to a character device is refused below as
+    // not a regular file, like any other link.
     if kind.is_char_device() {
         return Err(RunError::Refused(format!(
             "{} is a character device; ioz tests regular files and block devices",
@@ -230,7 +232,7 @@ fn in_device_dir(path: &Path) -> bool {
 
 /// The block device at `path`, `None` when it is not one.
 fn examine(path: &Path) -> Result<Option<BlockDevice>, RunError> {
-    if device::rdev_of(path).is_none() {
+    if DeviceKind::of(path) != Some(DeviceKind::Block) {
         return Ok(None);
     }
     BlockDevice::open(path).map(Some).map_err(|e| {

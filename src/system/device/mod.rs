@@ -7,6 +7,7 @@
 mod blkid;
 mod contents;
 mod identity;
+mod kind;
 mod magic;
 mod signature;
 mod size;
@@ -14,13 +15,14 @@ mod usage;
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::system::sysfs::read_attr;
 
 pub use blkid::{blkid_probe, blkid_signatures, parse_blkid_export};
 pub use identity::Identity;
+pub use kind::{DeviceKind, is_device, rdev_of};
 pub use magic::{PROBE_BYTES, is_md_magic, magic_signatures, md_end_offsets};
 pub use signature::{Kind, Signature, merge};
 pub use size::{size_of, usable_len};
@@ -54,13 +56,6 @@ pub fn major_minor(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
 }
 
-/// The device number of the block device at `path` (following symlinks);
-/// `None` for anything else.
-pub fn rdev_of(path: &Path) -> Option<u64> {
-    let m = fs::metadata(path).ok()?;
-    m.file_type().is_block_device().then(|| m.rdev())
-}
-
 /// The names in `dir`, sorted (none when it cannot be read).
 fn dir_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -79,7 +74,7 @@ impl BlockDevice {
     /// its sysfs entry and its size. Opens it read-only.
     pub fn open(path: &Path) -> io::Result<BlockDevice> {
         let meta = fs::metadata(path)?;
-        if !meta.file_type().is_block_device() {
+        if DeviceKind::of_metadata(&meta) != Some(DeviceKind::Block) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "not a block device",

@@ -4,8 +4,9 @@
 use std::fs;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
+
+use super::DeviceKind;
 
 /// `_IOR(0x12, 114, u64)`: the device's size in bytes.
 #[cfg(any(
@@ -43,7 +44,7 @@ pub fn size_of(file: &fs::File) -> io::Result<u64> {
 /// reports as 0).
 pub fn usable_len(path: &Path) -> io::Result<u64> {
     let meta = fs::metadata(path)?;
-    if meta.file_type().is_block_device() {
+    if DeviceKind::of_metadata(&meta) == Some(DeviceKind::Block) {
         size_of(&fs::File::open(path)?)
     } else {
         Ok(meta.len())

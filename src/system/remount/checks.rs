@@ -7,6 +7,7 @@ use std::path::Path;
 use nix::errno::Errno;
 
 use super::mount_id_of;
+use crate::system::device::{self, DeviceKind};
 use crate::system::mountinfo::{self, Mount};
 use crate::system::sysfs::read_attr;
 
@@ -120,7 +121,7 @@ pub(super) fn is_btrfs_subvolume(mount: &Mount) -> bool {
 
 /// The test file must be a file (not a device) on that very mount.
 pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> Result<(), String> {
-    if crate::system::device::rdev_of(path).is_some() {
+    if DeviceKind::of(path) == Some(DeviceKind::Block) {
         return Err(format!(
             "the test file {} is a block device; -U remounts a file system",
             path.display()
@@ -148,10 +149,10 @@ pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> R
 /// A loop device attached by `mount -o loop` detaches itself when the file
 /// system is unmounted, and there would be nothing left to mount back.
 pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
-    let Some(rdev) = crate::system::device::rdev_of(source) else {
+    let Some(rdev) = device::rdev_of(source) else {
         return Ok(());
     };
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let (major, minor) = device::major_minor(rdev);
     let flag = read_attr(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
     if flag.as_deref() == Some("1") {
         return Err(format!(

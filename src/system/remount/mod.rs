@@ -27,7 +27,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 
 use crate::error::{IoFailure, RunError};
 use crate::model::config::RunConfig;
-use crate::system::device;
+use crate::system::device::{self, DeviceKind};
 use crate::system::mountinfo::{self, Mount};
 use crate::system::signals::{self, StopFlag};
 use checks::{
@@ -120,7 +120,7 @@ impl Remounter {
             .map_err(|why| refused(format!("-U {shown}: {why}")))?;
         Ok(Some(Remounter {
             mount_point,
-            block_source: is_block_device(Path::new(&mount.source)),
+            block_source: DeviceKind::of(Path::new(&mount.source)) == Some(DeviceKind::Block),
             source: mount.source.clone(),
             fs_type: mount.fs_type.clone(),
             request,
@@ -427,11 +427,6 @@ pub fn mount_id_of(path: &Path) -> Option<u64> {
         let r = libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_MNT_ID, &mut st);
         (r == 0 && st.stx_mask & libc::STATX_MNT_ID != 0).then_some(st.stx_mnt_id)
     }
-}
-
-fn is_block_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 mod checks;
