@@ -421,7 +421,10 @@ fn shell_quote(word: &OsStr) -> String {
 /// The ID of the mount `path` is on (statx STATX_MNT_ID, Linux 5.8+).
 pub fn mount_id_of(path: &Path) -> Option<u64> {
     let c = CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statx fills the zeroed struct; the path is a valid C string.
+    // nix has no statx (and std's metadata does not expose the mount ID).
+    // SAFETY: libc::statx is plain integers, so all-zero bytes are a valid
+    // value; statx reads the NUL-terminated path, which outlives the call, and
+    // writes at most one struct statx through the pointer, which is live.
     unsafe {
         let mut st: libc::statx = std::mem::zeroed();
         let r = libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_MNT_ID, &mut st);
