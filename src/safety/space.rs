@@ -172,6 +172,14 @@ mod tests {
     }
 
     #[test]
+    fn a_device_has_no_free_space_to_count() {
+        // A character device (a block device alike) is sized where devices
+        // are checked: neither refused for space nor counted in RAM.
+        let c = test_config(&["-s", "100000g", "-f", "/dev/null"]);
+        assert_eq!(check(&c).unwrap(), None);
+    }
+
+    #[test]
     fn a_small_cached_plan_warns_and_o_direct_does_not() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t");

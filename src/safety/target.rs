@@ -465,6 +465,7 @@ fn set_owner_mark(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::test_config as config;
 
     #[test]
     fn a_missing_file_is_created_marked_and_removed() {
@@ -498,15 +499,14 @@ mod tests {
         assert!(TargetFile::check(dir.path(), true).is_err());
         let err = TargetFile::check(Path::new("/dev/null"), true).unwrap_err();
         assert!(err.to_string().contains("character device"), "{err}");
-    }
-
-    fn config(args: &[&str]) -> RunConfig {
-        let mut argv: Vec<std::ffi::OsString> = vec!["ioz".into()];
-        argv.extend(args.iter().map(Into::into));
-        match crate::cli::parse(argv, &crate::model::host::Host::example()).unwrap() {
-            crate::cli::Command::Run(c) => *c,
-            _ => panic!("not a run"),
-        }
+        // A link is not followed to a character device: it is refused as a link.
+        let link = dir.path().join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let err = TargetFile::check(&link, true).unwrap_err();
+        assert!(
+            err.to_string().contains("exists and is not a regular file"),
+            "{err}"
+        );
     }
 
     const M: u64 = 1 << 20;
