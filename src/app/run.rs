@@ -16,7 +16,7 @@ use crate::report::{files, latency_files};
 use crate::runner::{self, Event};
 use crate::safety::preflight::{Ready, preflight};
 use crate::system::signals::{self, StopFlag};
-use crate::system::{environment, time};
+use crate::system::{device, environment, time};
 
 /// Runs `config` to the end and says how it ended.
 pub(crate) fn run(config: RunConfig) -> Exit {
@@ -52,7 +52,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
             config
                 .run_paths()
                 .into_iter()
-                .filter(|p| !is_device(p))
+                .filter(|p| !device::is_device(p))
                 .collect(),
         );
     }
@@ -196,12 +196,6 @@ fn write_worker_latencies(
         })?;
     }
     Ok(())
-}
-
-fn is_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path)
-        .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
 }
 
 fn signal_name(sig: i32) -> String {

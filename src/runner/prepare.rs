@@ -34,13 +34,8 @@ fn preparing_failure(
 /// file ioz may not write).
 pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure> {
     let fail = preparing_failure(path);
-    let meta = fs::metadata(path).map_err(|e| fail("stat", None, e))?;
-    // A block device always holds its size in bytes (checked against the run).
-    let len = if std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
-        crate::system::device::usable_len(path).map_err(|e| fail("stat", None, e))?
-    } else {
-        meta.len()
-    };
+    // A regular file's length; a block device's size (its metadata says 0).
+    let len = crate::system::device::usable_len(path).map_err(|e| fail("stat", None, e))?;
     let needed = cell.bytes_reads_need();
     if len >= needed {
         return Ok(false);
