@@ -256,7 +256,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             close: true,
         },
         Stops {
-            signal: &stop.word(),
+            signal: stop.word(),
             stonewall: None,
         },
     )
@@ -634,7 +634,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
     };
     let stop = StopFlag::default();
     let stops = Stops {
-        signal: &stop.word(),
+        signal: stop.word(),
         stonewall: None,
     };
     let out = timed_loop(&mut engine, &ops, &mut io, TimedExtras::default(), stops).unwrap();

@@ -44,6 +44,7 @@ impl TargetFile {
     /// Checks the path before anything is written: an existing file must be
     /// ioz's own, or `force` must be given; a block device must be blank and
     /// unused (see the module), with no `--destroy-data` to name it.
+    #[cfg(test)]
     pub fn check(path: &Path, force: bool) -> Result<TargetFile, RunError> {
         check_target(path, force, None)
     }
@@ -52,16 +53,6 @@ impl TargetFile {
     /// its `--destroy-data` and the bytes it writes to each device.
     pub fn check_for_run(path: &Path, config: &RunConfig) -> Result<TargetFile, RunError> {
         check_target(path, config.force, Some(config))
-    }
-
-    /// Whether ioz may only read the target (-+E).
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
-    /// Whether the target is a block device.
-    pub fn is_device(&self) -> bool {
-        self.device
     }
 
     pub fn path(&self) -> &Path {

@@ -1,7 +1,10 @@
 //! Helpers shared by the end-to-end tests: run the real `ioz` binary in a
 //! directory and pick apart what it printed.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "every test crate includes these helpers and uses some of them"
+)]
 
 pub mod flip;
 

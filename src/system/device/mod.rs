@@ -20,13 +20,10 @@ use std::path::{Path, PathBuf};
 
 use crate::system::sysfs::read_attr;
 
-pub use blkid::{blkid_probe, blkid_signatures, parse_blkid_export};
 pub use identity::Identity;
 pub use kind::{DeviceKind, is_device, rdev_of};
-pub use magic::{PROBE_BYTES, is_md_magic, magic_signatures, md_end_offsets};
-pub use signature::{Kind, Signature, merge};
 pub use size::{size_of, usable_len};
-pub use usage::{is_busy, parse_swaps};
+pub use usage::is_busy;
 
 /// "a", "a and b", "a, b and c".
 pub fn join_and(items: &[String]) -> String {

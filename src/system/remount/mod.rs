@@ -130,11 +130,6 @@ impl Remounter {
         }))
     }
 
-    /// How many times the file system was unmounted and mounted back.
-    pub fn cycles(&self) -> u64 {
-        self.cycles
-    }
-
     /// Whether a failed cycle left the file system unmounted.
     pub fn is_unmounted(&self) -> bool {
         self.unmounted
