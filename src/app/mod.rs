@@ -8,7 +8,7 @@ mod run;
 
 use std::ffi::OsString;
 
-use crate::cli::{self, Command, HELP_TEXT, version_text};
+use crate::cli::{self, Command, help_text, version_text};
 use crate::error::Exit;
 use crate::system::host;
 
@@ -20,7 +20,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
             Exit::Usage
         }
         Ok(Command::Help) => {
-            print!("{HELP_TEXT}");
+            print!("{}", help_text());
             Exit::Success
         }
         Ok(Command::Version) => {
