@@ -41,10 +41,10 @@ pub(super) fn options(args: Vec<OsString>, host: &Host) -> Result<Outcome, Usage
                 )));
             }
         };
-        match flag.action {
-            Action::Help => return Ok(Outcome::Help),
-            Action::Version => return Ok(Outcome::Version),
-            _ => apply(flag, &mut parser, &mut seen, host)?,
+        match apply(flag, &mut parser, &mut seen, host)? {
+            Step::Next => {}
+            Step::Help => return Ok(Outcome::Help),
+            Step::Version => return Ok(Outcome::Version),
         }
     }
     Ok(Outcome::Run(Box::new(seen)))
@@ -78,6 +78,13 @@ fn plus_letter(parser: &mut Parser) -> Result<char, UsageError> {
     Ok(letter)
 }
 
+/// Where the walk goes after a flag.
+enum Step {
+    Next,
+    Help,
+    Version,
+}
+
 /// The value a flag was given, as its header lines show it.
 enum Given<'a> {
     Nothing,
@@ -90,7 +97,7 @@ fn apply(
     parser: &mut Parser,
     seen: &mut Seen,
     host: &Host,
-) -> Result<(), UsageError> {
+) -> Result<Step, UsageError> {
     let opt = flag.spelling.to_string();
     let lines = match &flag.action {
         Action::Switch(set) => {
@@ -132,11 +139,12 @@ fn apply(
         Action::NotSupported(what) => {
             return Err(usage(format!("{opt} ({what}) is not supported yet")));
         }
-        Action::Help | Action::Version => Vec::new(),
+        Action::Help => return Ok(Step::Help),
+        Action::Version => return Ok(Step::Version),
     };
     seen.given.push(flag.spelling);
     seen.option_lines.extend(lines);
-    Ok(())
+    Ok(Step::Next)
 }
 
 /// `-H` and `-k` exclude each other. The message names the pair in table
