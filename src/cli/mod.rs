@@ -12,6 +12,7 @@ mod number;
 mod parse;
 mod report_cmd;
 mod seen;
+mod spelling;
 mod validate;
 mod value;
 

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use lexopt::{Arg, Parser, ValueExt};
 
-use super::flags::{self, Action, Flag, Lines, Spelling};
+use super::flags::{self, Action, Flag, Lines};
 use super::seen::Seen;
+use super::spelling::Spelling;
 use super::value::{
     choice_value, lexopt_error, number_value, path_of_kind, paths_value, word_value,
 };

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::flags::Spelling;
+use super::spelling::Spelling;
 use crate::model::config::{DataPattern, OpenOptions, OutputFiles};
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;

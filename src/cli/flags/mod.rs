@@ -16,32 +16,11 @@ mod results;
 mod selection;
 mod throughput;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::seen::Seen;
+pub(super) use super::spelling::Spelling;
 use crate::model::host::Host;
-
-/// How an option is written on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Spelling<'a> {
-    /// `-s`: IOzone's single-dash letters, which cluster (`-Raz`).
-    Short(char),
-    /// `-+n`: IOzone's plus options; a value is always the next word.
-    Plus(char),
-    /// `--json`: ioz's own options.
-    Long(&'a str),
-}
-
-impl fmt::Display for Spelling<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Spelling::Short(c) => write!(f, "-{c}"),
-            Spelling::Plus(c) => write!(f, "-+{c}"),
-            Spelling::Long(name) => write!(f, "--{name}"),
-        }
-    }
-}
 
 /// A whole number a flag takes: a size or a bounded count.
 pub(super) enum Number {
