@@ -1,12 +1,29 @@
 //! ioz: a file-system benchmark, command-line compatible with IOzone.
+//!
+//! The crate is built in layers, each a folder, and a layer imports only the
+//! layers named beside it (ARCHITECTURE.md has the map; tests/architecture.rs
+//! enforces it). A run goes argv → `cli` → `RunConfig` → `safety` (preflight)
+//! → `runner` (with `data` made before the clock and an `engine` moving the
+//! records) → `RunResult` → `report`, all driven by `app`.
+//!
+//! - `model`: plain data every layer shares: config, plan, results (imports nothing of ours)
+//! - `data`: bytes and offsets made before the clock (model)
+//! - `engine`: how one record moves, one trait for all (model, data)
+//! - `error`: the errors that end a run and the exit statuses (model)
+//! - `system`: what reads or changes the machine (model, error)
+//! - `safety`: what ioz may do, decided before any I/O (model, data, system, error)
+//! - `runner`: cells and passes → measurements, handed out as events (all of the above)
+//! - `report`: a `RunResult` → bytes, one exporter per format (model)
+//! - `cli`: argv → a typed request (model)
+//! - `app`: one command end to end (everything; nothing imports it)
 
 pub mod app;
 pub mod cli;
 pub mod data;
-pub mod engine;
+pub(crate) mod engine;
 pub mod error;
 pub mod model;
 pub mod report;
-pub mod runner;
-pub mod safety;
-pub mod system;
+pub(crate) mod runner;
+pub(crate) mod safety;
+pub(crate) mod system;

@@ -5,13 +5,13 @@
 #![no_main]
 
 use ioz::report::Exporter;
-use ioz::report::biff::BiffReport;
-use ioz::report::excel_text::ExcelTextReport;
 use ioz::report::html::HtmlReport;
 use ioz::report::json::{JsonReport, parse_run};
+use ioz::report::spreadsheet::biff::BiffReport;
+use ioz::report::spreadsheet::xlsx::XlsxReport;
 use ioz::report::table_csv::CsvReport;
+use ioz::report::text::excel::ExcelTextReport;
 use ioz::report::text::{TextReport, render_output};
-use ioz::report::xlsx::XlsxReport;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,31 +3,83 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::model::config::{RunConfig, Sizes, ThroughputConfig};
-use crate::model::plan::Plan;
+use crate::model::config::{RunConfig, Sizes};
+use crate::model::plan::{self, Cell, expand, pass_size};
 use crate::model::result::{Measurement, PhaseResult};
-use crate::runner::phases;
 
-/// Bytes every pass of the plan will move.
-pub fn planned_bytes(config: &RunConfig, plan: &Plan) -> u64 {
-    let passes: Vec<_> = config
-        .tests
-        .iter()
-        .flat_map(|t| t.passes())
-        .filter(|p| !(config.no_retest && p.is_retest()))
-        .collect();
-    plan.cells
-        .iter()
-        .flat_map(|c| {
-            passes
-                .iter()
-                .map(move |&&p| crate::model::plan::pass_size(config, c, p).bytes)
-        })
-        .sum()
+/// The bar of one run.
+pub(crate) struct Progress<'a> {
+    bar: ProgressBar,
+    config: &'a RunConfig,
 }
 
-/// Bytes every phase of a throughput run will move (all workers, all counts).
-pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u64 {
+impl<'a> Progress<'a> {
+    /// A bar over everything the run will move; hidden when stderr is not a
+    /// terminal or with --quiet.
+    pub fn for_run(config: &'a RunConfig) -> Progress<'a> {
+        let bar = if config.quiet {
+            ProgressBar::hidden()
+        } else {
+            let bar = ProgressBar::with_draw_target(
+                Some(planned_bytes(config)),
+                ProgressDrawTarget::stderr(),
+            );
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            // Drawn only when a pass ends (no ticker thread competes with the
+            // timed region), so draw once now to show the plan's size from the start.
+            bar.set_message("first pass running");
+            bar.tick();
+            bar
+        };
+        Progress { bar, config }
+    }
+
+    /// Runs `f` (which prints) with the bar out of the way.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    /// A pass of single or auto mode is done.
+    pub fn pass_done(&self, m: &Measurement) {
+        // A telemetry run's cell has no record size (reclen 0).
+        let records = match m.record_bytes {
+            0 => "telemetry".to_string(),
+            r => format!("{} kB records", r >> 10),
+        };
+        self.bar.set_message(format!(
+            "{} kB file, {records}: {}",
+            m.file_bytes >> 10,
+            m.pass.name()
+        ));
+        self.bar.inc(m.bytes);
+    }
+
+    /// A phase of throughput mode is done.
+    pub fn phase_done(&self, phase: &PhaseResult) {
+        self.bar
+            .set_message(format!("{} workers: {}", phase.workers, phase.pass.name()));
+        self.bar.inc(phase.planned_bytes(self.config));
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Bytes every pass of the run will move: every cell's passes, or every
+/// phase of every worker count (all workers).
+pub(crate) fn planned_bytes(config: &RunConfig) -> u64 {
+    let passes = plan::passes(config);
+    let Some(tp) = &config.throughput else {
+        return expand(config)
+            .cells
+            .iter()
+            .flat_map(|c| passes.iter().map(move |&p| pass_size(config, c, p).bytes))
+            .sum();
+    };
     let Sizes::Single {
         file_bytes,
         record_bytes,
@@ -35,63 +87,45 @@ pub fn planned_throughput_bytes(config: &RunConfig, tp: &ThroughputConfig) -> u6
     else {
         return 0;
     };
-    let phases = phases(config);
     tp.worker_counts
         .iter()
         .flat_map(|&n| {
-            let cell = crate::model::plan::Cell {
+            let cell = Cell {
                 file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, n),
                 record_bytes,
             };
-            phases.iter().map(move |&pass| {
-                crate::model::plan::pass_size(config, &cell, pass).bytes * n as u64
-            })
+            passes
+                .iter()
+                .map(move |&pass| pass_size(config, &cell, pass).bytes * n as u64)
         })
         .sum()
 }
 
-/// A bar over the planned bytes; hidden when stderr is not a terminal or with --quiet.
-pub fn bar_for(config: &RunConfig, plan: &Plan) -> ProgressBar {
-    bar_over(config, planned_bytes(config, plan))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
 
-/// A bar over a throughput run's planned bytes, advanced as phases end.
-pub fn throughput_bar(config: &RunConfig, tp: &ThroughputConfig) -> ProgressBar {
-    bar_over(config, planned_throughput_bytes(config, tp))
-}
-
-/// Advances a throughput bar past a finished phase.
-pub fn advance_phase(bar: &ProgressBar, phase: &PhaseResult, config: &RunConfig) {
-    bar.set_message(format!("{} workers: {}", phase.workers, phase.pass.name()));
-    bar.inc(phase.planned_bytes(config));
-}
-
-fn bar_over(config: &RunConfig, total: u64) -> ProgressBar {
-    if config.quiet {
-        return ProgressBar::hidden();
+    #[test]
+    fn the_plan_counts_only_the_passes_that_run() {
+        // 64 KiB, tests 1 and 2: read, reread, random read, random write.
+        assert_eq!(
+            planned_bytes(&test_config(&["-s", "64k", "-i", "1", "-i", "2"])),
+            4 * (64 << 10)
+        );
+        // -+E never writes: the random write pass does not run, nor count.
+        assert_eq!(
+            planned_bytes(&test_config(&[
+                "-s", "64k", "-i", "1", "-i", "2", "-+E", "-f", "x"
+            ])),
+            3 * (64 << 10)
+        );
+        // Throughput mode: every worker of every count, every phase.
+        assert_eq!(
+            planned_bytes(&test_config(&[
+                "-l", "1", "-u", "2", "-s", "64k", "-i", "0"
+            ])),
+            (1 + 2) * 2 * (64 << 10)
+        );
     }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    // Drawn only when a pass ends (no ticker thread competes with the timed
-    // region), so draw once now to show the plan's size from the start.
-    bar.set_message("first pass running");
-    bar.tick();
-    bar
-}
-
-pub fn advance(bar: &ProgressBar, m: &Measurement) {
-    // A telemetry run's cell has no record size (reclen 0).
-    let records = match m.record_bytes {
-        0 => "telemetry".to_string(),
-        r => format!("{} kB records", r >> 10),
-    };
-    bar.set_message(format!(
-        "{} kB file, {records}: {}",
-        m.file_bytes >> 10,
-        m.pass.name()
-    ));
-    bar.inc(m.bytes);
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use lexopt::{Arg, Parser};
 
-use super::{UsageError, path_value, spreadsheet_value, usage};
+use super::value::{lexopt_error, path_value, spreadsheet_value};
+use super::{UsageError, usage};
 use crate::model::config::OutputFiles;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -26,7 +27,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
     let mut text = false;
     let mut excel_report = false;
     let mut outputs = OutputFiles::default();
-    while let Some(arg) = parser.next().map_err(super::lexopt_error)? {
+    while let Some(arg) = parser.next().map_err(lexopt_error)? {
         match arg {
             Arg::Long("text") => text = true,
             Arg::Short('R') => excel_report = true,

@@ -1,5 +1,10 @@
+use std::ffi::OsString;
+use std::path::PathBuf;
+
 use super::*;
+use crate::model::config::*;
 use crate::model::host::Host;
+use crate::model::workload::TestId;
 use crate::model::workload::TestId::*;
 
 fn run(args: &[&str]) -> Result<RunConfig, UsageError> {
@@ -152,7 +157,10 @@ fn bad_values_name_the_option() {
             &["-s", "99999999999999999999"],
             "-s: '99999999999999999999' is too large",
         ),
-        (&["-i", "13"], "-i 13: no such test"),
+        (
+            &["-i", "13"],
+            "-i 13: out of range; give 0 to 12 (test numbers)",
+        ),
         (&["-i", "-1"], "-i: '-1' is not a whole"),
         (
             &["-r", "8m", "-s", "4m"],
@@ -160,7 +168,7 @@ fn bad_values_name_the_option() {
         ),
         (
             &["-r", "32m"],
-            "-r: record size 32768 kB is larger than the maximum",
+            "-r 32m: out of range; give 1b to 16m (record size)",
         ),
         (
             &["-a", "-n", "2m", "-g", "1m"],
@@ -176,11 +184,14 @@ fn bad_values_name_the_option() {
         (&["-9"], "unknown option -9"),
         (&["--bogus"], "unknown option --bogus"),
         (&["stray"], "unexpected argument 'stray'"),
-        (&["-j", "0"], "-j: the stride must be at least 1"),
-        (&["-+p", "101"], "-+p: 101 is not a percentage"),
+        (&["-j", "0"], "-j 0: out of range; give 1 or more"),
+        (
+            &["-+p", "101"],
+            "-+p 101: out of range; give 0 to 100 (percent)",
+        ),
         (
             &["-+x", "1", "-a"],
-            "-+x: the multiplier must be at least 2",
+            "-+x 1: out of range; give 2 or more (size multiplier)",
         ),
         (&["-A", "-i", "2"], "-A runs only tests 0 and 1"),
         (
@@ -261,7 +272,7 @@ fn telemetry_and_dedup_conflicts_are_refused() {
     assert!(err(&["-X", "t.txt", "-+w", "50"]).starts_with("-+w/-+y/-+C cannot be combined"));
     assert!(err(&["-+w", "50", "-+d"]).starts_with("dedup data (-+w/-+y/-+C) cannot be combined"));
     assert!(err(&["-+S", "7"]).starts_with("-+S and -+W shape dedup data"));
-    assert!(err(&["-+w", "101"]).contains("not a percentage"));
+    assert!(err(&["-+w", "101"]).starts_with("-+w 101: out of range"));
     assert!(
         err(&["-U", "/mnt", "-t", "2"])
             .starts_with("-U (remount between tests) cannot be combined")
@@ -408,8 +419,8 @@ fn io_variation_options() {
     assert!(err(&["-+A", "1"]).contains("needs mmap files"));
     assert!(err(&["--engine", "spdk"]).contains("is not an engine"));
     assert!(err(&["--engine", "sync", "-B"]).contains("contradicts"));
-    assert!(err(&["-+A", "7", "-B"]).contains("not a madvise mode"));
-    assert!(err(&["-V", "256"]).contains("not a byte"));
+    assert!(err(&["-+A", "7", "-B"]).contains("give 0 to 4 (madvise mode"));
+    assert!(err(&["-V", "256"]).contains("-V 256: out of range; give 0 to 255"));
     assert!(err(&["--drop-caches=some"]).contains("is not file or all"));
 }
 
@@ -473,4 +484,111 @@ fn dedup_shares_must_nest_inside_the_dedupable_share() {
     let c = run(&["-+y", "30", "-+C", "20"]).unwrap();
     assert_eq!(c.variations.dedup.dedupable_percent(), 50);
     assert!(err(&["-+w", "50", "-m"]).starts_with("-m slides writes"));
+}
+
+#[test]
+fn every_range_error_reads_the_same_way() {
+    // Below the least, above the most, and past 64 bits, for every count in
+    // the table, attached or separate.
+    for flag in flags::all() {
+        let flags::Action::Number(flags::Number::Count(b), _) = &flag.action else {
+            continue;
+        };
+        let opt = flag.spelling.to_string();
+        let mut words = vec!["99999999999999999999".to_string()];
+        if b.min > 0 {
+            words.push((b.min - 1).to_string());
+        }
+        if b.max < u64::MAX {
+            words.push((b.max + 1).to_string());
+        }
+        for word in words {
+            let want = format!("{opt} {word}: out of range; give {} ", b.min);
+            let mut forms = vec![vec![opt.clone(), word.clone()]];
+            match flag.spelling {
+                flags::Spelling::Short(_) => forms.push(vec![format!("{opt}{word}")]),
+                flags::Spelling::Long(_) => forms.push(vec![format!("{opt}={word}")]),
+                flags::Spelling::Plus(_) => {}
+            }
+            for form in forms {
+                let form: Vec<&str> = form.iter().map(String::as_str).collect();
+                let got = err(&form);
+                assert!(got.starts_with(&want), "{form:?}: {got}");
+            }
+        }
+    }
+    assert_eq!(
+        err(&["-t", "0"]),
+        "-t 0: out of range; give 1 to 1024 (workers)"
+    );
+    assert_eq!(
+        err(&["-t99999999999999999999"]),
+        "-t 99999999999999999999: out of range; give 1 to 1024 (workers)"
+    );
+    assert_eq!(
+        err(&["-d", "99999999999999999999", "-t", "1"]),
+        "-d 99999999999999999999: out of range; give 0 to 18446744073709551615 (µs of delay)"
+    );
+    assert_eq!(
+        err(&["-S", "0"]),
+        "-S 0: out of range; give 1 to 1073741824 (kB of CPU cache)"
+    );
+    assert_eq!(
+        err(&["-t", "1", "-P", "4"]),
+        "-P 4: out of range; give 0 to 3 (this machine's CPUs)"
+    );
+    assert_eq!(
+        err(&["-q", "16385k", "-a"]),
+        "-q 16385k: out of range; give 1b to 16m (record size)"
+    );
+    // Words that are not numbers keep their own refusal.
+    assert_eq!(
+        err(&["-t", "x"]),
+        "-t: 'x' is not a whole non-negative number"
+    );
+}
+
+#[test]
+fn every_unsupported_iozone_option_is_refused_with_its_reason() {
+    let mut refused = 0;
+    for flag in flags::all() {
+        if let flags::Action::NotSupported(why) = flag.action {
+            let opt = flag.spelling.to_string();
+            assert_eq!(err(&[&opt]), format!("{opt} ({why}) is not supported yet"));
+            refused += 1;
+        }
+    }
+    assert!(refused >= 16);
+}
+
+#[test]
+fn mode_only_flags_are_refused_outside_their_mode() {
+    assert_eq!(
+        err(&["-s", "1m", "-z"]),
+        "-z only applies to auto mode (add -a)"
+    );
+    // Several misplaced flags: the first in the table's order is named.
+    assert_eq!(
+        err(&["-+x", "3", "-g", "4m", "-n", "64k"]),
+        "-n only applies to auto mode (add -a)"
+    );
+    assert_eq!(
+        err(&["-+V", "-C", "-T"]),
+        "-T only applies to throughput mode (add -t N)"
+    );
+    // -+l (record locking) applies anywhere; -+V named with it is the culprit.
+    assert_eq!(
+        err(&["-+V", "-+l"]),
+        "-+V only applies to throughput mode (add -t N)"
+    );
+    assert!(run(&["-+l"]).is_ok());
+    assert!(run(&["-+V", "-+l", "-t", "2"]).is_ok());
+}
+
+#[test]
+fn async_io_flags_exclude_each_other_in_either_order() {
+    for args in [["-H", "4", "-k", "4"], ["-k", "4", "-H", "4"]] {
+        assert_eq!(err(&args), "-H and -k cannot be combined: choose one");
+    }
+    assert_eq!(run(&["-H", "4", "-H", "8"]).unwrap().variations.iodepth, 8);
 }

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use super::{Seen, UsageError, usage};
+use super::flags::{self, Scope};
+use super::seen::Seen;
+use super::value::out_of_range;
+use super::{UsageError, usage};
 use crate::model::config::*;
 use crate::model::host::Host;
 use crate::model::units::KIB;
@@ -27,18 +30,11 @@ pub(super) fn finish(
     let mut variations = variations(&seen, host)?;
     let auto =
         seen.auto || seen.obsolete_auto || seen.file_sizes.len() > 1 || seen.record_sizes.len() > 1;
-    if !auto {
-        let auto_only = [
-            ("-n", seen.min_file.is_some()),
-            ("-g", seen.max_file.is_some()),
-            ("-y", seen.min_record.is_some()),
-            ("-q", seen.max_record.is_some()),
-            ("-z", seen.no_crossover),
-            ("-+x", seen.multiplier.is_some()),
-        ];
-        if let Some((opt, _)) = auto_only.iter().find(|(_, given)| *given) {
-            return Err(usage(format!("{opt} only applies to auto mode (add -a)")));
-        }
+    if !auto && let Some(flag) = first_given(&seen, Scope::AutoMode) {
+        return Err(usage(format!(
+            "{} only applies to auto mode (add -a)",
+            flag.spelling
+        )));
     }
 
     if throughput.is_some() && auto {
@@ -444,26 +440,21 @@ fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> 
     Ok(())
 }
 
+/// The first flag in table order (the order the section files keep) that
+/// only means something in `scope` and was given.
+fn first_given(seen: &Seen, scope: Scope) -> Option<&'static flags::Flag> {
+    flags::only_in(scope).find(|f| seen.was_given(f.spelling))
+}
+
 /// Throughput mode from -t/-l/-u and its companions; options that only mean
 /// something there are refused without it.
 fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig>, UsageError> {
-    let wanted =
-        !seen.worker_counts.is_empty() || seen.min_workers.is_some() || seen.max_workers.is_some();
+    let wanted = seen.throughput_requested();
     if !wanted {
-        let only_here = [
-            ("-F", !seen.files.is_empty()),
-            ("-T", seen.threads),
-            ("-C", seen.per_worker_lines),
-            ("-x", seen.no_stonewall),
-            ("-d", seen.start_delay_us.is_some()),
-            ("-P", seen.first_cpu.is_some()),
-            ("-+k", seen.constant_total),
-            ("-+V", seen.shared_file && !seen.record_locking),
-            ("-+L", seen.shared_file && seen.record_locking),
-        ];
-        if let Some((opt, _)) = only_here.iter().find(|(_, given)| *given) {
+        if let Some(flag) = first_given(seen, Scope::ThroughputMode) {
             return Err(usage(format!(
-                "{opt} only applies to throughput mode (add -t N)"
+                "{} only applies to throughput mode (add -t N)",
+                flag.spelling
             )));
         }
         return Ok(None);
@@ -496,10 +487,13 @@ fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig
     if let Some(cpu) = seen.first_cpu {
         let cpus = host.cpus;
         if cpu >= cpus {
-            return Err(usage(format!(
-                "-P {cpu}: no such CPU (this machine has CPUs 0 to {})",
-                cpus - 1
-            )));
+            return Err(out_of_range(
+                "-P",
+                &cpu.to_string(),
+                0,
+                Some(cpus.saturating_sub(1)),
+                "this machine's CPUs",
+            ));
         }
     }
     Ok(Some(ThroughputConfig {

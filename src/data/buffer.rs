@@ -30,8 +30,9 @@ pub struct AlignedBuf {
     len: usize,
 }
 
-// The buffer owns its memory exclusively, like a Vec<u8>.
+// SAFETY: the buffer owns its memory exclusively, like a Vec<u8>.
 unsafe impl Send for AlignedBuf {}
+// SAFETY: shared references only read it, like a &Vec<u8>.
 unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {

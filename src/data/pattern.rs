@@ -4,9 +4,11 @@
 //! many bytes it moves, which way, which slice of the write pool it sends (or
 //! where in the read buffer it lands), and any `-K` probe reads before it.
 
-use rand_mt::Mt64;
-
 use crate::model::config::MAX_RECORD_BYTES;
+// The tests and benchmarks outside the crate name it here, beside the
+// other patterns.
+use crate::model::order::mix_reads;
+pub use crate::model::order::random_permutation;
 use crate::model::plan::Cell;
 use crate::model::workload::{Direction, Pass, PatternKind};
 
@@ -20,10 +22,6 @@ pub const PROBE_OFFSETS: [u64; 2] = [0, PROBE_PAGE];
 /// with `-I` (an O_DIRECT read must be aligned).
 pub const PROBE_PAGE: u64 = 4096;
 
-/// IOzone's key for the MT19937-64 generator behind its random permutation.
-const IOZONE_RANDOM_KEY: [u64; 4] = [0x12345, 0x23456, 0x34567, 0x45678];
-/// A different key for choosing which operations of the random mix read.
-const MIX_CHOICE_KEY: [u64; 4] = [0x10203, 0x40506, 0x70809, 0x0a0b0c];
 /// Records per `preadv`/`pwritev` call, as IOzone: at most 16 and at most 16 MiB.
 const MAX_VECTORS: u64 = 16;
 
@@ -183,35 +181,6 @@ pub fn strided(n: u64, stride: u64) -> Vec<u64> {
     out
 }
 
-/// IOzone's random order: a permutation of 0..n from MT19937-64 seeded with
-/// IOzone's key, using its swap-with-any-index shuffle. Every record once.
-pub fn random_permutation(n: u64) -> Vec<u64> {
-    shuffle(n, &IOZONE_RANDOM_KEY)
-}
-
-fn shuffle(n: u64, key: &[u64]) -> Vec<u64> {
-    let mut order: Vec<u64> = (0..n).collect();
-    if n == 0 {
-        return order;
-    }
-    let mut rng = Mt64::new_with_key(key.iter().copied());
-    for i in 0..n as usize {
-        let j = (rng.next_u64() % n) as usize;
-        order.swap(i, j);
-    }
-    order
-}
-
-/// For each of `n` operations, whether it reads: exactly round(n·pct/100) reads,
-/// spread in a seeded random order.
-pub fn mix_reads(n: u64, read_percent: u32) -> Vec<bool> {
-    let reads = (n * read_percent as u64 + 50) / 100;
-    shuffle(n, &MIX_CHOICE_KEY)
-        .into_iter()
-        .map(|r| r < reads)
-        .collect()
-}
-
 /// Records per vectored call for this record size.
 pub fn vectors_per_call(records: u64, record_bytes: u64) -> u64 {
     MAX_VECTORS
@@ -329,19 +298,6 @@ mod tests {
     }
 
     #[test]
-    fn random_permutation_matches_iozone() {
-        assert_eq!(random_permutation(8), vec![3, 7, 2, 5, 6, 1, 0, 4]);
-        assert_eq!(
-            random_permutation(16),
-            vec![3, 15, 8, 1, 12, 9, 7, 2, 5, 0, 6, 10, 14, 13, 4, 11]
-        );
-        let p = random_permutation(1000);
-        assert_eq!(sorted(p.clone()), sequential(1000));
-        assert_eq!(random_permutation(1), vec![0]);
-        assert!(random_permutation(0).is_empty());
-    }
-
-    #[test]
     fn stride_visits_every_record_once() {
         assert_eq!(strided(7, 3), vec![0, 3, 6, 1, 4, 2, 5]);
         for (n, s) in [(16, 3), (18, 17), (32, 17), (5, 100), (1, 17)] {
@@ -354,16 +310,6 @@ mod tests {
     fn backward_and_sequential() {
         assert_eq!(backward(4), vec![3, 2, 1, 0]);
         assert_eq!(sequential(3), vec![0, 1, 2]);
-    }
-
-    #[test]
-    fn mix_reads_exact_share() {
-        let m = mix_reads(200, 30);
-        assert_eq!(m.iter().filter(|r| **r).count(), 60);
-        assert!(mix_reads(10, 0).iter().all(|r| !r));
-        assert!(mix_reads(10, 100).iter().all(|r| *r));
-        // Not simply the first 60 operations.
-        assert!(m[..60].iter().any(|r| !r));
     }
 
     #[test]

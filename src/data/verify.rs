@@ -47,7 +47,7 @@ use std::io;
 use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
-use crate::model::config::{RunConfig, Sizes};
+use crate::model::config::Sizes;
 use crate::model::variations::Verify;
 use crate::model::workload::{Pass, PatternKind};
 
@@ -293,21 +293,25 @@ impl Verifier {
         Some(v)
     }
 
-    /// The check the run's `-V`/`-+d` asks for on a pass's operations, with
-    /// its write buffer ready (None without them).
-    pub fn for_pass(pass: Pass, config: &RunConfig, ops: &[IoOp]) -> Option<Self> {
-        let verify = config.variations.verify;
+    /// The check for a pass's operations (None for [`Verify::None`]), with
+    /// its write buffer ready; `slide` is `-m` (writes take their data where
+    /// their operation's `source` says), `record_bytes` as [`record_bytes_for`].
+    pub fn for_ops(
+        verify: Verify,
+        slide: bool,
+        record_bytes: Option<usize>,
+        ops: &[IoOp],
+    ) -> Option<Self> {
         if verify == Verify::None {
             return None;
         }
-        let slide = config.variations.multi_buffer;
         let largest = ops
             .iter()
             .filter(|op| op.kind == OpKind::Write)
             .map(|op| if slide { op.source + op.len } else { op.len })
             .max()
             .unwrap_or(0);
-        let mut v = Verifier::new(verify, largest, record_bytes_for(pass, config, ops))?;
+        let mut v = Verifier::new(verify, largest, record_bytes)?;
         v.slide = slide;
         Some(v)
     }
@@ -393,11 +397,11 @@ impl DataCheck for Verifier {
 /// The record size of a pass, if it can be known: every operation of most
 /// passes is one record; the vectored passes move several per call, and then
 /// the record size is the run's when it has only one.
-pub fn record_bytes_for(pass: Pass, config: &RunConfig, ops: &[IoOp]) -> Option<usize> {
+pub fn record_bytes_for(pass: Pass, sizes: &Sizes, ops: &[IoOp]) -> Option<usize> {
     if pass.pattern() != PatternKind::RandomRuns {
         return ops.first().map(|op| op.len);
     }
-    match &config.sizes {
+    match sizes {
         Sizes::Single { record_bytes, .. } => Some(*record_bytes as usize),
         Sizes::Auto(auto) => match auto.record_sizes.values()[..] {
             [only] => Some(only as usize),
@@ -613,7 +617,8 @@ mod tests {
         use crate::cli::test_config;
         use crate::model::plan::Cell;
         use crate::model::result::{CellResult, RunStatus, sample_result};
-        use crate::report::text::{render_text, verify_note};
+        use crate::report::text::render_output as render_text;
+        use crate::report::text::table::verify_note;
         let (file, rec) = (256 << 10, 64 << 10);
         let row = |passes: &[Pass]| CellResult {
             cell: Cell {
@@ -663,12 +668,18 @@ mod tests {
         let ops = [read_op(0, 8192), read_op(8192, 8192)];
         let single = test_config(&["-s", "64k", "-r", "8k"]);
         let auto = test_config(&["-a", "-n", "64k", "-g", "64k"]);
-        assert_eq!(record_bytes_for(Pass::Read, &auto, &ops), Some(8192));
+        assert_eq!(record_bytes_for(Pass::Read, &auto.sizes, &ops), Some(8192));
         // Vectored passes move several records per call.
         let whole = [read_op(0, 65536)];
-        assert_eq!(record_bytes_for(Pass::Preadv, &single, &whole), Some(8192));
-        assert_eq!(record_bytes_for(Pass::Preadv, &auto, &whole), None);
+        assert_eq!(
+            record_bytes_for(Pass::Preadv, &single.sizes, &whole),
+            Some(8192)
+        );
+        assert_eq!(record_bytes_for(Pass::Preadv, &auto.sizes, &whole), None);
         let one = test_config(&["-a", "-n", "64k", "-g", "256k", "-y", "16k", "-q", "16k"]);
-        assert_eq!(record_bytes_for(Pass::Preadv, &one, &whole), Some(16384));
+        assert_eq!(
+            record_bytes_for(Pass::Preadv, &one.sizes, &whole),
+            Some(16384)
+        );
     }
 }

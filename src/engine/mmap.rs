@@ -39,8 +39,8 @@ pub struct MmapEngine {
     record_msync: libc::c_int,
 }
 
-// The mapping is owned by the engine alone, like a Box<[u8]>; moving the engine
-// to another thread moves that ownership.
+// SAFETY: the mapping is owned by the engine alone, like a Box<[u8]>; moving
+// the engine to another thread moves that ownership.
 unsafe impl Send for MmapEngine {}
 
 impl MmapEngine {
@@ -260,8 +260,8 @@ impl Engine for MmapEngine {
 
     fn sync(&mut self) -> io::Result<()> {
         match self.map {
-            // SAFETY: the whole of our own mapping.
             Some(base) => {
+                // SAFETY: the whole of our own mapping.
                 check(unsafe { libc::msync(base.as_ptr().cast(), self.map_len, libc::MS_SYNC) })
                     .map(drop)
             }

@@ -287,22 +287,52 @@ impl RunConfig {
         matches!(self.sizes, Sizes::Auto(_))
     }
 
-    /// The share of test 8's operations (percent) that worker `worker` reads.
-    /// With `-+K n` the workers have roles, as in IOzone: those below n only
-    /// read (100) and the others only write (0). Otherwise every worker mixes
-    /// reads and writes in `-+p`'s proportion (ioz's mix).
-    pub fn mix_read_percent_of(&self, worker: u32) -> u32 {
-        match self.variations.mix_readers {
-            Some(readers) if worker < readers => 100,
-            Some(_) => 0,
-            None => self.mix_read_percent,
+    /// Who reads and who writes in test 8, the random mix.
+    pub fn mix_roles(&self) -> MixRoles {
+        MixRoles {
+            readers: self.variations.mix_readers,
+            truncate_writers: self.variations.mix_truncate_writers,
+            read_percent: self.mix_read_percent,
         }
     }
 
-    /// Whether worker `worker` opens its file with O_TRUNC for test 8
-    /// (`-+F`: the mix's writer workers truncate).
+    /// The share of test 8's operations (percent) that worker `worker` reads.
+    pub fn mix_read_percent_of(&self, worker: u32) -> u32 {
+        self.mix_roles().read_percent_of(worker)
+    }
+
+    /// Whether worker `worker` opens its file with O_TRUNC for test 8.
     pub fn truncates_in_mix(&self, worker: u32) -> bool {
-        self.variations.mix_truncate_writers && self.mix_read_percent_of(worker) == 0
+        self.mix_roles().truncates(worker)
+    }
+}
+
+/// Test 8's roles: `-+p` (the share of reads), `-+K n` (workers below n only
+/// read, the others only write, as in IOzone) and `-+F` (those writers
+/// truncate their files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MixRoles {
+    pub readers: Option<u32>,
+    pub truncate_writers: bool,
+    pub read_percent: u32,
+}
+
+impl MixRoles {
+    /// The share of the mix's operations (percent) that worker `worker`
+    /// reads: 100 or 0 with `-+K`, otherwise every worker mixes reads and
+    /// writes in `-+p`'s proportion (ioz's mix).
+    pub fn read_percent_of(&self, worker: u32) -> u32 {
+        match self.readers {
+            Some(readers) if worker < readers => 100,
+            Some(_) => 0,
+            None => self.read_percent,
+        }
+    }
+
+    /// Whether worker `worker` opens its file with O_TRUNC (`-+F`: the
+    /// mix's writer workers truncate).
+    pub fn truncates(&self, worker: u32) -> bool {
+        self.truncate_writers && self.read_percent_of(worker) == 0
     }
 }
 

@@ -4,6 +4,8 @@
 pub mod config;
 pub mod environment;
 pub mod host;
+pub mod latency;
+pub mod order;
 pub mod plan;
 pub mod result;
 pub mod telemetry;

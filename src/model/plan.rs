@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::config::{
     CROSSOVER_FILE_BYTES, CROSSOVER_MIN_RECORD, DEFAULT_RECORD_BYTES, RunConfig, Sizes,
 };
-use crate::model::workload::Pass;
+use crate::model::workload::{Direction, Pass};
 
 /// One (file size, record size) pair: one row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +90,49 @@ pub fn expand(config: &RunConfig) -> Plan {
         }
     }
 }
+
+/// The passes a run measures, in the order they run: test by test in single
+/// and auto mode, in IOzone's phase order in throughput mode; without the
+/// second passes under `-+n`, and only the reading ones under `-+E` (which
+/// never writes). The one answer to "which passes run", for the runner, the
+/// progress bar and the reports.
+pub fn passes(config: &RunConfig) -> Vec<Pass> {
+    let selected: Vec<Pass> = match config.throughput {
+        None => config
+            .tests
+            .iter()
+            .flat_map(|t| t.passes().iter().copied())
+            .collect(),
+        Some(_) => THROUGHPUT_ORDER
+            .into_iter()
+            .filter(|p| config.tests.contains(&p.test()))
+            .collect(),
+    };
+    selected
+        .into_iter()
+        .filter(|p| !(config.no_retest && p.is_retest()))
+        .filter(|p| !config.variations.existing_file || p.direction() == Direction::Read)
+        .collect()
+}
+
+/// IOzone's order of throughput phases (test 4, record rewrite, has none).
+const THROUGHPUT_ORDER: [Pass; 15] = [
+    Pass::Write,
+    Pass::Rewrite,
+    Pass::Read,
+    Pass::Reread,
+    Pass::BackwardRead,
+    Pass::StrideRead,
+    Pass::RandomRead,
+    Pass::RandomMix,
+    Pass::RandomWrite,
+    Pass::Pwrite,
+    Pass::Pread,
+    Pass::Fwrite,
+    Pass::Fread,
+    Pass::Pwritev,
+    Pass::Preadv,
+];
 
 /// What one pass moves: the byte count it is checked against, its operations
 /// (the measurement's `records`), and its largest operation.
@@ -270,5 +313,34 @@ mod tests {
             record_bytes: 0,
         };
         assert_eq!((telemetry.records(), telemetry.pass_bytes()), (0, 0));
+    }
+
+    #[test]
+    fn the_passes_that_run_in_each_mode() {
+        use Pass::*;
+        let p = |args: &[&str]| passes(&test_config(args));
+        assert_eq!(
+            p(&["-i", "0", "-i", "2"]),
+            [Write, Rewrite, RandomRead, RandomWrite]
+        );
+        assert_eq!(p(&["-i", "0", "-i", "1", "-+n"]), [Write, Read]);
+        // -+E never writes: the random test runs its read pass only.
+        assert_eq!(
+            p(&["-i", "1", "-i", "2", "-+E", "-f", "x"]),
+            [Read, Reread, RandomRead]
+        );
+        // Throughput mode: IOzone's phase order, whatever order -i gave.
+        assert_eq!(
+            p(&["-t", "2", "-i", "2", "-i", "8", "-i", "0", "-i", "3"]),
+            [
+                Write,
+                Rewrite,
+                BackwardRead,
+                RandomRead,
+                RandomMix,
+                RandomWrite
+            ]
+        );
+        assert_eq!(p(&["-t", "2", "-i", "9", "-i", "6"]), [Pwrite, Fwrite]);
     }
 }

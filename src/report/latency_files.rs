@@ -13,7 +13,7 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use crate::data::pattern::IoOp;
+use crate::model::latency::OpLatency;
 use crate::model::workload::Pass;
 
 /// The file a pass's latencies go to (IOzone's names, and its throughput
@@ -48,27 +48,18 @@ pub fn worker_file_name(pass: Pass, worker: u32) -> String {
 /// Appends one pass to its single-mode file (see [`append_to`]).
 pub fn append(
     pass: Pass,
-    ops: &[IoOp],
-    latencies_ns: &[u64],
+    ops: &[OpLatency],
     cpu_ns: (u64, u64),
     elapsed_ns: u64,
 ) -> io::Result<()> {
-    append_to(
-        Path::new(file_name(pass)),
-        ops,
-        latencies_ns,
-        cpu_ns,
-        elapsed_ns,
-    )
+    append_to(Path::new(file_name(pass)), ops, cpu_ns, elapsed_ns)
 }
 
 /// Appends one pass to `path`: the header, a line per operation done (offset
-/// in kB, latency in µs, bytes; `latencies_ns` holds one per operation done,
-/// in `ops` order), and the pass's CPU and wall times.
+/// in kB, latency in µs, bytes), and the pass's CPU and wall times.
 pub fn append_to(
     path: &Path,
-    ops: &[IoOp],
-    latencies_ns: &[u64],
+    ops: &[OpLatency],
     (user_ns, system_ns): (u64, u64),
     elapsed_ns: u64,
 ) -> io::Result<()> {
@@ -78,13 +69,13 @@ pub fn append_to(
         out,
         "Offset in Kbytes   Latency in microseconds  Transfer size in bytes"
     )?;
-    for (op, ns) in ops.iter().zip(latencies_ns) {
+    for op in ops {
         writeln!(
             out,
             "{:10} {:10.0} {:10}",
             op.offset / 1024,
-            *ns as f64 / 1000.0,
-            op.len
+            op.latency_ns as f64 / 1000.0,
+            op.bytes
         )?;
     }
     writeln!(

@@ -1,6 +1,7 @@
 //! The columns of IOzone's results table: which passes, in which order, how wide.
 
 use crate::model::config::RunConfig;
+use crate::model::plan;
 use crate::model::workload::{Pass, TestId};
 
 /// One column: the pass it shows, and its header and data widths. IOzone's
@@ -112,13 +113,39 @@ impl TableLayout {
         TableLayout { columns }
     }
 
-    /// Passes that have a block in the `-R` report: the selected ones, in table order.
+    /// Passes that have a block in the `-R` report: the ones that run
+    /// ([`plan::passes`]), in table order.
     pub fn reported_passes(&self, config: &RunConfig) -> Vec<Pass> {
+        let run = plan::passes(config);
         self.columns
             .iter()
             .map(|c| c.pass)
-            .filter(|p| config.tests.contains(&p.test()))
-            .filter(|p| !(config.no_retest && p.is_retest()))
+            .filter(|p| run.contains(p))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+
+    #[test]
+    fn only_the_passes_that_run_are_reported() {
+        let reported = |args: &[&str]| {
+            let c = test_config(args);
+            TableLayout::for_config(&c).reported_passes(&c)
+        };
+        use Pass::*;
+        assert_eq!(
+            reported(&["-i", "0", "-i", "2", "-i", "9"]),
+            [Write, Rewrite, RandomRead, RandomWrite, Pwrite, Repwrite]
+        );
+        assert_eq!(reported(&["-i", "0", "-+n"]), [Write]);
+        // -+E never writes: no random write block of zeros.
+        assert_eq!(
+            reported(&["-i", "1", "-i", "2", "-+E", "-f", "x"]),
+            [Read, Reread, RandomRead]
+        );
     }
 }

@@ -1,17 +1,18 @@
-//! Exporters: each renders a finished [`RunResult`] into one format, as a pure
-//! function of the result. The live table printer reuses the text pieces.
+//! Everything ioz writes about a run, from its [`RunResult`] (plain data):
+//! the text it prints (`text/`, one live printer), IOzone's spreadsheets
+//! (`spreadsheet/`), JSON, CSV, HTML, plots, and IOzone's `-Q` latency
+//! files. Each format is an [`Exporter`], a pure function of the result;
+//! [`files`] and [`latency_files`] put the bytes where the user asked.
 
-pub mod biff;
-pub mod excel_text;
+pub mod files;
 pub mod html;
 pub mod json;
 pub mod latency_files;
 pub mod layout;
 pub mod plots;
+pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;
-pub mod throughput_text;
-pub mod xlsx;
 
 use std::io;
 

@@ -1,6 +1,6 @@
-use super::excel_text::render_excel_text;
 use super::layout::TableLayout;
-use super::text::{table_header, table_row};
+use super::text::excel::render_excel_text;
+use super::text::table::{table_header, table_row};
 use crate::cli::test_config as config;
 use crate::model::config::OutputUnit;
 use crate::model::plan::Cell;

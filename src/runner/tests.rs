@@ -1,12 +1,18 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use super::*;
+use super::timed::{LoopOutcome, TimedExtras, timed_loop};
+use super::{Event, Outcome, measure};
 use crate::cli::test_config as config;
-use crate::data::pattern::{IoOp, OpKind, largest_op, random_permutation};
-use crate::data::telemetry::Replay;
+use crate::data::check::NoCheck;
+use crate::data::pattern::{
+    IoOp, OpKind, PatternOptions, build_ops, largest_op, random_permutation,
+};
+use crate::engine::{EarlyStop, Engine, LoopFailure, LoopIo, Stops};
+use crate::model::config::RunConfig;
+use crate::model::plan::Cell;
 use crate::model::workload::{Pass, TestId};
-use crate::runner::{ThroughputOutcome, run_throughput};
+use crate::system::signals::StopFlag;
 
 /// Records every call instead of doing I/O; can fail at a chosen operation.
 #[derive(Default)]
@@ -250,7 +256,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             close: true,
         },
         Stops {
-            signal: &stop.word(),
+            signal: stop.word(),
             stonewall: None,
         },
     )
@@ -262,20 +268,11 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
 }
 
 /// Runs `ioz ARGS…` in-process on `path`.
-fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, RunOutcome) {
+fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, Outcome) {
     let mut all = args.to_vec();
     all.extend(["-f", path.to_str().unwrap()]);
     let cfg = config(&all);
-    let plan = crate::model::plan::expand(&cfg);
-    let target = TargetFile::check(path, false).unwrap();
-    let out = run(
-        &cfg,
-        &Replay::default(),
-        &plan,
-        target,
-        &StopFlag::default(),
-        |_| {},
-    );
+    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
     (cfg, out)
 }
 
@@ -288,21 +285,13 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
         "-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "4", "-i", "5",
         "-i", "6", "-i", "7", "-i", "8", "-i", "9", "-i", "10", "-i", "11", "-i", "12", "-f", p,
     ]);
-    let plan = crate::model::plan::expand(&cfg);
-    let target = TargetFile::check(&path, false).unwrap();
     let mut rows = 0;
-    let out = run(
-        &cfg,
-        &Replay::default(),
-        &plan,
-        target,
-        &StopFlag::default(),
-        |e| {
-            if let RunEvent::RowDone(_) = e {
-                rows += 1
-            }
-        },
-    );
+    let out = measure(&cfg, None, &StopFlag::default(), None, |e| {
+        if let Event::RowDone(_) = e {
+            rows += 1
+        }
+        Ok(())
+    });
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(rows, 1);
     let passes: usize = TestId::ALL.iter().map(|t| t.passes().len()).sum();
@@ -378,13 +367,13 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
 }
 
 /// Runs a throughput config in-process (threads, so no fork inside the test harness).
-fn throughput_run(dir: &std::path::Path, args: &[&str]) -> (RunConfig, ThroughputOutcome) {
+fn throughput_run(dir: &std::path::Path, args: &[&str]) -> (RunConfig, Outcome) {
     let base = dir.join("w");
     let mut all = args.to_vec();
     all.extend(["-T", "-f", base.to_str().unwrap()]);
     let cfg = config(&all);
-    let tp = cfg.throughput.clone().expect("a throughput config");
-    let out = run_throughput(&cfg, &Replay::default(), &tp, &StopFlag::default(), |_| {});
+    assert!(cfg.throughput.is_some(), "a throughput config");
+    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
     (cfg, out)
 }
 
@@ -508,8 +497,7 @@ fn a_worker_file_that_cannot_be_created_fails_the_run_and_leaves_nothing() {
         a.to_str().unwrap(),
         missing.to_str().unwrap(),
     ]);
-    let tp = cfg.throughput.clone().unwrap();
-    let out = run_throughput(&cfg, &Replay::default(), &tp, &StopFlag::default(), |_| {});
+    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
     let err = out.error.expect("the run should fail").to_string();
     assert!(err.contains("nowhere/b"), "{err}");
     assert!(!a.exists(), "worker 0's file was left behind");
@@ -537,14 +525,15 @@ fn looped<E: Engine>(
 }
 
 /// A read pass over 250 records as the run's options shape it.
-fn shaped_read_pass(args: &[&str], records: u64, pool_bytes: usize) -> Vec<IoOp> {
+fn shaped_read_pass(args: &[&str], records: u64) -> Vec<IoOp> {
     let cfg = config(args);
-    let opts = super::pattern_options(&cfg, pool_bytes, false);
-    let cell = Cell {
+    let recipe = super::recipe::Recipe::new(&cfg, None);
+    let cell = recipe.cell(Cell {
         file_bytes: records * REC,
         record_bytes: REC,
-    };
-    build_ops(Pass::Read, &cell, &opts)
+    });
+    let read = cell.passes.iter().find(|p| p.pass == Pass::Read).unwrap();
+    cell.ops(read, 0)
 }
 
 fn run_recorded(ops: &[IoOp], read_buf: &mut [u8]) -> (RecordingEngine, LoopOutcome) {
@@ -569,7 +558,7 @@ fn run_recorded(ops: &[IoOp], read_buf: &mut [u8]) -> (RecordingEngine, LoopOutc
 #[test]
 fn disrupted_reads_reach_the_engine_before_every_hundredth_record_uncounted() {
     for (args, probe_len) in [(&["-K"][..], 1), (&["-K", "-I"], 4096)] {
-        let ops = shaped_read_pass(args, 250, REC as usize);
+        let ops = shaped_read_pass(args, 250);
         let (e, out) = run_recorded(&ops, &mut [0u8; 4096]);
         assert_eq!(e.calls.len(), 250 + 6, "{args:?}");
         for (at, record) in [(0, 0), (102, 100), (204, 200)] {
@@ -590,7 +579,19 @@ fn disrupted_reads_reach_the_engine_before_every_hundredth_record_uncounted() {
 #[test]
 fn multi_buffer_reads_land_where_their_operation_says() {
     // A work area of 5 records; 7 reads wrap into its first two slots.
-    let ops = shaped_read_pass(&["-m"], 7, 5 * REC as usize);
+    let area_of = |records: u64, multi_buffer| PatternOptions {
+        stride: 17,
+        mix_read_percent: 50,
+        sequential_mix: false,
+        pool_bytes: records as usize * REC as usize,
+        disrupt: None,
+        multi_buffer,
+    };
+    let seven = Cell {
+        file_bytes: 7 * REC,
+        record_bytes: REC,
+    };
+    let ops = build_ops(Pass::Read, &seven, &area_of(5, true));
     let sources: Vec<usize> = ops.iter().map(|o| o.source / REC as usize).collect();
     assert_eq!(sources, vec![0, 1, 2, 3, 4, 0, 1]);
     let mut area = vec![0u8; 6 * REC as usize];
@@ -599,8 +600,12 @@ fn multi_buffer_reads_land_where_their_operation_says() {
     assert!(area[..3 * REC as usize].iter().all(|&b| b == 0xab));
     assert!(area[3 * REC as usize..].iter().all(|&b| b == 0));
     // Without -m every read lands at the start.
-    let ops = shaped_read_pass(&["-s", "28k"], 7, 5 * REC as usize);
+    let ops = build_ops(Pass::Read, &seven, &area_of(5, false));
     assert!(ops.iter().all(|o| o.source == 0));
+    // -m's work area is the cell's read buffer: 16 MiB, so 7 reads slide on.
+    let ops = shaped_read_pass(&["-m"], 7);
+    let sources: Vec<usize> = ops.iter().map(|o| o.source / REC as usize).collect();
+    assert_eq!(sources, (0..7).collect::<Vec<_>>());
 }
 
 #[test]
@@ -629,7 +634,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
     };
     let stop = StopFlag::default();
     let stops = Stops {
-        signal: &stop.word(),
+        signal: stop.word(),
         stonewall: None,
     };
     let out = timed_loop(&mut engine, &ops, &mut io, TimedExtras::default(), stops).unwrap();

@@ -2,15 +2,14 @@
 //! offsets, buffers and data were prepared before, and the only other work per
 //! operation is a relaxed atomic load (the stop flag) and an addition.
 
-pub use crate::data::check::{DataCheck, NoCheck};
+use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
 use crate::engine::clock::now_ns;
-pub use crate::engine::{EarlyStop, LoopFailure, LoopIo, Stops};
-use crate::engine::{Engine, Progress};
+use crate::engine::{EarlyStop, Engine, LoopFailure, LoopIo, Progress, Stops};
 
 /// What the timed loop did.
 #[derive(Debug, PartialEq, Eq)]
-pub struct LoopOutcome {
+pub(crate) struct LoopOutcome {
     /// CLOCK_MONOTONIC at the start and end of the timed region.
     pub start_ns: u64,
     pub end_ns: u64,
@@ -33,7 +32,7 @@ impl LoopOutcome {
 
 /// What to include in the timing besides the operations.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TimedExtras {
+pub(crate) struct TimedExtras {
     /// `-e`: sync (fsync, or fflush+fsync) before the clock stops.
     pub sync: bool,
     /// `-c`: close before the clock stops.
@@ -43,7 +42,7 @@ pub struct TimedExtras {
 /// Runs `ops` on `engine` between two clock reads: reads land in the loop's
 /// read slots, writes come from its pool, the check sees every operation.
 #[inline(never)]
-pub fn timed_loop<E: Engine, C: DataCheck>(
+pub(crate) fn timed_loop<E: Engine, C: DataCheck>(
     engine: &mut E,
     ops: &[IoOp],
     io: &mut LoopIo<'_, C>,

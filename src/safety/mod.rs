@@ -2,5 +2,6 @@
 
 pub mod memory;
 pub mod outputs;
+pub mod preflight;
 pub mod space;
 pub mod target;

@@ -2,7 +2,7 @@
 //! they fit in RAM (so that, without O_DIRECT, the run measures the page cache)?
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
@@ -11,6 +11,7 @@ use crate::model::telemetry::Telemetry;
 use crate::model::units::human;
 use crate::model::variations::DropCaches;
 use crate::model::workload::TestId;
+use crate::system::device;
 use crate::system::environment::parse_mem_total;
 
 /// The most bytes each test file holds at any moment of the run.
@@ -85,9 +86,7 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
     let mut per_fs: BTreeMap<u64, (u64, u64, PathBuf)> = BTreeMap::new();
     let mut total = 0u64;
     for (path, bytes) in &files {
-        if std::fs::metadata(path)
-            .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
-        {
+        if device::is_device(path) {
             continue; // a device's size is checked where devices are checked
         }
         total += bytes;
@@ -170,6 +169,14 @@ mod tests {
             "{err}"
         );
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_device_has_no_free_space_to_count() {
+        // A character device (a block device alike) is sized where devices
+        // are checked: neither refused for space nor counted in RAM.
+        let c = test_config(&["-s", "100000g", "-f", "/dev/null"]);
+        assert_eq!(check(&c).unwrap(), None);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{IoFailure, RunError};
 use crate::model::config::{RunConfig, Sizes};
-use crate::system::device::{self, BlockDevice, Identity, join_and};
+use crate::system::device::{self, BlockDevice, DeviceKind, Identity, join_and};
 
 const OWNER_ATTR: &str = "user.ioz.owner";
 const OWNER_VALUE: &[u8] = b"ioz";
@@ -44,6 +44,7 @@ impl TargetFile {
     /// Checks the path before anything is written: an existing file must be
     /// ioz's own, or `force` must be given; a block device must be blank and
     /// unused (see the module), with no `--destroy-data` to name it.
+    #[cfg(test)]
     pub fn check(path: &Path, force: bool) -> Result<TargetFile, RunError> {
         check_target(path, force, None)
     }
@@ -52,16 +53,6 @@ impl TargetFile {
     /// its `--destroy-data` and the bytes it writes to each device.
     pub fn check_for_run(path: &Path, config: &RunConfig) -> Result<TargetFile, RunError> {
         check_target(path, config.force, Some(config))
-    }
-
-    /// Whether ioz may only read the target (-+E).
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
-    /// Whether the target is a block device.
-    pub fn is_device(&self) -> bool {
-        self.device
     }
 
     pub fn path(&self) -> &Path {
@@ -185,10 +176,12 @@ fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<Tar
         Ok(m) => m,
     };
     let kind = meta.file_type();
-    // A block device is often given by a link (/dev/disk/by-id/…).
-    if kind.is_block_device() || device::rdev_of(path).is_some() {
+    // A block device is often given by a link (/dev/disk/by-id/…): followed.
+    if DeviceKind::of(path) == Some(DeviceKind::Block) {
         return check_device(path, run);
     }
+    // Not followed here: a link to a character device is refused below as
+    // not a regular file, like any other link.
     if kind.is_char_device() {
         return Err(RunError::Refused(format!(
             "{} is a character device; ioz tests regular files and block devices",
@@ -230,7 +223,7 @@ fn in_device_dir(path: &Path) -> bool {
 
 /// The block device at `path`, `None` when it is not one.
 fn examine(path: &Path) -> Result<Option<BlockDevice>, RunError> {
-    if device::rdev_of(path).is_none() {
+    if DeviceKind::of(path) != Some(DeviceKind::Block) {
         return Ok(None);
     }
     BlockDevice::open(path).map(Some).map_err(|e| {
@@ -425,7 +418,9 @@ pub fn has_owner_mark(path: &Path) -> bool {
         return false;
     };
     let mut value = [0u8; 16];
-    // SAFETY: valid C strings and a buffer of the length given.
+    // nix and std have no extended-attribute calls.
+    // SAFETY: lgetxattr reads the two NUL-terminated strings, which outlive
+    // the call, and writes at most value.len() bytes into value.
     let n = unsafe {
         libc::lgetxattr(
             p.as_ptr(),
@@ -440,7 +435,8 @@ pub fn has_owner_mark(path: &Path) -> bool {
 fn set_owner_mark(path: &Path) -> io::Result<()> {
     let p = c_path(path)?;
     let name = CString::new(OWNER_ATTR).expect("constant has no NUL");
-    // SAFETY: valid C strings and a value of the length given.
+    // SAFETY: lsetxattr reads the two NUL-terminated strings and
+    // OWNER_VALUE.len() bytes of OWNER_VALUE, all of which outlive the call.
     let r = unsafe {
         libc::lsetxattr(
             p.as_ptr(),
@@ -460,6 +456,7 @@ fn set_owner_mark(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::test_config as config;
 
     #[test]
     fn a_missing_file_is_created_marked_and_removed() {
@@ -493,15 +490,14 @@ mod tests {
         assert!(TargetFile::check(dir.path(), true).is_err());
         let err = TargetFile::check(Path::new("/dev/null"), true).unwrap_err();
         assert!(err.to_string().contains("character device"), "{err}");
-    }
-
-    fn config(args: &[&str]) -> RunConfig {
-        let mut argv: Vec<std::ffi::OsString> = vec!["ioz".into()];
-        argv.extend(args.iter().map(Into::into));
-        match crate::cli::parse(argv, &crate::model::host::Host::example()).unwrap() {
-            crate::cli::Command::Run(c) => *c,
-            _ => panic!("not a run"),
-        }
+        // A link is not followed to a character device: it is refused as a link.
+        let link = dir.path().join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let err = TargetFile::check(&link, true).unwrap_err();
+        assert!(
+            err.to_string().contains("exists and is not a regular file"),
+            "{err}"
+        );
     }
 
     const M: u64 = 1 << 20;

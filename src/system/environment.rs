@@ -3,10 +3,12 @@
 //! first cell, outside any timing.
 
 use std::fs;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::model::environment::{CpuCache, DeviceInfo, Environment, TargetEnvironment};
+use crate::system::device;
+use crate::system::mountinfo::{self, Mount};
+use crate::system::sysfs::read_attr;
 
 /// Captures the environment of a run whose test file is `target`. Never
 /// fails: what cannot be read stays empty (or `None`).
@@ -37,13 +39,6 @@ pub fn capture(target: &Path) -> Environment {
 /// The file's text, or "" when it cannot be read.
 fn read(path: impl AsRef<Path>) -> String {
     fs::read_to_string(path).unwrap_or_default()
-}
-
-/// A sysfs attribute, trimmed; `None` when absent or empty.
-fn read_attr(path: impl AsRef<Path>) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
 }
 
 /// The first CPU's model from /proc/cpuinfo ("model name" on x86, else the
@@ -196,57 +191,6 @@ pub fn parse_scheduler(text: &str) -> Option<String> {
     }
 }
 
-/// One line of /proc/self/mountinfo, unescaped.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MountEntry {
-    /// "major:minor" of the file system's device.
-    pub dev: String,
-    pub mount_point: String,
-    pub fs_type: String,
-    pub source: String,
-    /// The mount's options, then the super block's that differ (as findmnt shows them).
-    pub options: String,
-}
-
-/// Parses one mountinfo line:
-/// `36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue`.
-pub fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
-    let mount = crate::system::mountinfo::parse_line(line)?;
-    let mut options = mount.mount_options;
-    for o in mount.super_options {
-        if !options.contains(&o) {
-            options.push(o);
-        }
-    }
-    Some(MountEntry {
-        dev: format!("{}:{}", mount.dev.0, mount.dev.1),
-        mount_point: mount.mount_point.to_string_lossy().into_owned(),
-        fs_type: mount.fs_type,
-        source: mount.source.to_string_lossy().into_owned(),
-        options: options.join(","),
-    })
-}
-
-/// The mount holding `dir` (an absolute, canonical path): the longest mount
-/// point that is a prefix of it; of mounts stacked on one point, the last.
-pub fn find_mount(mountinfo: &str, dir: &Path) -> Option<MountEntry> {
-    let mut best: Option<MountEntry> = None;
-    for entry in mountinfo.lines().filter_map(parse_mountinfo_line) {
-        let mount_point = Path::new(&entry.mount_point);
-        if !dir.starts_with(mount_point) {
-            continue;
-        }
-        let depth = mount_point.components().count();
-        if best
-            .as_ref()
-            .is_none_or(|b| depth >= Path::new(&b.mount_point).components().count())
-        {
-            best = Some(entry);
-        }
-    }
-    best
-}
-
 /// The canonical directory that holds (or will hold) `target`: its parent,
 /// or the nearest ancestor that exists.
 fn target_dir(target: &Path) -> Option<PathBuf> {
@@ -275,34 +219,34 @@ fn capture_target(target: &Path, sys: &Path) -> TargetEnvironment {
         ..TargetEnvironment::default()
     };
     // A block device is the target itself, not a node on devtmpfs.
-    if let Ok(meta) = fs::metadata(target)
-        && meta.file_type().is_block_device()
-    {
-        let rdev = meta.rdev();
-        let dev = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
+    if let Some(rdev) = device::rdev_of(target) {
         t.source = t.path.clone();
-        t.device = device_info(sys, &t.source, &dev);
+        t.device = device_info(sys, &t.source, device::major_minor(rdev));
         return t;
     }
     let Some(dir) = target_dir(target) else {
         return t;
     };
-    let Some(mount) = find_mount(&read("/proc/self/mountinfo"), &dir) else {
-        return t;
-    };
-    t.device = device_info(sys, &mount.source, &mount.dev);
-    t.mount_point = mount.mount_point;
-    t.fs_type = mount.fs_type;
-    t.mount_options = mount.options;
-    t.source = mount.source;
+    let mounts = mountinfo::read().unwrap_or_default();
+    if let Some(mount) = mountinfo::mount_holding(&mounts, &dir) {
+        describe_mount(&mut t, mount, sys);
+    }
     t
+}
+
+/// The target's file system, as the mount holding it shows it.
+pub(super) fn describe_mount(t: &mut TargetEnvironment, mount: &Mount, sys: &Path) {
+    t.source = mount.source.to_string_lossy().into_owned();
+    t.device = device_info(sys, &t.source, mount.dev);
+    t.mount_point = mount.mount_point.to_string_lossy().into_owned();
+    t.fs_type = mount.fs_type.clone();
+    t.mount_options = mount.combined_options();
 }
 
 /// The whole disk behind a mount source such as /dev/vda1,
 /// /dev/mapper/root or /dev/disk/by-uuid/…; `sys` is where sysfs is mounted.
-/// `dev` ("major:minor" from mountinfo) finds sources like /dev/root that
-/// have no node.
-fn device_info(sys: &Path, source: &str, dev: &str) -> Option<DeviceInfo> {
+/// `dev` (major, minor) finds sources like /dev/root that have no node.
+fn device_info(sys: &Path, source: &str, dev: (u32, u32)) -> Option<DeviceInfo> {
     if !source.starts_with("/dev/") {
         return None;
     }
@@ -312,10 +256,12 @@ fn device_info(sys: &Path, source: &str, dev: &str) -> Option<DeviceInfo> {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .filter(|n| class.join(n).exists());
     let name = by_node.or_else(|| {
-        if dev.starts_with("0:") {
+        // Major 0: an anonymous device (tmpfs, btrfs, NFS), not in sysfs.
+        let (major, minor) = dev;
+        if major == 0 {
             return None;
         }
-        let link = fs::canonicalize(sys.join("dev/block").join(dev)).ok()?;
+        let link = fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()?;
         Some(link.file_name()?.to_string_lossy().into_owned())
     })?;
     let disk = whole_disk(&class, &name);
@@ -454,52 +400,19 @@ mod tests {
         assert_eq!(t.file_system_words(), "ext4");
     }
 
-    const MOUNTINFO: &str = "\
-22 27 0:21 / /proc rw,relatime - proc proc rw
-27 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw,discard
-61 27 259:2 / /mnt/fast\\040disk rw,noatime shared:30 master:2 - xfs /dev/nvme0n1p2 rw,attr2,inode64
-62 27 0:55 / /mnt/fast\\040disk/tmp rw,nosuid - tmpfs tmp\\040fs rw,size=1024k
-70 27 0:60 /export /mnt/nfs rw - nfs4 server:/export rw,vers=4.2
-71 70 0:61 / /mnt/nfs rw - tmpfs over rw
-";
-
     #[test]
-    fn mountinfo_lines_parse_with_optional_fields() {
-        let e = parse_mountinfo_line(MOUNTINFO.lines().nth(2).unwrap()).unwrap();
-        assert_eq!(
-            e,
-            MountEntry {
-                dev: "259:2".into(),
-                mount_point: "/mnt/fast disk".into(),
-                fs_type: "xfs".into(),
-                source: "/dev/nvme0n1p2".into(),
-                options: "rw,noatime,attr2,inode64".into(),
-            }
+    fn the_target_takes_the_file_system_of_the_mount_holding_it() {
+        let mounts = mountinfo::parse(
+            "61 27 259:2 / /mnt/fast\\040disk rw,noatime shared:30 - xfs /dev/nvme0n1p2 rw,attr2,inode64\n",
         );
-        assert_eq!(parse_mountinfo_line("garbage"), None);
-        assert_eq!(parse_mountinfo_line("1 2 3:4 / /x rw -"), None);
-    }
-
-    #[test]
-    fn the_longest_mount_prefix_wins() {
-        let at = |dir: &str| find_mount(MOUNTINFO, Path::new(dir)).map(|m| m.mount_point);
-        assert_eq!(at("/home/user").as_deref(), Some("/"));
-        assert_eq!(at("/mnt/fast disk/data").as_deref(), Some("/mnt/fast disk"));
-        assert_eq!(
-            at("/mnt/fast disk/tmp").as_deref(),
-            Some("/mnt/fast disk/tmp")
-        );
-        // A prefix of the name is not a prefix of the path.
-        assert_eq!(at("/mnt/fast disk/tmpx").as_deref(), Some("/mnt/fast disk"));
-        let tmp = find_mount(MOUNTINFO, Path::new("/mnt/fast disk/tmp/x")).unwrap();
-        assert_eq!(
-            (tmp.fs_type.as_str(), tmp.source.as_str()),
-            ("tmpfs", "tmp fs")
-        );
-        // Stacked mounts: the last one is on top.
-        let nfs = find_mount(MOUNTINFO, Path::new("/mnt/nfs/a")).unwrap();
-        assert_eq!(nfs.source, "over");
-        assert_eq!(find_mount("", Path::new("/x")), None);
+        let absent_sys = Path::new("/nonexistent-ioz-sys");
+        let mut t = TargetEnvironment::default();
+        describe_mount(&mut t, &mounts[0], absent_sys);
+        assert_eq!(t.mount_point, "/mnt/fast disk");
+        assert_eq!(t.fs_type, "xfs");
+        assert_eq!(t.source, "/dev/nvme0n1p2");
+        assert_eq!(t.mount_options, "rw,noatime,attr2,inode64");
+        assert_eq!(t.device, None);
     }
 
     /// A fake /dev and /sys: /dev/disk/by-uuid/u → /dev/sda2, a partition of sda.
@@ -542,11 +455,11 @@ mod tests {
         assert_eq!(whole_disk(&sys.join("class/block"), "sda"), "sda");
         // A source without a node (/dev/root) is found by major:minor.
         assert_eq!(
-            device_info(&sys, "/dev/root-ioz-absent", "8:2"),
+            device_info(&sys, "/dev/root-ioz-absent", (8, 2)),
             Some(expected)
         );
-        assert_eq!(device_info(&sys, "/dev/root-ioz-absent", "0:33"), None);
-        assert_eq!(device_info(&sys, "tmpfs", "8:2"), None);
+        assert_eq!(device_info(&sys, "/dev/root-ioz-absent", (0, 33)), None);
+        assert_eq!(device_info(&sys, "tmpfs", (8, 2)), None);
     }
 
     #[test]

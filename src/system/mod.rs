@@ -1,5 +1,5 @@
 //! What reads or changes the machine: the environment of a run, mounts,
-//! block devices, remounting, and signals.
+//! block devices, remounting, signals, host facts and wall-clock times.
 
 pub mod device;
 pub mod environment;
@@ -7,3 +7,8 @@ pub mod host;
 pub mod mountinfo;
 pub mod remount;
 pub mod signals;
+pub mod sysfs;
+pub mod time;
+
+#[cfg(test)]
+mod tests;

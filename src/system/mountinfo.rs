@@ -6,11 +6,14 @@
 //! The kernel escapes space, tab, newline and backslash in paths as `\ooo`,
 //! and in option values also `,` and `=`; fields are split first, then
 //! unescaped, so an escaped comma never splits an option.
+//!
+//! The one mount type of ioz: the environment of a run, the device checks
+//! and -U all read these.
 
 use std::ffi::OsString;
 use std::io;
 use std::os::unix::ffi::OsStringExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One mount, as one line of mountinfo describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +34,32 @@ pub struct Mount {
     pub source: OsString,
     /// The super block's options (rw/ro first, then the file system's own).
     pub super_options: Vec<String>,
+}
+
+impl Mount {
+    /// The options as findmnt shows them, and as a run's environment records
+    /// them (`mount_options`): the mount's own, then those of the super block
+    /// that differ, joined by commas.
+    pub fn combined_options(&self) -> String {
+        let mut options = self.mount_options.clone();
+        for o in &self.super_options {
+            if !options.contains(o) {
+                options.push(o.clone());
+            }
+        }
+        options.join(",")
+    }
+}
+
+/// The mount that holds `dir` (an absolute, canonical path): the longest
+/// mount point that is a prefix of it; of mounts stacked on one point, the
+/// last listed, which is the one on top.
+pub fn mount_holding<'a>(mounts: &'a [Mount], dir: &Path) -> Option<&'a Mount> {
+    mounts
+        .iter()
+        .filter(|m| dir.starts_with(&m.mount_point))
+        // max_by_key keeps the last of equal keys: the top of a stack.
+        .max_by_key(|m| m.mount_point.components().count())
 }
 
 /// Undoes the kernel's `\ooo` octal escapes; a backslash not followed by
@@ -169,6 +198,45 @@ mod tests {
         assert_eq!(all[4].source, "server:/export");
         assert_eq!(all[6].super_options, Vec::<String>::new());
         assert_eq!(all[6].dev, (7, 1));
+    }
+
+    #[test]
+    fn combined_options_add_the_super_blocks_that_differ() {
+        let all = parse(MOUNTINFO);
+        assert_eq!(all[2].combined_options(), "rw,noatime,attr2,inode64");
+        assert_eq!(all[0].combined_options(), "rw,relatime");
+        // No super options at all: the mount's alone.
+        assert_eq!(all[6].combined_options(), "rw");
+        // An unescaped comma inside an option is shown as it is.
+        assert_eq!(all[5].combined_options(), "rw,jqfmt=vfsv0,usrjquota=a,b=c");
+    }
+
+    #[test]
+    fn the_longest_mount_point_prefix_holds_a_directory() {
+        let mut text = MOUNTINFO.to_string();
+        // A second mount stacked on /mnt/nfs: the later one is on top.
+        text.push_str("71 70 0:61 / /mnt/nfs rw - tmpfs over rw\n");
+        let all = parse(&text);
+        let at = |dir: &str| {
+            mount_holding(&all, Path::new(dir)).map(|m| m.mount_point.display().to_string())
+        };
+        assert_eq!(at("/home/user").as_deref(), Some("/"));
+        assert_eq!(at("/").as_deref(), Some("/"));
+        assert_eq!(at("/mnt/fast disk/data").as_deref(), Some("/mnt/fast disk"));
+        assert_eq!(
+            at("/mnt/fast disk/tmp").as_deref(),
+            Some("/mnt/fast disk/tmp")
+        );
+        // A prefix of the name is not a prefix of the path.
+        assert_eq!(at("/mnt/fast disk/tmpx").as_deref(), Some("/mnt/fast disk"));
+        let tmp = mount_holding(&all, Path::new("/mnt/fast disk/tmp/x")).unwrap();
+        assert_eq!(
+            (tmp.fs_type.as_str(), tmp.source.as_os_str()),
+            ("tmpfs", "tmp fs".as_ref())
+        );
+        let nfs = mount_holding(&all, Path::new("/mnt/nfs/a")).unwrap();
+        assert_eq!(nfs.source, "over");
+        assert_eq!(mount_holding(&[], Path::new("/x")), None);
     }
 
     #[test]

@@ -83,11 +83,15 @@ fn leave_now(signal: i32) -> ! {
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
     {
         for p in paths {
-            // SAFETY: unlink is async-signal-safe; the CString outlives the call.
-            unsafe { libc::unlink(p.as_ptr()) };
+            // Given a C string, nix passes it straight to unlink(2): no
+            // allocation, so still async-signal-safe. A file already gone is fine.
+            let _ = nix::unistd::unlink(p.as_c_str());
         }
     }
-    // SAFETY: _exit is async-signal-safe and never returns.
+    // nix has no _exit, and std::process::exit runs atexit handlers, which
+    // are not async-signal-safe.
+    // SAFETY: _exit takes a plain integer, never returns, and is
+    // async-signal-safe.
     unsafe { libc::_exit(128 + signal) }
 }
 

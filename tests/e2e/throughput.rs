@@ -226,14 +226,14 @@ fn bad_throughput_options_are_refused_without_touching_files() {
             &["-t", "2", "-F", "a"],
             "-F names 1 file(s) but the run needs 2",
         ),
-        (&["-t", "1", "-P", "9999"], "-P 9999: no such CPU"),
+        (&["-t", "1", "-P", "9999"], "-P 9999: out of range"),
         (
             &["-t", "2", "-i", "4"],
             "-i 4 (record rewrite) has no throughput form",
         ),
         (&["-F", "a", "b"], "-F only applies to throughput mode"),
         (&["-T"], "-T only applies to throughput mode"),
-        (&["-t", "0"], "-t: 0 workers"),
+        (&["-t", "0"], "-t 0: out of range"),
         (
             &["-l", "3", "-u", "2"],
             "-l: 3 workers is more than the maximum 2",

@@ -282,7 +282,7 @@ fn cache_size_options_show_in_the_header_and_purge_runs_untimed() {
     ));
     let bad = ioz(dir.path(), &["-S", "0"]);
     bad.expect_code(2);
-    assert!(bad.stderr.contains("-S: 0 kB is not a cache size"));
+    assert!(bad.stderr.contains("-S 0: out of range"));
 }
 
 fn an_existing_file_is_only_read_with_plus_e() {

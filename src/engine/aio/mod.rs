@@ -56,8 +56,8 @@ pub struct AioEngine {
     copy_to: Option<AlignedBuf>,
 }
 
-// No request outlives the call that submitted it (every call drains what it
-// started), so between calls the engine owns only plain memory.
+// SAFETY: no request outlives the call that submitted it (every call drains
+// what it started), so between calls the engine owns only plain memory.
 unsafe impl Send for AioEngine {}
 
 impl AioEngine {

@@ -239,7 +239,7 @@ fn q_latencies_follow_the_operations_done() {
             latencies: Some(&mut latencies),
         };
         let stops = Stops {
-            signal: &stop.word(),
+            signal: stop.word(),
             stonewall: Some(&wall),
         };
         let p = e.run_ops(&ops, &mut io, stops).unwrap();

@@ -1,114 +1,53 @@
-//! Throughput mode: for each worker count, every selected phase runs with that
-//! many workers (processes by default, threads with -T) that start together
-//! from a barrier. The parent measures from the barrier's release to the end
-//! of the last worker's timed region.
-
-use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
-use std::sync::Barrier;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
-
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use nix::sys::resource::UsageWho;
-use nix::sys::signal::{Signal, kill};
-use nix::sys::wait::{WaitStatus, waitpid};
-use nix::unistd::{ForkResult, Pid, fork, pipe};
+//! Throughput mode: for each worker count, every phase runs with that many
+//! workers (processes by default, threads with -T) that start together from a
+//! barrier. The parent measures from the barrier's release to the end of the
+//! last worker's timed region.
 
 mod shared;
 mod shared_latencies;
+mod spawn;
 mod worker;
 mod worker_ops;
 
-use super::{file_is_short, fill_file, write_pool};
-use crate::data::telemetry::Replay;
-use crate::engine::clock::now_ns;
-use crate::error::{IoFailure, RunError};
-use crate::model::config::{RunConfig, Sizes, ThroughputConfig};
+use std::path::PathBuf;
+
+use super::events::{Event, Outcome};
+use super::prepare::{fill, is_short};
+use super::recipe::{CellRecipe, PassRecipe, Recipe};
+use super::single::pause_between_tests;
+use crate::error::RunError;
+use crate::model::config::{Sizes, ThroughputConfig};
+use crate::model::latency::OpLatency;
 use crate::model::plan::Cell;
-use crate::model::result::{PhaseResult, RunStatus, WorkerResult};
-use crate::model::workload::{Direction, Pass};
-use crate::report::latency_files;
+use crate::model::result::{PhaseResult, WorkerResult};
 use crate::safety::target::TargetFile;
 use crate::system::signals::StopFlag;
 use shared::SharedState;
 use shared_latencies::SharedLatencies;
-use worker::{Gate, WorkerJob, WorkerReport, run_worker};
+use spawn::{run_processes, run_threads};
+use worker::{WorkerJob, WorkerReport};
 use worker_ops::WorkerOps;
 
-/// Throughput phases in IOzone's order, for the selected tests.
-pub fn phases(config: &RunConfig) -> Vec<Pass> {
-    use Pass::*;
-    [
-        Write,
-        Rewrite,
-        Read,
-        Reread,
-        BackwardRead,
-        StrideRead,
-        RandomRead,
-        RandomMix,
-        RandomWrite,
-        Pwrite,
-        Pread,
-        Fwrite,
-        Fread,
-        Pwritev,
-        Preadv,
-    ]
-    .into_iter()
-    .filter(|p| config.tests.contains(&p.test()))
-    .filter(|p| !(config.no_retest && p.is_retest()))
-    .filter(|p| !config.variations.existing_file || p.direction() == Direction::Read)
-    .collect()
-}
-
-/// Progress of a throughput run.
-pub enum ThroughputEvent<'a> {
-    /// A run with this many workers (each on a file of `file_bytes`) begins.
-    RunStart {
-        workers: u32,
-        file_bytes: u64,
-    },
-    PhaseDone(&'a PhaseResult),
-    /// The run with this many workers is over.
-    RunEnd {
-        workers: u32,
-    },
-}
-
-pub struct ThroughputOutcome {
-    pub phases: Vec<PhaseResult>,
-    pub status: RunStatus,
-    pub error: Option<RunError>,
-}
-
 /// Runs every worker count of the throughput config.
-pub fn run_throughput(
-    config: &RunConfig,
-    replay: &Replay,
+pub(crate) fn run(
+    recipe: &Recipe<'_>,
     throughput: &ThroughputConfig,
     stop: &StopFlag,
-    mut on_event: impl FnMut(ThroughputEvent<'_>),
-) -> ThroughputOutcome {
+    mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Outcome {
+    let config = recipe.config();
     let Sizes::Single {
         file_bytes,
         record_bytes,
     } = config.sizes
     else {
-        return ThroughputOutcome {
-            phases: Vec::new(),
-            status: RunStatus::Failed("throughput mode needs one file and record size".into()),
-            error: Some(RunError::Refused(
-                "throughput mode needs one file and record size".into(),
-            )),
-        };
+        let refused = RunError::Refused("throughput mode needs one file and record size".into());
+        return Outcome::ended(Vec::new(), Vec::new(), None, Some(refused));
     };
-    let mut phases_done = Vec::new();
-    let mut status = RunStatus::Complete;
+    let mut phases = Vec::new();
+    let mut signal = None;
     let mut error = None;
-    'runs: for &workers in &throughput.worker_counts {
+    for &workers in &throughput.worker_counts {
         let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
         let cell = Cell {
             file_bytes: per_worker,
@@ -122,46 +61,67 @@ pub fn run_throughput(
             )));
             break;
         }
-        on_event(ThroughputEvent::RunStart {
-            workers,
+        let cell = recipe.cell(cell);
+        let started = on_event(Event::WorkersStart {
             file_bytes: per_worker,
+            record_bytes,
         });
-        let mut targets = match worker_targets(config, throughput, workers) {
+        if let Err(e) = started {
+            error = Some(e);
+            break;
+        }
+        let mut targets = match worker_targets(recipe, throughput, workers) {
             Ok(t) => t,
             Err(e) => {
                 error = Some(e);
                 break;
             }
         };
-        for pass in phases(config) {
+        let run = Run {
+            cell: &cell,
+            throughput,
+            workers,
+            targets: &targets,
+            stop,
+        };
+        for pass in &cell.passes {
             if let Some(sig) = stop.signal() {
-                status = RunStatus::Interrupted(sig);
+                signal = Some(sig);
                 break;
             }
-            let result = prepare_files(config, throughput, workers, &cell, &targets, pass)
+            let phase = run
+                .prepare_files(pass)
                 .map_err(RunError::Io)
-                .and_then(|()| {
-                    run_phase(
-                        config, replay, throughput, workers, cell, pass, &targets, stop,
-                    )
-                });
-            match result {
-                Ok(PhaseEnd::Done(phase)) => {
-                    on_event(ThroughputEvent::PhaseDone(&phase));
-                    phases_done.push(phase);
-                    super::pause_between_tests(config);
+                .and_then(|()| run.phase(pass));
+            let done = match phase {
+                Ok(PhaseEnd::Done(phase, latencies)) => {
+                    let shown = on_event(Event::PhaseDone {
+                        phase: &phase,
+                        latencies: latencies.as_deref(),
+                    });
+                    // A phase whose results could not be handed on (its -Q
+                    // files not written) is not counted, as in single mode.
+                    if shown.is_ok() {
+                        phases.push(phase);
+                    }
+                    shown
                 }
                 Ok(PhaseEnd::Interrupted(sig)) => {
-                    status = RunStatus::Interrupted(sig);
+                    signal = Some(sig);
                     break;
                 }
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = done {
+                error = Some(e);
+                break;
             }
+            pause_between_tests(&cell);
         }
-        on_event(ThroughputEvent::RunEnd { workers });
+        let ended = on_event(Event::WorkersEnd);
+        if let Err(e) = ended {
+            error.get_or_insert(e);
+        }
         if !config.keep_file {
             for t in &mut targets {
                 if let Err(e) = t.remove() {
@@ -169,26 +129,20 @@ pub fn run_throughput(
                 }
             }
         }
-        if error.is_some() || status != RunStatus::Complete {
-            break 'runs;
+        if error.is_some() || signal.is_some() {
+            break;
         }
     }
-    if let Some(e) = &error {
-        status = RunStatus::Failed(e.to_string());
-    }
-    ThroughputOutcome {
-        phases: phases_done,
-        status,
-        error,
-    }
+    Outcome::ended(Vec::new(), phases, signal, error)
 }
 
 /// The distinct files of a run with `workers` workers, checked and created.
 fn worker_targets(
-    config: &RunConfig,
+    recipe: &Recipe<'_>,
     throughput: &ThroughputConfig,
     workers: u32,
 ) -> Result<Vec<TargetFile>, RunError> {
+    let config = recipe.config();
     let mut paths: Vec<PathBuf> = (0..workers)
         .map(|i| throughput.worker_path(&config.path, i))
         .collect();
@@ -213,373 +167,129 @@ fn worker_targets(
     Ok(targets)
 }
 
-/// Read phases need files with data: write any that are short, untimed, with
-/// what the writer of the file (its first worker) would have written.
-fn prepare_files(
-    config: &RunConfig,
-    throughput: &ThroughputConfig,
+/// One worker count's phases: their cell, workers and files.
+struct Run<'a> {
+    cell: &'a CellRecipe<'a>,
+    throughput: &'a ThroughputConfig,
     workers: u32,
-    cell: &Cell,
-    targets: &[TargetFile],
-    pass: Pass,
-) -> Result<(), IoFailure> {
-    if !pass.test().needs_existing_data() {
-        return Ok(());
-    }
-    for t in targets {
-        let worker = (0..workers)
-            .find(|&i| throughput.worker_path(&config.path, i) == t.path())
-            .unwrap_or(0);
-        if file_is_short(config, cell, t.path())? {
-            fill_file(config, cell, t.path(), &write_pool(config, cell, worker, 0))?;
-        }
-    }
-    Ok(())
+    targets: &'a [TargetFile],
+    stop: &'a StopFlag,
 }
 
 enum PhaseEnd {
-    Done(PhaseResult),
+    /// The phase, and with -Q each worker's latencies in worker order.
+    Done(PhaseResult, Option<Vec<Vec<OpLatency>>>),
     Interrupted(i32),
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_phase(
-    config: &RunConfig,
-    replay: &Replay,
-    throughput: &ThroughputConfig,
-    workers: u32,
-    cell: Cell,
-    pass: Pass,
-    targets: &[TargetFile],
-    stop: &StopFlag,
-) -> Result<PhaseEnd, RunError> {
-    let ops = WorkerOps::build(config, replay, pass, &cell, workers);
-    let shared = SharedState::new()
-        .map_err(|e| RunError::Refused(format!("cannot share memory between workers: {e}")))?;
-    let latencies = if config.variations.offset_latency_files {
-        let most = ops.lists.iter().map(Vec::len).max().unwrap_or(0);
-        Some(SharedLatencies::new(workers, most).map_err(|e| {
-            RunError::Refused(format!("cannot share memory for the -Q latencies: {e}"))
-        })?)
-    } else {
-        None
-    };
-    let paths: Vec<PathBuf> = (0..workers)
-        .map(|i| throughput.worker_path(&config.path, i))
-        .collect();
-    debug_assert!(paths.iter().all(|p| targets.iter().any(|t| t.path() == p)));
-    let job = |index: u32, cpu_scope| WorkerJob {
-        index,
-        pass,
-        config,
-        throughput,
-        path: &paths[index as usize],
-        cell,
-        ops: ops.of(index),
-        truncate: pass == Pass::RandomMix && config.truncates_in_mix(index),
-        latencies: latencies.as_ref(),
-        stop,
-        shared: shared.flags(),
-        cpu_scope,
-    };
-    let reports = if throughput.threads {
-        run_threads(workers, &shared, &job)
-    } else {
-        run_processes(workers, &shared, stop, &job)?
-    };
-    let mut results: Vec<WorkerResult> = Vec::new();
-    let mut interrupted = None;
-    let mut failures = Vec::new();
-    for report in reports {
-        match report {
-            WorkerReport::Done(r) => results.push(r),
-            WorkerReport::Failed { message, .. } => failures.push(message),
-            WorkerReport::Interrupted { signal, .. } => interrupted = Some(signal),
-            WorkerReport::Aborted { .. } => {}
-        }
+impl Run<'_> {
+    fn worker_path(&self, worker: u32) -> PathBuf {
+        let config = self.cell.config();
+        self.throughput.worker_path(&config.path, worker)
     }
-    if let Some(first) = failures.into_iter().next() {
-        return Err(RunError::Worker(first));
-    }
-    if let Some(sig) = interrupted.or(stop.signal()) {
-        return Ok(PhaseEnd::Interrupted(sig));
-    }
-    results.sort_by_key(|r| r.worker);
-    if let Some(area) = &latencies {
-        write_latency_files(pass, &results, &ops, area, &paths)?;
-    }
-    // The parent's view: from the release to the end of the last timed region.
-    let parent_end = results
-        .iter()
-        .map(|r| r.end_after_release_ns.max(0) as u64)
-        .max()
-        .unwrap_or(0);
-    Ok(PhaseEnd::Done(PhaseResult {
-        pass,
-        workers,
-        threads: throughput.threads,
-        file_bytes: cell.file_bytes,
-        record_bytes: cell.record_bytes,
-        parent_elapsed_ns: parent_end,
-        stonewall: throughput.stonewall,
-        results,
-    }))
-}
 
-/// `-Q`: IOzone's per-child files, `Child_<n>_<test>.dat` in the current
-/// directory, written once every worker of the phase is done.
-fn write_latency_files(
-    pass: Pass,
-    results: &[WorkerResult],
-    ops: &WorkerOps,
-    area: &SharedLatencies,
-    paths: &[PathBuf],
-) -> Result<(), RunError> {
-    for r in results {
-        let name = latency_files::worker_file_name(pass, r.worker);
-        latency_files::append_to(
-            Path::new(&name),
-            ops.of(r.worker),
-            &area.load(r.worker),
-            (r.cpu_user_ns, r.cpu_system_ns),
-            r.elapsed_ns,
-        )
-        .map_err(|e| {
-            RunError::Io(IoFailure {
-                operation: "write the -Q latency file for",
-                path: paths[r.worker as usize].clone(),
-                offset: None,
-                pass: Some(pass),
-                source: io::Error::new(e.kind(), format!("{name}: {e}")),
-            })
-        })?;
-    }
-    Ok(())
-}
-
-/// Threads: two barriers; the parent reads the release time between them, so
-/// no worker's clock can start before it.
-fn run_threads<'a>(
-    workers: u32,
-    shared: &SharedState,
-    job: &(dyn Fn(u32, UsageWho) -> WorkerJob<'a> + Sync),
-) -> Vec<WorkerReport> {
-    struct BarrierGate<'b> {
-        arrived: &'b Barrier,
-        released: &'b Barrier,
-        shared: &'b SharedState,
-    }
-    impl Gate for BarrierGate<'_> {
-        fn arrive(&self, ok: bool) {
-            if !ok {
-                self.shared.abort();
-            }
-            self.arrived.wait();
+    /// Read phases need files with data: write any that are short, untimed,
+    /// with what the writer of the file (its first worker) would have written.
+    fn prepare_files(&self, pass: &PassRecipe) -> Result<(), crate::error::IoFailure> {
+        if !pass.pass.test().needs_existing_data() {
+            return Ok(());
         }
-        fn wait_for_release(&self) {
-            self.released.wait();
-        }
-    }
-    let arrived = Barrier::new(workers as usize + 1);
-    let released = Barrier::new(workers as usize + 1);
-    let gate = BarrierGate {
-        arrived: &arrived,
-        released: &released,
-        shared,
-    };
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|i| {
-                let gate = &gate;
-                s.spawn(move || run_worker(&job(i, UsageWho::RUSAGE_THREAD), gate))
-            })
-            .collect();
-        arrived.wait();
-        shared.flags().release_ns.store(now_ns(), Ordering::SeqCst);
-        released.wait();
-        handles
-            .into_iter()
-            .enumerate()
-            .map(|(i, h)| {
-                h.join().unwrap_or_else(|_| WorkerReport::Failed {
-                    worker: i as u32,
-                    message: format!("worker {i} panicked"),
-                })
-            })
-            .collect()
-    })
-}
-
-/// Processes: each worker is forked after setup data is ready. Workers say
-/// "ready" on a pipe; the parent records the release time in shared memory and
-/// closes the "go" pipe, which wakes every worker at once; each worker sends
-/// its report as one JSON line on its own pipe and exits.
-fn run_processes<'a>(
-    workers: u32,
-    shared: &SharedState,
-    stop: &StopFlag,
-    job: &dyn Fn(u32, UsageWho) -> WorkerJob<'a>,
-) -> Result<Vec<WorkerReport>, RunError> {
-    let pipe_error =
-        |e: nix::Error| RunError::Refused(format!("cannot create a pipe for the workers: {e}"));
-    let (ready_read, ready_write) = pipe().map_err(pipe_error)?;
-    let (go_read, go_write) = pipe().map_err(pipe_error)?;
-    let mut children: Vec<(Pid, OwnedFd)> = Vec::new();
-    crate::engine::before_fork();
-    let _ = io::stdout().flush();
-    let _ = io::stderr().flush();
-    for index in 0..workers {
-        let (report_read, report_write) = pipe().map_err(pipe_error)?;
-        // SAFETY: ioz is single-threaded here (no helper threads are running in
-        // throughput mode with processes), so the child may allocate and run
-        // ordinary code; it leaves with _exit and never returns.
-        match unsafe { fork() } {
-            Ok(ForkResult::Child) => {
-                drop(ready_read);
-                drop(go_write);
-                drop(report_read);
-                for (_, fd) in children.drain(..) {
-                    drop(fd);
-                }
-                let gate = PipeGate {
-                    ready: ready_write,
-                    go: go_read,
-                };
-                let report = run_worker(&job(index, UsageWho::RUSAGE_SELF), &gate);
-                let code = i32::from(!matches!(report, WorkerReport::Done(_)));
-                let mut out = std::fs::File::from(report_write);
-                let line = serde_json::to_string(&report).unwrap_or_default();
-                let _ = writeln!(out, "{line}");
-                drop(out);
-                // SAFETY: _exit skips the parent's atexit handlers and stdio buffers.
-                unsafe { libc::_exit(code) };
-            }
-            Ok(ForkResult::Parent { child }) => {
-                drop(report_write);
-                children.push((child, report_read));
-            }
-            Err(e) => {
-                shared.abort();
-                drop(go_write);
-                reap(&children);
-                return Err(RunError::Refused(format!(
-                    "cannot start worker {index}: {e}"
-                )));
+        for t in self.targets {
+            let worker = (0..self.workers)
+                .find(|&i| self.worker_path(i) == t.path())
+                .unwrap_or(0);
+            if is_short(self.cell, t.path())? {
+                fill(self.cell, t.path(), &self.cell.write_pool(worker, 0))?;
             }
         }
+        Ok(())
     }
-    drop(ready_write);
-    drop(go_read);
 
-    // Wait until every worker has arrived (or died), forwarding a stop signal.
-    let mut ready = std::fs::File::from(ready_read);
-    let mut arrived = 0;
-    let mut forwarded = false;
-    while arrived < workers {
-        forward_stop(stop, &children, &mut forwarded);
-        if !readable(ready.as_raw_fd(), 100) {
-            continue;
-        }
-        let mut byte = [0u8; 64];
-        match ready.read(&mut byte) {
-            Ok(0) | Err(_) => break, // every worker has exited or closed its end
-            Ok(n) => {
-                if byte[..n].contains(&b'E') {
-                    shared.abort();
-                }
-                arrived += n as u32;
-            }
-        }
-    }
-    if arrived < workers {
-        shared.abort();
-    }
-    shared.flags().release_ns.store(now_ns(), Ordering::SeqCst);
-    drop(go_write);
-
-    let mut reports = Vec::new();
-    for (index, (pid, fd)) in children.iter().enumerate() {
-        let mut text = String::new();
-        let mut file = std::fs::File::from(
-            fd.try_clone()
-                .map_err(|e| RunError::Refused(e.to_string()))?,
+    fn phase(&self, pass: &PassRecipe) -> Result<PhaseEnd, RunError> {
+        let workers = self.workers;
+        let ops = WorkerOps::build(self.cell, pass, workers);
+        let shared = SharedState::new()
+            .map_err(|e| RunError::System(format!("cannot share memory between workers: {e}")))?;
+        let latencies = if pass.record_latencies {
+            Some(SharedLatencies::new(workers, ops.longest()).map_err(|e| {
+                RunError::System(format!("cannot share memory for the -Q latencies: {e}"))
+            })?)
+        } else {
+            None
+        };
+        let paths: Vec<PathBuf> = (0..workers).map(|i| self.worker_path(i)).collect();
+        debug_assert!(
+            paths
+                .iter()
+                .all(|p| self.targets.iter().any(|t| t.path() == p))
         );
-        loop {
-            forward_stop(stop, &children, &mut forwarded);
-            if readable(file.as_raw_fd(), 100) {
-                break;
+        let job = |index: u32, cpu_scope| WorkerJob {
+            index,
+            cell: self.cell,
+            pass,
+            throughput: self.throughput,
+            path: &paths[index as usize],
+            ops: ops.of(index),
+            latencies: latencies.as_ref(),
+            stop: self.stop,
+            shared: shared.flags(),
+            cpu_scope,
+        };
+        let reports = if self.throughput.threads {
+            run_threads(workers, &shared, &job)
+        } else {
+            run_processes(workers, &shared, self.stop, &job)?
+        };
+        let mut results: Vec<WorkerResult> = Vec::new();
+        let mut interrupted = None;
+        let mut failures = Vec::new();
+        for report in reports {
+            match report {
+                WorkerReport::Done(r) => results.push(r),
+                WorkerReport::Failed { message, .. } => failures.push(message),
+                WorkerReport::Interrupted { signal, .. } => interrupted = Some(signal),
+                WorkerReport::Aborted { .. } => {}
             }
         }
-        let _ = file.read_to_string(&mut text);
-        let report = serde_json::from_str::<WorkerReport>(text.trim()).unwrap_or_else(|_| {
-            WorkerReport::Failed {
-                worker: index as u32,
-                message: format!("worker {index} (pid {pid}) ended without a report"),
-            }
+        if let Some(first) = failures.into_iter().next() {
+            return Err(RunError::Worker(first));
+        }
+        if let Some(sig) = interrupted.or(self.stop.signal()) {
+            return Ok(PhaseEnd::Interrupted(sig));
+        }
+        results.sort_by_key(|r| r.worker);
+        let latencies = latencies.map(|area| {
+            results
+                .iter()
+                .map(|r| {
+                    ops.of(r.worker)
+                        .iter()
+                        .zip(area.load(r.worker))
+                        .map(|(op, latency_ns)| OpLatency {
+                            offset: op.offset,
+                            bytes: op.len as u64,
+                            latency_ns,
+                        })
+                        .collect()
+                })
+                .collect()
         });
-        reports.push(report);
-    }
-    reap(&children);
-    Ok(reports)
-}
-
-/// A pipe-based barrier for worker processes.
-struct PipeGate {
-    ready: OwnedFd,
-    go: OwnedFd,
-}
-
-impl Gate for PipeGate {
-    fn arrive(&self, ok: bool) {
-        let byte = if ok { b"R" } else { b"E" };
-        // SAFETY: writing one byte from a live buffer to our pipe end.
-        let _ = unsafe { libc::write(self.ready.as_raw_fd(), byte.as_ptr().cast(), 1) };
-    }
-
-    fn wait_for_release(&self) {
-        let mut byte = [0u8; 1];
-        loop {
-            // SAFETY: reading into a live one-byte buffer from our pipe end.
-            let n = unsafe { libc::read(self.go.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
-            // EOF: the parent closed the pipe, which is the release.
-            if n == 0 || (n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted)
-            {
-                return;
-            }
-        }
-    }
-}
-
-fn readable(fd: i32, timeout_ms: u16) -> bool {
-    // SAFETY: the descriptor is open for the duration of the call.
-    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    let mut fds = [PollFd::new(borrowed, PollFlags::POLLIN)];
-    matches!(poll(&mut fds, PollTimeout::from(timeout_ms)), Ok(n) if n > 0)
-}
-
-/// Passes a stop signal the parent received on to every worker, once.
-fn forward_stop(stop: &StopFlag, children: &[(Pid, OwnedFd)], forwarded: &mut bool) {
-    if *forwarded {
-        return;
-    }
-    if let Some(sig) = stop.signal() {
-        let signal = Signal::try_from(sig).unwrap_or(Signal::SIGTERM);
-        for (pid, _) in children {
-            let _ = kill(*pid, signal);
-        }
-        *forwarded = true;
-    }
-}
-
-/// Waits for every worker process, so none is left behind.
-fn reap(children: &[(Pid, OwnedFd)]) {
-    for (pid, _) in children {
-        loop {
-            match waitpid(*pid, None) {
-                Ok(WaitStatus::StillAlive) => std::thread::sleep(Duration::from_millis(1)),
-                Err(nix::errno::Errno::EINTR) => {}
-                _ => break,
-            }
-        }
+        // The parent's view: from the release to the end of the last timed region.
+        let parent_end = results
+            .iter()
+            .map(|r| r.end_after_release_ns.max(0) as u64)
+            .max()
+            .unwrap_or(0);
+        let phase = PhaseResult {
+            pass: pass.pass,
+            workers,
+            threads: self.throughput.threads,
+            file_bytes: self.cell.cell.file_bytes,
+            record_bytes: self.cell.cell.record_bytes,
+            parent_elapsed_ns: parent_end,
+            stonewall: self.throughput.stonewall,
+            results,
+        };
+        Ok(PhaseEnd::Done(phase, latencies))
     }
 }

@@ -58,6 +58,8 @@ impl Drop for SharedState {
     }
 }
 
-// The flags are atomics; sharing references across threads is sound.
+// SAFETY: the mapping is the state's own and every access to it goes
+// through atomics, so it may move and be shared across threads.
 unsafe impl Send for SharedState {}
+// SAFETY: as above.
 unsafe impl Sync for SharedState {}

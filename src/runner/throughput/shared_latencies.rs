@@ -87,8 +87,10 @@ impl Drop for SharedLatencies {
     }
 }
 
-// Every access goes through atomics.
+// SAFETY: the mapping is the area's own and every access to it goes
+// through atomics, so it may move and be shared across threads.
 unsafe impl Send for SharedLatencies {}
+// SAFETY: as above.
 unsafe impl Sync for SharedLatencies {}
 
 #[cfg(test)]
@@ -112,6 +114,8 @@ mod tests {
         match unsafe { nix::unistd::fork() }.unwrap() {
             nix::unistd::ForkResult::Child => {
                 area.store(1, &[42, 43]);
+                // SAFETY: _exit leaves the forked child without running the
+                // test harness's handlers in it.
                 unsafe { libc::_exit(0) };
             }
             nix::unistd::ForkResult::Parent { child } => {

@@ -2,7 +2,6 @@
 //! loop under stonewalling, then finish untimed. The same code runs in a forked
 //! process or in a thread; only the [`Gate`] differs.
 
-use std::io;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -10,26 +9,21 @@ use std::time::Duration;
 use nix::sys::resource::UsageWho;
 use serde::{Deserialize, Serialize};
 
-use super::super::pass::{
-    WithEngine, after_loop, before_loop, cpu_ns, depth_for, failure, open_spec, timed,
-    with_engine_opened,
-};
-use super::super::timed::{EarlyStop, Stops};
 use super::shared::SharedFlags;
 use super::shared_latencies::SharedLatencies;
-use crate::data::buffer::AlignedBuf;
 use crate::data::pattern::{IoOp, OpKind};
-use crate::data::verify::Verifier;
-use crate::engine::{Engine, latency_buffer};
+use crate::engine::{EarlyStop, Engine, Stops};
 use crate::error::IoFailure;
-use crate::model::config::{RunConfig, ThroughputConfig};
-use crate::model::plan::Cell;
+use crate::model::config::ThroughputConfig;
 use crate::model::result::WorkerResult;
-use crate::model::workload::Pass;
+use crate::runner::pass::{
+    Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine,
+};
+use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
 
 /// How a worker meets the others at the barrier.
-pub trait Gate {
+pub(super) trait Gate {
     /// Setup is done (`ok`) or failed; either way the worker arrives.
     fn arrive(&self, ok: bool);
     /// Blocks until the parent opens the barrier.
@@ -38,7 +32,7 @@ pub trait Gate {
 
 /// What a worker reports to the parent.
 #[derive(Debug, Serialize, Deserialize)]
-pub enum WorkerReport {
+pub(super) enum WorkerReport {
     Done(WorkerResult),
     Failed {
         worker: u32,
@@ -55,17 +49,14 @@ pub enum WorkerReport {
 }
 
 /// Everything a worker needs, prepared before it starts.
-pub struct WorkerJob<'a> {
+pub(super) struct WorkerJob<'a> {
     pub index: u32,
-    pub pass: Pass,
-    pub config: &'a RunConfig,
+    pub cell: &'a CellRecipe<'a>,
+    pub pass: &'a PassRecipe,
     pub throughput: &'a ThroughputConfig,
     pub path: &'a Path,
-    pub cell: Cell,
     /// This worker's operations (in the mix they depend on its role).
     pub ops: &'a [IoOp],
-    /// `-+F`: open with O_TRUNC (the mix's writer workers).
-    pub truncate: bool,
     /// `-Q`: where the worker leaves its latencies for the parent.
     pub latencies: Option<&'a SharedLatencies>,
     pub stop: &'a StopFlag,
@@ -75,7 +66,7 @@ pub struct WorkerJob<'a> {
 }
 
 /// Runs the worker to the end and says how it went.
-pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
+pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     let worker = job.index;
     if let Some(first) = job.throughput.first_cpu {
         // Placement is a request, not a measurement: a failure is reported, not fatal.
@@ -83,21 +74,20 @@ pub fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
             eprintln!("ioz: worker {worker}: cannot bind to a CPU: {e}");
         }
     }
-    let slots = depth_for(job.pass, job.config) as usize;
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
-    let mut read_buf = AlignedBuf::zeroed(super::super::read_buf_len(job.config, &job.cell, slots));
-    let pool = super::super::write_pool(job.config, &job.cell, worker, 1 + worker as u64);
+    let mut read_buf = job.cell.read_buf(job.pass.slots());
+    let pool = job.cell.write_pool(worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
         gate,
-        read_buf: &mut read_buf,
-        pool: &pool,
+        buffers: Buffers {
+            read_buf: &mut read_buf,
+            pool: &pool,
+        },
     };
-    let mut spec = open_spec(job.pass, job.config, &job.cell);
-    spec.truncate |= job.truncate;
-    let report = with_engine_opened(job.pass, job.config, job.path, spec, body);
-    let report = report.unwrap_or_else(|e| {
+    let spec = job.pass.open_for(worker);
+    let report = with_engine(job.pass, &spec, job.path, body).unwrap_or_else(|e| {
         // The open failed: arrive anyway so the barrier is not left waiting.
         gate.arrive(false);
         gate.wait_for_release();
@@ -127,8 +117,7 @@ fn pin_to_cpu(cpu: usize) -> nix::Result<()> {
 struct WorkerBody<'a, 'j> {
     job: &'a WorkerJob<'j>,
     gate: &'a dyn Gate,
-    read_buf: &'a mut [u8],
-    pool: &'a [u8],
+    buffers: Buffers<'a>,
 }
 
 impl WithEngine for WorkerBody<'_, '_> {
@@ -138,18 +127,17 @@ impl WithEngine for WorkerBody<'_, '_> {
         let WorkerBody {
             job,
             gate,
-            read_buf,
-            pool,
+            mut buffers,
         } = self;
-        let (pass, config, path) = (job.pass, job.config, job.path);
-        if let Err(e) = before_loop(&mut engine, pass, config, path, (&*read_buf, pool)) {
+        let (pass, path) = (job.pass, job.path);
+        if let Err(e) = before_loop(&mut engine, pass, path, &buffers) {
             gate.arrive(false);
             gate.wait_for_release();
             return Err(e);
         }
         // -Q and -V/-+d: everything they need is made before the barrier.
-        let mut latencies = job.latencies.map(|_| latency_buffer(job.ops.len()));
-        let mut check = Verifier::for_pass(pass, config, job.ops);
+        let record_bytes = job.cell.verified_record_bytes(pass, job.ops);
+        let mut ready = ReadyPass::new(pass, path, job.ops, record_bytes);
         gate.arrive(true);
         gate.wait_for_release();
         let shared = job.shared;
@@ -171,18 +159,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             stonewall: Some(stonewall),
         };
         let (user0, sys0) = cpu_ns(job.cpu_scope);
-        let outcome = timed(
-            &mut engine,
-            pass,
-            config,
-            path,
-            job.ops,
-            read_buf,
-            pool,
-            stops,
-            check.as_mut(),
-            latencies.as_mut(),
-        )?;
+        let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops)?;
         let (user1, sys1) = cpu_ns(job.cpu_scope);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
         match outcome.stopped {
@@ -207,18 +184,7 @@ impl WithEngine for WorkerBody<'_, '_> {
                         signal: job.stop.word(),
                         stonewall: None,
                     };
-                    let finish = timed(
-                        &mut engine,
-                        pass,
-                        config,
-                        path,
-                        rest,
-                        read_buf,
-                        pool,
-                        stops,
-                        check.as_mut(),
-                        None,
-                    )?;
+                    let finish = ready.finish_writes(&mut engine, rest, &mut buffers, stops)?;
                     if let Some(EarlyStop::Signal(signal)) = finish.stopped {
                         return Ok(WorkerReport::Interrupted {
                             worker: job.index,
@@ -228,37 +194,20 @@ impl WithEngine for WorkerBody<'_, '_> {
                 }
             }
         }
-        after_loop(&mut engine, pass, config, path)?;
-        if let (Some(area), Some(latencies)) = (job.latencies, &latencies) {
+        after_loop(&mut engine, pass, path)?;
+        if let (Some(area), Some(latencies)) = (job.latencies, ready.latencies_ns()) {
             area.store(job.index, latencies);
         }
-        let completed = outcome.stopped.is_none();
         // Whole records, or with telemetry the sum of the replayed sizes.
-        let expected = crate::model::plan::pass_size(config, &job.cell, pass).bytes;
-        if completed && outcome.bytes != expected {
-            return Err(failure(pass, path)(
-                "check byte count of",
-                None,
-                io::Error::other(format!(
-                    "moved {} bytes, expected {expected}",
-                    outcome.bytes
-                )),
-            ));
-        }
-        // A replayed operation is not a record: count operations then.
-        let records = if config.telemetry.is_some() {
-            outcome.ops_done as u64
-        } else {
-            outcome.bytes / job.cell.record_bytes.max(1)
-        };
+        ready.check_bytes(&outcome)?;
         Ok(WorkerReport::Done(WorkerResult {
             worker: job.index,
             bytes: outcome.bytes,
-            records,
+            records: pass.records_done(outcome.bytes, outcome.ops_done, job.cell.cell.record_bytes),
             elapsed_ns: outcome.elapsed_ns(),
             start_after_release_ns: outcome.start_ns as i64 - release_ns as i64,
             end_after_release_ns: outcome.end_ns as i64 - release_ns as i64,
-            stonewalled: !completed,
+            stonewalled: outcome.stopped.is_some(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
         }))

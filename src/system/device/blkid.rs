@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::signature::{Kind, Signature, sig};
+use super::signature::{Kind, Signature};
 
 /// `blkid -o export` output: one `KEY=value` per line.
 pub fn parse_blkid_export(text: &str) -> BTreeMap<String, String> {
@@ -46,7 +46,7 @@ pub fn blkid_signatures(fields: &BTreeMap<String, String>) -> Vec<Signature> {
             other => other.to_string(),
         };
         let what = format!("{} {name} partition table", article(&name));
-        out.push(sig(
+        out.push(Signature::new(
             Kind::PartitionTable,
             with_uuid(what, "PTUUID", fields.get("PTUUID")),
         ));
@@ -67,7 +67,10 @@ pub fn blkid_signatures(fields: &BTreeMap<String, String>) -> Vec<Signature> {
             (_, "filesystem") => (Kind::FileSystem, format!("{} {t} file system", article(t))),
             _ => (Kind::Other, format!("{} {t} signature", article(t))),
         };
-        out.push(sig(kind, with_uuid(what, "UUID", fields.get("UUID"))));
+        out.push(Signature::new(
+            kind,
+            with_uuid(what, "UUID", fields.get("UUID")),
+        ));
     }
     out
 }
@@ -91,7 +94,7 @@ pub fn blkid_probe(path: &Path) -> Option<Vec<Signature>> {
         // Nothing found.
         Some(2) => Some(Vec::new()),
         // Ambivalent: more than one signature.
-        Some(8) => Some(vec![sig(
+        Some(8) => Some(vec![Signature::new(
             Kind::Other,
             "more than one signature (blkid: ambivalent result; wipefs lists them)",
         )]),
@@ -122,12 +125,15 @@ mod tests {
         let s = export("UUID=8226\nVERSION=1.0\nTYPE=ext4\nUSAGE=filesystem\n");
         assert_eq!(
             s,
-            [sig(Kind::FileSystem, "an ext4 file system (UUID 8226)")]
+            [Signature::new(
+                Kind::FileSystem,
+                "an ext4 file system (UUID 8226)"
+            )]
         );
         let s = export("TYPE=btrfs\nUSAGE=filesystem\n");
         assert_eq!(s[0].what, "a btrfs file system");
         let s = export("UUID=f9f7\nVERSION=1\nTYPE=swap\nUSAGE=other\n");
-        assert_eq!(s, [sig(Kind::Swap, "a swap area (UUID f9f7)")]);
+        assert_eq!(s, [Signature::new(Kind::Swap, "a swap area (UUID f9f7)")]);
         let s = export("TYPE=LVM2_member\nUSAGE=raid\n");
         assert_eq!(s[0].kind, Kind::Lvm);
         assert!(s[0].what.contains("LVM physical volume"));
@@ -136,12 +142,15 @@ mod tests {
         let s = export("TYPE=crypto_LUKS\nUSAGE=crypto\nUUID=1-2\n");
         assert_eq!(
             s,
-            [sig(Kind::Encrypted, "a LUKS encrypted volume (UUID 1-2)")]
+            [Signature::new(
+                Kind::Encrypted,
+                "a LUKS encrypted volume (UUID 1-2)"
+            )]
         );
         let s = export("PTUUID=5a1c\nPTTYPE=gpt\n");
         assert_eq!(
             s,
-            [sig(
+            [Signature::new(
                 Kind::PartitionTable,
                 "a GPT partition table (PTUUID 5a1c)"
             )]
@@ -149,7 +158,7 @@ mod tests {
         let s = export("PTTYPE=dos\n");
         assert_eq!(s[0].what, "a dos (MBR) partition table");
         let s = export("TYPE=zonefs\n");
-        assert_eq!(s, [sig(Kind::Other, "a zonefs signature")]);
+        assert_eq!(s, [Signature::new(Kind::Other, "a zonefs signature")]);
         assert!(export("DEVNAME=/dev/loop0\n").is_empty());
     }
 }

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::{BlockDevice, dir_names, rdev_of, read_attr};
+use super::{BlockDevice, dir_names, rdev_of};
+use crate::system::sysfs::read_attr;
 
 /// What `--destroy-data` may name a device by.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

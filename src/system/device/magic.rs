@@ -2,7 +2,7 @@
 //! md superblocks near its end): pure functions over bytes, for when blkid
 //! is absent and for the kinds it does not report.
 
-use super::signature::{Kind, Signature, sig};
+use super::signature::{Kind, Signature};
 
 /// Bytes read from the start of a device to look for signatures: enough for
 /// the btrfs superblock at 64 KiB and swap headers of 64 KiB pages.
@@ -70,24 +70,30 @@ pub fn magic_signatures(buf: &[u8]) -> Vec<Signature> {
     let mut out = Vec::new();
     let gpt = at(buf, 512, b"EFI PART") || at(buf, 4096, b"EFI PART");
     if gpt {
-        out.push(sig(Kind::PartitionTable, "a GPT partition table"));
+        out.push(Signature::new(
+            Kind::PartitionTable,
+            "a GPT partition table",
+        ));
     } else if has_mbr(buf) {
-        out.push(sig(Kind::PartitionTable, "a dos (MBR) partition table"));
+        out.push(Signature::new(
+            Kind::PartitionTable,
+            "a dos (MBR) partition table",
+        ));
     }
     if at(buf, 1080, &[0x53, 0xef]) {
-        out.push(sig(
+        out.push(Signature::new(
             Kind::FileSystem,
             uuid_note("an ext2/3/4 file system", raw_uuid(buf, 1024 + 0x68)),
         ));
     }
     if at(buf, 0, b"XFSB") {
-        out.push(sig(
+        out.push(Signature::new(
             Kind::FileSystem,
             uuid_note("an xfs file system", raw_uuid(buf, 32)),
         ));
     }
     if at(buf, 65600, b"_BHRfS_M") {
-        out.push(sig(
+        out.push(Signature::new(
             Kind::FileSystem,
             uuid_note("a btrfs file system", raw_uuid(buf, 65536 + 0x20)),
         ));
@@ -95,33 +101,36 @@ pub fn magic_signatures(buf: &[u8]) -> Vec<Signature> {
     // The swap header ends its first page; pages of 4 to 64 KiB.
     for page in [4096usize, 8192, 16384, 65536] {
         if at(buf, page - 10, b"SWAPSPACE2") {
-            out.push(sig(
+            out.push(Signature::new(
                 Kind::Swap,
                 uuid_note("a swap area", raw_uuid(buf, 1024 + 12)),
             ));
             break;
         }
         if at(buf, page - 10, b"SWAP-SPACE") {
-            out.push(sig(Kind::Swap, "a swap area (old format)"));
+            out.push(Signature::new(Kind::Swap, "a swap area (old format)"));
             break;
         }
     }
     if at(buf, 0, b"LUKS\xba\xbe") {
-        out.push(sig(
+        out.push(Signature::new(
             Kind::Encrypted,
             uuid_note("a LUKS encrypted volume", text_field(buf, 168, 40)),
         ));
     }
     // The LVM label sits in one of the first four sectors (the second by default).
     if (0..4).any(|s| at(buf, s * 512, b"LABELONE")) {
-        out.push(sig(Kind::Lvm, "an LVM physical volume"));
+        out.push(Signature::new(Kind::Lvm, "an LVM physical volume"));
     }
     // md superblocks 1.1 (at 0) and 1.2 (at 4 KiB); 0.90 and 1.0 sit at the end.
     if [0usize, 4096]
         .iter()
         .any(|&o| buf.get(o..).is_some_and(is_md_magic))
     {
-        out.push(sig(Kind::Raid, "a Linux software RAID (md) member"));
+        out.push(Signature::new(
+            Kind::Raid,
+            "a Linux software RAID (md) member",
+        ));
     }
     out
 }
@@ -194,7 +203,10 @@ mod tests {
         let used = with(&[(510, &[0x55, 0xaa]), (446 + 4, &[0x83])]);
         assert_eq!(
             magic_signatures(&used),
-            [sig(Kind::PartitionTable, "a dos (MBR) partition table")]
+            [Signature::new(
+                Kind::PartitionTable,
+                "a dos (MBR) partition table"
+            )]
         );
         // Boot code, not a table: a boot flag other than 0 or 0x80.
         let code = with(&[(510, &[0x55, 0xaa]), (446, &[0x33, 0, 0, 0, 0x83])]);
@@ -203,7 +215,10 @@ mod tests {
         let gpt = with(&[(510, &[0x55, 0xaa]), (446 + 4, &[0xee]), (512, b"EFI PART")]);
         assert_eq!(
             magic_signatures(&gpt),
-            [sig(Kind::PartitionTable, "a GPT partition table")]
+            [Signature::new(
+                Kind::PartitionTable,
+                "a GPT partition table"
+            )]
         );
     }
 

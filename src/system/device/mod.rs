@@ -5,7 +5,9 @@
 //! bytes; the rest reads sysfs, /proc and the device itself (read-only).
 
 mod blkid;
+mod contents;
 mod identity;
+mod kind;
 mod magic;
 mod signature;
 mod size;
@@ -13,15 +15,15 @@ mod usage;
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-pub use blkid::{blkid_probe, blkid_signatures, parse_blkid_export};
+use crate::system::sysfs::read_attr;
+
 pub use identity::Identity;
-pub use magic::{PROBE_BYTES, is_md_magic, magic_signatures, md_end_offsets};
-pub use signature::{Kind, Signature, merge};
+pub use kind::{DeviceKind, is_device, rdev_of};
 pub use size::{size_of, usable_len};
-pub use usage::{Mount, parse_mountinfo, parse_swaps, unescape_octal};
+pub use usage::is_busy;
 
 /// "a", "a and b", "a, b and c".
 pub fn join_and(items: &[String]) -> String {
@@ -46,21 +48,9 @@ pub struct BlockDevice {
     pub size: u64,
 }
 
-fn major_minor(rdev: u64) -> (u32, u32) {
+/// A device number split into (major, minor).
+pub fn major_minor(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
-}
-
-fn read_attr(path: impl AsRef<Path>) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
-}
-
-/// The device number of the block device at `path` (following symlinks);
-/// `None` for anything else.
-pub fn rdev_of(path: &Path) -> Option<u64> {
-    let m = fs::metadata(path).ok()?;
-    m.file_type().is_block_device().then(|| m.rdev())
 }
 
 /// The names in `dir`, sorted (none when it cannot be read).
@@ -81,7 +71,7 @@ impl BlockDevice {
     /// its sysfs entry and its size. Opens it read-only.
     pub fn open(path: &Path) -> io::Result<BlockDevice> {
         let meta = fs::metadata(path)?;
-        if !meta.file_type().is_block_device() {
+        if DeviceKind::of_metadata(&meta) != Some(DeviceKind::Block) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "not a block device",

@@ -2,50 +2,56 @@
 //! length of a target that may be a regular file or a device.
 
 use std::fs;
-use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileTypeExt;
+use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
-/// `_IOR(0x12, 114, u64)`: the device's size in bytes.
-#[cfg(any(
-    target_arch = "powerpc",
-    target_arch = "powerpc64",
-    target_arch = "mips",
-    target_arch = "mips64",
-    target_arch = "sparc",
-    target_arch = "sparc64"
-))]
-const BLKGETSIZE64: u64 = 0x4008_1272;
-#[cfg(not(any(
-    target_arch = "powerpc",
-    target_arch = "powerpc64",
-    target_arch = "mips",
-    target_arch = "mips64",
-    target_arch = "sparc",
-    target_arch = "sparc64"
-)))]
-const BLKGETSIZE64: u64 = 0x8008_1272;
+use super::DeviceKind;
 
-/// The size of an open block device (ioctl BLKGETSIZE64).
+/// The size of an open block device, in bytes. Its metadata says 0; the
+/// kernel answers a seek to the end of a block device with its size (the
+/// number the BLKGETSIZE64 ioctl gives), and a seek needs no `unsafe`.
+/// Moves the file's position to its end.
 pub fn size_of(file: &fs::File) -> io::Result<u64> {
-    let mut size: u64 = 0;
-    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is live.
-    let r = unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut size as *mut u64) };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(size)
-    }
+    let mut file = file;
+    file.seek(SeekFrom::End(0))
 }
 
 /// A regular file's length, or a block device's size (which its metadata
 /// reports as 0).
 pub fn usable_len(path: &Path) -> io::Result<u64> {
     let meta = fs::metadata(path)?;
-    if meta.file_type().is_block_device() {
+    if DeviceKind::of_metadata(&meta) == Some(DeviceKind::Block) {
         size_of(&fs::File::open(path)?)
     } else {
         Ok(meta.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::sysfs::read_attr;
+
+    #[test]
+    fn a_block_devices_size_is_what_sysfs_counts_in_sectors() {
+        // Whichever block devices this machine lets us open (loop devices
+        // here), compared with sysfs's count of 512-byte sectors.
+        let Ok(entries) = fs::read_dir("/sys/class/block") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let node = Path::new("/dev").join(entry.file_name());
+            let (Some(sectors), Ok(file)) = (
+                read_attr(entry.path().join("size")).and_then(|s| s.parse::<u64>().ok()),
+                fs::File::open(&node),
+            ) else {
+                continue;
+            };
+            if DeviceKind::of(&node) != Some(DeviceKind::Block) {
+                continue;
+            }
+            assert_eq!(size_of(&file).unwrap(), sectors * 512, "{node:?}");
+            assert_eq!(usable_len(&node).unwrap(), sectors * 512, "{node:?}");
+        }
     }
 }

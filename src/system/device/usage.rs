@@ -2,44 +2,26 @@
 //! swap, held by another device (dm, md), or refusing an exclusive open.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use super::{BlockDevice, dir_names, major_minor, rdev_of};
+use crate::system::mountinfo::{self, Mount};
 
-/// Undoes the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
-pub fn unescape_octal(s: &str) -> String {
-    String::from_utf8_lossy(&crate::system::mountinfo::unescape(s)).into_owned()
-}
-
-/// One line of /proc/self/mountinfo, reduced to what the checks need.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mount {
-    pub major: u32,
-    pub minor: u32,
-    pub mount_point: String,
-    pub source: String,
-}
-
-/// Parses /proc/self/mountinfo; malformed lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    crate::system::mountinfo::parse(text)
-        .into_iter()
-        .map(|m| Mount {
-            major: m.dev.0,
-            minor: m.dev.1,
-            mount_point: m.mount_point.to_string_lossy().into_owned(),
-            source: m.source.to_string_lossy().into_owned(),
-        })
-        .collect()
-}
-
-/// The file names in /proc/swaps (the first column after the header).
+/// The file names in /proc/swaps (the first column after the header), with
+/// the kernel's octal escapes (`\040` for a space) undone.
 pub fn parse_swaps(text: &str) -> Vec<String> {
     text.lines()
         .skip(1)
         .filter_map(|l| l.split_whitespace().next())
-        .map(unescape_octal)
+        .map(|name| String::from_utf8_lossy(&mountinfo::unescape(name)).into_owned())
         .collect()
+}
+
+/// Which part of a device a device number names.
+enum Part<'a> {
+    Whole,
+    Partition(&'a str),
 }
 
 impl BlockDevice {
@@ -48,45 +30,17 @@ impl BlockDevice {
     pub fn uses(&self) -> Vec<String> {
         let parts = self.partitions();
         let mut out = Vec::new();
-        let ours = |major: u32, minor: u32| -> Option<Option<&str>> {
-            if (major, minor) == (self.major, self.minor) {
-                return Some(None);
-            }
-            parts
-                .iter()
-                .find(|(_, a, b)| (*a, *b) == (major, minor))
-                .map(|(n, _, _)| Some(n.as_str()))
-        };
-        let rdev_ours = |path: &Path| {
-            rdev_of(path).and_then(|r| {
-                let (a, b) = major_minor(r);
-                ours(a, b)
-            })
-        };
-        // Mounted: by major:minor, or by the mount source (btrfs reports an
-        // anonymous major:minor).
-        let mut mounted: Vec<String> = Vec::new();
-        for m in parse_mountinfo(&fs::read_to_string("/proc/self/mountinfo").unwrap_or_default()) {
-            let hit = ours(m.major, m.minor).or_else(|| {
-                m.source
-                    .starts_with("/dev/")
-                    .then(|| rdev_ours(Path::new(&m.source)))
-                    .flatten()
-            });
-            match hit {
-                Some(None) => mounted.push(format!("at {}", m.mount_point)),
-                Some(Some(part)) => mounted.push(format!("{part} at {}", m.mount_point)),
-                None => {}
-            }
-        }
-        mounted.dedup();
+        let mounts = mountinfo::read().unwrap_or_default();
+        let mounted = self.mounted_at(&mounts, &parts);
         if !mounted.is_empty() {
             out.push(format!("is mounted ({})", mounted.join(", ")));
         }
         for s in parse_swaps(&fs::read_to_string("/proc/swaps").unwrap_or_default()) {
-            match rdev_ours(Path::new(&s)) {
-                Some(None) => out.push("is in use as swap".to_string()),
-                Some(Some(part)) => out.push(format!("has a partition in use as swap ({part})")),
+            match self.part_at(&parts, Path::new(&s)) {
+                Some(Part::Whole) => out.push("is in use as swap".to_string()),
+                Some(Part::Partition(part)) => {
+                    out.push(format!("has a partition in use as swap ({part})"))
+                }
                 None => {}
             }
         }
@@ -100,21 +54,71 @@ impl BlockDevice {
                 out.push(format!("has a partition held by {} ({part})", h.join(", ")));
             }
         }
-        if out.is_empty() && self.busy() {
+        if out.is_empty() && is_busy(&self.path) {
             out.push("is in use (the kernel refused an exclusive open: busy)".to_string());
         }
         out
     }
 
-    /// Whether an exclusive open fails because something holds the device.
-    fn busy(&self) -> bool {
-        use std::os::unix::fs::OpenOptionsExt;
-        let r = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_EXCL)
-            .open(&self.path);
-        matches!(r, Err(e) if e.raw_os_error() == Some(libc::EBUSY))
+    /// Where, among `mounts`, the device or one of its `parts` (name, major,
+    /// minor) is mounted: "at /mnt", "sda1 at /boot". Matched by device
+    /// number, or by the mount source, since btrfs shows an anonymous one.
+    pub(in crate::system) fn mounted_at(
+        &self,
+        mounts: &[Mount],
+        parts: &[(String, u32, u32)],
+    ) -> Vec<String> {
+        let mut mounted: Vec<String> = Vec::new();
+        for m in mounts {
+            let hit = self.part_numbered(parts, m.dev).or_else(|| {
+                m.source
+                    .as_bytes()
+                    .starts_with(b"/dev/")
+                    .then(|| self.part_at(parts, Path::new(&m.source)))
+                    .flatten()
+            });
+            match hit {
+                Some(Part::Whole) => mounted.push(format!("at {}", m.mount_point.display())),
+                Some(Part::Partition(part)) => {
+                    mounted.push(format!("{part} at {}", m.mount_point.display()))
+                }
+                None => {}
+            }
+        }
+        mounted.dedup();
+        mounted
     }
+
+    /// The part of this device that the device number (major, minor) names.
+    fn part_numbered<'a>(
+        &self,
+        parts: &'a [(String, u32, u32)],
+        dev: (u32, u32),
+    ) -> Option<Part<'a>> {
+        if dev == (self.major, self.minor) {
+            return Some(Part::Whole);
+        }
+        parts
+            .iter()
+            .find(|(_, a, b)| (*a, *b) == dev)
+            .map(|(n, _, _)| Part::Partition(n.as_str()))
+    }
+
+    /// The part of this device that the device node at `path` is.
+    fn part_at<'a>(&self, parts: &'a [(String, u32, u32)], path: &Path) -> Option<Part<'a>> {
+        rdev_of(path).and_then(|r| self.part_numbered(parts, major_minor(r)))
+    }
+}
+
+/// Whether an exclusive open of the block device at `path` fails because
+/// something holds it: a mount (in any mount namespace), swap, md or dm.
+pub fn is_busy(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let r = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(path);
+    matches!(r, Err(e) if e.raw_os_error() == Some(libc::EBUSY))
 }
 
 #[cfg(test)]
@@ -124,31 +128,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mountinfo_and_swaps_are_parsed() {
-        let text = "42 27 7:0 / /tmp/my\\040mnt rw,relatime - ext4 /dev/loop0 rw\n\
-                    36 35 0:31 / /data rw shared:1 master:2 - btrfs /dev/sdb2 rw\n\
-                    garbage\n";
-        let m = parse_mountinfo(text);
-        assert_eq!(
-            m,
-            [
-                Mount {
-                    major: 7,
-                    minor: 0,
-                    mount_point: "/tmp/my mnt".into(),
-                    source: "/dev/loop0".into()
-                },
-                Mount {
-                    major: 0,
-                    minor: 31,
-                    mount_point: "/data".into(),
-                    source: "/dev/sdb2".into()
-                }
-            ]
+    fn swaps_are_parsed() {
+        let swaps = "Filename\tType\tSize\tUsed\tPriority\n/dev/sda3 partition 1 0 -2\n/swap\\040file file 1 0 -3\n/a\\134b\\0 file 1 0 -4\n";
+        assert_eq!(parse_swaps(swaps), ["/dev/sda3", "/swap file", "/a\\b\\0"]);
+        assert!(parse_swaps("Filename\tType\n").is_empty());
+    }
+
+    #[test]
+    fn a_device_is_mounted_by_number_whole_or_by_partition() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = fake(&dir.path().join("fake0"), &dir.path().join("dev"));
+        let parts = vec![("fake0p1".to_string(), 4095, 1)];
+        let mounts = mountinfo::parse(
+            "42 27 4095:1000000 / /tmp/my\\040mnt rw,relatime - ext4 /dev/ioz-absent rw\n\
+             43 27 4095:1 / /boot rw - vfat /dev/ioz-absent1 rw\n\
+             44 27 4095:1 / /boot rw - vfat /dev/ioz-absent1 rw\n\
+             45 27 8:1 / /other rw - ext4 /dev/ioz-absent2 rw\n",
         );
-        let swaps = "Filename\tType\tSize\tUsed\tPriority\n/dev/sda3 partition 1 0 -2\n/swap\\040file file 1 0 -3\n";
-        assert_eq!(parse_swaps(swaps), ["/dev/sda3", "/swap file"]);
-        assert_eq!(unescape_octal("a\\134b\\0"), "a\\b\\0");
+        assert_eq!(
+            dev.mounted_at(&mounts, &parts),
+            ["at /tmp/my mnt", "fake0p1 at /boot"]
+        );
+        assert!(dev.mounted_at(&mounts[3..], &parts).is_empty());
     }
 
     /// A device whose sysfs directory is `sys` (a temporary tree).

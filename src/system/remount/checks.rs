@@ -7,7 +7,9 @@ use std::path::Path;
 use nix::errno::Errno;
 
 use super::mount_id_of;
+use crate::system::device::{self, DeviceKind};
 use crate::system::mountinfo::{self, Mount};
+use crate::system::sysfs::read_attr;
 
 /// The mount whose mount point is `dir`: the one with `id` (statx), else
 /// the last listed there (the top of a stack).
@@ -25,10 +27,7 @@ pub(super) fn find_mount_at<'a>(
 
 /// The mount point of the file system holding `dir`, for messages.
 pub(super) fn holder(mounts: &[Mount], dir: &Path) -> String {
-    mounts
-        .iter()
-        .filter(|m| dir.starts_with(&m.mount_point))
-        .max_by_key(|m| m.mount_point.components().count())
+    mountinfo::mount_holding(mounts, dir)
         .map(|m| m.mount_point.display().to_string())
         .unwrap_or_else(|| String::from("?"))
 }
@@ -122,7 +121,7 @@ pub(super) fn is_btrfs_subvolume(mount: &Mount) -> bool {
 
 /// The test file must be a file (not a device) on that very mount.
 pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> Result<(), String> {
-    if crate::system::device::rdev_of(path).is_some() {
+    if DeviceKind::of(path) == Some(DeviceKind::Block) {
         return Err(format!(
             "the test file {} is a block device; -U remounts a file system",
             path.display()
@@ -150,12 +149,12 @@ pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> R
 /// A loop device attached by `mount -o loop` detaches itself when the file
 /// system is unmounted, and there would be nothing left to mount back.
 pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
-    let Some(rdev) = crate::system::device::rdev_of(source) else {
+    let Some(rdev) = device::rdev_of(source) else {
         return Ok(());
     };
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let flag = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
-    if flag.is_ok_and(|f| f.trim() == "1") {
+    let (major, minor) = device::major_minor(rdev);
+    let flag = read_attr(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
+    if flag.as_deref() == Some("1") {
         return Err(format!(
             "{} detaches itself when unmounted (mount -o loop); attach the image with \
              losetup and mount that device instead",
@@ -284,7 +283,9 @@ pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), 
     const FSCONFIG_SET_STRING: libc::c_uint = 1;
     let c = |s: &str| CString::new(s).map_err(|_| format!("the option {s:?} holds a NUL byte"));
     let ty = c(fs_type)?;
-    // SAFETY: fsopen takes a C string and flags; it returns a new descriptor or -1.
+    // nix wraps neither fsopen nor fsconfig (new mount API, Linux 5.2).
+    // SAFETY: fsopen reads the NUL-terminated type name, which outlives the
+    // call, and takes plain flags; it returns a new descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_fsopen, ty.as_ptr(), FSOPEN_CLOEXEC) } as i32;
     if fd < 0 {
         return match Errno::last() {
@@ -300,7 +301,9 @@ pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), 
             Some((k, v)) => (c(k)?, Some(c(v)?)),
             None => (c(option)?, None),
         };
-        // SAFETY: a descriptor from fsopen and C strings that outlive the call.
+        // SAFETY: fsconfig reads the NUL-terminated key and value (or a null
+        // value for a flag, as FSCONFIG_SET_FLAG requires), which outlive the
+        // call, on the descriptor fsopen returned, which is still open.
         let r = unsafe {
             match &value {
                 Some(v) => libc::syscall(
@@ -329,8 +332,8 @@ pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), 
             break;
         }
     }
-    // SAFETY: closing the descriptor fsopen returned.
-    unsafe { libc::close(fd) };
+    // Nothing to do if closing fails: the descriptor only held the question.
+    let _ = nix::unistd::close(fd);
     verdict
 }
 

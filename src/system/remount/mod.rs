@@ -27,6 +27,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 
 use crate::error::{IoFailure, RunError};
 use crate::model::config::RunConfig;
+use crate::system::device::{self, DeviceKind};
 use crate::system::mountinfo::{self, Mount};
 use crate::system::signals::{self, StopFlag};
 use checks::{
@@ -119,7 +120,7 @@ impl Remounter {
             .map_err(|why| refused(format!("-U {shown}: {why}")))?;
         Ok(Some(Remounter {
             mount_point,
-            block_source: is_block_device(Path::new(&mount.source)),
+            block_source: DeviceKind::of(Path::new(&mount.source)) == Some(DeviceKind::Block),
             source: mount.source.clone(),
             fs_type: mount.fs_type.clone(),
             request,
@@ -127,11 +128,6 @@ impl Remounter {
             unmounted: false,
             cycles: 0,
         }))
-    }
-
-    /// How many times the file system was unmounted and mounted back.
-    pub fn cycles(&self) -> u64 {
-        self.cycles
     }
 
     /// Whether a failed cycle left the file system unmounted.
@@ -232,7 +228,7 @@ impl Remounter {
     fn mount_back(&mut self) -> Result<(), IoFailure> {
         // Unmounting must have let go of the device: if something (a mount in
         // another namespace) still holds it, its cache survived.
-        let still_held = self.block_source && device_still_claimed(Path::new(&self.source));
+        let still_held = self.block_source && device::is_busy(Path::new(&self.source));
         let data = self.request.data.join(",");
         let deadline = Instant::now() + MOUNT_WAIT;
         loop {
@@ -420,30 +416,14 @@ fn shell_quote(word: &OsStr) -> String {
 /// The ID of the mount `path` is on (statx STATX_MNT_ID, Linux 5.8+).
 pub fn mount_id_of(path: &Path) -> Option<u64> {
     let c = CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statx fills the zeroed struct; the path is a valid C string.
+    // nix has no statx (and std's metadata does not expose the mount ID).
+    // SAFETY: libc::statx is plain integers, so all-zero bytes are a valid
+    // value; statx reads the NUL-terminated path, which outlives the call, and
+    // writes at most one struct statx through the pointer, which is live.
     unsafe {
         let mut st: libc::statx = std::mem::zeroed();
         let r = libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_MNT_ID, &mut st);
         (r == 0 && st.stx_mask & libc::STATX_MNT_ID != 0).then_some(st.stx_mnt_id)
-    }
-}
-
-fn is_block_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
-}
-
-/// An exclusive open of a block device fails with EBUSY while any mount
-/// (in any namespace) holds it.
-fn device_still_claimed(path: &Path) -> bool {
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(path)
-    {
-        Ok(_) => false,
-        Err(e) => e.raw_os_error() == Some(libc::EBUSY),
     }
 }
 

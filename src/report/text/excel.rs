@@ -4,12 +4,12 @@
 use std::fmt::Write as _;
 use std::io;
 
-use super::Exporter;
-use super::layout::TableLayout;
 use crate::model::plan::expand;
 use crate::model::result::{Measurement, RunResult};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
+use crate::report::Exporter;
+use crate::report::layout::TableLayout;
 
 pub struct ExcelTextReport;
 

@@ -5,16 +5,14 @@
 //! column widens it by one space instead of fusing with its neighbour.
 
 use std::fmt::Write as _;
-use std::io;
 
-use super::Exporter;
-use super::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
-use crate::data::pattern::mix_reads;
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::order::mix_reads;
 use crate::model::result::{CellResult, RunResult, RunStatus};
 use crate::model::units::KIB;
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
+use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 
 /// The line that ends the table (IOzone's says "iozone test complete.").
 pub const COMPLETE_LINE: &str = "ioz test complete.";
@@ -159,45 +157,4 @@ pub fn verify_note(result: &RunResult) -> String {
         _ => " before the run stopped.",
     };
     format!("\n\tVerified {bytes} bytes in {passes} read {noun}{outcome}\n")
-}
-
-/// The whole text output of a run, as it was printed (without `-R`).
-pub struct TextReport;
-
-impl Exporter for TextReport {
-    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
-        Ok(render_text(result).into_bytes())
-    }
-}
-
-/// Everything a run printed on standard output: the table (and `-R` after the
-/// closing line), or for throughput mode its blocks (and `-R` before it).
-pub fn render_output(result: &RunResult) -> String {
-    if result.config.throughput.is_some() {
-        let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
-        s.push_str(&super::throughput_text::render_throughput_body(result));
-        s.push_str(&verify_note(result));
-        s.push_str(&trailer());
-        return s;
-    }
-    let mut s = render_text(result);
-    if result.config.excel_report {
-        s.push_str(&super::excel_text::render_excel_text(result));
-    }
-    s
-}
-
-/// The table output of a run, as it was printed live.
-pub fn render_text(result: &RunResult) -> String {
-    {
-        let layout = TableLayout::for_config(&result.config);
-        let mut s = preamble(&result.config, &result.started, result.time_resolution_ns);
-        s.push_str(&table_header(&layout));
-        for row in &result.cells {
-            s.push_str(&table_row(&layout, row, result.config.unit));
-        }
-        s.push_str(&verify_note(result));
-        s.push_str(&trailer());
-        s
-    }
 }

@@ -30,14 +30,14 @@ use rust_xlsxwriter::{
     ExcelDateTime, Format, FormatAlign, Workbook, Worksheet, XlsxError,
 };
 
-use super::Exporter;
-use super::biff::{
+use super::grid::{
     Grid, ThroughputRow, cpu_grids, grids, spreadsheet_title, status_text, throughput_cpu_rows,
     throughput_label, throughput_record_words, throughput_rows,
 };
 use crate::model::config::OutputUnit;
 use crate::model::environment::Environment;
 use crate::model::result::RunResult;
+use crate::report::Exporter;
 
 pub struct XlsxReport;
 

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
-use crate::model::result::{PhaseResult, RunResult};
+use crate::model::result::PhaseResult;
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
@@ -285,35 +285,4 @@ fn rows(
         }
         s.push_str("\n\n");
     }
-}
-
-/// Everything a throughput run prints after the common preamble, up to (not
-/// including) the closing line: the same text the live run printed.
-pub fn render_throughput_body(result: &RunResult) -> String {
-    let config = &result.config;
-    let Some(tp) = &config.throughput else {
-        return String::new();
-    };
-    let mut s = throughput_preamble(tp);
-    let mut runs: Vec<&[PhaseResult]> = Vec::new();
-    let mut rest = result.throughput.as_slice();
-    while let Some(first) = rest.first() {
-        let len = rest
-            .iter()
-            .take_while(|p| p.workers == first.workers)
-            .count();
-        runs.push(&rest[..len]);
-        rest = &rest[len..];
-    }
-    for run in runs {
-        s.push_str(&run_header(tp, run[0].file_bytes, run[0].record_bytes));
-        for phase in run {
-            s.push_str(&phase_block(phase, config));
-        }
-        s.push_str("\n\n");
-    }
-    if config.excel_report {
-        s.push_str(&throughput_report(&result.throughput, config));
-    }
-    s
 }

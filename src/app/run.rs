@@ -1,0 +1,208 @@
+//! A measuring run: preflight, the live text and progress bar while the
+//! runner measures, then the result saved where the user asked.
+
+use std::io;
+use std::path::Path;
+
+use super::output::{Output, SIGPIPE};
+use super::progress::Progress;
+use crate::error::{Exit, IoFailure, RunError};
+use crate::model::config::RunConfig;
+use crate::model::latency::OpLatency;
+use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::workload::Pass;
+use crate::report::text::LiveText;
+use crate::report::{files, latency_files};
+use crate::runner::{self, Event};
+use crate::safety::preflight::{Ready, preflight};
+use crate::system::signals::{self, StopFlag};
+use crate::system::{device, environment, time};
+
+/// Runs `config` to the end and says how it ended.
+pub(crate) fn run(config: RunConfig) -> Exit {
+    match measure_and_save(config) {
+        Ok(exit) => exit,
+        Err(e) => {
+            eprintln!("ioz: {e}");
+            e.exit()
+        }
+    }
+}
+
+/// Everything before the run is refused with an error; once measuring has
+/// begun, the results so far are printed and saved whatever happens, and
+/// the exit status says how it ended.
+fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
+    let stop = StopFlag::install()
+        .map_err(|e| RunError::System(format!("cannot install signal handlers: {e}")))?;
+    let Ready {
+        config,
+        replay,
+        mut remount,
+        warning,
+    } = preflight(config)?;
+    if let Some(warning) = warning
+        && !config.quiet
+    {
+        eprintln!("ioz: warning: {warning}");
+    }
+    // Never for -+E: that file is someone else's.
+    if !config.keep_file && !config.variations.existing_file {
+        signals::remove_on_second_interrupt(
+            config
+                .run_paths()
+                .into_iter()
+                .filter(|p| !device::is_device(p))
+                .collect(),
+        );
+    }
+    let started = time::ctime_now();
+    let started_at = time::utc_now_rfc3339();
+    // The environment of the first file the run writes (worker 0's in throughput mode).
+    let first_file = match &config.throughput {
+        Some(tp) => tp.worker_path(&config.path, 0),
+        None => config.path.clone(),
+    };
+    let environment = environment::capture(&first_file);
+    let time_resolution_ns = time::clock_resolution_ns();
+
+    let text = LiveText::new(&config);
+    let mut out = Output::new(&stop);
+    out.put(&text.opening(&started, time_resolution_ns));
+    let progress = Progress::for_run(&config);
+    let outcome =
+        runner::measure(
+            &config,
+            replay.as_ref(),
+            &stop,
+            remount.as_mut(),
+            |event| match event {
+                Event::PassDone {
+                    measurement,
+                    latencies,
+                } => {
+                    if let Some(ops) = latencies {
+                        let cpu = (measurement.cpu_user_ns, measurement.cpu_system_ns);
+                        latency_files::append(measurement.pass, ops, cpu, measurement.elapsed_ns)
+                            .map_err(|e| latency_failure(&config.path, measurement.pass, e))?;
+                    }
+                    progress.pass_done(measurement);
+                    Ok(())
+                }
+                Event::RowDone(row) => {
+                    progress.suspend(|| out.put(&text.row(row)));
+                    Ok(())
+                }
+                Event::WorkersStart {
+                    file_bytes,
+                    record_bytes,
+                } => {
+                    progress.suspend(|| out.put(&text.workers_start(file_bytes, record_bytes)));
+                    Ok(())
+                }
+                Event::PhaseDone { phase, latencies } => {
+                    if let Some(latencies) = latencies {
+                        write_worker_latencies(&config, phase, latencies)?;
+                    }
+                    progress.phase_done(phase);
+                    progress.suspend(|| out.put(&text.phase(phase)));
+                    Ok(())
+                }
+                Event::WorkersEnd => {
+                    progress.suspend(|| out.put(&text.workers_end()));
+                    Ok(())
+                }
+            },
+        );
+    progress.finish();
+    drop(text);
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        config,
+        started,
+        started_at,
+        finished_at: time::utc_now_rfc3339(),
+        environment,
+        time_resolution_ns,
+        cells: outcome.cells,
+        throughput: outcome.phases,
+        status: outcome.status,
+    };
+    out.put(&LiveText::new(&result.config).closing(&result));
+    let written = files::write_all(&result, &result.config.outputs);
+    if let Some(e) = out.error {
+        if let Some(run_error) = &outcome.error {
+            eprintln!("ioz: {run_error}");
+        }
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return Ok(Exit::Signal(SIGPIPE));
+        }
+        eprintln!("ioz: cannot write the results to standard output: {e}");
+        return Ok(Exit::Failure);
+    }
+    if let Some(e) = outcome.error {
+        return Err(e);
+    }
+    Ok(match result.status {
+        _ if !written => Exit::Failure,
+        RunStatus::Interrupted(sig) => {
+            if sig != SIGPIPE {
+                eprintln!(
+                    "ioz: stopped by {}; the results above were measured before it",
+                    signal_name(sig)
+                );
+            }
+            Exit::Signal(sig)
+        }
+        _ => Exit::Success,
+    })
+}
+
+/// The error for a `-Q` file that cannot be written: it names the test file
+/// and the pass, as the pass's own I/O errors do.
+fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError {
+    RunError::Io(IoFailure {
+        operation: "write the -Q latency file for",
+        path: test_file.to_path_buf(),
+        offset: None,
+        pass: Some(pass),
+        source,
+    })
+}
+
+/// `-Q` in throughput mode: IOzone's per-worker files,
+/// `Child_<n>_<test>.dat` in the current directory.
+fn write_worker_latencies(
+    config: &RunConfig,
+    phase: &crate::model::result::PhaseResult,
+    latencies: &[Vec<OpLatency>],
+) -> Result<(), RunError> {
+    for (r, ops) in phase.results.iter().zip(latencies) {
+        let name = latency_files::worker_file_name(phase.pass, r.worker);
+        latency_files::append_to(
+            Path::new(&name),
+            ops,
+            (r.cpu_user_ns, r.cpu_system_ns),
+            r.elapsed_ns,
+        )
+        .map_err(|e| {
+            let test_file = match &config.throughput {
+                Some(tp) => tp.worker_path(&config.path, r.worker),
+                None => config.path.clone(),
+            };
+            let source = io::Error::new(e.kind(), format!("{name}: {e}"));
+            latency_failure(&test_file, phase.pass, source)
+        })?;
+    }
+    Ok(())
+}
+
+fn signal_name(sig: i32) -> String {
+    match sig {
+        2 => "SIGINT".into(),
+        15 => "SIGTERM".into(),
+        1 => "SIGHUP".into(),
+        n => format!("signal {n}"),
+    }
+}

@@ -1,0 +1,85 @@
+//! How records move: the engine, and IOzone's flags that choose one.
+
+use super::Spelling::{Long, Plus, Short};
+use super::{Choice, Flag, Number, Section};
+use crate::model::variations::{EngineChoice, MsyncMode};
+
+/// Operations in flight for aio and io_uring.
+const DEPTH: Number = Number::count(1, 4096, "operations in flight");
+
+pub(super) const ENGINE_NAMES: &[&str] =
+    &["sync", "psync", "vec", "stdio", "mmap", "aio", "io_uring"];
+
+pub(super) const SECTION: Section = Section {
+    title: "Engines",
+    note: "",
+    flags: &[
+        Flag::choice(
+            Long("engine"),
+            "NAME",
+            Choice {
+                names: ENGINE_NAMES,
+                expected: "an engine (sync, psync, vec, stdio, mmap, aio, io_uring)",
+                default: None,
+            },
+            "sync, psync, vec, stdio, mmap, aio or io_uring (tests 0-5, 8-10)",
+            |s, name| s.variations.engine = EngineChoice::from_name(name),
+        ),
+        Flag::number(
+            Long("iodepth"),
+            "N",
+            DEPTH,
+            "operations in flight ({range}) for aio and io_uring",
+            |s, n| s.variations.iodepth = n as u32,
+        ),
+        Flag::switch(Short('B'), "mmap files", |s| s.mmap_flag = true)
+            .header(&["Using mmap files"]),
+        Flag::switch(Short('D'), "mmap files, msync(MS_ASYNC) per record", |s| {
+            s.mmap_flag = true;
+            s.variations.msync = MsyncMode::Async;
+        })
+        .header(&["Using msync(MS_ASYNC) on mmap files"]),
+        Flag::switch(Short('G'), "mmap files, msync(MS_SYNC) per record", |s| {
+            s.mmap_flag = true;
+            s.variations.msync = MsyncMode::Sync;
+        })
+        .header(&["Using msync(MS_SYNC) on mmap files"]),
+        Flag::number(
+            Plus('A'),
+            "N",
+            Number::count(
+                0,
+                4,
+                "madvise mode: 0 normal, 1 random, 2 sequential, 3 dontneed, 4 willneed",
+            ),
+            "madvise advice on mmap files: 0=normal, 1=random, 2=sequential, \
+             3=dontneed, 4=willneed",
+            |s, n| s.variations.madvise = Some(n as u32),
+        )
+        .header_number(|n| vec![format!("Madvise enabled: {n}")]),
+        Flag::switch(
+            Short('Z'),
+            "write a page with write() before each write pass (mix with mmap)",
+            |s| s.variations.mix_mmap_file_io = true,
+        )
+        .header(&["Enable mmap & file I/O mixing."]),
+        Flag::number(
+            Short('H'),
+            "N",
+            DEPTH,
+            "POSIX async I/O with N ({range}) in flight, copying the data",
+            |s, n| s.aio_depth = Some(('H', n as u32)),
+        )
+        .header_number(|n| vec![format!("POSIX async I/O (with bcopy). Depth {n}")])
+        .excludes(Short('k')),
+        Flag::number(
+            Short('k'),
+            "N",
+            DEPTH,
+            "POSIX async I/O with N ({range}) in flight, without copying",
+            |s, n| s.aio_depth = Some(('k', n as u32)),
+        )
+        .header_number(|n| vec![format!("POSIX Async I/O (no bcopy). Depth {n} ")])
+        .excludes(Short('H')),
+    ],
+};

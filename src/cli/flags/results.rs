@@ -1,0 +1,88 @@
+//! Files the run writes, and ioz's own options.
+
+use super::Spelling::{Long, Short};
+use super::{Choice, Flag, Section};
+use crate::model::config::DataPattern;
+
+pub(super) const SECTION: Section = Section {
+    title: "Results (written at the end of the run, also when it stops early)",
+    note: "",
+    flags: &[
+        Flag::spreadsheet(
+            Short('b'),
+            "FILE",
+            "spreadsheet: .xls/.wks in IOzone's layout, or .xlsx (implies -R)",
+            |s, file| {
+                // As in IOzone, a spreadsheet implies the -R report.
+                s.outputs.spreadsheet = Some(file);
+                s.excel_report = true;
+            },
+        ),
+        Flag::path(
+            Long("json"),
+            "FILE",
+            "the whole run as JSON (schema in schema/run.schema.json)",
+            |s, file| s.outputs.json = Some(file),
+        ),
+        Flag::path(Long("csv"), "FILE", "one row per measurement", |s, file| {
+            s.outputs.csv = Some(file)
+        }),
+        Flag::path(
+            Long("html"),
+            "FILE",
+            "a self-contained HTML report with tables and plots",
+            |s, file| s.outputs.html = Some(file),
+        ),
+        Flag::path(
+            Long("plots"),
+            "DIR",
+            "PNG and SVG plots, one per test pass",
+            |s, dir| s.outputs.plots = Some(dir),
+        ),
+        Flag::switch(
+            Long("quiet"),
+            "no progress bar (it only shows on a terminal) and no warnings",
+            |s| s.quiet = true,
+        ),
+    ],
+};
+
+pub(super) const OWN_SECTION: Section = Section {
+    title: "ioz's own options",
+    note: "",
+    flags: &[
+        Flag::switch(
+            Long("force"),
+            "use an existing file that ioz did not create (it will be overwritten \
+             and, without -w, deleted)",
+            |s| s.force = true,
+        ),
+        Flag::word(
+            Long("destroy-data"),
+            "ID",
+            "the device's WWN, serial or (lacking those) path",
+            "allow writing to a block device that holds data (a file system, \
+             partition table, LVM, RAID, LUKS or swap): ID is its WWN or serial, or \
+             its path when it has none; repeat for several",
+            |s, id| s.destroy_data.push(id.to_string()),
+        ),
+        Flag::choice(
+            Long("data"),
+            "KIND",
+            Choice {
+                names: &["random", "iozone"],
+                expected: "a data pattern (random or iozone)",
+                default: None,
+            },
+            "written data: random (incompressible, default) or iozone (IOzone's \
+             mostly-zero buffer, for like-for-like comparisons)",
+            |s, kind| {
+                s.data = Some(if kind == "iozone" {
+                    DataPattern::Iozone
+                } else {
+                    DataPattern::Random
+                })
+            },
+        ),
+    ],
+};

@@ -1,0 +1,193 @@
+//! Reading a flag's value from the command line, checking it against its kind
+//! (size, bounded count, path, a word from a set), and the errors that name the
+//! option and what is wrong.
+
+use std::ffi::OsString;
+use std::fmt::Display;
+use std::path::PathBuf;
+
+use lexopt::{Parser, ValueExt};
+
+use super::flags::{Bounds, Choice, Number, PathKind};
+use super::number::{parse_count, parse_record_size, parse_size};
+use super::{UsageError, usage};
+use crate::model::config::MAX_RECORD_BYTES;
+use crate::model::units::MIB;
+
+/// The one wording of every range error:
+/// `-t 0: out of range; give 1 to 1024 (workers)`. A range with no upper
+/// bound reads `give 2 or more` unless the value is above it anyway (a number
+/// too large for 64 bits).
+pub(super) fn out_of_range(
+    opt: &str,
+    given: &str,
+    low: impl Display,
+    high: Option<impl Display>,
+    what: &str,
+) -> UsageError {
+    let range = match high {
+        Some(high) => format!("{low} to {high}"),
+        None => format!("{low} or more"),
+    };
+    usage(format!(
+        "{opt} {given}: out of range; give {range} ({what})"
+    ))
+}
+
+/// lexopt's own errors, in our words where they are generic.
+pub(super) fn lexopt_error(e: lexopt::Error) -> UsageError {
+    match e {
+        lexopt::Error::MissingValue { option: Some(o) } => usage(format!("{o} needs a value")),
+        lexopt::Error::UnexpectedValue { option, .. } => {
+            usage(format!("{option} does not take a value"))
+        }
+        other => usage(other.to_string()),
+    }
+}
+
+pub(super) fn string_value(parser: &mut Parser, opt: &str) -> Result<String, UsageError> {
+    let v = parser
+        .value()
+        .map_err(|_| usage(format!("{opt} needs a value")))?;
+    v.string()
+        .map_err(|_| usage(format!("{opt}: the value is not valid UTF-8")))
+}
+
+pub(super) fn number_value(
+    parser: &mut Parser,
+    opt: &str,
+    kind: &Number,
+) -> Result<u64, UsageError> {
+    let word = string_value(parser, opt)?;
+    match kind {
+        Number::Size => parse_size(&word).map_err(|e| usage(format!("{opt}: {e}"))),
+        Number::RecordSize => {
+            let bytes = parse_record_size(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
+            if bytes > MAX_RECORD_BYTES {
+                return Err(out_of_range(
+                    opt,
+                    &word,
+                    "1b",
+                    Some(format!("{}m", MAX_RECORD_BYTES / MIB)),
+                    "record size",
+                ));
+            }
+            Ok(bytes)
+        }
+        Number::Count(bounds) => count_within(opt, &word, bounds),
+    }
+}
+
+/// A count is refused as out of range both when it is outside its bounds and
+/// when its digits overflow 64 bits.
+fn count_within(opt: &str, word: &str, b: &Bounds) -> Result<u64, UsageError> {
+    let refuse = |too_large: bool| {
+        let high = (b.max < u64::MAX || too_large).then_some(b.max);
+        out_of_range(opt, word, b.min, high, b.what)
+    };
+    match parse_count(word) {
+        Ok(n) if n < b.min => Err(refuse(false)),
+        Ok(n) if n > b.max => Err(refuse(true)),
+        Ok(n) => Ok(n),
+        Err(_) if !word.is_empty() && word.bytes().all(|c| c.is_ascii_digit()) => Err(refuse(true)),
+        Err(e) => Err(usage(format!("{opt}: {e}"))),
+    }
+}
+
+/// A path argument: any non-empty word.
+pub(super) fn path_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
+    let v = parser
+        .value()
+        .map_err(|_| usage(format!("{opt} needs a value (a path)")))?;
+    if v.is_empty() {
+        return Err(usage(format!("{opt}: the path is empty")));
+    }
+    utf8_path(opt, v)
+}
+
+pub(super) fn path_of_kind(
+    parser: &mut Parser,
+    opt: &str,
+    kind: &PathKind,
+) -> Result<PathBuf, UsageError> {
+    match kind {
+        PathKind::Any => path_value(parser, opt),
+        PathKind::Spreadsheet => spreadsheet_value(parser, opt),
+    }
+}
+
+/// `-b FILE`: .xls or .wks (IOzone's BIFF layout) or .xlsx.
+pub(super) fn spreadsheet_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
+    let path = path_value(parser, opt)?;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("xls" | "wks" | "xlsx") => Ok(path),
+        _ => Err(usage(format!(
+            "{opt}: '{}' needs a .xls, .wks or .xlsx extension",
+            path.display()
+        ))),
+    }
+}
+
+/// `-F`: every following word up to the next option.
+pub(super) fn paths_value(parser: &mut Parser, opt: &str) -> Result<Vec<PathBuf>, UsageError> {
+    let paths: Vec<PathBuf> = parser
+        .values()
+        .map_err(|_| usage(format!("{opt} needs the workers' file names")))?
+        .map(|v| utf8_path(opt, v))
+        .collect::<Result<_, _>>()?;
+    if paths.iter().any(|f| f.as_os_str().is_empty()) {
+        return Err(usage(format!("{opt}: a file name is empty")));
+    }
+    Ok(paths)
+}
+
+/// Paths end up in the saved results (JSON), so they must be text.
+fn utf8_path(opt: &str, v: OsString) -> Result<PathBuf, UsageError> {
+    match v.into_string() {
+        Ok(s) => Ok(PathBuf::from(s)),
+        Err(raw) => Err(usage(format!(
+            "{opt}: the path {} is not valid UTF-8 (ioz records paths in its results)",
+            raw.to_string_lossy()
+        ))),
+    }
+}
+
+/// One of the choice's names. With a default, the value is optional and only
+/// taken when attached (`--drop-caches=all`), so that the next word stays an
+/// argument of its own.
+pub(super) fn choice_value(
+    parser: &mut Parser,
+    opt: &str,
+    choice: &Choice,
+) -> Result<&'static str, UsageError> {
+    let word = match choice.default {
+        Some(default) => match parser.optional_value() {
+            None => return Ok(default),
+            Some(v) => v.to_string_lossy().into_owned(),
+        },
+        None => string_value(parser, opt)?,
+    };
+    choice
+        .names
+        .iter()
+        .find(|name| **name == word)
+        .copied()
+        .ok_or_else(|| usage(format!("{opt}: '{word}' is not {}", choice.expected)))
+}
+
+/// Any word that is not blank, trimmed.
+pub(super) fn word_value(
+    parser: &mut Parser,
+    opt: &str,
+    wanted: &str,
+) -> Result<String, UsageError> {
+    let v = string_value(parser, opt)?;
+    let word = v.trim();
+    if word.is_empty() {
+        return Err(usage(format!("{opt}: give {wanted}")));
+    }
+    Ok(word.to_string())
+}

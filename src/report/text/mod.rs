@@ -1,0 +1,127 @@
+//! What a run prints on standard output, in IOzone's layout: one printer,
+//! [`LiveText`], that the run feeds as it measures and that `ioz report`
+//! feeds from a saved run, so both print the same bytes in the same order.
+
+pub mod excel;
+pub mod table;
+pub mod throughput;
+
+use std::io;
+
+use super::Exporter;
+use super::layout::TableLayout;
+use crate::model::config::RunConfig;
+use crate::model::result::{CellResult, PhaseResult, RunResult};
+use excel::render_excel_text;
+use table::{preamble, table_header, table_row, trailer, verify_note};
+use throughput::{phase_block, run_header, throughput_preamble, throughput_report};
+
+/// The text of a run, piece by piece, in the order it is printed: the
+/// opening (banner, option lines, and the table header or the throughput
+/// preamble), then rows (single and auto mode) or worker runs and their
+/// phases (throughput mode), then the closing (the verify note, the closing
+/// line and the `-R` report, each mode in IOzone's order).
+pub struct LiveText<'a> {
+    config: &'a RunConfig,
+    layout: TableLayout,
+}
+
+impl<'a> LiveText<'a> {
+    pub fn new(config: &'a RunConfig) -> LiveText<'a> {
+        LiveText {
+            config,
+            layout: TableLayout::for_config(config),
+        }
+    }
+
+    /// Everything before the first measurement.
+    pub fn opening(&self, started: &str, time_resolution_ns: u64) -> String {
+        let mut s = preamble(self.config, started, time_resolution_ns);
+        match &self.config.throughput {
+            Some(tp) => s.push_str(&throughput_preamble(tp)),
+            None => s.push_str(&table_header(&self.layout)),
+        }
+        s
+    }
+
+    /// A row of the table.
+    pub fn row(&self, row: &CellResult) -> String {
+        table_row(&self.layout, row, self.config.unit)
+    }
+
+    /// Throughput mode: a run with this many workers begins.
+    pub fn workers_start(&self, file_bytes: u64, record_bytes: u64) -> String {
+        match &self.config.throughput {
+            Some(tp) => run_header(tp, file_bytes, record_bytes),
+            None => String::new(),
+        }
+    }
+
+    /// Throughput mode: a phase's block.
+    pub fn phase(&self, phase: &PhaseResult) -> String {
+        phase_block(phase, self.config)
+    }
+
+    /// Throughput mode: the run with this many workers is over.
+    pub fn workers_end(&self) -> String {
+        "\n\n".to_string()
+    }
+
+    /// Everything after the last measurement.
+    pub fn closing(&self, result: &RunResult) -> String {
+        let mut s = String::new();
+        if self.config.throughput.is_some() {
+            // IOzone prints the throughput -R block before its closing line.
+            if self.config.excel_report {
+                s.push_str(&throughput_report(&result.throughput, self.config));
+            }
+            s.push_str(&verify_note(result));
+            s.push_str(&trailer());
+        } else {
+            s.push_str(&verify_note(result));
+            s.push_str(&trailer());
+            if self.config.excel_report {
+                s.push_str(&render_excel_text(result));
+            }
+        }
+        s
+    }
+}
+
+/// Everything a run printed on standard output, from its saved result: the
+/// live printer fed with the result's rows or phases.
+pub fn render_output(result: &RunResult) -> String {
+    let text = LiveText::new(&result.config);
+    let mut s = text.opening(&result.started, result.time_resolution_ns);
+    if result.config.throughput.is_some() {
+        let mut rest = result.throughput.as_slice();
+        while let Some(first) = rest.first() {
+            // One run per worker count: its phases are consecutive.
+            let len = rest
+                .iter()
+                .take_while(|p| p.workers == first.workers)
+                .count();
+            s.push_str(&text.workers_start(first.file_bytes, first.record_bytes));
+            for phase in &rest[..len] {
+                s.push_str(&text.phase(phase));
+            }
+            s.push_str(&text.workers_end());
+            rest = &rest[len..];
+        }
+    } else {
+        for row in &result.cells {
+            s.push_str(&text.row(row));
+        }
+    }
+    s.push_str(&text.closing(result));
+    s
+}
+
+/// The text a run printed, as an exporter.
+pub struct TextReport;
+
+impl Exporter for TextReport {
+    fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
+        Ok(render_output(result).into_bytes())
+    }
+}

@@ -1,0 +1,64 @@
+//! What the runner hands out while it measures, and how the run ended.
+
+use crate::error::RunError;
+use crate::model::latency::OpLatency;
+use crate::model::result::{CellResult, Measurement, PhaseResult, RunStatus};
+
+/// Progress of a run, in order, as soon as each step is done. The handler
+/// may end the run by returning an error (results it cannot save).
+#[derive(Debug)]
+pub(crate) enum Event<'a> {
+    /// Single and auto mode: a pass finished; with -Q, every operation's latency.
+    PassDone {
+        measurement: &'a Measurement,
+        latencies: Option<&'a [OpLatency]>,
+    },
+    /// Single and auto mode: a row is complete (or, when the run ends inside
+    /// it, as complete as it got).
+    RowDone(&'a CellResult),
+    /// Throughput mode: a run with another worker count begins, each
+    /// worker on a file of `file_bytes` in records of `record_bytes`.
+    WorkersStart { file_bytes: u64, record_bytes: u64 },
+    /// Throughput mode: a phase finished; with -Q, each worker's latencies
+    /// (in worker order, as the phase's results).
+    PhaseDone {
+        phase: &'a PhaseResult,
+        latencies: Option<&'a [Vec<OpLatency>]>,
+    },
+    /// Throughput mode: the run with that worker count is over.
+    WorkersEnd,
+}
+
+/// How the run ended, with everything measured before the end.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// Single and auto mode's rows.
+    pub cells: Vec<CellResult>,
+    /// Throughput mode's phases.
+    pub phases: Vec<PhaseResult>,
+    pub status: RunStatus,
+    pub error: Option<RunError>,
+}
+
+impl Outcome {
+    /// The status that goes with how the run ended: the error's message,
+    /// else the stopping signal, else complete.
+    pub(crate) fn ended(
+        cells: Vec<CellResult>,
+        phases: Vec<PhaseResult>,
+        signal: Option<i32>,
+        error: Option<RunError>,
+    ) -> Outcome {
+        let status = match (&error, signal) {
+            (Some(e), _) => RunStatus::Failed(e.to_string()),
+            (None, Some(sig)) => RunStatus::Interrupted(sig),
+            (None, None) => RunStatus::Complete,
+        };
+        Outcome {
+            cells,
+            phases,
+            status,
+            error,
+        }
+    }
+}

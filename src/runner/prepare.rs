@@ -1,0 +1,71 @@
+//! Untimed, before a reading test: the file must hold what the test reads.
+//! When no write test left it there, ioz writes it now from the pool the
+//! write tests use.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use super::recipe::CellRecipe;
+use crate::engine::{Engine, PositionalEngine};
+use crate::error::IoFailure;
+
+/// Writes the file when it holds less than the cell's reads need.
+pub(crate) fn fill_if_short(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), IoFailure> {
+    if is_short(cell, path)? {
+        fill(cell, path, pool)?;
+    }
+    Ok(())
+}
+
+fn preparing_failure(
+    path: &Path,
+) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
+    move |operation, offset, source| IoFailure {
+        operation,
+        path: path.to_path_buf(),
+        offset,
+        pass: None,
+        source,
+    }
+}
+
+/// Whether the file holds less than a pass reads (an error for -+E, whose
+/// file ioz may not write).
+pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure> {
+    let fail = preparing_failure(path);
+    // A regular file's length; a block device's size (its metadata says 0).
+    let len = crate::system::device::usable_len(path).map_err(|e| fail("stat", None, e))?;
+    let needed = cell.bytes_reads_need();
+    if len >= needed {
+        return Ok(false);
+    }
+    if cell.read_only() {
+        // -+E: the file is someone else's and is never written.
+        return Err(fail(
+            "read",
+            None,
+            io::Error::other(format!(
+                "-+E: the file holds {len} bytes but the test reads {needed}"
+            )),
+        ));
+    }
+    Ok(true)
+}
+
+/// Writes the whole file from `pool`: record `i` from pool slot `i mod
+/// slots`, so a dedup image (one slot per record) lands at its offsets; with
+/// telemetry only the tail the reads reach beyond what was written.
+pub(crate) fn fill(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), IoFailure> {
+    let fail = preparing_failure(path);
+    let mut engine =
+        PositionalEngine::open(path, &cell.fill_spec()).map_err(|e| fail("open", None, e))?;
+    let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
+    for op in &cell.fill_ops(len) {
+        engine
+            .write_at(&pool[op.source..op.source + op.len], op.offset)
+            .map_err(|e| fail("write (preparing the file)", Some(op.offset), e))?;
+    }
+    engine.sync().map_err(|e| fail("fsync", None, e))?;
+    engine.close().map_err(|e| fail("close", None, e))
+}

@@ -1,0 +1,450 @@
+//! What the run's options decide about each cell and each pass, asked once.
+//!
+//! A [`Recipe`] is built from the configuration (and the telemetry replay,
+//! when there is one) before the first cell; for each cell it gives a
+//! [`CellRecipe`] (buffer sizes, the write pool's data, where operations come
+//! from) holding a [`PassRecipe`] per pass that runs (engine, open flags,
+//! operations in flight, what is done before and after the clock, what is
+//! timed, how data is checked, the bytes the pass must move). The runner
+//! reads these and never asks the configuration the same question twice.
+
+use crate::data::buffer::{self, AlignedBuf};
+use crate::data::dedup::DedupModel;
+use crate::data::pattern::{self, DisruptReads, IoOp, PROBE_PAGE, PatternOptions};
+use crate::data::telemetry::{self, Replay};
+use crate::data::verify::record_bytes_for;
+use crate::engine::OpenSpec;
+use crate::model::config::{DataPattern, MixRoles, RunConfig};
+use crate::model::plan::{self, Cell, PassSize, largest_replayed_op, pass_size};
+use crate::model::variations::{DropCaches, EngineChoice, MsyncMode, Verify};
+use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::runner::timed::TimedExtras;
+use crate::system::environment::cpu0_caches;
+
+/// The run-wide decisions, and the source of every cell's recipe.
+pub(crate) struct Recipe<'a> {
+    config: &'a RunConfig,
+    /// The telemetry run's operations (None outside telemetry runs).
+    replay: Option<&'a Replay>,
+    /// Throughput mode disturbs more readers (-K) than single and auto mode.
+    throughput: bool,
+    /// The passes that run, in order.
+    passes: Vec<Pass>,
+    /// `-p`: the CPU cache to evict before each pass.
+    purge: Option<CachePurge>,
+}
+
+/// `-p`: walk a buffer twice the cache's size, one write per cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CachePurge {
+    pub cache_bytes: u64,
+    pub line_bytes: usize,
+}
+
+/// Where the write pool's bytes come from.
+#[derive(Clone, Copy, Debug)]
+enum PoolData {
+    /// The run's data pattern (random or IOzone's), seeded per pool.
+    Pattern(DataPattern),
+    /// Dedup data: the worker's whole file image.
+    Dedup(DedupModel),
+}
+
+impl<'a> Recipe<'a> {
+    /// `replay` is the run's telemetry (it must be given when, and only when,
+    /// the configuration replays telemetry files).
+    pub fn new(config: &'a RunConfig, replay: Option<&'a Replay>) -> Recipe<'a> {
+        debug_assert_eq!(config.telemetry.is_some(), replay.is_some());
+        let v = &config.variations;
+        let purge = v.purge_cpu_cache.then(|| CachePurge {
+            // -S, else the largest cache sysfs reports for CPU 0, else IOzone's 1 MiB.
+            cache_bytes: v.cpu_cache_bytes.unwrap_or_else(|| {
+                cpu0_caches()
+                    .iter()
+                    .map(|c| c.size_bytes)
+                    .max()
+                    .unwrap_or(1 << 20)
+            }),
+            line_bytes: v.cache_line_bytes.unwrap_or(64).max(1) as usize,
+        });
+        Recipe {
+            config,
+            replay: replay.filter(|_| config.telemetry.is_some()),
+            throughput: config.throughput.is_some(),
+            passes: plan::passes(config),
+            purge,
+        }
+    }
+
+    pub fn config(&self) -> &'a RunConfig {
+        self.config
+    }
+
+    /// Everything the passes of `cell` need.
+    pub fn cell(&self, cell: Cell) -> CellRecipe<'_> {
+        let config = self.config;
+        let v = &config.variations;
+        let pool_data = match DedupModel::new(&v.dedup) {
+            // Dedup and telemetry are never combined (the CLI refuses it).
+            Some(model) if self.replay.is_none() => PoolData::Dedup(model),
+            _ => PoolData::Pattern(config.data),
+        };
+        let pool_bytes = if self.replay.is_some() {
+            telemetry::pool_bytes(config, &cell)
+        } else if matches!(pool_data, PoolData::Dedup(_)) {
+            cell.pass_bytes() as usize
+        } else {
+            buffer::pool_bytes(&cell, config.data, v.multi_buffer)
+        };
+        let patterns = PatternOptions {
+            stride: config.stride,
+            mix_read_percent: config.mix_read_percent,
+            sequential_mix: v.sequential_mix,
+            pool_bytes,
+            disrupt: v.disrupt_reads.then_some(DisruptReads {
+                // O_DIRECT reads must be aligned: IOzone reads a page with -I.
+                probe_len: if config.open.direct {
+                    PROBE_PAGE as usize
+                } else {
+                    1
+                },
+                throughput: self.throughput,
+            }),
+            multi_buffer: v.multi_buffer,
+        };
+        let passes = self
+            .passes
+            .iter()
+            .map(|&pass| self.pass(&cell, pass, &pool_data))
+            .collect();
+        CellRecipe {
+            recipe: self,
+            cell,
+            pool_bytes,
+            pool_data,
+            patterns,
+            passes,
+        }
+    }
+
+    fn pass(&self, cell: &Cell, pass: Pass, pool_data: &PoolData) -> PassRecipe {
+        let config = self.config;
+        let v = &config.variations;
+        let engine = self.engine_for(pass);
+        let depth = match engine {
+            EngineChoice::Aio | EngineChoice::IoUring => v.iodepth.max(1),
+            _ => 1,
+        };
+        let reads = pass.direction() != Direction::Write;
+        let writes = pass.direction() != Direction::Read;
+        let mut flags = 0;
+        if config.open.direct {
+            flags |= libc::O_DIRECT;
+        }
+        if config.open.sync_all {
+            flags |= libc::O_RSYNC | libc::O_SYNC;
+        }
+        if writes && config.open.sync_writes {
+            flags |= libc::O_SYNC;
+        }
+        if writes && config.open.dsync_writes {
+            flags |= libc::O_DSYNC;
+        }
+        let size = pass_size(config, cell, pass);
+        let open = OpenSpec {
+            writable: writes,
+            create: false,
+            truncate: pass.truncates() && !v.no_truncate,
+            extra_flags: flags,
+            // A telemetry pass's "record" is its largest operation.
+            record_bytes: size.largest as usize,
+            file_bytes: self.bytes_reads_need(cell),
+            depth,
+            msync: v.msync,
+            madvise: v.madvise,
+            aio_no_copy: v.aio_no_copy,
+        };
+        let check = match (pool_data, v.verify) {
+            (PoolData::Dedup(_), _) => CheckKind::Image,
+            (_, Verify::None) => CheckKind::Plain,
+            (_, verify) => CheckKind::Verify {
+                verify,
+                slide: v.multi_buffer,
+            },
+        };
+        PassRecipe {
+            pass,
+            engine,
+            open,
+            record_locking: config.record_locking,
+            direct: config.open.direct,
+            setup: Setup {
+                purge: self.purge,
+                write_page_first: v.mix_mmap_file_io && writes,
+                drop_caches: if reads {
+                    v.drop_caches
+                } else {
+                    DropCaches::None
+                },
+                lock_file: config.lock_file,
+            },
+            extras: TimedExtras {
+                sync: config.fsync_in_timing,
+                close: config.close_in_timing,
+            },
+            sync_after: !config.fsync_in_timing && writes,
+            compute_delay_ns: v.compute_delay_ms.unwrap_or(0) * 1_000_000,
+            size,
+            check,
+            record_latencies: v.offset_latency_files,
+            counts_operations: self.replay.is_some(),
+            mix_roles: (pass == Pass::RandomMix).then(|| config.mix_roles()),
+        }
+    }
+
+    /// The engine a pass runs on: its own, unless --engine (or -B, -H, -k)
+    /// picks one for the tests that move records with read/write or
+    /// pread/pwrite. The stdio and vectored tests keep their engines: that is
+    /// what they measure.
+    fn engine_for(&self, pass: Pass) -> EngineChoice {
+        let own = match pass.engine() {
+            EngineKind::Sync => EngineChoice::Sync,
+            EngineKind::Positional => EngineChoice::Psync,
+            EngineKind::Vectored => return EngineChoice::Vec,
+            EngineKind::Stdio => return EngineChoice::Stdio,
+        };
+        self.config.variations.engine.unwrap_or(own)
+    }
+
+    /// Bytes a reading pass reaches: whole records, or with telemetry
+    /// anywhere up to the file size.
+    fn bytes_reads_need(&self, cell: &Cell) -> u64 {
+        if self.replay.is_some() {
+            cell.file_bytes
+        } else {
+            cell.pass_bytes()
+        }
+    }
+}
+
+/// Everything the passes of one cell need.
+pub(crate) struct CellRecipe<'r> {
+    recipe: &'r Recipe<'r>,
+    pub cell: Cell,
+    /// Bytes of each write pool (one per worker).
+    pub pool_bytes: usize,
+    pool_data: PoolData,
+    patterns: PatternOptions,
+    /// One per pass that runs, in order.
+    pub passes: Vec<PassRecipe>,
+}
+
+impl CellRecipe<'_> {
+    pub fn config(&self) -> &RunConfig {
+        self.recipe.config
+    }
+
+    /// What the writes of `worker` send, made before any clock starts: the
+    /// run's data (filled from `seed`), or with dedup options the worker's
+    /// whole file image, which writes take at their own offsets.
+    pub fn write_pool(&self, worker: u32, seed: u64) -> AlignedBuf {
+        let mut pool = AlignedBuf::zeroed(self.pool_bytes);
+        match self.pool_data {
+            PoolData::Dedup(model) => model.fill_file(&mut pool, self.cell.record_bytes, worker),
+            PoolData::Pattern(data) => buffer::fill(&mut pool, data, seed),
+        }
+        pool
+    }
+
+    /// A read buffer for `slots` operations in flight.
+    pub fn read_buf(&self, slots: usize) -> AlignedBuf {
+        AlignedBuf::zeroed(if self.recipe.replay.is_some() {
+            largest_replayed_op(self.recipe.config, &self.cell) * slots
+        } else {
+            buffer::read_buf_bytes(
+                &self.cell,
+                slots,
+                self.recipe.config.variations.multi_buffer,
+            )
+        })
+    }
+
+    /// The most operations any pass of the cell keeps in flight.
+    pub fn max_slots(&self) -> usize {
+        self.passes.iter().map(PassRecipe::slots).max().unwrap_or(1)
+    }
+
+    /// The operations of `pass`, built before the clock: the replayed
+    /// telemetry file's, or the test's access pattern with `read_percent`
+    /// of the random mix's operations reading.
+    pub fn ops(&self, pass: &PassRecipe, read_percent: u32) -> Vec<IoOp> {
+        match self.recipe.replay {
+            Some(replay) => telemetry::build_ops(
+                self.recipe.config,
+                replay,
+                &self.cell,
+                pass.pass,
+                self.pool_bytes,
+            ),
+            None => pattern::build_ops(
+                pass.pass,
+                &self.cell,
+                &PatternOptions {
+                    mix_read_percent: read_percent,
+                    ..self.patterns
+                },
+            ),
+        }
+    }
+
+    /// Bytes a file must hold before a reading pass.
+    pub fn bytes_reads_need(&self) -> u64 {
+        self.recipe.bytes_reads_need(&self.cell)
+    }
+
+    /// `-+q`: seconds to sleep after every pass (outside any timing).
+    pub fn delay_between_tests_s(&self) -> u64 {
+        self.recipe.config.variations.delay_between_tests_s
+    }
+
+    /// Whether ioz may only read the file (`-+E`).
+    pub fn read_only(&self) -> bool {
+        self.recipe.config.variations.existing_file
+    }
+
+    /// How the untimed fill before a reading test opens the file.
+    pub fn fill_spec(&self) -> OpenSpec {
+        OpenSpec {
+            writable: true,
+            create: false,
+            truncate: false,
+            extra_flags: if self.recipe.config.open.direct {
+                libc::O_DIRECT
+            } else {
+                0
+            },
+            record_bytes: self.cell.record_bytes as usize,
+            file_bytes: self.cell.pass_bytes(),
+            depth: 1,
+            msync: MsyncMode::None,
+            madvise: None,
+            aio_no_copy: false,
+        }
+    }
+
+    /// The untimed fill of a file now `len` bytes long: every record from
+    /// its pool slot, or with telemetry only the tail its reads reach.
+    pub fn fill_ops(&self, len: u64) -> Vec<IoOp> {
+        if self.recipe.replay.is_some() {
+            return telemetry::fill_ops(self.recipe.config, &self.cell, len, self.pool_bytes);
+        }
+        let whole_records = PatternOptions {
+            stride: 1,
+            mix_read_percent: 0,
+            sequential_mix: true,
+            pool_bytes: self.pool_bytes,
+            disrupt: None,
+            multi_buffer: false,
+        };
+        pattern::build_ops(Pass::Write, &self.cell, &whole_records)
+    }
+
+    /// The record size that verification reports name records by.
+    pub fn verified_record_bytes(&self, pass: &PassRecipe, ops: &[IoOp]) -> Option<usize> {
+        record_bytes_for(pass.pass, &self.recipe.config.sizes, ops)
+    }
+}
+
+/// How one pass runs.
+#[derive(Clone, Debug)]
+pub(crate) struct PassRecipe {
+    pub pass: Pass,
+    pub engine: EngineChoice,
+    /// How the pass opens the file (for its first, or only, worker).
+    pub open: OpenSpec,
+    /// `-+l`/`-+L`: an fcntl lock around each record.
+    pub record_locking: bool,
+    /// `-I`: an EINVAL at open means the file system refuses O_DIRECT.
+    pub direct: bool,
+    /// Untimed, before the clock.
+    pub setup: Setup,
+    /// What the timed region includes besides the operations (-e, -c).
+    pub extras: TimedExtras,
+    /// Untimed, after the clock: fsync what the pass wrote (unless -e timed it).
+    pub sync_after: bool,
+    /// `-J`: busy-wait before every operation, left out of the time.
+    pub compute_delay_ns: u64,
+    /// What a whole pass moves: the byte count it is checked against.
+    pub size: PassSize,
+    pub check: CheckKind,
+    /// `-Q`: time every operation.
+    pub record_latencies: bool,
+    /// Telemetry: a replayed operation is not a record, so throughput
+    /// workers count operations instead of whole records.
+    pub counts_operations: bool,
+    /// The random mix's reader and writer roles (test 8 only).
+    mix_roles: Option<MixRoles>,
+}
+
+/// Untimed work before the clock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Setup {
+    pub purge: Option<CachePurge>,
+    /// `-Z`: write a page with write() first (mixing mmap and file I/O).
+    pub write_page_first: bool,
+    /// `--drop-caches` (reading passes only).
+    pub drop_caches: DropCaches,
+    /// `-W`: hold an fcntl lock on the whole file over the pass.
+    pub lock_file: bool,
+}
+
+/// How writes get their data and reads are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CheckKind {
+    /// Writes send pool slices; reads are not checked.
+    Plain,
+    /// `-V`/`-+d`: writes send the pattern and every byte read is checked.
+    Verify { verify: Verify, slide: bool },
+    /// Dedup data: writes send the file image at their offsets.
+    Image,
+}
+
+impl PassRecipe {
+    /// Operations the engine keeps in flight (one read slot each).
+    pub fn slots(&self) -> usize {
+        self.open.depth as usize
+    }
+
+    /// The share of the mix's operations (percent) that worker `worker`
+    /// reads. With `-+K n` the workers have roles, as in IOzone: those below
+    /// n only read (100) and the others only write (0). Otherwise every
+    /// worker mixes reads and writes in `-+p`'s proportion (ioz's mix).
+    /// The share of the mix's operations (percent) that worker `worker`
+    /// reads ([`MixRoles`]); outside the mix no operation has a choice: 0.
+    pub fn read_percent_of(&self, worker: u32) -> u32 {
+        self.mix_roles.map_or(0, |r| r.read_percent_of(worker))
+    }
+
+    /// How worker `worker` opens its file: `-+F` truncates the mix's writers.
+    pub fn open_for(&self, worker: u32) -> OpenSpec {
+        let truncates = self.mix_roles.is_some_and(|r| r.truncates(worker));
+        OpenSpec {
+            truncate: self.open.truncate || truncates,
+            ..self.open
+        }
+    }
+
+    /// Records a worker that moved `bytes` in `ops_done` operations counts.
+    pub fn records_done(&self, bytes: u64, ops_done: usize, record_bytes: u64) -> u64 {
+        if self.counts_operations {
+            ops_done as u64
+        } else {
+            bytes / record_bytes.max(1)
+        }
+    }
+
+    /// Whether the pass only reads.
+    pub fn only_reads(&self) -> bool {
+        !self.open.writable
+    }
+}

@@ -1,0 +1,222 @@
+//! Single and auto mode: the plan's cells in order, each cell's passes on one
+//! test file, every pass and row handed out as soon as it is done.
+
+use nix::sys::resource::UsageWho;
+
+use super::events::{Event, Outcome};
+use super::pass::{Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine};
+use super::prepare::fill_if_short;
+use super::recipe::{CellRecipe, PassRecipe, Recipe};
+use crate::data::pattern::IoOp;
+use crate::engine::{EarlyStop, Engine, Stops};
+use crate::error::{IoFailure, RunError};
+use crate::model::latency::OpLatency;
+use crate::model::plan::expand;
+use crate::model::result::{CellResult, Measurement};
+use crate::safety::target::TargetFile;
+use crate::system::remount::{Cycle, Remounter};
+use crate::system::signals::StopFlag;
+
+/// What may stop or interrupt the passes: signals, and -U before each pass.
+pub(crate) struct Controls<'a> {
+    pub stop: &'a StopFlag,
+    pub remount: Option<&'a mut Remounter>,
+}
+
+/// Runs every cell of the plan on the run's test file.
+pub(crate) fn run(
+    recipe: &Recipe<'_>,
+    mut controls: Controls<'_>,
+    mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Outcome {
+    let config = recipe.config();
+    let mut target = match TargetFile::check_for_run(&config.path, config) {
+        Ok(t) => t,
+        Err(e) => return Outcome::ended(Vec::new(), Vec::new(), None, Some(e)),
+    };
+    let mut cells = Vec::new();
+    let mut signal = None;
+    let mut error: Option<RunError> = None;
+    for (index, &cell) in expand(config).cells.iter().enumerate() {
+        if let Some(sig) = controls.stop.signal() {
+            signal = Some(sig);
+            break;
+        }
+        let cell = recipe.cell(cell);
+        let mut row = CellResult {
+            cell: cell.cell,
+            measurements: Vec::new(),
+        };
+        let end = run_cell(
+            &cell,
+            index as u64,
+            &mut target,
+            &mut controls,
+            &mut row,
+            &mut on_event,
+        )
+        .and_then(|sig| remove_unless_kept(recipe, &mut target).map(|_| sig));
+        if !row.measurements.is_empty() {
+            let shown = on_event(Event::RowDone(&row));
+            cells.push(row);
+            if let Err(e) = shown {
+                error = Some(e);
+                break;
+            }
+        }
+        match end {
+            Ok(None) => {}
+            Ok(Some(sig)) => {
+                signal = Some(sig);
+                break;
+            }
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    // A file system -U could not mount back hides the file; the path now
+    // leads below the mount point, where nothing is ioz's.
+    if controls.remount.is_some_and(|r| r.is_unmounted()) {
+        target.disown();
+    }
+    // Whatever ended the run, ioz's file goes (unless -w); the first error wins.
+    let cleanup = remove_unless_kept(recipe, &mut target);
+    let error = error.or(cleanup.err());
+    Outcome::ended(cells, Vec::new(), signal, error)
+}
+
+fn remove_unless_kept(recipe: &Recipe<'_>, target: &mut TargetFile) -> Result<(), RunError> {
+    if recipe.config().keep_file {
+        Ok(())
+    } else {
+        target.remove().map_err(RunError::Io)
+    }
+}
+
+/// Runs one cell's passes into `row`; returns the stopping signal, if any.
+fn run_cell(
+    cell: &CellRecipe<'_>,
+    seed: u64,
+    target: &mut TargetFile,
+    controls: &mut Controls<'_>,
+    row: &mut CellResult,
+    on_event: &mut impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Result<Option<i32>, RunError> {
+    target.ensure_exists()?;
+    let mut read_buf = cell.read_buf(cell.max_slots());
+    let pool = cell.write_pool(0, seed);
+    let mut previous_test = None;
+    for pass in &cell.passes {
+        // Before a test that reads, once: the file must hold its data.
+        let test = pass.pass.test();
+        if previous_test != Some(test) && test.needs_existing_data() {
+            fill_if_short(cell, target.path(), &pool)?;
+        }
+        previous_test = Some(test);
+        let ops = cell.ops(pass, pass.read_percent_of(0));
+        // -U: the pass starts with the file system freshly mounted (untimed).
+        if let Some(r) = controls.remount.as_deref_mut() {
+            if let Cycle::Interrupted(sig) = r.cycle(controls.stop)? {
+                return Ok(Some(sig));
+            }
+            if let Some(sig) = controls.stop.signal() {
+                return Ok(Some(sig));
+            }
+        }
+        let record_bytes = cell.verified_record_bytes(pass, &ops);
+        let body = SinglePass {
+            cell,
+            pass,
+            ops: &ops,
+            record_bytes,
+            path: target.path(),
+            buffers: Buffers {
+                read_buf: &mut read_buf,
+                pool: &pool,
+            },
+            stop: controls.stop,
+        };
+        match with_engine(pass, &pass.open, target.path(), body)?? {
+            PassEnd::Measured(m, latencies) => {
+                on_event(Event::PassDone {
+                    measurement: &m,
+                    latencies: latencies.as_deref(),
+                })?;
+                row.measurements.push(m);
+                pause_between_tests(cell);
+            }
+            PassEnd::Interrupted(sig) => return Ok(Some(sig)),
+        }
+    }
+    Ok(None)
+}
+
+/// `-+q`: a pause after every pass (outside any timing).
+pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
+    let secs = cell.delay_between_tests_s();
+    if secs > 0 {
+        std::thread::sleep(std::time::Duration::from_secs(secs));
+    }
+}
+
+enum PassEnd {
+    Measured(Measurement, Option<Vec<OpLatency>>),
+    Interrupted(i32),
+}
+
+/// A pass of single or auto mode, for the engine it opens.
+struct SinglePass<'a> {
+    cell: &'a CellRecipe<'a>,
+    pass: &'a PassRecipe,
+    ops: &'a [IoOp],
+    record_bytes: Option<usize>,
+    path: &'a std::path::Path,
+    buffers: Buffers<'a>,
+    stop: &'a StopFlag,
+}
+
+impl WithEngine for SinglePass<'_> {
+    type Output = Result<PassEnd, IoFailure>;
+
+    fn run<E: Engine>(self, mut engine: E) -> Self::Output {
+        let SinglePass {
+            cell,
+            pass,
+            ops,
+            record_bytes,
+            path,
+            mut buffers,
+            stop,
+        } = self;
+        before_loop(&mut engine, pass, path, &buffers)?;
+        // -V/-+d's check and -Q's room for latencies, made before the clock.
+        let mut ready = ReadyPass::new(pass, path, ops, record_bytes);
+        let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
+        let stops = Stops {
+            signal: stop.word(),
+            stonewall: None,
+        };
+        let outcome = ready.timed(&mut engine, ops, &mut buffers, stops)?;
+        let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
+        after_loop(&mut engine, pass, path)?;
+        if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
+            return Ok(PassEnd::Interrupted(sig));
+        }
+        // Whole records, or with telemetry the sum of the replayed sizes.
+        ready.check_bytes(&outcome)?;
+        let measurement = Measurement {
+            pass: pass.pass,
+            file_bytes: cell.cell.file_bytes,
+            record_bytes: cell.cell.record_bytes,
+            workers: 1,
+            bytes: outcome.bytes,
+            records: pass.size.ops,
+            elapsed_ns: outcome.elapsed_ns(),
+            cpu_user_ns: user1.saturating_sub(user0),
+            cpu_system_ns: sys1.saturating_sub(sys0),
+        };
+        Ok(PassEnd::Measured(measurement, ready.latencies(ops)))
+    }
+}

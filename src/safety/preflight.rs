@@ -1,0 +1,42 @@
+//! Everything a run must pass before its first byte of I/O, in one call:
+//! the telemetry files it replays are read, its result paths, test files or
+//! devices, remount (-U), memory and free space are checked. A refusal is a
+//! [`RunError::Refused`] (exit status 2) and nothing has been written.
+
+use super::{memory, outputs, space, target};
+use crate::data::telemetry::{self, Replay};
+use crate::error::RunError;
+use crate::model::config::RunConfig;
+use crate::system::remount::Remounter;
+
+/// A run that may start.
+pub struct Ready {
+    /// The configuration, completed with what the telemetry files say.
+    pub config: RunConfig,
+    /// The telemetry operations, when the run replays any.
+    pub replay: Option<Replay>,
+    /// `-U`: the file system to unmount and mount back before every pass.
+    pub remount: Option<Remounter>,
+    /// Said once before the run (the plan fits in RAM: the page cache is measured).
+    pub warning: Option<String>,
+}
+
+/// Checks the run of `config`, in the order a user meets the problems: the
+/// files it reads, the files it writes, the machine it changes.
+pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
+    // The telemetry files first: the file size of the run is theirs.
+    let replay = telemetry::attach(&mut config).map_err(RunError::Refused)?;
+    outputs::check(&config.outputs, Some(&config.path)).map_err(RunError::Refused)?;
+    target::check_targets(&config)?;
+    let remount = Remounter::for_run(&config)?;
+    // Before the space check: a dedup run too large for memory is refused
+    // whatever the disk holds.
+    memory::check_memory(&config)?;
+    let warning = space::check(&config)?;
+    Ok(Ready {
+        config,
+        replay,
+        remount,
+        warning,
+    })
+}

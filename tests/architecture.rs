@@ -1,0 +1,920 @@
+//! The layer map of src/lib.rs, enforced.
+//!
+//! Each top-level module of src/ is a layer, and a layer imports only itself
+//! and the layers [`LAYERS`] names beside it. Two modules that import each
+//! other fail too: they are one design split in two files.
+//!
+//! The test reads source text and needs nothing of the ioz library. It parses
+//! every non-test file under src/ with syn, collects every path into the crate
+//! (`use crate::…` in all its forms, `super::…`, `self::…`, a child module's
+//! bare name, inline paths in code and in macro arguments), resolves each to
+//! the module it names, and checks the resulting module-to-module edges.
+//!
+//! Why syn rather than a hand-written scanner: syn is a full Rust parser, so
+//! comments, doc comments, raw strings, char literals and lifetimes can never
+//! pass for paths; `#[cfg(test)]` is honoured on exactly the item, statement,
+//! arm or field it sits on, however many braces follow; `use` trees arrive
+//! already nested; and spans give line numbers. A scanner would have to get
+//! all of that right by hand, and its mistakes would be silent. syn is
+//! already in Cargo.lock (serde's and thiserror's derives are built on it).
+//! What no parser sees is what a macro expands to; the tokens of a macro's
+//! arguments are still searched for paths (see [`token_paths`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{
+    Arm, Attribute, Expr, Field, FieldValue, ImplItem, Item, ItemMod, Macro, Meta, Stmt, Token,
+    TraitItem, UseTree, Variant,
+};
+
+/// Each layer and the layers it may import besides itself: the map in
+/// src/lib.rs. No layer lists `app`, so nothing in the library imports it
+/// (src/main.rs, outside the library, does).
+const LAYERS: &[(&str, &[&str])] = &[
+    ("model", &[]),
+    ("data", &["model"]),
+    ("engine", &["model", "data"]),
+    ("error", &["model"]),
+    ("system", &["model", "error"]),
+    ("safety", &["model", "data", "system", "error"]),
+    (
+        "runner",
+        &["model", "data", "engine", "system", "safety", "error"],
+    ),
+    ("report", &["model"]),
+    ("cli", &["model"]),
+    (
+        "app",
+        &[
+            "model", "data", "engine", "error", "system", "safety", "runner", "report", "cli",
+        ],
+    ),
+];
+
+/// A module of the crate as its parts: `["runner", "pass"]`; empty for the
+/// crate root.
+type ModPath = Vec<String>;
+
+/// One library source file.
+struct SourceFile {
+    /// Relative to the package, for messages: `src/runner/pass.rs`.
+    path: String,
+    /// The module the file is.
+    module: ModPath,
+    text: String,
+}
+
+/// A path into the crate as written, before it is resolved.
+struct RawRef {
+    /// The module (file or inline `mod`) the path is written in.
+    from: ModPath,
+    /// `["super", "recipe", "Recipe"]`.
+    segments: Vec<String>,
+    file: String,
+    line: usize,
+}
+
+/// What one file says about the crate's modules.
+#[derive(Default)]
+struct Scan {
+    /// Every path outside test code that may lead into the crate.
+    refs: Vec<RawRef>,
+    /// The modules the file declares or holds inline, outside test code.
+    modules: Vec<ModPath>,
+    /// Modules declared under `#[cfg(test)]`: all their code is test code,
+    /// including the files of `#[cfg(test)] mod x;`.
+    test_modules: Vec<ModPath>,
+}
+
+/// One module importing another, at one place.
+struct Edge {
+    from: ModPath,
+    to: ModPath,
+    file: String,
+    line: usize,
+}
+
+impl Edge {
+    /// `src/runner/pass.rs:12`.
+    fn place(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// `runner::pass`; `crate` for the root.
+fn show(module: &[String]) -> String {
+    if module.is_empty() {
+        "crate".to_string()
+    } else {
+        module.join("::")
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Files → modules
+// ---------------------------------------------------------------------------
+
+/// The module a file under src/ is (`relative` is relative to src/):
+/// `runner/pass.rs` → `runner::pass`, `runner/throughput/mod.rs` →
+/// `runner::throughput`, `lib.rs` → the root. None for `main.rs`, the binary,
+/// which is outside the library.
+fn module_of(relative: &Path) -> Option<ModPath> {
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop()?;
+    let stem = file.strip_suffix(".rs")?;
+    match (parts.is_empty(), stem) {
+        (true, "lib") => Some(Vec::new()),
+        (true, "main") => None,
+        (_, "mod") => Some(parts),
+        _ => {
+            parts.push(stem.to_string());
+            Some(parts)
+        }
+    }
+}
+
+/// Whether a file under src/ is test code by its name: a `tests.rs`, or
+/// anything in a `tests/` folder.
+fn is_test_file(relative: &Path) -> bool {
+    relative.file_name().is_some_and(|name| name == "tests.rs")
+        || relative
+            .parent()
+            .is_some_and(|dir| dir.components().any(|part| part.as_os_str() == "tests"))
+}
+
+/// Every `.rs` file under `dir`, at any depth.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry
+            .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+            .path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The library's non-test files under `package`/src, in path order so the
+/// report is stable.
+fn library_files(package: &Path) -> Vec<SourceFile> {
+    let src = package.join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let relative = path.strip_prefix(&src).expect("found under src/");
+            if is_test_file(relative) {
+                return None;
+            }
+            let module = module_of(relative)?;
+            let text = fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let path = format!("src/{}", relative.display());
+            Some(SourceFile { path, module, text })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// One file → its paths (the scanner)
+// ---------------------------------------------------------------------------
+
+/// The attributes of whichever variant `$node` is: syn's item and expression
+/// enums have no accessor for them. Verbatim tokens have none.
+macro_rules! attrs_of {
+    ($node:expr, $enum:ident: $($variant:ident),* $(,)?) => {
+        match $node {
+            $($enum::$variant(inner) => &inner.attrs[..],)*
+            _ => &[],
+        }
+    };
+}
+
+fn item_attrs(item: &Item) -> &[Attribute] {
+    attrs_of!(item, Item: Const, Enum, ExternCrate, Fn, ForeignMod, Impl, Macro, Mod, Static,
+        Struct, Trait, TraitAlias, Type, Union, Use)
+}
+
+fn expr_attrs(expr: &Expr) -> &[Attribute] {
+    attrs_of!(expr, Expr: Array, Assign, Async, Await, Binary, Block, Break, Call, Cast, Closure,
+        Const, Continue, Field, ForLoop, Group, If, Index, Infer, Let, Lit, Loop, Macro, Match,
+        MethodCall, Paren, Path, Range, RawAddr, Reference, Repeat, Return, Struct, Try, TryBlock,
+        Tuple, Unary, Unsafe, While, Yield)
+}
+
+/// The attributes written before an expression statement. syn hangs them on
+/// the leftmost operand (`#[cfg(test)] a = b;` puts them on `a`), so this
+/// follows the same path down.
+fn statement_attrs(mut expr: &Expr) -> &[Attribute] {
+    loop {
+        expr = match expr {
+            Expr::Assign(e) => &e.left,
+            Expr::Binary(e) => &e.left,
+            Expr::Cast(e) => &e.expr,
+            _ => return expr_attrs(expr),
+        };
+    }
+}
+
+/// Whether the attributes make their item test code: `#[cfg(test)]`, or a
+/// `cfg(all(…))` with `test` among its conditions. `any(test, …)` and
+/// `not(test)` are built outside tests too, so they do not count.
+fn is_test_only(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("cfg") && attr.parse_args::<Meta>().is_ok_and(|c| requires_test(&c))
+    })
+}
+
+/// Whether a cfg condition holds only when building tests.
+fn requires_test(condition: &Meta) -> bool {
+    match condition {
+        Meta::Path(path) => path.is_ident("test"),
+        Meta::List(list) if list.path.is_ident("all") => list
+            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            .is_ok_and(|all| all.iter().any(requires_test)),
+        _ => false,
+    }
+}
+
+/// Every path a `use` tree names, each with the span of its last part:
+/// `crate::{a, b::{self, c}}` → `crate::a`, `crate::b`, `crate::b::c`. A glob
+/// or `self` names the prefix itself; a rename, the original.
+fn use_paths(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, Span)>) {
+    let with = |prefix: &[String], name: &syn::Ident| {
+        let mut path = prefix.to_vec();
+        if name != "self" {
+            path.push(name.to_string());
+        }
+        path
+    };
+    match tree {
+        UseTree::Path(part) => {
+            prefix.push(part.ident.to_string());
+            use_paths(&part.tree, prefix, out);
+            prefix.pop();
+        }
+        UseTree::Name(name) => out.push((with(prefix, &name.ident), name.ident.span())),
+        UseTree::Rename(rename) => out.push((with(prefix, &rename.ident), rename.ident.span())),
+        UseTree::Glob(glob) => out.push((prefix.clone(), glob.span())),
+        UseTree::Group(group) => {
+            for tree in &group.items {
+                use_paths(tree, prefix, out);
+            }
+        }
+    }
+}
+
+/// Paths written in a macro's arguments, which syn keeps as raw tokens: runs
+/// of two or more identifiers joined by `::`, at any bracket depth, each with
+/// the span of its first part. A literal is one token, so a string holding
+/// `crate::x` never makes a path; a `{…}` after `::` (a `use` tree inside a
+/// macro) is not followed.
+fn token_paths(tokens: TokenStream, out: &mut Vec<(Vec<String>, Span)>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            TokenTree::Group(group) => token_paths(group.stream(), out),
+            // A path starts at an identifier not itself after `::` (that is a
+            // `::std::…` path or `<T>::name`, never one of ours).
+            TokenTree::Ident(first) if !(i >= 2 && is_separator(&tokens, i - 2)) => {
+                let mut segments = vec![first.to_string()];
+                while is_separator(&tokens, i + 1) {
+                    let Some(TokenTree::Ident(next)) = tokens.get(i + 3) else {
+                        break;
+                    };
+                    segments.push(next.to_string());
+                    i += 3;
+                }
+                if segments.len() > 1 {
+                    out.push((segments, first.span()));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Whether `tokens[at..]` starts with `::`: two `:` punctuations, the first
+/// joined to the second.
+fn is_separator(tokens: &[TokenTree], at: usize) -> bool {
+    matches!(
+        (tokens.get(at), tokens.get(at + 1)),
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
+    )
+}
+
+/// Walks one file's syntax tree, recording paths outside test code and the
+/// modules it declares, while knowing which (inline) module it is in.
+struct Scanner<'f> {
+    file: &'f str,
+    module: ModPath,
+    scan: Scan,
+}
+
+impl Scanner<'_> {
+    fn record(&mut self, segments: Vec<String>, span: Span) {
+        self.scan.refs.push(RawRef {
+            from: self.module.clone(),
+            segments,
+            file: self.file.to_string(),
+            line: span.start().line,
+        });
+    }
+
+    fn child(&self, name: &syn::Ident) -> ModPath {
+        let mut child = self.module.clone();
+        child.push(name.to_string());
+        child
+    }
+
+    /// A `mod` item: `mod x;` names a file module; `mod x { … }` is scanned
+    /// as a module of its own, so `super::` inside it resolves right.
+    fn enter_module(&mut self, module: &ItemMod) {
+        let child = self.child(&module.ident);
+        self.scan.modules.push(child.clone());
+        if let Some((_, items)) = &module.content {
+            let parent = std::mem::replace(&mut self.module, child);
+            for item in items {
+                self.visit_item(item);
+            }
+            self.module = parent;
+        }
+    }
+}
+
+/// Test code is left out where its attribute stands: on items, impl and
+/// trait items, statements, match arms, fields and variants. Everything else
+/// is visited as syn does by default.
+impl<'ast> Visit<'ast> for Scanner<'_> {
+    fn visit_item(&mut self, item: &'ast Item) {
+        if is_test_only(item_attrs(item)) {
+            if let Item::Mod(module) = item {
+                let child = self.child(&module.ident);
+                self.scan.test_modules.push(child);
+            }
+            return;
+        }
+        match item {
+            Item::Mod(module) => self.enter_module(module),
+            Item::Use(item_use) => {
+                let mut found = Vec::new();
+                use_paths(&item_use.tree, &mut Vec::new(), &mut found);
+                for (segments, span) in found {
+                    self.record(segments, span);
+                }
+            }
+            _ => visit::visit_item(self, item),
+        }
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast ImplItem) {
+        if !is_test_only(attrs_of!(item, ImplItem: Const, Fn, Type, Macro)) {
+            visit::visit_impl_item(self, item);
+        }
+    }
+
+    fn visit_trait_item(&mut self, item: &'ast TraitItem) {
+        if !is_test_only(attrs_of!(item, TraitItem: Const, Fn, Type, Macro)) {
+            visit::visit_trait_item(self, item);
+        }
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        let attrs: &[Attribute] = match stmt {
+            Stmt::Local(local) => &local.attrs[..],
+            Stmt::Macro(mac) => &mac.attrs,
+            Stmt::Expr(expr, _) => statement_attrs(expr),
+            // visit_item looks at an item's own attributes.
+            Stmt::Item(_) => &[],
+        };
+        if !is_test_only(attrs) {
+            visit::visit_stmt(self, stmt);
+        }
+    }
+
+    fn visit_arm(&mut self, arm: &'ast Arm) {
+        if !is_test_only(&arm.attrs) {
+            visit::visit_arm(self, arm);
+        }
+    }
+
+    fn visit_field(&mut self, field: &'ast Field) {
+        if !is_test_only(&field.attrs) {
+            visit::visit_field(self, field);
+        }
+    }
+
+    fn visit_field_value(&mut self, field: &'ast FieldValue) {
+        if !is_test_only(&field.attrs) {
+            visit::visit_field_value(self, field);
+        }
+    }
+
+    fn visit_variant(&mut self, variant: &'ast Variant) {
+        if !is_test_only(&variant.attrs) {
+            visit::visit_variant(self, variant);
+        }
+    }
+
+    /// Paths in code and types: `crate::system::device::usable_len(p)`. One
+    /// part alone is a local name, never a module; `::x` is another crate.
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.leading_colon.is_none() && path.segments.len() > 1 {
+            let segments = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.record(segments, path.segments[0].ident.span());
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        let mut found = Vec::new();
+        token_paths(mac.tokens.clone(), &mut found);
+        for (segments, span) in found {
+            self.record(segments, span);
+        }
+        visit::visit_macro(self, mac);
+    }
+}
+
+/// One file's paths into the crate and its modules, test code left out.
+fn scan_file(file: &SourceFile) -> Result<Scan, String> {
+    let ast = syn::parse_file(&file.text)
+        .map_err(|e| format!("{}:{}: {e}", file.path, e.span().start().line))?;
+    let mut scanner = Scanner {
+        file: &file.path,
+        module: file.module.clone(),
+        scan: Scan::default(),
+    };
+    // A file that starts with `#![cfg(test)]` is test code as a whole.
+    if is_test_only(&ast.attrs) {
+        scanner.scan.test_modules.push(file.module.clone());
+    } else {
+        scanner.visit_file(&ast);
+    }
+    Ok(scanner.scan)
+}
+
+// ---------------------------------------------------------------------------
+// Paths → module edges
+// ---------------------------------------------------------------------------
+
+/// The module a path written in `from` names: the longest run of its leading
+/// parts that is a known module. `crate::` starts at the root, `self::` at
+/// `from`, each `super::` one level up, and a bare first part only when it is
+/// a child module of `from`; any other path (another crate, a type, a local
+/// name, an enum's variants) is none of ours and gives None.
+fn resolve(from: &[String], segments: &[String], known: &BTreeSet<ModPath>) -> Option<ModPath> {
+    let (mut module, mut rest) = match segments.first()?.as_str() {
+        "crate" => (Vec::new(), &segments[1..]),
+        "self" => (from.to_vec(), &segments[1..]),
+        "super" => (from.to_vec(), segments),
+        first => {
+            let mut child = from.to_vec();
+            child.push(first.to_string());
+            if !known.contains(&child) {
+                return None;
+            }
+            (from.to_vec(), segments)
+        }
+    };
+    while let Some((head, tail)) = rest.split_first()
+        && head == "super"
+    {
+        module.pop()?;
+        rest = tail;
+    }
+    for segment in rest {
+        module.push(segment.clone());
+        if !known.contains(&module) {
+            module.pop();
+            break;
+        }
+    }
+    Some(module)
+}
+
+/// Every import edge between two different modules of `files`, test code
+/// left out, in file order.
+fn import_edges(files: &[SourceFile]) -> Result<Vec<Edge>, String> {
+    let mut known: BTreeSet<ModPath> = BTreeSet::from([Vec::new()]);
+    let mut test_modules = Vec::new();
+    let mut refs = Vec::new();
+    for file in files {
+        let scan = scan_file(file)?;
+        known.insert(file.module.clone());
+        known.extend(scan.modules);
+        test_modules.extend(scan.test_modules);
+        refs.extend(scan.refs);
+    }
+    let in_tests = |module: &ModPath| test_modules.iter().any(|t| module.starts_with(t));
+    known.retain(|module| !in_tests(module));
+    let edges = refs
+        .into_iter()
+        .filter(|r| !in_tests(&r.from))
+        .filter_map(|r| {
+            let to = resolve(&r.from, &r.segments, &known)?;
+            (to != r.from).then_some(Edge {
+                from: r.from,
+                to,
+                file: r.file,
+                line: r.line,
+            })
+        })
+        .collect();
+    Ok(edges)
+}
+
+// ---------------------------------------------------------------------------
+// Edges → violations
+// ---------------------------------------------------------------------------
+
+/// Every place each (importer, imported) pair is written, with no place
+/// twice (one line can name a module more than once).
+fn places_by_pair(edges: &[Edge]) -> BTreeMap<(&[String], &[String]), Vec<String>> {
+    let mut places: BTreeMap<_, Vec<String>> = BTreeMap::new();
+    for edge in edges {
+        let at = places.entry((&edge.from[..], &edge.to[..])).or_default();
+        let place = edge.place();
+        if !at.contains(&place) {
+            at.push(place);
+        }
+    }
+    places
+}
+
+/// The layers `layer` may import besides itself; None if it is no layer.
+fn allowed_imports(layer: &str) -> Option<&'static [&'static str]> {
+    LAYERS
+        .iter()
+        .find(|(name, _)| *name == layer)
+        .map(|(_, allowed)| *allowed)
+}
+
+/// The rule `from` importing `to` breaks, or None when it may. The crate
+/// root is no layer: lib.rs only declares the layers.
+fn broken_rule(from: &[String], to: &[String]) -> Option<String> {
+    let (from_layer, to_layer) = (from.first()?, to.first()?);
+    if from_layer == to_layer {
+        return None;
+    }
+    let not_a_layer = |layer| format!("{layer} is not a layer in tests/architecture.rs's LAYERS");
+    match (allowed_imports(from_layer), allowed_imports(to_layer)) {
+        (None, _) => Some(not_a_layer(from_layer)),
+        (_, None) => Some(not_a_layer(to_layer)),
+        (Some(allowed), _) if allowed.contains(&to_layer.as_str()) => None,
+        (Some([]), _) => Some(format!("{from_layer} may import nothing of ours")),
+        (Some(allowed), _) => Some(format!("{from_layer} may import {}", allowed.join(", "))),
+    }
+}
+
+/// One line per pair of modules whose import goes against the layer map:
+/// `runner::pass imports report::latency_files (runner may import model, …)
+/// at src/runner/pass.rs:12`.
+fn layer_violations(edges: &[Edge]) -> Vec<String> {
+    places_by_pair(edges)
+        .into_iter()
+        .filter_map(|((from, to), places)| {
+            let rule = broken_rule(from, to)?;
+            Some(format!(
+                "{} imports {} ({rule}) at {}",
+                show(from),
+                show(to),
+                places.join(", ")
+            ))
+        })
+        .collect()
+}
+
+/// Whether one module is the other or inside it.
+fn nested(a: &[String], b: &[String]) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// One line per pair of modules that import each other, with where each
+/// import is. A module and the modules inside it are not paired: the parent
+/// already depends on its children by declaring them (`mod x;`, and the
+/// `pub use x::…` a folder's mod.rs makes), so any `super::` from a child
+/// would count; that is how a folder is built, not a cycle between designs.
+fn mutual_imports(edges: &[Edge]) -> Vec<String> {
+    let places = places_by_pair(edges);
+    places
+        .iter()
+        .filter(|((a, b), _)| a < b && !nested(a, b))
+        .filter_map(|((a, b), forth)| {
+            let back = places.get(&(*b, *a))?;
+            let (a, b) = (show(a), show(b));
+            Some(format!(
+                "{a} and {b} import each other: {a} → {b} at {}; {b} → {a} at {}",
+                forth.join(", "),
+                back.join(", ")
+            ))
+        })
+        .collect()
+}
+
+/// Every violation in `edges` as one message, or None when there is none.
+fn violations(edges: &[Edge]) -> Option<String> {
+    let layers = layer_violations(edges);
+    let mutual = mutual_imports(edges);
+    if layers.is_empty() && mutual.is_empty() {
+        return None;
+    }
+    let mut message = String::from(
+        "the source tree breaks the layer map (src/lib.rs; the rules are LAYERS in tests/architecture.rs)\n",
+    );
+    for (title, lines) in [
+        ("imports against the layer map", &layers),
+        ("modules that import each other", &mutual),
+    ] {
+        if !lines.is_empty() {
+            message.push_str(&format!("\n{title} ({}):\n", lines.len()));
+            for line in lines {
+                message.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    Some(message)
+}
+
+#[test]
+fn the_source_tree_keeps_to_the_layer_map() {
+    let files = library_files(Path::new(env!("CARGO_MANIFEST_DIR")));
+    // Guards against a walk or scan that silently finds nothing.
+    assert!(
+        files.len() > 10,
+        "found only {} files under src/",
+        files.len()
+    );
+    let edges = import_edges(&files).unwrap_or_else(|e| panic!("parsing {e}"));
+    assert!(edges.len() > 100, "found only {} imports", edges.len());
+    if let Some(message) = violations(&edges) {
+        panic!("{message}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The scanner's own tests, on small inline sources
+// ---------------------------------------------------------------------------
+
+mod scanner {
+    use super::*;
+
+    /// A crate root declaring, inline, the modules the examples name, so that
+    /// they resolve as in a real tree.
+    const TREE: &str = "
+        pub mod model { pub mod plan {} pub mod units {} }
+        pub mod data { pub mod buffer {} }
+        pub mod system { pub mod device { mod magic {} mod signature {} } }
+        pub mod report { pub mod latency_files {} }
+        pub mod runner { pub mod pass {} pub mod throughput { mod shared {} } }
+        pub mod app {}
+    ";
+
+    fn source(path: &str, text: &str) -> SourceFile {
+        let relative = path.strip_prefix("src/").expect("a path under src/");
+        SourceFile {
+            path: path.to_string(),
+            module: module_of(Path::new(relative)).expect("a library file"),
+            text: text.to_string(),
+        }
+    }
+
+    /// The edges of `text` as the file at `path` of the tree above, each as
+    /// `from -> to @line`.
+    fn edges_in(path: &str, text: &str) -> Vec<String> {
+        let files = [source("src/lib.rs", TREE), source(path, text)];
+        import_edges(&files)
+            .expect("parses")
+            .iter()
+            .map(|e| format!("{} -> {} @{}", show(&e.from), show(&e.to), e.line))
+            .collect()
+    }
+
+    #[test]
+    fn files_map_to_modules() {
+        let module = |path: &str| module_of(Path::new(path)).map(|m| show(&m));
+        assert_eq!(module("runner/pass.rs").as_deref(), Some("runner::pass"));
+        assert_eq!(
+            module("runner/throughput/mod.rs").as_deref(),
+            Some("runner::throughput")
+        );
+        assert_eq!(module("error.rs").as_deref(), Some("error"));
+        assert_eq!(module("lib.rs").as_deref(), Some("crate"));
+        assert_eq!(module("main.rs"), None);
+        assert!(is_test_file(Path::new("cli/tests.rs")));
+        assert!(is_test_file(Path::new("report/tests/golden.rs")));
+        assert!(!is_test_file(Path::new("report/latency_files.rs")));
+    }
+
+    #[test]
+    fn grouped_nested_and_self_uses() {
+        let text = "use crate::{model::{self, plan::Pass}, data::buffer::Buffer};\n\
+                    use crate::system::device::{self, magic};\n\
+                    use crate::report::{\n    latency_files::*,\n};";
+        assert_eq!(
+            edges_in("src/runner/pass.rs", text),
+            [
+                "runner::pass -> model @1",
+                "runner::pass -> model::plan @1",
+                "runner::pass -> data::buffer @1",
+                "runner::pass -> system::device @2",
+                "runner::pass -> system::device::magic @2",
+                "runner::pass -> report::latency_files @4",
+            ]
+        );
+    }
+
+    #[test]
+    fn pub_and_restricted_uses_count() {
+        let text = "pub use crate::model::plan::Pass;\n\
+                    pub(crate) use crate::data::buffer as buf;\n\
+                    pub(in crate::runner) use crate::model::units::*;";
+        assert_eq!(
+            edges_in("src/runner/pass.rs", text),
+            [
+                "runner::pass -> model::plan @1",
+                "runner::pass -> data::buffer @2",
+                "runner::pass -> model::units @3",
+            ]
+        );
+    }
+
+    #[test]
+    fn inline_paths_in_code_types_and_macros() {
+        let text = "fn f(p: &Path) -> u64 {\n\
+                    \x20   crate::system::device::usable_len(p)\n\
+                    }\n\
+                    fn g(_: crate::model::plan::Plan) {\n\
+                    \x20   println!(\"{}\", crate::model::units::kib(1));\n\
+                    \x20   assert!(matches!(x, crate::data::buffer::Kind::A));\n\
+                    }";
+        assert_eq!(
+            edges_in("src/runner/pass.rs", text),
+            [
+                "runner::pass -> system::device @2",
+                "runner::pass -> model::plan @4",
+                "runner::pass -> model::units @5",
+                "runner::pass -> data::buffer @6",
+            ]
+        );
+    }
+
+    #[test]
+    fn super_self_and_child_paths_resolve_against_the_module() {
+        let text = "use super::super::pass::Ready;\n\
+                    use super::Job;\n\
+                    use self::inner::Helper;\n\
+                    mod inner {\n\
+                    \x20   use super::super::Gate;\n\
+                    \x20   fn f() { super::make(); }\n\
+                    }";
+        assert_eq!(
+            edges_in("src/runner/throughput/shared.rs", text),
+            [
+                "runner::throughput::shared -> runner::pass @1",
+                "runner::throughput::shared -> runner::throughput @2",
+                "runner::throughput::shared -> runner::throughput::shared::inner @3",
+                "runner::throughput::shared::inner -> runner::throughput @5",
+                "runner::throughput::shared::inner -> runner::throughput::shared @6",
+            ]
+        );
+        // A bare first part counts only when it is a child module: `shared` is
+        // one, `nix` (a crate) and `Pass` (an enum) are not.
+        let text = "use shared::State;\nuse nix::unistd;\nfn f() { shared::make(); Pass::Write; }";
+        assert_eq!(
+            edges_in("src/runner/throughput/mod.rs", text),
+            [
+                "runner::throughput -> runner::throughput::shared @1",
+                "runner::throughput -> runner::throughput::shared @3",
+            ]
+        );
+    }
+
+    #[test]
+    fn test_code_is_left_out() {
+        let text = "#[cfg(test)]\nmod tests { use crate::report::X; }\n\
+                    #[cfg(test)]\nfn helper() { crate::report::y(); }\n\
+                    #[cfg(all(test, unix))]\nuse crate::report::Z;\n\
+                    #[cfg(not(test))]\nuse crate::model::plan::P;\n\
+                    #[cfg(any(test, fuzzing))]\nuse crate::model::units::U;\n\
+                    fn f(k: K) {\n\
+                    \x20   #[cfg(test)]\n    crate::report::a();\n\
+                    \x20   #[cfg(test)]\n    let x = crate::report::b();\n\
+                    \x20   #[cfg(test)]\n    x = crate::report::c();\n\
+                    \x20   match k { #[cfg(test)] K::T => crate::report::d(), _ => {} }\n\
+                    }\n\
+                    impl S { #[cfg(test)] fn t() { crate::report::e() } }\n\
+                    struct S { #[cfg(test)] f: crate::report::F }";
+        assert_eq!(
+            edges_in("src/runner/pass.rs", text),
+            [
+                "runner::pass -> model::plan @8",
+                "runner::pass -> model::units @10",
+            ]
+        );
+    }
+
+    #[test]
+    fn test_files_and_test_modules_are_left_out() {
+        let files = [
+            source("src/lib.rs", TREE),
+            source("src/runner/mod.rs", "#[cfg(test)]\nmod helpers;"),
+            source("src/runner/helpers.rs", "use crate::report::X;"),
+            source("src/runner/pass.rs", "#![cfg(test)]\nuse crate::report::Y;"),
+        ];
+        assert!(import_edges(&files).expect("parses").is_empty());
+    }
+
+    #[test]
+    fn comments_and_strings_are_not_paths() {
+        let text = "// use crate::report::A;\n\
+                    /// crate::report::B and [`crate::report::C`]\n\
+                    /* crate::report::D /* nested */ crate::report::E */\n\
+                    const S: &str = \"crate::report::F\";\n\
+                    const R: &str = r#\"use crate::report::G;\"#;\n\
+                    const Q: char = '\"';\n\
+                    fn f<'a>(x: &'a str) {\n\
+                    \x20   println!(\"crate::report::H {}\", crate::model::units::kib(1)); // crate::report::I\n\
+                    }";
+        assert_eq!(
+            edges_in("src/runner/pass.rs", text),
+            ["runner::pass -> model::units @8"]
+        );
+    }
+
+    #[test]
+    fn the_rule_names_what_a_layer_may_import() {
+        let module = |path: &str| path.split("::").map(str::to_string).collect::<Vec<_>>();
+        let rule = |from: &str, to: &str| broken_rule(&module(from), &module(to));
+        assert_eq!(
+            rule("runner::pass", "report::latency_files").as_deref(),
+            Some("runner may import model, data, engine, system, safety, error")
+        );
+        assert_eq!(
+            rule("model::plan", "report").as_deref(),
+            Some("model may import nothing of ours")
+        );
+        assert_eq!(rule("cli", "app").as_deref(), Some("cli may import model"));
+        assert_eq!(rule("app::run", "runner::pass"), None);
+        assert_eq!(rule("runner::pass", "runner::recipe"), None);
+        assert_eq!(rule("safety", "system::device"), None);
+    }
+
+    #[test]
+    fn violations_list_every_pair_with_its_places() {
+        let files = [
+            source("src/lib.rs", TREE),
+            source(
+                "src/runner/pass.rs",
+                "use crate::report::latency_files::write;\nfn f() { crate::report::latency_files::g(); }",
+            ),
+            source("src/system/device/signature.rs", "use super::magic::Magic;"),
+            source(
+                "src/system/device/magic.rs",
+                "\nuse super::signature::Signature;",
+            ),
+            // A folder's mod.rs and its child importing each other is no cycle.
+            source(
+                "src/model/mod.rs",
+                "pub use plan::Plan;\nuse crate::model::units::Unit;",
+            ),
+            source("src/model/plan.rs", "use super::Pass;"),
+        ];
+        let message = violations(&import_edges(&files).expect("parses")).expect("violations");
+        assert!(
+            message.contains(
+                "  runner::pass imports report::latency_files (runner may import model, data, \
+             engine, system, safety, error) at src/runner/pass.rs:1, src/runner/pass.rs:2\n"
+            ),
+            "{message}"
+        );
+        assert!(message.contains(
+            "  system::device::magic and system::device::signature import each other: \
+             system::device::magic → system::device::signature at src/system/device/magic.rs:2; \
+             system::device::signature → system::device::magic at src/system/device/signature.rs:1\n"
+        ), "{message}");
+        assert_eq!(message.matches(" imports ").count(), 1, "{message}");
+        assert_eq!(
+            message.matches(" import each other:").count(),
+            1,
+            "{message}"
+        );
+    }
+}
