@@ -430,6 +430,10 @@ fn main() {
     }
     let all = summaries.iter().all(|s| s.median >= TARGET);
     println!("overall: {}", if all { "PASS" } else { "FAIL" });
+    // A missed target fails the benchmark, so a script or CI sees it.
+    if !all {
+        std::process::exit(1);
+    }
 }
 
 fn verdict(median: f64) -> &'static str {

@@ -93,3 +93,5 @@ echo "| fio $(fio --version | sed 's/^fio-//') | random offsets for ${runtime} s
 echo "| ioz | every record once, IOzone's permutation (median ${secs_med} s) |$ioz_all | $ioz_med |"
 awk "BEGIN { r = $ioz_med / $fio_med; printf \"ioz / fio = %.3f (%s)\n\", r, (r >= 1 ? \"target met: ioz >= fio\" : \"target missed: ioz < fio\") }"
 echo "(details in $log)"
+# A missed target fails the benchmark, so a script or CI sees it.
+awk "BEGIN { exit !($ioz_med >= $fio_med) }"
