@@ -334,11 +334,20 @@ pub(crate) fn failure(
     pass: Pass,
     path: &Path,
 ) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
+    failure_in(Some(pass), path)
+}
+
+/// Builds the error for an operation on `path`, during `pass` when there is
+/// one (the untimed fill before a reading test belongs to none).
+pub(crate) fn failure_in(
+    pass: Option<Pass>,
+    path: &Path,
+) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
     move |operation, offset, source| IoFailure {
         operation,
         path: path.to_path_buf(),
         offset,
-        pass: Some(pass),
+        pass,
         source,
     }
 }

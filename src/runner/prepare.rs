@@ -6,6 +6,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use super::pass::failure_in;
 use super::recipe::CellRecipe;
 use crate::engine::{Engine, PositionalEngine};
 use crate::error::IoFailure;
@@ -18,22 +19,10 @@ pub(crate) fn fill_if_short(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Resu
     Ok(())
 }
 
-fn preparing_failure(
-    path: &Path,
-) -> impl Fn(&'static str, Option<u64>, io::Error) -> IoFailure + '_ {
-    move |operation, offset, source| IoFailure {
-        operation,
-        path: path.to_path_buf(),
-        offset,
-        pass: None,
-        source,
-    }
-}
-
 /// Whether the file holds less than a pass reads (an error for -+E, whose
 /// file ioz may not write).
 pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure> {
-    let fail = preparing_failure(path);
+    let fail = failure_in(None, path);
     // A regular file's length; a block device's size (its metadata says 0).
     let len = crate::system::device::usable_len(path).map_err(|e| fail("stat", None, e))?;
     let needed = cell.bytes_reads_need();
@@ -57,7 +46,7 @@ pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure
 /// slots`, so a dedup image (one slot per record) lands at its offsets; with
 /// telemetry only the tail the reads reach beyond what was written.
 pub(crate) fn fill(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), IoFailure> {
-    let fail = preparing_failure(path);
+    let fail = failure_in(None, path);
     let mut engine =
         PositionalEngine::open(path, &cell.fill_spec()).map_err(|e| fail("open", None, e))?;
     let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
