@@ -16,17 +16,11 @@ use crate::system::host;
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
-            eprintln!("ioz: {e}");
+            output::say(e);
             Exit::Usage
         }
-        Ok(Command::Help) => {
-            print!("{}", help_text());
-            Exit::Success
-        }
-        Ok(Command::Version) => {
-            print!("{}", version_text());
-            Exit::Success
-        }
+        Ok(Command::Help) => output::print_text(&help_text(), "the help"),
+        Ok(Command::Version) => output::print_text(&version_text(), "the version"),
         Ok(Command::Run(config)) => run::run(*config),
         Ok(Command::Report(request)) => report::report(request),
     };

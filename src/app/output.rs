@@ -1,8 +1,11 @@
 //! Standard output for a run: if it fails (a closed pipe, a full disk) the
 //! results can no longer reach the user, so the run is asked to stop.
+//! Standard error: a line that cannot be written is lost, never the run.
 
+use std::fmt::Display;
 use std::io::{self, Write};
 
+use crate::error::Exit;
 use crate::system::signals::StopFlag;
 
 /// The signal a closed pipe would have sent: the run stops as if by it.
@@ -38,4 +41,33 @@ impl<'a> Output<'a> {
             self.error = Some(e);
         }
     }
+}
+
+/// How a command ends when standard output failed: a closed pipe as if
+/// SIGPIPE had stopped it (128 + 13, nothing said: the reader left on
+/// purpose), anything else (a full disk) with a line and status 1.
+pub(crate) fn stdout_failed(error: &io::Error, what: &str) -> Exit {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        return Exit::Signal(SIGPIPE);
+    }
+    say(format_args!(
+        "cannot write {what} to standard output: {error}"
+    ));
+    Exit::Failure
+}
+
+/// Prints the whole of `text` (the help, the version) and says how it went.
+pub(crate) fn print_text(text: &str, what: &str) -> Exit {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Exit::Success,
+        Err(e) => stdout_failed(&e, what),
+    }
+}
+
+/// Writes `ioz: <message>` as one line on standard error. Where stderr
+/// cannot be written (closed, /dev/full) the line is lost and nothing else:
+/// the run goes on, and its exit status still says how it ended.
+pub(crate) fn say(message: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "ioz: {message}");
 }

@@ -4,7 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use super::output::{Output, SIGPIPE};
+use super::output::{Output, SIGPIPE, say, stdout_failed};
 use super::progress::Progress;
 use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
@@ -23,7 +23,7 @@ pub(crate) fn run(config: RunConfig) -> Exit {
     match measure_and_save(config) {
         Ok(exit) => exit,
         Err(e) => {
-            eprintln!("ioz: {e}");
+            say(&e);
             e.exit()
         }
     }
@@ -44,7 +44,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
     if let Some(warning) = warning
         && !config.quiet
     {
-        eprintln!("ioz: warning: {warning}");
+        say(format_args!("warning: {warning}"));
     }
     // Never for -+E: that file is someone else's.
     if !config.keep_file && !config.variations.existing_file {
@@ -133,13 +133,9 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
     let written = files::write_all(&result, &result.config.outputs);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
-            eprintln!("ioz: {run_error}");
+            say(run_error);
         }
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            return Ok(Exit::Signal(SIGPIPE));
-        }
-        eprintln!("ioz: cannot write the results to standard output: {e}");
-        return Ok(Exit::Failure);
+        return Ok(stdout_failed(&e, "the results"));
     }
     if let Some(e) = outcome.error {
         return Err(e);
@@ -148,10 +144,10 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         _ if !written => Exit::Failure,
         RunStatus::Interrupted(sig) => {
             if sig != SIGPIPE {
-                eprintln!(
-                    "ioz: stopped by {}; the results above were measured before it",
+                say(format_args!(
+                    "stopped by {}; the results above were measured before it",
                     signal_name(sig)
-                );
+                ));
             }
             Exit::Signal(sig)
         }

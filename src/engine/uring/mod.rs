@@ -40,7 +40,7 @@ mod ring;
 #[cfg(test)]
 mod tests;
 
-use std::io;
+use std::io::{self, Write};
 use std::ops::Range;
 use std::os::fd::RawFd;
 use std::path::Path;
@@ -183,7 +183,10 @@ fn enter(ring: &mut IoUring, in_flight: usize, wait: bool) -> io::Result<()> {
             _ => {
                 let queued = ring.submission().len();
                 if in_flight > queued {
-                    eprintln!(
+                    // Written as it can: a stderr that fails must not turn
+                    // the abort below into a panic that unwinds past the ring.
+                    let _ = writeln!(
+                        io::stderr(),
                         "ioz: io_uring_enter failed ({e}) with {} requests in flight; \
                          they cannot be waited for",
                         in_flight - queued
@@ -317,7 +320,12 @@ impl Engine for UringEngine {
             Ok(fixed) => self.fixed = fixed,
             Err(e) => {
                 if !FIXED_REFUSAL_TOLD.swap(true, Ordering::Relaxed) {
-                    eprintln!("{}", fixed_refusal(&e, read_buf.len() + pool.len()));
+                    // A stderr that cannot be written loses the notice, not the run.
+                    let _ = writeln!(
+                        io::stderr(),
+                        "{}",
+                        fixed_refusal(&e, read_buf.len() + pool.len())
+                    );
                 }
             }
         }

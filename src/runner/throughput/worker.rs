@@ -2,6 +2,7 @@
 //! loop under stonewalling, then finish untimed. The same code runs in a forked
 //! process or in a thread; only the [`Gate`] differs.
 
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -71,7 +72,11 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     if let Some(first) = job.throughput.first_cpu {
         // Placement is a request, not a measurement: a failure is reported, not fatal.
         if let Err(e) = pin_to_cpu(first + worker as usize) {
-            eprintln!("ioz: worker {worker}: cannot bind to a CPU: {e}");
+            // A stderr that cannot be written loses the line, not the worker.
+            let _ = writeln!(
+                io::stderr(),
+                "ioz: worker {worker}: cannot bind to a CPU: {e}"
+            );
         }
     }
     // Each worker its own buffers (with -m, its own work areas), made before
