@@ -3,14 +3,23 @@
 //! removing the test files registered with [`remove_on_second_interrupt`] —
 //! unless ioz holds that exit back ([`hold_exit`]) while a file system is
 //! unmounted (-U): then it leaves as soon as the file system is mounted again.
+//!
+//! A throughput worker process ([`become_worker`]) handles them its own way:
+//! every stop signal only stops it at the next record, however many arrive
+//! (a terminal's Ctrl-C reaches the whole process group, and the parent
+//! passes its own on: a worker sees two for one keypress). Leaving at once
+//! is the parent's call. A worker whose parent has died removes the run's
+//! files and leaves at once.
 
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use nix::unistd::{Pid, getppid};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// Holds the number of the first stop signal received, or 0.
@@ -76,6 +85,77 @@ pub fn cancel_removals_on_interrupt() {
     REMOVALS_CANCELLED.store(true, Ordering::SeqCst);
 }
 
+/// In a worker process, the pid of the parent that forked it; 0 in ioz's own
+/// process (and in worker threads, which share it).
+static WORKER_OF: AtomicI32 = AtomicI32::new(0);
+
+/// What the kernel sends a worker when its parent dies (PR_SET_PDEATHSIG).
+/// A stop signal, so that a worker handles it with the others: in a worker
+/// whose parent is gone, any stop signal removes the run's files and leaves.
+const PARENT_DEATH_SIGNAL: Signal = Signal::SIGTERM;
+
+/// Makes the calling process, just forked by `parent`, a throughput worker:
+/// its stop signals never end it at once while `parent` lives, and it dies
+/// with `parent`, removing the run's files (the removal list is inherited)
+/// on the way. Call it in the child with the stop signals held
+/// ([`hold_stop_signals`]), so that none is handled before it is a worker.
+///
+/// The parent-death signal fires when the *thread* that forked the worker
+/// ends: workers are forked by ioz's main thread, which lives as long as ioz.
+pub fn become_worker(parent: Pid) {
+    WORKER_OF.store(parent.as_raw(), Ordering::SeqCst);
+    // prctl(PR_SET_PDEATHSIG) fails only for a signal number out of range.
+    let _ = nix::sys::prctl::set_pdeathsig(PARENT_DEATH_SIGNAL);
+    // The parent may have died between fork and prctl: then no signal will
+    // come, and the worker has been handed to another process already.
+    if orphaned() {
+        leave_now(PARENT_DEATH_SIGNAL as i32);
+    }
+}
+
+/// True in a worker process whose parent has died. getppid is
+/// async-signal-safe, and by the time the parent-death signal arrives the
+/// kernel has already given the worker a new parent.
+fn orphaned() -> bool {
+    let parent = WORKER_OF.load(Ordering::SeqCst);
+    parent != 0 && getppid().as_raw() != parent
+}
+
+/// SIGINT, SIGTERM and SIGHUP blocked for this thread until the guard drops
+/// (then any that came meanwhile are handled).
+#[must_use]
+pub struct StopSignalsHeld(Option<SigSet>);
+
+/// Blocks the stop signals around a fork: a child starts with the parent's
+/// handling and must become a worker before it handles any.
+pub fn hold_stop_signals() -> StopSignalsHeld {
+    let mut stops = SigSet::empty();
+    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        stops.add(sig);
+    }
+    let mut old = SigSet::empty();
+    let held = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&stops), Some(&mut old)).is_ok();
+    StopSignalsHeld(held.then_some(old))
+}
+
+impl Drop for StopSignalsHeld {
+    fn drop(&mut self) {
+        if let Some(old) = &self.0 {
+            let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(old), None);
+        }
+    }
+}
+
+/// What a stop signal does in a worker process: stop at the next record
+/// while the parent lives (only the parent leaves at once on a second
+/// SIGINT); once it is gone, remove the run's files and leave.
+fn worker_signal(seen: &AtomicUsize, signal: i32) {
+    if orphaned() {
+        leave_now(signal);
+    }
+    let _ = seen.compare_exchange(0, signal as usize, Ordering::SeqCst, Ordering::SeqCst);
+}
+
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
     if let Some(paths) = EMERGENCY_REMOVALS
@@ -102,6 +182,10 @@ impl StopFlag {
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             let seen = Arc::clone(&flag.0);
             let action = move || {
+                if WORKER_OF.load(Ordering::SeqCst) != 0 {
+                    worker_signal(&seen, sig);
+                    return;
+                }
                 let first = seen
                     .compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst)
                     .is_ok();
@@ -109,8 +193,9 @@ impl StopFlag {
                     leave_now_unless_held(sig);
                 }
             };
-            // SAFETY: the action only does atomic compare-exchanges and, on a
-            // second SIGINT, unlink and _exit: all async-signal-safe.
+            // SAFETY: the action only does atomic loads and compare-exchanges,
+            // getppid and, on a second SIGINT or in an orphaned worker,
+            // unlink and _exit: all async-signal-safe.
             unsafe { signal_hook::low_level::register(sig, action) }?;
         }
         Ok(flag)

@@ -4,6 +4,7 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Barrier;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -11,14 +12,14 @@ use std::time::Duration;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::resource::UsageWho;
 use nix::sys::signal::{Signal, kill};
-use nix::sys::wait::{WaitStatus, waitpid};
-use nix::unistd::{ForkResult, Pid, fork, pipe};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
+use nix::unistd::{ForkResult, Pid, fork, getpid, pipe};
 
 use super::shared::SharedState;
 use super::worker::{Gate, WorkerJob, WorkerReport, run_worker};
 use crate::engine::clock::now_ns;
 use crate::error::RunError;
-use crate::system::signals::StopFlag;
+use crate::system::signals::{self, StopFlag};
 
 /// Threads: two barriers; the parent reads the release time between them, so
 /// no worker's clock can start before it.
@@ -93,10 +94,7 @@ pub(super) fn run_processes<'a>(
     let _ = io::stderr().flush();
     for index in 0..workers {
         let (report_read, report_write) = pipe().map_err(pipe_error)?;
-        // SAFETY: ioz is single-threaded here (no helper threads are running in
-        // throughput mode with processes), so the child may allocate and run
-        // ordinary code; it leaves with _exit and never returns.
-        match unsafe { fork() } {
+        match fork_worker() {
             Ok(ForkResult::Child) => {
                 drop(ready_read);
                 drop(go_write);
@@ -108,7 +106,16 @@ pub(super) fn run_processes<'a>(
                     ready: ready_write,
                     go: go_read,
                 };
-                let report = run_worker(&job(index, UsageWho::RUSAGE_SELF), &gate);
+                // A panic must not unwind out of this arm: the child would go
+                // on as a copy of the parent, and its destructors would act
+                // on the parent's behalf (remove its files, print its results).
+                let report = panic::catch_unwind(AssertUnwindSafe(|| {
+                    run_worker(&job(index, UsageWho::RUSAGE_SELF), &gate)
+                }))
+                .unwrap_or_else(|_| WorkerReport::Failed {
+                    worker: index,
+                    message: format!("worker {index} panicked"),
+                });
                 let code = i32::from(!matches!(report, WorkerReport::Done(_)));
                 let mut out = std::fs::File::from(report_write);
                 let line = serde_json::to_string(&report).unwrap_or_default();
@@ -134,13 +141,19 @@ pub(super) fn run_processes<'a>(
     drop(ready_write);
     drop(go_read);
 
-    // Wait until every worker has arrived (or died), forwarding a stop signal.
+    // Wait until every worker has arrived (or one has died), forwarding a
+    // stop signal.
     let mut ready = std::fs::File::from(ready_read);
     let mut arrived = 0;
     let mut forwarded = false;
     while arrived < workers {
         forward_stop(stop, &children, &mut forwarded);
         if !readable(ready.as_raw_fd(), 100) {
+            // A worker killed before it arrived never will, and the others
+            // keep the pipe open: without this the phase would wait forever.
+            if any_ended(&children) {
+                break;
+            }
             continue;
         }
         let mut byte = [0u8; 64];
@@ -186,6 +199,21 @@ pub(super) fn run_processes<'a>(
     Ok(reports)
 }
 
+/// Forks a worker process. The child becomes a worker (its own handling of
+/// the stop signals, death with its parent) before it handles any signal.
+fn fork_worker() -> nix::Result<ForkResult> {
+    let parent = getpid();
+    let _held = signals::hold_stop_signals();
+    // SAFETY: ioz is single-threaded here (no helper threads are running in
+    // throughput mode with processes), so the child may allocate and run
+    // ordinary code; the caller's child arm leaves with _exit and never returns.
+    let forked = unsafe { fork() }?;
+    if let ForkResult::Child = forked {
+        signals::become_worker(parent);
+    }
+    Ok(forked)
+}
+
 /// A pipe-based barrier for worker processes.
 struct PipeGate {
     ready: OwnedFd,
@@ -220,7 +248,10 @@ fn readable(fd: i32, timeout_ms: u16) -> bool {
     matches!(poll(&mut fds, PollTimeout::from(timeout_ms)), Ok(n) if n > 0)
 }
 
-/// Passes a stop signal the parent received on to every worker, once.
+/// Passes a stop signal the parent received on to every worker, once: a
+/// signal sent to the parent alone must stop them too. A worker that also
+/// had it from the terminal (Ctrl-C reaches the whole process group) counts
+/// the two as one stop (see system::signals).
 fn forward_stop(stop: &StopFlag, children: &[(Pid, OwnedFd)], forwarded: &mut bool) {
     if *forwarded {
         return;
@@ -232,6 +263,17 @@ fn forward_stop(stop: &StopFlag, children: &[(Pid, OwnedFd)], forwarded: &mut bo
         }
         *forwarded = true;
     }
+}
+
+/// Whether a worker process has ended; it stays a zombie for [`reap`].
+fn any_ended(children: &[(Pid, OwnedFd)]) -> bool {
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    children.iter().any(|(pid, _)| {
+        !matches!(
+            waitid(Id::Pid(*pid), flags),
+            Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR)
+        )
+    })
 }
 
 /// Waits for every worker process, so none is left behind.
