@@ -54,6 +54,9 @@ mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
+// Issue 11, items 7-9: an unwritable stderr or stdout never panics; one
+// Ctrl-C in throughput mode is one stop; workers die with their parent.
+mod safety_signals;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
@@ -91,6 +94,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_signals::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),
