@@ -689,3 +689,20 @@ fn constant_total_leaves_every_worker_a_record() {
         "without -+k each has all"
     );
 }
+
+#[test]
+fn size_lists_are_bounded() {
+    let mut args: Vec<String> = Vec::new();
+    for i in 1..=257 {
+        args.extend(["-s".to_string(), format!("{}k", 64 + i)]);
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(
+        err(&words),
+        "-s given 257 times; give at most 256 file sizes (auto mode runs each file size with \
+         each record size)"
+    );
+    assert!(run(&words[2..]).is_ok());
+    let records: Vec<&str> = std::iter::repeat_n(["-r", "4k"], 257).flatten().collect();
+    assert!(err(&records).starts_with("-r given 257 times"));
+}

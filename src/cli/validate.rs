@@ -48,6 +48,17 @@ pub(super) fn finish(
         ));
     }
     let telemetry = variations.write_telemetry.is_some() || variations.read_telemetry.is_some();
+    for (opt, what, given) in [
+        ("-s", "file sizes", seen.file_sizes.len()),
+        ("-r", "record sizes", seen.record_sizes.len()),
+    ] {
+        if given > MAX_LISTED_SIZES {
+            return Err(usage(format!(
+                "{opt} given {given} times; give at most {MAX_LISTED_SIZES} {what} (auto mode \
+                 runs each file size with each record size)"
+            )));
+        }
+    }
     direct_io_alignment(&seen)?;
     let sizes = if auto {
         auto_sizes(&seen)?

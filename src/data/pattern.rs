@@ -206,8 +206,15 @@ fn runs_in(order: &Order, n: u64, run: u64) -> impl ExactSizeIterator<Item = (u6
 /// Bytes a pass of `n` records needs beside its operations while they are
 /// built (the random order, the mix's choice of reads); none for the
 /// passes that visit records in a fixed order.
-pub fn build_bytes_per_record(pattern: PatternKind, mixed: bool, n: u64) -> u64 {
+/// `sequential_mix` is `-+B` (the mix visits records in order).
+pub fn build_bytes_per_record(
+    pattern: PatternKind,
+    mixed: bool,
+    sequential_mix: bool,
+    n: u64,
+) -> u64 {
     let order = match pattern {
+        PatternKind::RandomMix if sequential_mix => 0,
         PatternKind::Random | PatternKind::RandomMix | PatternKind::RandomRuns => {
             Order::bytes_per_record(n)
         }
@@ -333,7 +340,7 @@ impl Layout {
             } else {
                 0
             },
-            probes: if i % DISRUPT_EVERY == 0 {
+            probes: if i.is_multiple_of(DISRUPT_EVERY) {
                 self.probes
             } else {
                 Probes::NONE

@@ -135,6 +135,26 @@ pub fn mix_reads(n: u64, read_percent: u32) -> Vec<bool> {
         .collect()
 }
 
+/// How many of the first `done` of the mix's `n` operations read: a whole
+/// pass needs no shuffle; a pass cut short (a stonewalled worker) shuffles
+/// the `n` choices again, in 4 bytes each below 2^32.
+pub fn mix_reads_among_first(n: u64, read_percent: u32, done: u64) -> u64 {
+    let reads = mix_read_count(n, read_percent);
+    if done >= n {
+        return reads;
+    }
+    Order::shuffled(n, &MIX_CHOICE_KEY)
+        .iter()
+        .take(done as usize)
+        .filter(|&r| r < reads)
+        .count() as u64
+}
+
+/// Most operations a mix cut short may be shuffled again for when a saved
+/// run is rendered (1 GiB of order): a live run that large held 8 GiB of
+/// operations for the pass.
+pub const MAX_RESHUFFLED_OPS: u64 = 1 << 28;
+
 /// How many of the mix's `n` operations read: round(n·pct/100).
 pub fn mix_read_count(n: u64, read_percent: u32) -> u64 {
     ((n as u128 * read_percent as u128 + 50) / 100) as u64
@@ -190,5 +210,14 @@ mod tests {
         assert_eq!(mix_read_count(200, 30), 60);
         assert_eq!(mix_read_count(3, 50), 2);
         assert_eq!(mix_read_count(u64::MAX, 100), u64::MAX);
+        for done in [0, 1, 59, 60, 61, 199, 200, 201] {
+            let first = m.iter().take(done).filter(|r| **r).count() as u64;
+            assert_eq!(mix_reads_among_first(200, 30, done as u64), first, "{done}");
+        }
+        // A whole pass: counted, not shuffled.
+        assert_eq!(
+            mix_reads_among_first(u64::MAX, 50, u64::MAX),
+            u64::MAX / 2 + 1
+        );
     }
 }
