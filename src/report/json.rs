@@ -5,7 +5,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -125,7 +125,13 @@ pub const MAX_RUN_BYTES: u64 = 1 << 30;
 pub fn read_run(path: &Path) -> Result<RunResult, String> {
     let shown = path.display();
     let cannot = |why: String| format!("cannot read {shown}: {why}");
-    let file = File::open(path).map_err(|e| cannot(e.to_string()))?;
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is
+    // refused (the flag does nothing to a regular file's reads).
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| cannot(e.to_string()))?;
     let meta = file.metadata().map_err(|e| cannot(e.to_string()))?;
     let kind = meta.file_type();
     let special = if kind.is_dir() {

@@ -48,6 +48,9 @@ mod progress;
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
+// Runaway sizes and absurd numbers: memory, read limits, bounds, all
+// refused before anything runs (under a memory and a time limit).
+mod safety_limits;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
@@ -91,6 +94,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_limits::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),
