@@ -298,11 +298,26 @@ fn a_saved_grid_no_run_has_is_refused() {
         "/fuzz/corpus/report_json/run_auto_R_min.json"
     );
     let run = std::fs::read_to_string(path).unwrap();
-    let from = r#""file_sizes":{"range":{"min":65536,"max":131072,"multiplier":2}}"#;
-    assert!(run.contains(from), "the saved run has no {from}");
-    let sizes: Vec<String> = (0..20_000).map(|i| (65536 + i).to_string()).collect();
-    let list = format!(r#""file_sizes":{{"list":[{}]}}"#, sizes.join(","));
-    std::fs::write(dir.path().join("run.json"), run.replacen(from, &list, 1)).unwrap();
+    let mut grid = run;
+    for (axis, from, first) in [
+        (
+            "file_sizes",
+            r#"{"range":{"min":65536,"max":131072,"multiplier":2}}"#,
+            65536,
+        ),
+        (
+            "record_sizes",
+            r#"{"range":{"min":4096,"max":65536,"multiplier":2}}"#,
+            1,
+        ),
+    ] {
+        let from = format!(r#""{axis}":{from}"#);
+        assert!(grid.contains(&from), "the saved run has no {from}");
+        let sizes: Vec<String> = (0..20_000).map(|i| (first + i).to_string()).collect();
+        let list = format!(r#""{axis}":{{"list":[{}]}}"#, sizes.join(","));
+        grid = grid.replacen(&from, &list, 1);
+    }
+    std::fs::write(dir.path().join("run.json"), grid).unwrap();
     refused(
         dir.path(),
         &["report", "run.json", "-R"],
