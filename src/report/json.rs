@@ -8,7 +8,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::Exporter;
@@ -203,14 +203,14 @@ impl<'de> Visitor<'de> for ProbeVisitor {
                 // The last of repeated keys, as a JSON object keeps it.
                 schema_version = Some(map.next_value()?);
             } else {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value::<Skip>()?;
             }
         }
         Ok(Probe::Object { schema_version })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Probe, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        while seq.next_element::<Skip>()?.is_some() {}
         Ok(Probe::NotAnObject)
     }
 
@@ -236,6 +236,61 @@ impl<'de> Visitor<'de> for ProbeVisitor {
 
     fn visit_unit<E: de::Error>(self) -> Result<Probe, E> {
         Ok(Probe::NotAnObject)
+    }
+}
+
+/// Any JSON value, walked and dropped. Unlike serde's `IgnoredAny` it goes
+/// through `deserialize_any`, so serde_json's nesting limit refuses a
+/// value nested too deep, as it does in the run itself.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
     }
 }
 
@@ -601,5 +656,14 @@ mod tests {
             let e = parse_run(text.as_bytes(), "p.json").unwrap_err();
             assert!(e.contains(why), "{text}: {e}");
         }
+        // A field nested past serde_json's limit is refused, even one the
+        // run does not have.
+        let deep = format!(
+            "{{\"x\": {}{}, \"schema_version\": 1}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let e = parse_run(deep.as_bytes(), "d.json").unwrap_err();
+        assert!(e.contains("recursion limit exceeded"), "{e}");
     }
 }
