@@ -4,6 +4,7 @@
 pub mod config;
 pub mod environment;
 pub mod host;
+pub mod identity;
 pub mod latency;
 pub mod order;
 pub mod plan;
