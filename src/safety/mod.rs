@@ -1,7 +1,9 @@
 //! What ioz may do, decided before any I/O.
 
+pub mod lock;
 pub mod memory;
 pub mod outputs;
+pub mod ownership;
 pub mod preflight;
 pub mod space;
 pub mod target;

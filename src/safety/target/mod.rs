@@ -2,8 +2,19 @@
 //! never writes to a block device that holds data or is in use.
 //!
 //! Files ioz creates carry an extended attribute naming ioz as their owner, so
-//! a later run (after `-w`, or after a crash) recognises them. On a file system
-//! without user xattrs the file is still ioz's for the run that created it.
+//! a later run (after `-w`, or after a crash) recognises them; the mark
+//! counts only on a file of the running user's that no one else may write
+//! (safety/ownership.rs). On a file system without user xattrs the file is
+//! still ioz's for the run that created it.
+//!
+//! Everything is checked before the run (check.rs, device.rs). Then, when
+//! the run first needs the file, ioz creates it (O_CREAT|O_EXCL) or takes
+//! the existing one, records its identity (device and inode; a block
+//! device's number) from the descriptor, and locks it for the whole run
+//! (safety/lock.rs). Every later open checks the descriptor against that
+//! identity before anything is written or truncated (engine/open.rs), and
+//! the removal at the end unlinks the path only while it still leads there:
+//! a file put in its place is never written, truncated or removed.
 //!
 //! A block device is usable when it is blank: no partition table, file system,
 //! LVM, RAID, LUKS or swap signature, and no partitions. One that holds any of
@@ -13,31 +24,68 @@
 //! partition that is) is always refused. Devices are never created, truncated
 //! or removed, and a run that would write past a device's end is refused.
 
-use std::collections::HashMap;
-use std::ffi::CString;
 use std::fs;
 use std::io;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{IoFailure, RunError};
-use crate::model::config::{RunConfig, Sizes};
-use crate::system::device::{self, BlockDevice, DeviceKind, Identity, join_and};
+use crate::model::config::RunConfig;
+use crate::model::identity::{Changed, Expected, FileIdentity, Found};
+use crate::safety::lock::{LockKind, device_holder, on_nfs, try_lock};
+use crate::safety::ownership::{Mark, mark_of_fd, set_mark};
+use check::{RunFacts, check_target};
 
-const OWNER_ATTR: &str = "user.ioz.owner";
-const OWNER_VALUE: &[u8] = b"ioz";
+mod check;
+mod device;
+#[cfg(test)]
+mod tests;
+
+/// What a test target is to ioz.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Not there: ioz creates it, and removes it at the end.
+    ToCreate,
+    /// There already and ioz's own (its trusted mark, or `--force`): used in
+    /// place, removed at the end.
+    Existing { forced: bool },
+    /// `-+E`: someone else's existing file, only ever read.
+    ReadOnly,
+    /// A block device: used in place, never created, truncated or removed.
+    Device,
+}
 
 /// The test file (or block device) and what ioz may do to it.
 #[derive(Debug)]
 pub struct TargetFile {
     path: PathBuf,
-    /// ioz created it or was allowed (--force) to treat it as its own.
+    role: Role,
+    facts: RunFacts,
+    /// ioz created it or was allowed (--force) to treat it as its own, and
+    /// nothing (-U) made the path lead elsewhere: it may be removed.
     owned: bool,
-    /// A block device: used in place, never created or removed.
-    device: bool,
-    /// `-+E`: someone else's existing file, only ever read.
-    read_only: bool,
+    /// From the moment ioz created or accepted it: what it is, and the lock.
+    held: Option<Held>,
+}
+
+#[derive(Debug)]
+struct Held {
+    expected: Expected,
+    /// The descriptor holding the run's lock (and a device's exclusive
+    /// claim); none while -U has the file system unmounted.
+    lock: Option<OwnedFd>,
+}
+
+/// Why a test file was not removed.
+#[derive(Debug)]
+pub enum RemoveError {
+    /// The path leads elsewhere now: nothing was removed, and the run fails.
+    Changed(IoFailure),
+    /// ioz's file could not be removed (a read-only file system, EIO): it
+    /// is left behind.
+    Left(IoFailure),
 }
 
 impl TargetFile {
@@ -46,41 +94,130 @@ impl TargetFile {
     /// unused (see the module), with no `--destroy-data` to name it.
     #[cfg(test)]
     pub fn check(path: &Path, force: bool) -> Result<TargetFile, RunError> {
-        check_target(path, force, None)
+        let facts = RunFacts {
+            force,
+            ..RunFacts::default()
+        };
+        check_target(path, facts, None)
     }
 
     /// [`TargetFile::check`] for a target of `config`'s run: its `--force`,
-    /// its `--destroy-data` and the bytes it writes to each device.
+    /// `-w`, `--destroy-data`, `-+E`, locks and the bytes it writes to each
+    /// device.
     pub fn check_for_run(path: &Path, config: &RunConfig) -> Result<TargetFile, RunError> {
-        check_target(path, config.force, Some(config))
+        check_target(path, RunFacts::of(config), Some(config))
+    }
+
+    fn new(path: &Path, role: Role, facts: RunFacts) -> TargetFile {
+        TargetFile {
+            path: path.to_path_buf(),
+            role,
+            facts,
+            owned: matches!(role, Role::Existing { .. }),
+            held: None,
+        }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Creates the file if it does not exist, marking it as ioz's.
-    /// A device is used as it is.
-    pub fn ensure_exists(&mut self) -> Result<(), IoFailure> {
-        if self.device || self.read_only || (self.owned && self.path.exists()) {
+    /// What every open of the file must find, once ioz has claimed it.
+    pub fn expected(&self) -> Option<Expected> {
+        self.held.as_ref().map(|h| h.expected)
+    }
+
+    /// Whether `path` leads to this file, claimed (another name of it).
+    pub fn is_reached_by(&self, path: &Path) -> bool {
+        self.held.as_ref().is_some_and(|h| {
+            identity_at(path, h.expected.follow_links).is_ok_and(|id| id == Ok(h.expected.identity))
+        })
+    }
+
+    /// Before the file's first use in the run: creates it if it is missing
+    /// (marked as ioz's), or takes the existing one; records its identity
+    /// and locks it for the run. Nothing is written. Done once; again after
+    /// [`TargetFile::remove`].
+    pub fn claim(&mut self) -> Result<(), IoFailure> {
+        if self.held.is_some() {
             return Ok(());
         }
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o640)
-            .open(&self.path)
-            .map_err(|source| IoFailure {
-                operation: "create",
-                path: self.path.clone(),
-                offset: None,
-                pass: None,
-                source,
-            })?;
-        drop(file);
-        self.owned = true;
-        // Best effort: without xattrs the file is still ours for this run.
-        let _ = set_owner_mark(&self.path);
+        let fd = match self.role {
+            Role::Device => self.open_device()?,
+            Role::ReadOnly => self.open_existing(true)?,
+            Role::Existing { forced } => {
+                let fd = self.open_existing(false)?;
+                if !forced {
+                    self.check_mark(&fd)?;
+                }
+                fd
+            }
+            Role::ToCreate => {
+                let fd = self.create()?;
+                self.owned = true;
+                fd
+            }
+        };
+        let stat = fstat(&fd).map_err(|e| self.failure("stat", e))?;
+        let identity =
+            FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
+        let identity = match (identity, self.role) {
+            (Ok(id @ FileIdentity::Device { .. }), Role::Device) => id,
+            (Ok(id @ FileIdentity::File { .. }), role) if role != Role::Device => id,
+            (found, _) => {
+                let found = found.map_or_else(|other| other, Found::Identity);
+                return Err(self.failure(
+                    "open",
+                    io::Error::other(format!(
+                        "it changed since it was checked: it is now {found}"
+                    )),
+                ));
+            }
+        };
+        self.lock(&fd, &stat)?;
+        self.held = Some(Held {
+            expected: Expected {
+                identity,
+                follow_links: matches!(self.role, Role::Device | Role::ReadOnly),
+            },
+            lock: Some(fd),
+        });
+        Ok(())
+    }
+
+    /// Lets go of the lock's descriptor, which would keep the file system
+    /// busy, before -U unmounts it; the identity stays recorded.
+    pub fn release_for_unmount(&mut self) {
+        if let Some(held) = &mut self.held {
+            held.lock = None;
+        }
+    }
+
+    /// After -U mounted the file system back: the file is opened again,
+    /// checked against its identity and locked again.
+    pub fn reclaim_after_mount(&mut self) -> Result<(), IoFailure> {
+        let Some(expected) = self
+            .held
+            .as_ref()
+            .filter(|h| h.lock.is_none())
+            .map(|h| h.expected)
+        else {
+            return Ok(());
+        };
+        let fd = self.open_existing(expected.follow_links)?;
+        let stat = fstat(&fd).map_err(|e| self.failure("stat", e))?;
+        let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
+        if found != Ok(expected.identity) {
+            let changed = Changed {
+                expected: expected.identity,
+                found: found.map_or_else(|other| other, Found::Identity),
+            };
+            return Err(self.failure("reopen", changed.into_io_error()));
+        }
+        self.lock(&fd, &stat)?;
+        if let Some(held) = &mut self.held {
+            held.lock = Some(fd);
+        }
         Ok(())
     }
 
@@ -90,27 +227,177 @@ impl TargetFile {
         self.owned = false;
     }
 
-    /// Deletes the file if ioz owns it. Never touches a foreign file or a device.
-    pub fn remove(&mut self) -> Result<(), IoFailure> {
-        if !self.owned || self.device {
+    /// Deletes the file if ioz owns it and the path still leads to the file
+    /// ioz claimed; lets go of the run's lock once it is gone. Never touches
+    /// a foreign file, a file put in its place, or a device.
+    pub fn remove(&mut self) -> Result<(), RemoveError> {
+        // Dropped at the end of this call, after the unlink: no other run can
+        // take the file between the two.
+        let held = self.held.take();
+        let owned = std::mem::replace(&mut self.owned, false);
+        let Some(held) = held else {
+            // Never claimed in this run: nothing of the run's is there.
+            return Ok(());
+        };
+        if !owned || matches!(self.role, Role::Device | Role::ReadOnly) {
             return Ok(());
         }
-        match fs::remove_file(&self.path) {
-            Ok(()) => {
-                self.owned = false;
-                Ok(())
-            }
+        let expected = held.expected;
+        match identity_at(&self.path, expected.follow_links) {
+            Ok(Ok(id)) if id == expected.identity => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.owned = false;
-                Ok(())
+                self.role = Role::ToCreate;
+                return Ok(());
             }
-            Err(source) => Err(IoFailure {
-                operation: "remove",
-                path: self.path.clone(),
-                offset: None,
-                pass: None,
-                source,
-            }),
+            Err(e) => return Err(RemoveError::Left(self.failure("remove", e))),
+            Ok(found) => {
+                let changed = Changed {
+                    expected: expected.identity,
+                    found: found.map_or_else(|other| other, Found::Identity),
+                };
+                return Err(RemoveError::Changed(
+                    self.failure("remove", changed.into_io_error()),
+                ));
+            }
+        }
+        match fs::remove_file(&self.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(RemoveError::Left(self.failure("remove", e))),
+        }
+        self.role = Role::ToCreate;
+        drop(held);
+        Ok(())
+    }
+
+    fn failure(&self, operation: &'static str, source: io::Error) -> IoFailure {
+        IoFailure {
+            operation,
+            path: self.path.clone(),
+            offset: None,
+            pass: None,
+            source,
+        }
+    }
+
+    /// Creates the file, never over an existing one, never through a link.
+    /// Read-only: the descriptor only holds the lock (and a descriptor open
+    /// for writing would keep its file system from being remounted
+    /// read-only).
+    fn create(&self) -> Result<OwnedFd, IoFailure> {
+        let flags =
+            libc::O_RDONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        let fd = open(&self.path, flags, CREATE_MODE).map_err(|e| {
+            if e.kind() != io::ErrorKind::AlreadyExists {
+                return self.failure("create", e);
+            }
+            // Someone made it since the check: another run, most likely.
+            let by = fs::symlink_metadata(&self.path)
+                .ok()
+                .and_then(|m| crate::system::locks::holder(m.dev(), m.ino(), false))
+                .map(|h| format!(" ({h} holds its lock)"))
+                .unwrap_or_default();
+            self.failure(
+                "create",
+                io::Error::new(
+                    e.kind(),
+                    format!("someone else created it after ioz checked it{by}; leaving it alone"),
+                ),
+            )
+        })?;
+        // Best effort: without xattrs the file is still ours for this run.
+        let _ = set_mark(fd.as_fd());
+        Ok(fd)
+    }
+
+    /// Opens the existing file for its lock (O_NONBLOCK: a FIFO slipped in
+    /// must not hang the open).
+    fn open_existing(&self, follow_links: bool) -> Result<OwnedFd, IoFailure> {
+        let mut flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
+        if !follow_links {
+            flags |= libc::O_NOFOLLOW;
+        }
+        open(&self.path, flags, 0).map_err(|e| {
+            if !follow_links && e.raw_os_error() == Some(libc::ELOOP) {
+                let link = io::Error::other(
+                    "it changed since it was checked: it is now a symbolic link; leaving it alone",
+                );
+                self.failure("open", link)
+            } else {
+                self.failure("open", e)
+            }
+        })
+    }
+
+    /// Opens the block device with O_EXCL: the kernel's exclusive claim,
+    /// which every node of the device shares and which keeps it from being
+    /// mounted while the run lasts.
+    fn open_device(&self) -> Result<OwnedFd, IoFailure> {
+        open(
+            &self.path,
+            libc::O_RDONLY | libc::O_EXCL | libc::O_CLOEXEC,
+            0,
+        )
+        .map_err(|e| {
+            if e.raw_os_error() != Some(libc::EBUSY) {
+                return self.failure("open", e);
+            }
+            let who = fs::metadata(&self.path)
+                .ok()
+                .and_then(|node| device_holder(node.dev(), node.ino()))
+                .map_or_else(
+                    || "another process has it open exclusively (or mounted it)".to_string(),
+                    |h| format!("in use by another run: {h} holds its lock"),
+                );
+            self.failure("open", io::Error::new(e.kind(), who))
+        })
+    }
+
+    /// The file's mark, checked again on the descriptor: the file opened is
+    /// the one the check trusted.
+    fn check_mark(&self, fd: &OwnedFd) -> Result<(), IoFailure> {
+        let stat = fstat(fd).map_err(|e| self.failure("stat", e))?;
+        match mark_of_fd(fd.as_fd(), &stat) {
+            Mark::Trusted => Ok(()),
+            Mark::Absent => Err(self.failure(
+                "open",
+                io::Error::other(
+                    "it changed since it was checked: it no longer carries ioz's mark; leaving it alone",
+                ),
+            )),
+            Mark::Untrusted(why) => Err(self.failure(
+                "open",
+                io::Error::other(format!(
+                    "it changed since it was checked: it {why}; leaving it alone"
+                )),
+            )),
+        }
+    }
+
+    /// Takes the run's lock on `fd` (see safety/lock.rs).
+    fn lock(&self, fd: &OwnedFd, stat: &libc::stat) -> Result<(), IoFailure> {
+        // NFS's flock is a POSIX lock, which the run's own -W/-+l locks would
+        // wait for forever.
+        if self.facts.fcntl_locks && on_nfs(fd.as_fd()) {
+            return Ok(());
+        }
+        let kind = if self.role == Role::ReadOnly {
+            LockKind::Shared
+        } else {
+            LockKind::Exclusive
+        };
+        match try_lock(fd.as_fd(), stat, kind) {
+            Ok(_) => Ok(()),
+            // O_EXCL is a device's claim; its flock only names the run, and
+            // udev may hold a shared one for a moment while it probes.
+            Err(_) if self.role == Role::Device => Ok(()),
+            Err(busy) => Err(self.failure(
+                "lock",
+                io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!("in use by another run: {busy}; refusing to share it"),
+                ),
+            )),
         }
     }
 }
@@ -123,447 +410,44 @@ pub fn check_targets(config: &RunConfig) -> Result<(), RunError> {
         .try_for_each(|p| TargetFile::check_for_run(p, config).map(drop))
 }
 
-/// `-+E`: an existing regular file that ioz only reads: never created,
-/// written, truncated or removed.
-fn existing_read_only(path: &Path) -> Result<TargetFile, RunError> {
-    match fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(TargetFile {
-            path: path.to_path_buf(),
-            owned: false,
-            device: false,
-            read_only: true,
-        }),
-        Ok(_) => Err(RunError::Refused(format!(
-            "-+E: {} is not a regular file",
-            path.display()
-        ))),
-        Err(e) => Err(RunError::Refused(format!(
-            "-+E: cannot use {}: {e}",
-            path.display()
-        ))),
+/// Mode of files ioz creates (IOzone uses 0640): no one but their owner
+/// may write them, which the owner mark relies on.
+const CREATE_MODE: libc::mode_t = 0o640;
+
+fn open(path: &Path, flags: libc::c_int, mode: libc::mode_t) -> io::Result<OwnedFd> {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    // SAFETY: c is a valid NUL-terminated string that outlives the call.
+    let fd = unsafe { libc::open(c.as_ptr(), flags, mode as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
     }
+    // SAFETY: a fresh descriptor owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn check_target(path: &Path, force: bool, run: Option<&RunConfig>) -> Result<TargetFile, RunError> {
-    if let Some(run) = run {
-        check_destroy_ids(run)?;
+fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
+    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes into the live struct from our open descriptor.
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } < 0 {
+        return Err(io::Error::last_os_error());
     }
-    if run.is_some_and(|r| r.variations.existing_file) {
-        return existing_read_only(path);
-    }
-    let meta = match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound && in_device_dir(path) => {
-            return Err(RunError::Refused(format!(
-                "{} does not exist, and ioz creates no files in /dev \
-                 (is the device name right?)",
-                path.display()
-            )));
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok(TargetFile {
-                path: path.to_path_buf(),
-                owned: false,
-                device: false,
-                read_only: false,
-            });
-        }
-        Err(e) => {
-            return Err(RunError::Refused(format!(
-                "cannot check the test file {}: {e}",
-                path.display()
-            )));
-        }
-        Ok(m) => m,
-    };
-    let kind = meta.file_type();
-    // A block device is often given by a link (/dev/disk/by-id/…): followed.
-    if DeviceKind::of(path) == Some(DeviceKind::Block) {
-        return check_device(path, run);
-    }
-    // Not followed here: a link to a character device is refused below as
-    // not a regular file, like any other link.
-    if kind.is_char_device() {
-        return Err(RunError::Refused(format!(
-            "{} is a character device; ioz tests regular files and block devices",
-            path.display()
-        )));
-    }
-    if !kind.is_file() {
-        return Err(RunError::Refused(format!(
-            "{} exists and is not a regular file",
-            path.display()
-        )));
-    }
-    if has_owner_mark(path) || force {
-        return Ok(TargetFile {
-            path: path.to_path_buf(),
-            owned: true,
-            device: false,
-            read_only: false,
-        });
-    }
-    Err(RunError::Refused(format!(
-        "{} exists and was not created by ioz; refusing to overwrite it \
-         (choose another -f, or add --force to let ioz overwrite and delete it)",
-        path.display()
-    )))
+    Ok(stat)
 }
 
-/// Whether `path` names an entry of /dev itself (or of its device-link
-/// directories), where a missing name is a mistyped device, not a new file.
-fn in_device_dir(path: &Path) -> bool {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    fs::canonicalize(parent).is_ok_and(|dir| {
-        dir == Path::new("/dev") || dir == Path::new("/dev/mapper") || dir.starts_with("/dev/disk")
-    })
-}
-
-/// The block device at `path`, `None` when it is not one.
-fn examine(path: &Path) -> Result<Option<BlockDevice>, RunError> {
-    if DeviceKind::of(path) != Some(DeviceKind::Block) {
-        return Ok(None);
-    }
-    BlockDevice::open(path).map(Some).map_err(|e| {
-        RunError::Refused(format!("cannot examine the device {}: {e}", path.display()))
-    })
-}
-
-/// Each `--destroy-data` must name a device the run writes to.
-fn check_destroy_ids(run: &RunConfig) -> Result<(), RunError> {
-    if run.destroy_data.is_empty() {
-        return Ok(());
-    }
-    let mut devices: Vec<(PathBuf, Identity)> = Vec::new();
-    for p in run.run_paths() {
-        if let Some(dev) = examine(&p)? {
-            devices.push((p, dev.identity()));
-        }
-    }
-    for given in &run.destroy_data {
-        if devices.iter().any(|(_, id)| id.matches(given)) {
-            continue;
-        }
-        let message = match &devices[..] {
-            [] => format!(
-                "--destroy-data={given} names no device this run writes to \
-                 ({} is not a block device)",
-                run.run_paths()[0].display()
-            ),
-            [(p, id)] => format!(
-                "--destroy-data={given} does not name {} (which is named {}); \
-                 refusing to write to it",
-                p.display(),
-                id.suggestion()
-            ),
-            many => format!(
-                "--destroy-data={given} names none of the devices this run writes to ({}); \
-                 refusing to write to them",
-                many.iter()
-                    .map(|(p, id)| format!("{} is named {}", p.display(), id.suggestion()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        return Err(RunError::Refused(message));
-    }
-    Ok(())
-}
-
-fn check_device(path: &Path, run: Option<&RunConfig>) -> Result<TargetFile, RunError> {
-    let Some(dev) = examine(path)? else {
-        return Err(RunError::Refused(format!(
-            "{} is not a block device",
-            path.display()
-        )));
-    };
-    let uses = dev.uses();
-    if !uses.is_empty() {
-        return Err(RunError::Refused(format!(
-            "{} {}; refusing to write to it while it is in use",
-            path.display(),
-            join_and(&uses)
-        )));
-    }
-    let identity = dev.identity();
-    let permitted = run.is_some_and(|r| r.destroy_data.iter().any(|given| identity.matches(given)));
-    if !permitted {
-        let contents = dev.contents().map_err(|e| {
-            RunError::Refused(format!(
-                "cannot read {} to check what it holds: {e}",
-                path.display()
-            ))
-        })?;
-        if !contents.is_empty() {
-            return Err(RunError::Refused(format!(
-                "{} {}; refusing to write to it (add --destroy-data={} to destroy it)",
-                path.display(),
-                join_and(&contents),
-                identity.suggestion()
-            )));
-        }
-    }
-    if let Some(run) = run {
-        check_size(path, &dev, run)?;
-    }
-    Ok(TargetFile {
-        path: path.to_path_buf(),
-        owned: false,
-        device: true,
-        read_only: false,
-    })
-}
-
-/// What a run writes to one device: `files` files of `file_bytes` each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DeviceNeed {
-    pub file_bytes: u64,
-    pub files: u64,
-}
-
-impl DeviceNeed {
-    pub fn total(&self) -> u64 {
-        self.file_bytes.saturating_mul(self.files)
-    }
-}
-
-/// The most a run writes to the device the paths for which `on_device` holds
-/// lead to: the largest file size (-s, or the largest auto size), times the
-/// workers whose -F file is that device, at the worker count needing most.
-pub fn bytes_needed(config: &RunConfig, on_device: impl Fn(&Path) -> bool) -> DeviceNeed {
-    let mut cache: HashMap<PathBuf, bool> = HashMap::new();
-    let mut on = |p: PathBuf| *cache.entry(p).or_insert_with_key(|p| on_device(p));
-    let largest_file = match &config.sizes {
-        Sizes::Single { file_bytes, .. } => *file_bytes,
-        Sizes::Auto(a) => a.file_sizes.values().into_iter().max().unwrap_or(0),
-    };
-    let Some(tp) = &config.throughput else {
-        return DeviceNeed {
-            file_bytes: largest_file,
-            files: u64::from(on(config.path.clone())),
-        };
-    };
-    let Sizes::Single {
-        file_bytes,
-        record_bytes,
-    } = config.sizes
-    else {
-        return DeviceNeed {
-            file_bytes: largest_file,
-            files: u64::from(on(config.path.clone())),
-        };
-    };
-    let mut most = DeviceNeed {
-        file_bytes: 0,
-        files: 0,
-    };
-    for &workers in &tp.worker_counts {
-        let files = if tp.shared_file {
-            u64::from(on(tp.worker_path(&config.path, 0)))
-        } else {
-            (0..workers)
-                .filter(|&i| on(tp.worker_path(&config.path, i)))
-                .count() as u64
-        };
-        let need = DeviceNeed {
-            file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, workers),
-            files,
-        };
-        if need.total() > most.total() {
-            most = need;
-        }
-    }
-    most
-}
-
-fn check_size(path: &Path, dev: &BlockDevice, run: &RunConfig) -> Result<(), RunError> {
-    let rdev = dev.rdev();
-    let need = bytes_needed(run, |p| device::rdev_of(p) == Some(rdev));
-    if need.total() <= dev.size {
-        return Ok(());
-    }
-    let what = if need.files > 1 {
-        format!(
-            "{} files of {} kB, {} kB ({} bytes) in all,",
-            need.files,
-            need.file_bytes / 1024,
-            need.total() / 1024,
-            need.total()
-        )
+/// What `path` leads to (through a final link only with `follow_links`):
+/// an identity, or what is there instead.
+fn identity_at(path: &Path, follow_links: bool) -> io::Result<Result<FileIdentity, Found>> {
+    let m = if follow_links {
+        fs::metadata(path)
     } else {
-        format!("{} kB ({} bytes)", need.total() / 1024, need.total())
-    };
-    let hint = match (&run.sizes, need.files > 1) {
-        (Sizes::Auto(_), _) => "give a smaller -g or -s",
-        (_, true) => "give a smaller -s or fewer workers",
-        _ => "give a smaller -s",
-    };
-    Err(RunError::Refused(format!(
-        "{} has room for {} kB ({} bytes) but the run writes {what} to it; refusing ({hint})",
-        path.display(),
-        dev.size / 1024,
-        dev.size
-    )))
-}
-
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))
-}
-
-pub fn has_owner_mark(path: &Path) -> bool {
-    let (Ok(p), Ok(name)) = (c_path(path), CString::new(OWNER_ATTR)) else {
-        return false;
-    };
-    let mut value = [0u8; 16];
-    // nix and std have no extended-attribute calls.
-    // SAFETY: lgetxattr reads the two NUL-terminated strings, which outlive
-    // the call, and writes at most value.len() bytes into value.
-    let n = unsafe {
-        libc::lgetxattr(
-            p.as_ptr(),
-            name.as_ptr(),
-            value.as_mut_ptr().cast(),
-            value.len(),
-        )
-    };
-    n >= 0 && &value[..n as usize] == OWNER_VALUE
-}
-
-fn set_owner_mark(path: &Path) -> io::Result<()> {
-    let p = c_path(path)?;
-    let name = CString::new(OWNER_ATTR).expect("constant has no NUL");
-    // SAFETY: lsetxattr reads the two NUL-terminated strings and
-    // OWNER_VALUE.len() bytes of OWNER_VALUE, all of which outlive the call.
-    let r = unsafe {
-        libc::lsetxattr(
-            p.as_ptr(),
-            name.as_ptr(),
-            OWNER_VALUE.as_ptr().cast(),
-            OWNER_VALUE.len(),
-            0,
-        )
-    };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::test_config as config;
-
-    #[test]
-    fn a_missing_file_is_created_marked_and_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.tmp");
-        let mut t = TargetFile::check(&path, false).unwrap();
-        t.ensure_exists().unwrap();
-        assert!(path.exists());
-        // A second run recognises it.
-        assert!(TargetFile::check(&path, false).is_ok());
-        t.remove().unwrap();
-        assert!(!path.exists());
-    }
-
-    #[test]
-    fn a_foreign_file_is_refused_and_never_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("mine.txt");
-        fs::write(&path, b"precious").unwrap();
-        let err = TargetFile::check(&path, false).unwrap_err();
-        assert!(err.to_string().contains("was not created by ioz"), "{err}");
-        assert_eq!(err.exit_code(), 2);
-        assert_eq!(fs::read(&path).unwrap(), b"precious");
-        let forced = TargetFile::check(&path, true).unwrap();
-        assert!(forced.owned);
-    }
-
-    #[test]
-    fn directories_and_character_devices_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(TargetFile::check(dir.path(), true).is_err());
-        let err = TargetFile::check(Path::new("/dev/null"), true).unwrap_err();
-        assert!(err.to_string().contains("character device"), "{err}");
-        // A link is not followed to a character device: it is refused as a link.
-        let link = dir.path().join("null-link");
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        let err = TargetFile::check(&link, true).unwrap_err();
-        assert!(
-            err.to_string().contains("exists and is not a regular file"),
-            "{err}"
-        );
-    }
-
-    const M: u64 = 1 << 20;
-
-    #[test]
-    fn a_device_needs_the_largest_file_size() {
-        let c = config(&["-s", "8m", "-f", "/dev/x"]);
-        let need = bytes_needed(&c, |p| p == Path::new("/dev/x"));
-        assert_eq!(
-            need,
-            DeviceNeed {
-                file_bytes: 8 * M,
-                files: 1
-            }
-        );
-        let c = config(&["-a", "-g", "32m", "-f", "/dev/x"]);
-        assert_eq!(bytes_needed(&c, |_| true).total(), 32 * M);
-        assert_eq!(bytes_needed(&c, |_| false).total(), 0);
-    }
-
-    #[test]
-    fn workers_on_one_device_multiply_its_need() {
-        let c = config(&["-t", "3", "-s", "8m", "-F", "/dev/x", "/dev/y", "/dev/x"]);
-        let need = bytes_needed(&c, |p| p == Path::new("/dev/x"));
-        assert_eq!(
-            need,
-            DeviceNeed {
-                file_bytes: 8 * M,
-                files: 2
-            }
-        );
-        // -+k divides the size among the workers; the largest count is not always the most.
-        let c = config(&[
-            "-l", "1", "-u", "2", "-+k", "-s", "8m", "-F", "/dev/x", "/dev/x",
-        ]);
-        assert_eq!(bytes_needed(&c, |_| true).total(), 8 * M);
-        // Workers sharing one file (-+V) write it once.
-        let c = config(&["-t", "4", "-+V", "-s", "8m", "-F", "/dev/x"]);
-        assert_eq!(
-            bytes_needed(&c, |_| true),
-            DeviceNeed {
-                file_bytes: 8 * M,
-                files: 1
-            }
-        );
-    }
-
-    #[test]
-    fn a_missing_name_among_the_devices_is_refused() {
-        let err = TargetFile::check(Path::new("/dev/ioz-no-such-disk"), true).unwrap_err();
-        assert!(err.to_string().contains("does not exist"), "{err}");
-        assert!(!Path::new("/dev/ioz-no-such-disk").exists());
-        assert!(TargetFile::check(Path::new("/dev/shm/ioz-no-such-file"), false).is_ok());
-    }
-
-    #[test]
-    fn destroy_data_must_name_a_device_of_the_run() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.tmp");
-        let path_arg = path.to_string_lossy().into_owned();
-        let c = config(&["-s", "64k", "-f", &path_arg, "--destroy-data=/dev/sdz"]);
-        let err = TargetFile::check_for_run(&path, &c).unwrap_err();
-        assert!(err.to_string().contains("names no device"), "{err}");
-        assert_eq!(err.exit_code(), 2);
-        assert!(check_targets(&c).is_err());
-        assert!(check_targets(&config(&["-s", "64k", "-f", &path_arg])).is_ok());
-        assert!(!path.exists());
-    }
+        fs::symlink_metadata(path)
+    }?;
+    Ok(FileIdentity::from_stat(
+        m.mode(),
+        m.dev(),
+        m.ino(),
+        m.rdev(),
+    ))
 }
