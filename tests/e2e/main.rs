@@ -54,6 +54,10 @@ mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
+// The test file is ioz's alone: replaced files and links left alone, forged
+// owner marks, a second run refused, files ioz cannot create refused before
+// the header, files it cannot remove named last.
+mod safety_targets;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
@@ -91,6 +95,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_targets::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),
