@@ -388,9 +388,18 @@ impl TargetFile {
         };
         match try_lock(fd.as_fd(), stat, kind) {
             Ok(_) => Ok(()),
-            // O_EXCL is a device's claim; its flock only names the run, and
-            // udev may hold a shared one for a moment while it probes.
-            Err(_) if self.role == Role::Device => Ok(()),
+            // O_EXCL is a device's claim; its flock only names the run to
+            // others. udev holds a shared one for a moment while it probes a
+            // device: try a little longer, then go on without.
+            Err(_) if self.role == Role::Device => {
+                for _ in 0..DEVICE_LOCK_TRIES {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    if try_lock(fd.as_fd(), stat, kind).is_ok() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
             Err(busy) => Err(self.failure(
                 "lock",
                 io::Error::new(
@@ -409,6 +418,9 @@ pub fn check_targets(config: &RunConfig) -> Result<(), RunError> {
         .iter()
         .try_for_each(|p| TargetFile::check_for_run(p, config).map(drop))
 }
+
+/// Tries of a device's flock, 10 ms apart, while udev probes it.
+const DEVICE_LOCK_TRIES: u32 = 100;
 
 /// Mode of files ioz creates (IOzone uses 0640): no one but their owner
 /// may write them, which the owner mark relies on.
