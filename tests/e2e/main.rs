@@ -54,6 +54,10 @@ mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
+// Result files never land on a device, an input of the command, another
+// output or a user's file, nor in a place that cannot hold them; they are
+// renamed into place, so a failed write keeps the old file.
+mod safety_outputs;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
@@ -91,6 +95,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_outputs::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),
