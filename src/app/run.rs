@@ -40,6 +40,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         replay,
         mut remount,
         warning,
+        results,
     } = preflight(config)?;
     if let Some(warning) = warning
         && !config.quiet
@@ -130,7 +131,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         status: outcome.status,
     };
     out.put(&LiveText::new(&result.config).closing(&result));
-    let written = files::write_all(&result, &result.config.outputs);
+    let written = files::write_all(&result, &results);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
             eprintln!("ioz: {run_error}");

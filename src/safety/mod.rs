@@ -3,5 +3,7 @@
 pub mod memory;
 pub mod outputs;
 pub mod preflight;
+pub mod result_place;
 pub mod space;
 pub mod target;
+pub mod writable_dir;
