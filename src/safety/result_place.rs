@@ -93,20 +93,23 @@ pub fn resolve(opt: &str, given: &Path) -> Result<Resolved, String> {
             } else {
                 own
             };
-            let real = fs::canonicalize(given)
-                .map_err(|e| format!("{opt}: cannot follow {shown}: {e}"))?;
             if !meta.is_file() {
                 let kind = kind_of(meta.file_type());
-                return Err(if !is_link {
-                    format!("{opt}: {shown} is {kind}{}", not_a_file(meta.file_type()))
-                } else {
-                    format!(
-                        "{opt}: {shown} leads to {}, {kind}{}",
-                        real.display(),
-                        not_a_file(meta.file_type())
-                    )
-                });
+                let end = not_a_file(meta.file_type());
+                if !is_link {
+                    return Err(format!("{opt}: {shown} is {kind}{end}"));
+                }
+                // A pipe or socket behind /proc/self/fd has no path to show.
+                let target = fs::canonicalize(given)
+                    .or_else(|_| fs::read_link(given))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "{opt}: {shown} leads to {}, {kind}{end}",
+                    target.display()
+                ));
             }
+            let real = fs::canonicalize(given)
+                .map_err(|e| format!("{opt}: cannot follow {shown}: {e}"))?;
             let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
                 return Err(format!("{opt}: {shown} does not name a file"));
             };

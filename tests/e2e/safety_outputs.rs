@@ -8,11 +8,13 @@
 //! leaves the old file as it was and no temporary behind.
 
 use std::fs;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::process::Command;
 
 use crate::fixtures::{
-    Ext4, LoopDevice, Run, Test, Tmpfs, assert_refused, ioz, list_dir, quietly, trials,
+    self, Ext4, IOZ, LoopDevice, Run, Test, Tmpfs, assert_refused, ioz, is_root, list_dir, quietly,
+    trials,
 };
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -34,6 +36,7 @@ pub fn tests() -> Vec<Test> {
         plot_files_follow_the_same_rule,
         unwritable_places_are_refused_before_the_header,
         a_read_only_mount_is_refused_before_the_header => [Tmpfs],
+        a_directory_the_user_cannot_write_in_is_refused => [Unprivileged],
         a_failed_write_leaves_the_old_file_and_no_temporary => [Tmpfs],
     ]
 }
@@ -245,7 +248,11 @@ fn two_outputs_on_one_file_are_refused() {
         &run_args(&["--plots", "p", "--json", "p/write.png"]),
         "--plots",
     );
-    refused_in(d, &run_args(&["--plots", "p.xls", "-b", "p.xls"]), "--plots");
+    refused_in(
+        d,
+        &run_args(&["--plots", "p.xls", "-b", "p.xls"]),
+        "--plots",
+    );
 }
 
 fn a_users_file_is_replaced_only_with_force() {
@@ -396,6 +403,31 @@ fn a_read_only_mount_is_refused_before_the_header() {
     saved_run(d, "run.json");
     let r = ioz(d, &["report", "run.json", "--csv", out.to_str().unwrap()]);
     assert_refused(&r, "read-only");
+}
+
+fn a_directory_the_user_cannot_write_in_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let locked = d.join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+    // The test file's directory is open to all, as nobody writes it below.
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).unwrap();
+    let args = run_args(&["--csv", "locked/r.csv"]);
+    let run = if is_root() {
+        fixtures::run(
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .args(["--inh-caps=-all", IOZ])
+                .args(&args)
+                .current_dir(d),
+        )
+    } else {
+        ioz(d, &args)
+    };
+    let line = assert_refused(&run, "permission denied");
+    assert!(line.starts_with("ioz: --csv: cannot write in "), "{line}");
+    assert!(list_dir(&locked).is_empty());
 }
 
 fn a_failed_write_leaves_the_old_file_and_no_temporary() {
