@@ -281,6 +281,7 @@ fn a_users_file_is_replaced_only_with_force() {
 fn a_result_file_ioz_wrote_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    keeps_marks(d);
     let outputs = [
         "--json", "r.json", "--csv", "r.csv", "-b", "r.xls", "--html", "r.html", "--plots", "p",
     ];
@@ -305,6 +306,7 @@ fn a_result_file_ioz_wrote_is_replaced() {
 fn a_link_to_a_result_file_is_followed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    keeps_marks(d);
     fs::create_dir(d.join("results")).unwrap();
     saved_run(d, "results/r.json");
     std::os::unix::fs::symlink("results/r.json", d.join("latest.json")).unwrap();
@@ -327,6 +329,7 @@ fn a_link_to_a_result_file_is_followed() {
 fn a_mark_on_someone_elses_file_is_not_trusted() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    keeps_marks(d);
     saved_run(d, "r.json");
     let saved = fs::read(d.join("r.json")).unwrap();
     // ioz's mark, but the file belongs to someone else now.
@@ -456,6 +459,31 @@ fn a_failed_write_leaves_the_old_file_and_no_temporary() {
         ["filler", "r.html"],
         "a temporary was left"
     );
+}
+
+/// Goes on only where the file system of `dir` keeps user extended
+/// attributes, as ioz's mark on its result files is one (tmpfs before Linux
+/// 6.6 has none): elsewhere a result file needs --force to be replaced, and
+/// the test is skipped.
+fn keeps_marks(dir: &Path) {
+    let probe = dir.join(".xattr-probe");
+    fs::write(&probe, b"").unwrap();
+    let path = std::ffi::CString::new(probe.to_str().unwrap()).unwrap();
+    // SAFETY: the strings are NUL-terminated and the value is one byte long.
+    let r = unsafe {
+        libc::setxattr(
+            path.as_ptr(),
+            c"user.probe".as_ptr(),
+            c"1".as_ptr().cast(),
+            1,
+            0,
+        )
+    };
+    let e = std::io::Error::last_os_error();
+    fs::remove_file(&probe).unwrap();
+    if r < 0 {
+        fixtures::skip(format!("no user xattrs in the temporary directory: {e}"));
+    }
 }
 
 /// Bytes free for a new file on the file system of `dir`.
