@@ -54,6 +54,7 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
         replay,
         mut remount,
         warning,
+        results,
     } = preflight(config)?;
     if let Some(warning) = warning
         && !config.quiet
@@ -145,7 +146,7 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
         status: outcome.status,
     };
     out.put(&LiveText::new(&result.config).closing(&result));
-    let written = files::write_all(&result, &result.config.outputs);
+    let written = files::write_all(&result, &results);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
             eprintln!("ioz: {run_error}");

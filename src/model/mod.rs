@@ -9,6 +9,7 @@ pub mod latency;
 pub mod order;
 pub mod plan;
 pub mod result;
+pub mod result_files;
 pub mod telemetry;
 pub mod units;
 pub mod variations;

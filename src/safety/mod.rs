@@ -5,5 +5,7 @@ pub mod memory;
 pub mod outputs;
 pub mod ownership;
 pub mod preflight;
+pub mod result_place;
 pub mod space;
 pub mod target;
+pub mod writable_dir;

@@ -54,6 +54,10 @@ mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
+// Result files never land on a device, an input of the command, another
+// output or a user's file, nor in a place that cannot hold them; they are
+// renamed into place, so a failed write keeps the old file.
+mod safety_outputs;
 // The test file is ioz's alone: replaced files and links left alone, forged
 // owner marks, a second run refused, files ioz cannot create refused before
 // the header, files it cannot remove named last.
@@ -95,6 +99,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_outputs::tests(),
         safety_targets::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
