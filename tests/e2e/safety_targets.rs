@@ -387,7 +387,7 @@ fn a_test_file_in_an_immutable_directory_is_refused() {
     let run = ioz(&locked, &["-s", "64k", "-i", "0", "-f", "t.tmp"]);
     assert_refused(
         &run,
-        "cannot create the test file t.tmp: ioz may not create files in . (Operation not permitted)",
+        "cannot create the test file t.tmp: cannot write in .: operation not permitted",
     );
 }
 

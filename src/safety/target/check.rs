@@ -12,6 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
+use nix::errno::Errno;
+use nix::unistd::{AccessFlags, eaccess};
+
 use super::device::{check_destroy_ids, check_device};
 use super::{Role, TargetFile, fstat};
 use crate::error::RunError;
@@ -19,6 +22,7 @@ use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{Cell, expand};
 use crate::safety::lock::{Busy, LockKind, try_lock};
 use crate::safety::ownership::{Mark, mark_of_path};
+use crate::safety::writable_dir::check_writable_dir;
 use crate::system::device::DeviceKind;
 
 /// What the checks of one target need to know of the run.
@@ -239,53 +243,37 @@ fn check_creatable(path: &Path) -> Result<(), RunError> {
         }
         Ok(_) => {}
     }
-    may(dir, libc::W_OK | libc::X_OK).map_err(|e| refuse(denied(dir, "create files in", e)))
+    check_writable_dir(dir)
+        .map_err(|why| refuse(format!("cannot write in {}: {why}", dir.display())))
 }
 
 /// An existing file ioz will write: it may be written, and unless `-w`
 /// keeps it, removed from its directory at the end.
 fn check_writable(path: &Path, keep_file: bool) -> Result<(), RunError> {
-    may(path, libc::W_OK).map_err(|e| {
+    // With the effective user's rights, as the run's opens: a read-only
+    // mount and an immutable file are refused even to root.
+    eaccess(path, AccessFlags::W_OK).map_err(|e| {
+        let why = match e {
+            Errno::EROFS => "it is on a read-only file system".to_string(),
+            e => e.desc().to_lowercase(),
+        };
         RunError::Refused(format!(
-            "cannot write the test file {}: {}",
-            path.display(),
-            denied(path, "write", e)
+            "cannot write the test file {}: {why}",
+            path.display()
         ))
     })?;
     if keep_file {
         return Ok(());
     }
     let dir = parent_of(path);
-    may(dir, libc::W_OK | libc::X_OK).map_err(|e| {
+    check_writable_dir(dir).map_err(|why| {
         RunError::Refused(format!(
-            "cannot remove the test file {} after the run: {} (add -w to keep it)",
+            "cannot remove the test file {} after the run: cannot write in {}: {why} \
+             (add -w to keep the file)",
             path.display(),
-            denied(dir, "remove files from", e)
+            dir.display()
         ))
     })
-}
-
-/// Why access to `what` was denied, in words.
-fn denied(what: &Path, doing: &str, errno: nix::errno::Errno) -> String {
-    match errno {
-        nix::errno::Errno::EROFS => format!("{} is on a read-only file system", what.display()),
-        e => format!("ioz may not {doing} {} ({})", what.display(), e.desc()),
-    }
-}
-
-/// faccessat with the effective ids (those the run's opens use): it sees
-/// read-only mounts and immutable files even for root.
-fn may(path: &Path, mode: libc::c_int) -> Result<(), nix::errno::Errno> {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
-        return Err(nix::errno::Errno::EINVAL);
-    };
-    // SAFETY: c is a valid NUL-terminated string that outlives the call.
-    let r = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(nix::errno::Errno::last())
-    }
 }
 
 /// Refuses a file another run holds (its lock is taken, and let go, here:
