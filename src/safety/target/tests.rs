@@ -218,3 +218,35 @@ fn list(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+#[test]
+fn a_plus_e_file_must_hold_what_every_worker_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    fs::write(&a, vec![0u8; 64 << 10]).unwrap();
+    fs::write(&b, b"abc").unwrap();
+    let (a_arg, b_arg) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let single = config(&["-+E", "-i", "1", "-s", "64k", "-f", a_arg]);
+    assert!(check_targets(&single).is_ok());
+    let e = check_targets(&config(&["-+E", "-i", "1", "-s", "64k", "-f", b_arg])).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(
+        e.to_string()
+            .contains("holds 3 bytes but the test reads 65536"),
+        "{e}"
+    );
+    // Throughput: each worker's file, at its size (-+k divides it).
+    let workers = config(&["-t", "2", "-+E", "-i", "1", "-s", "64k", "-F", a_arg, b_arg]);
+    let e = check_targets(&workers).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with(&format!("-+E: {b_arg} holds 3 bytes")),
+        "{e}"
+    );
+    fs::write(&b, vec![0u8; 32 << 10]).unwrap();
+    let shared = config(&[
+        "-t", "2", "-+k", "-+E", "-i", "1", "-s", "64k", "-F", a_arg, b_arg,
+    ]);
+    assert!(check_targets(&shared).is_ok());
+    assert!(check_targets(&workers).is_err());
+}
