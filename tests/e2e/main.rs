@@ -48,15 +48,23 @@ mod progress;
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
-// Runaway sizes and absurd numbers: memory, read limits, bounds, all
-// refused before anything runs (under a memory and a time limit).
-mod safety_limits;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
+// Runaway sizes and absurd numbers: memory, read limits, bounds, all
+// refused before anything runs (under a memory and a time limit).
+mod safety_limits;
+// Result files never land on a device, an input of the command, another
+// output or a user's file, nor in a place that cannot hold them; they are
+// renamed into place, so a failed write keeps the old file.
+mod safety_outputs;
+// The test file is ioz's alone: replaced files and links left alone, forged
+// owner marks, a second run refused, files ioz cannot create refused before
+// the header, files it cannot remove named last.
+mod safety_targets;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
@@ -95,6 +103,8 @@ fn main() -> std::process::ExitCode {
         report_roundtrip::tests(),
         runs::tests(),
         safety_limits::tests(),
+        safety_outputs::tests(),
+        safety_targets::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),
