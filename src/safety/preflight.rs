@@ -32,8 +32,8 @@ pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
     let results = outputs::check_for_run(&config).map_err(RunError::Refused)?;
     target::check_targets(&config)?;
     let remount = Remounter::for_run(&config)?;
-    // Before the space check: a dedup run too large for memory is refused
-    // whatever the disk holds.
+    // Before the space check: a run too large for memory (operation lists,
+    // buffers, dedup images, -Q, -p) is refused whatever the disk holds.
     memory::check_memory(&config)?;
     let warning = space::check(&config)?;
     Ok(Ready {
