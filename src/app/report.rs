@@ -14,14 +14,24 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     let mut result = match json::read_run(&request.input) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ioz: report: {e}");
+            say(&format!("ioz: report: {e}"));
             return Exit::Usage;
         }
     };
-    if let Err(e) = outputs::check(&request.outputs, None) {
-        eprintln!("ioz: report: {e}");
-        return Exit::Usage;
-    }
+    // The plot files follow from the saved run, so it is read first; its
+    // file is one of the paths no output may take.
+    let places = match outputs::check_for_report(
+        &request.outputs,
+        &request.input,
+        &result.config,
+        request.force,
+    ) {
+        Ok(places) => places,
+        Err(e) => {
+            say(&format!("ioz: report: {e}"));
+            return Exit::Usage;
+        }
+    };
     result.config.excel_report |= request.excel_report;
     if request.text
         && io::stdout()
@@ -30,9 +40,15 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     {
         return Exit::Signal(SIGPIPE);
     }
-    if files::write_all(&result, &request.outputs) {
+    if files::write_all(&result, &places) {
         Exit::Success
     } else {
         Exit::Failure
     }
+}
+
+/// One line on stderr; one that cannot be written changes nothing (the
+/// exit status still says what happened).
+fn say(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
 }

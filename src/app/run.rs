@@ -20,19 +20,33 @@ use crate::system::{device, environment, time};
 
 /// Runs `config` to the end and says how it ended.
 pub(crate) fn run(config: RunConfig) -> Exit {
-    match measure_and_save(config) {
+    let mut left_behind = None;
+    let exit = match measure_and_save(config, &mut left_behind) {
         Ok(exit) => exit,
         Err(e) => {
             say(&e);
             e.exit()
         }
+    };
+    // Last, where it is not missed: the test files ioz could not remove.
+    match left_behind {
+        Some(line) => {
+            say(line);
+            if exit == Exit::Success {
+                Exit::Failure
+            } else {
+                exit
+            }
+        }
+        None => exit,
     }
 }
 
 /// Everything before the run is refused with an error; once measuring has
 /// begun, the results so far are printed and saved whatever happens, and
-/// the exit status says how it ended.
-fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
+/// the exit status says how it ended. `left_behind` gets the line naming
+/// the test files the run could not remove, for the caller to print last.
+fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Result<Exit, RunError> {
     let stop = StopFlag::install()
         .map_err(|e| RunError::System(format!("cannot install signal handlers: {e}")))?;
     let Ready {
@@ -40,6 +54,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         replay,
         mut remount,
         warning,
+        results,
     } = preflight(config)?;
     if let Some(warning) = warning
         && !config.quiet
@@ -116,6 +131,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         );
     progress.finish();
     drop(text);
+    *left_behind = outcome.left_behind();
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -130,7 +146,7 @@ fn measure_and_save(config: RunConfig) -> Result<Exit, RunError> {
         status: outcome.status,
     };
     out.put(&LiveText::new(&result.config).closing(&result));
-    let written = files::write_all(&result, &result.config.outputs);
+    let written = files::write_all(&result, &results);
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
             say(run_error);

@@ -17,7 +17,7 @@ const TEXT_COLUMN: usize = 16;
 const HEAD: &str = "\
 Usage: ioz [options]
        ioz report RUN.json [--text] [-R] [-b FILE] [--json FILE] [--csv FILE]
-                           [--html FILE] [--plots DIR]
+                           [--html FILE] [--plots DIR] [--force]
 Sizes are in kB unless they end in k, m or g (1 kB = 1024 bytes).
 ";
 

@@ -1,5 +1,5 @@
-//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]`:
-//! renders a saved run again, without measuring.
+//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]
+//! [--force]`: renders a saved run again, without measuring.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -19,6 +19,8 @@ pub struct ReportRequest {
     /// Print the `-R` block after the table (default: as the run did).
     pub excel_report: bool,
     pub outputs: OutputFiles,
+    /// `--force`: replace existing result paths that ioz did not write.
+    pub force: bool,
 }
 
 pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, UsageError> {
@@ -26,11 +28,13 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
     let mut input = None;
     let mut text = false;
     let mut excel_report = false;
+    let mut force = false;
     let mut outputs = OutputFiles::default();
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
         match arg {
             Arg::Long("text") => text = true,
             Arg::Short('R') => excel_report = true,
+            Arg::Long("force") => force = true,
             Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
             Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
             Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
@@ -56,5 +60,6 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
         text,
         excel_report,
         outputs,
+        force,
     })
 }

@@ -184,14 +184,17 @@ fn bad_values_name_the_option() {
         (&["-9"], "unknown option -9"),
         (&["--bogus"], "unknown option --bogus"),
         (&["stray"], "unexpected argument 'stray'"),
-        (&["-j", "0"], "-j 0: out of range; give 1 or more"),
+        (
+            &["-j", "0"],
+            "-j 0: out of range; give 1 to 1125899906842624 (records per stride)",
+        ),
         (
             &["-+p", "101"],
             "-+p 101: out of range; give 0 to 100 (percent)",
         ),
         (
             &["-+x", "1", "-a"],
-            "-+x 1: out of range; give 2 or more (size multiplier)",
+            "-+x 1: out of range; give 2 to 1024 (size multiplier)",
         ),
         (&["-A", "-i", "2"], "-A runs only tests 0 and 1"),
         (
@@ -527,11 +530,11 @@ fn every_range_error_reads_the_same_way() {
     );
     assert_eq!(
         err(&["-d", "99999999999999999999", "-t", "1"]),
-        "-d 99999999999999999999: out of range; give 0 to 18446744073709551615 (µs of delay)"
+        "-d 99999999999999999999: out of range; give 0 to 3600000000 (µs of delay)"
     );
     assert_eq!(
         err(&["-S", "0"]),
-        "-S 0: out of range; give 1 to 1073741824 (kB of CPU cache)"
+        "-S 0: out of range; give 1 to 4194304 (kB of CPU cache)"
     );
     assert_eq!(
         err(&["-t", "1", "-P", "4"]),
@@ -591,4 +594,115 @@ fn async_io_flags_exclude_each_other_in_either_order() {
         assert_eq!(err(&args), "-H and -k cannot be combined: choose one");
     }
     assert_eq!(run(&["-H", "4", "-H", "8"]).unwrap().variations.iodepth, 8);
+}
+
+#[test]
+fn every_count_in_the_table_has_an_upper_bound() {
+    // A number with no bound is multiplied or slept on somewhere: every
+    // count says how large it may be.
+    for flag in flags::all() {
+        if let flags::Action::Number(flags::Number::Count(b), _) = &flag.action {
+            assert!(b.max < u64::MAX, "{} has no upper bound", flag.spelling);
+        }
+    }
+}
+
+#[test]
+fn delays_and_pauses_stop_at_an_hour() {
+    // -J was multiplied by 10^6 and wrapped to 0; -+q and -d slept forever.
+    assert_eq!(
+        err(&["-J", "18446744073709551615"]),
+        "-J 18446744073709551615: out of range; give 0 to 3600000 (ms of computation)"
+    );
+    let c = run(&["-J", "3600000"]).unwrap();
+    assert_eq!(c.variations.compute_delay_ms, Some(3_600_000));
+    assert_eq!(
+        err(&["-+q", "18446744073709551615"]),
+        "-+q 18446744073709551615: out of range; give 0 to 3600 (seconds of delay)"
+    );
+    assert_eq!(
+        run(&["-+q", "3600"])
+            .unwrap()
+            .variations
+            .delay_between_tests_s,
+        3600
+    );
+    assert_eq!(
+        err(&["-t", "3", "-d", "9223372036854775808"]),
+        "-d 9223372036854775808: out of range; give 0 to 3600000000 (µs of delay)"
+    );
+    // Worker i starts i × -d late: the last one too within the hour.
+    assert_eq!(
+        err(&["-t", "3", "-d", "3600000000"]),
+        "-d 3600000000: worker 2 would start 7200 s late; with 3 workers give at most \
+         1800000000 µs, so that the last one starts within an hour"
+    );
+    assert!(run(&["-t", "3", "-d", "1800000000"]).is_ok());
+    assert!(run(&["-t", "1", "-d", "3600000000"]).is_ok());
+    assert!(err(&["-l", "1", "-u", "5", "-d", "1000000000"]).contains("worker 4 would start"));
+}
+
+#[test]
+fn sizes_and_counts_that_multiply_are_bounded() {
+    // 1 PiB is the largest file: sizes × workers stay inside 64 bits.
+    assert_eq!(
+        err(&["-s", "1048577g"]),
+        "-s 1048577g: out of range; give 1k to 1048576g (file size)"
+    );
+    assert!(run(&["-s", "1048576g"]).is_ok());
+    assert!(err(&["-a", "-g", "2000000g"]).starts_with("-g 2000000g: out of range"));
+    assert!(err(&["-a", "-n", "2000000g"]).starts_with("-n 2000000g: out of range"));
+    // -p's buffer is twice -S: at most 4 GiB of cache.
+    assert_eq!(
+        err(&["-p", "-S", "1073741824"]),
+        "-S 1073741824: out of range; give 1 to 4194304 (kB of CPU cache)"
+    );
+    assert_eq!(
+        run(&["-p", "-S", "4194304"])
+            .unwrap()
+            .variations
+            .cpu_cache_bytes,
+        Some(4 << 30)
+    );
+    assert!(err(&["-t", "2", "-P", "8192"]).starts_with("-P 8192: out of range; give 0 to 8191"));
+    assert!(err(&["-t", "2", "-i", "8", "-+K", "1025"]).starts_with("-+K 1025: out of range"));
+    assert!(err(&["-a", "-+x", "1025"]).starts_with("-+x 1025: out of range; give 2 to 1024"));
+}
+
+#[test]
+fn constant_total_leaves_every_worker_a_record() {
+    // Refused here, before the header, rather than by the runner mid-run.
+    assert_eq!(
+        err(&["-t", "2", "-+k", "-s", "4k", "-r", "4k"]),
+        "-+k: 4 kB shared by 2 workers leaves less than one 4 kB record each; \
+         give a larger file (-s), smaller records (-r) or fewer workers"
+    );
+    // The most workers of a -l/-u range decide.
+    assert!(err(&["-l", "1", "-u", "3", "-+k", "-s", "8k", "-r", "4k"]).contains("by 3 workers"));
+    assert!(
+        err(&["-t", "2", "-+k", "-s", "1k", "-r", "600b"])
+            .contains("1 kB shared by 2 workers leaves less than one 600-byte record each")
+    );
+    assert!(run(&["-t", "2", "-+k", "-s", "8k", "-r", "4k"]).is_ok());
+    assert!(
+        run(&["-t", "2", "-s", "4k", "-r", "4k"]).is_ok(),
+        "without -+k each has all"
+    );
+}
+
+#[test]
+fn size_lists_are_bounded() {
+    let mut args: Vec<String> = Vec::new();
+    for i in 1..=257 {
+        args.extend(["-s".to_string(), format!("{}k", 64 + i)]);
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(
+        err(&words),
+        "-s given 257 times; give at most 256 file sizes (auto mode runs each file size with \
+         each record size)"
+    );
+    assert!(run(&words[2..]).is_ok());
+    let records: Vec<&str> = std::iter::repeat_n(["-r", "4k"], 257).flatten().collect();
+    assert!(err(&records).starts_with("-r given 257 times"));
 }

@@ -48,6 +48,17 @@ pub(super) fn finish(
         ));
     }
     let telemetry = variations.write_telemetry.is_some() || variations.read_telemetry.is_some();
+    for (opt, what, given) in [
+        ("-s", "file sizes", seen.file_sizes.len()),
+        ("-r", "record sizes", seen.record_sizes.len()),
+    ] {
+        if given > MAX_LISTED_SIZES {
+            return Err(usage(format!(
+                "{opt} given {given} times; give at most {MAX_LISTED_SIZES} {what} (auto mode \
+                 runs each file size with each record size)"
+            )));
+        }
+    }
     direct_io_alignment(&seen)?;
     let sizes = if auto {
         auto_sizes(&seen)?
@@ -86,6 +97,9 @@ pub(super) fn finish(
             record_bytes,
         }
     };
+    if let Some(tp) = &throughput {
+        records_for_every_worker(tp, &sizes)?;
+    }
 
     let mut tests = if seen.obsolete_auto {
         if let Some(t) = seen
@@ -484,6 +498,9 @@ fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig
             seen.files.len()
         )));
     }
+    if let Some(us) = seen.start_delay_us {
+        last_start_within_the_hour(us, most)?;
+    }
     if let Some(cpu) = seen.first_cpu {
         let cpus = host.cpus;
         if cpu >= cpus {
@@ -509,6 +526,58 @@ fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig
         stonewall: !seen.no_stonewall,
         start_delay_us: seen.start_delay_us.unwrap_or(0),
     }))
+}
+
+/// `-d`: worker i starts i × the delay late, so the table's bound on the
+/// delay is not enough: the last worker too must start within
+/// [`MAX_DELAY_SECONDS`].
+fn last_start_within_the_hour(us: u64, workers: usize) -> Result<(), UsageError> {
+    let limit = MAX_DELAY_SECONDS * 1_000_000;
+    let last = workers.saturating_sub(1) as u64;
+    if us.saturating_mul(last) <= limit {
+        return Ok(());
+    }
+    Err(usage(format!(
+        "-d {us}: worker {last} would start {} s late; with {workers} workers give at most \
+         {} µs, so that the last one starts within an hour",
+        us.saturating_mul(last) / 1_000_000,
+        limit / last
+    )))
+}
+
+/// `-+k` divides the file among the workers: with the most workers, each
+/// file must still hold a record.
+fn records_for_every_worker(tp: &ThroughputConfig, sizes: &Sizes) -> Result<(), UsageError> {
+    let Sizes::Single {
+        file_bytes,
+        record_bytes,
+    } = *sizes
+    else {
+        return Ok(());
+    };
+    let workers = tp.max_worker_count();
+    if !tp.constant_total || record_bytes == 0 || file_bytes == 0 {
+        return Ok(()); // a telemetry run sizes its file later, and refuses -+k
+    }
+    if tp.worker_file_bytes(file_bytes, record_bytes, workers) >= record_bytes {
+        return Ok(());
+    }
+    Err(usage(format!(
+        "-+k: {} kB shared by {workers} workers leaves less than one {} record each; \
+         give a larger file (-s), smaller records (-r) or fewer workers",
+        kb(file_bytes),
+        record_words(record_bytes)
+    )))
+}
+
+/// A record size as the command line would give it: kB, or bytes when it
+/// is not a whole number of kB (`-r 600b`).
+fn record_words(bytes: u64) -> String {
+    if bytes.is_multiple_of(KIB) {
+        format!("{} kB", kb(bytes))
+    } else {
+        format!("{bytes}-byte")
+    }
 }
 
 /// One auto-mode axis: an explicit list (`-s`/`-r`), or a min..max range

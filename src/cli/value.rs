@@ -11,7 +11,7 @@ use lexopt::{Parser, ValueExt};
 use super::flags::{Bounds, Choice, Number, PathKind};
 use super::number::{parse_count, parse_record_size, parse_size};
 use super::{UsageError, usage};
-use crate::model::config::MAX_RECORD_BYTES;
+use crate::model::config::{MAX_FILE_BYTES, MAX_RECORD_BYTES};
 use crate::model::units::MIB;
 
 /// The one wording of every range error:
@@ -60,7 +60,19 @@ pub(super) fn number_value(
 ) -> Result<u64, UsageError> {
     let word = string_value(parser, opt)?;
     match kind {
-        Number::Size => parse_size(&word).map_err(|e| usage(format!("{opt}: {e}"))),
+        Number::Size => {
+            let bytes = parse_size(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
+            if bytes > MAX_FILE_BYTES {
+                return Err(out_of_range(
+                    opt,
+                    &word,
+                    "1k",
+                    Some(format!("{}g", MAX_FILE_BYTES / (1024 * MIB))),
+                    "file size",
+                ));
+            }
+            Ok(bytes)
+        }
         Number::RecordSize => {
             let bytes = parse_record_size(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
             if bytes > MAX_RECORD_BYTES {

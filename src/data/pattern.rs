@@ -7,8 +7,8 @@
 use crate::model::config::MAX_RECORD_BYTES;
 // The tests and benchmarks outside the crate name it here, beside the
 // other patterns.
-use crate::model::order::mix_reads;
 pub use crate::model::order::random_permutation;
+use crate::model::order::{Order, mix_reads, random_order};
 use crate::model::plan::Cell;
 use crate::model::workload::{Direction, Pass, PatternKind};
 
@@ -192,14 +192,41 @@ pub fn vectors_per_call(records: u64, record_bytes: u64) -> u64 {
 /// Runs of `run` consecutive records covering 0..n (the last may be shorter),
 /// visited in IOzone's random order: (first record, record count).
 pub fn random_runs(n: u64, run: u64) -> Vec<(u64, u64)> {
-    let runs = n.div_ceil(run);
-    random_permutation(runs)
-        .into_iter()
-        .map(|r| {
-            let first = r * run;
-            (first, run.min(n - first))
-        })
-        .collect()
+    let order = random_order(n.div_ceil(run));
+    runs_in(&order, n, run).collect()
+}
+
+fn runs_in(order: &Order, n: u64, run: u64) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
+    order.iter().map(move |r| {
+        let first = r * run;
+        (first, run.min(n - first))
+    })
+}
+
+/// Bytes a pass of `n` records needs beside its operations while they are
+/// built (the random order, the mix's choice of reads); none for the
+/// passes that visit records in a fixed order.
+/// `sequential_mix` is `-+B` (the mix visits records in order).
+pub fn build_bytes_per_record(
+    pattern: PatternKind,
+    mixed: bool,
+    sequential_mix: bool,
+    n: u64,
+) -> u64 {
+    let order = match pattern {
+        PatternKind::RandomMix if sequential_mix => 0,
+        PatternKind::Random | PatternKind::RandomMix | PatternKind::RandomRuns => {
+            Order::bytes_per_record(n)
+        }
+        _ => 0,
+    };
+    // The mix's choice: its own order, then a flag an operation.
+    let choice = if mixed {
+        Order::bytes_per_record(n) + 1
+    } else {
+        0
+    };
+    order + choice
 }
 
 /// Options that shape a pass's operations.
@@ -224,63 +251,103 @@ pub fn largest_op(cell: &Cell) -> usize {
     (vectors_per_call(cell.records(), cell.record_bytes) * cell.record_bytes) as usize
 }
 
-/// The operations of one pass over one cell, in order.
+/// The operations of one pass over one cell, in order. The list is built
+/// straight from the order the pass visits records in, with its exact
+/// length reserved up front: the only memory besides it is the random order
+/// of the passes that have one ([`build_bytes_per_record`]).
 pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
     let n = cell.records();
     let rec = cell.record_bytes;
-    let runs: Vec<(u64, u64)> = match pass.pattern() {
-        PatternKind::Sequential => sequential(n).into_iter().map(|r| (r, 1)).collect(),
-        PatternKind::Backward => backward(n).into_iter().map(|r| (r, 1)).collect(),
-        PatternKind::Strided => strided(n, opts.stride)
-            .into_iter()
-            .map(|r| (r, 1))
-            .collect(),
-        PatternKind::RandomMix if opts.sequential_mix => {
-            sequential(n).into_iter().map(|r| (r, 1)).collect()
+    let layout = Layout {
+        rec,
+        slots: (opts.pool_bytes as u64 / rec.max(1)).max(1),
+        probes: match opts.disrupt {
+            Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
+            _ => Probes::NONE,
+        },
+        multi_buffer: opts.multi_buffer,
+        direction: pass.direction(),
+        mix_read_percent: opts.mix_read_percent,
+    };
+    let single = |r: u64| (r, 1);
+    let every = n as usize;
+    match pass.pattern() {
+        PatternKind::Sequential => layout.ops(every, (0..n).map(single)),
+        PatternKind::Backward => layout.ops(every, (0..n).rev().map(single)),
+        PatternKind::Strided => {
+            // strided(n, stride), without keeping the record numbers: every
+            // record once.
+            let stride = opts.stride.max(1);
+            let phases = (0..stride.min(n)).flat_map(|phase| (phase..n).step_by(stride as usize));
+            layout.ops(every, phases.map(single))
         }
+        PatternKind::RandomMix if opts.sequential_mix => layout.ops(every, (0..n).map(single)),
         PatternKind::Random | PatternKind::RandomMix => {
-            random_permutation(n).into_iter().map(|r| (r, 1)).collect()
+            layout.ops(every, random_order(n).iter().map(single))
         }
-        PatternKind::FirstRecord => (0..n).map(|_| (0, 1)).collect(),
-        PatternKind::RandomRuns => random_runs(n, vectors_per_call(n, rec)),
-    };
-    let reads = match pass.direction() {
-        Direction::Read => vec![true; runs.len()],
-        Direction::Write => vec![false; runs.len()],
-        Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
-    };
-    let slots = (opts.pool_bytes as u64 / rec).max(1);
-    let probes = match opts.disrupt {
-        Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
-        _ => Probes::NONE,
-    };
-    runs.iter()
-        .zip(reads)
-        .enumerate()
-        .map(|(i, (&(first, count), read))| {
-            // Successive writes take successive pool slots, so neighbouring
-            // records differ and the data does not compress; with -m reads
-            // slide through the read buffer the same way.
-            let usable = slots.saturating_sub(count) + 1;
-            let slides = !read || opts.multi_buffer;
-            IoOp {
-                offset: first * rec,
-                len: (count * rec) as usize,
-                kind: if read { OpKind::Read } else { OpKind::Write },
-                source: if slides {
-                    ((i as u64 % usable) * rec) as usize
-                } else {
-                    0
-                },
-                probes: if i % DISRUPT_EVERY == 0 {
-                    probes
-                } else {
-                    Probes::NONE
-                },
-                delay_ms: 0,
-            }
-        })
-        .collect()
+        PatternKind::FirstRecord => layout.ops(every, (0..n).map(|_| (0, 1))),
+        PatternKind::RandomRuns => {
+            let run = vectors_per_call(n, rec);
+            let order = random_order(n.div_ceil(run));
+            layout.ops(order.len(), runs_in(&order, n, run))
+        }
+    }
+}
+
+/// What turns a pass's (first record, record count) runs into operations.
+struct Layout {
+    rec: u64,
+    /// Write-pool slots of one record.
+    slots: u64,
+    probes: Probes,
+    multi_buffer: bool,
+    direction: Direction,
+    mix_read_percent: u32,
+}
+
+impl Layout {
+    /// The operations of `count` runs.
+    fn ops(&self, count: usize, runs: impl Iterator<Item = (u64, u64)>) -> Vec<IoOp> {
+        let reads = match self.direction {
+            Direction::Mixed => Some(mix_reads(count as u64, self.mix_read_percent)),
+            _ => None,
+        };
+        let mut ops = Vec::with_capacity(count);
+        for (i, (first, records)) in runs.take(count).enumerate() {
+            let read = match &reads {
+                Some(reads) => reads[i],
+                None => self.direction == Direction::Read,
+            };
+            ops.push(self.op(i, first, records, read));
+        }
+        ops
+    }
+
+    #[inline]
+    fn op(&self, i: usize, first: u64, count: u64, read: bool) -> IoOp {
+        let rec = self.rec;
+        // Successive writes take successive pool slots, so neighbouring
+        // records differ and the data does not compress; with -m reads
+        // slide through the read buffer the same way.
+        let usable = self.slots.saturating_sub(count) + 1;
+        let slides = !read || self.multi_buffer;
+        IoOp {
+            offset: first * rec,
+            len: (count * rec) as usize,
+            kind: if read { OpKind::Read } else { OpKind::Write },
+            source: if slides {
+                ((i as u64 % usable) * rec) as usize
+            } else {
+                0
+            },
+            probes: if i.is_multiple_of(DISRUPT_EVERY) {
+                self.probes
+            } else {
+                Probes::NONE
+            },
+            delay_ms: 0,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -290,6 +357,104 @@ mod tests {
     #[test]
     fn an_operation_stays_32_bytes() {
         assert_eq!(std::mem::size_of::<IoOp>(), 32);
+    }
+
+    /// How operations were built before the lists were made in one go:
+    /// every record number collected, then the runs, then the reads.
+    fn reference_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
+        let n = cell.records();
+        let rec = cell.record_bytes;
+        let runs: Vec<(u64, u64)> = match pass.pattern() {
+            PatternKind::Sequential => sequential(n).into_iter().map(|r| (r, 1)).collect(),
+            PatternKind::Backward => backward(n).into_iter().map(|r| (r, 1)).collect(),
+            PatternKind::Strided => strided(n, opts.stride)
+                .into_iter()
+                .map(|r| (r, 1))
+                .collect(),
+            PatternKind::RandomMix if opts.sequential_mix => {
+                sequential(n).into_iter().map(|r| (r, 1)).collect()
+            }
+            PatternKind::Random | PatternKind::RandomMix => {
+                random_permutation(n).into_iter().map(|r| (r, 1)).collect()
+            }
+            PatternKind::FirstRecord => (0..n).map(|_| (0, 1)).collect(),
+            PatternKind::RandomRuns => random_runs(n, vectors_per_call(n, rec)),
+        };
+        let reads = match pass.direction() {
+            Direction::Read => vec![true; runs.len()],
+            Direction::Write => vec![false; runs.len()],
+            Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
+        };
+        let slots = (opts.pool_bytes as u64 / rec).max(1);
+        let probes = match opts.disrupt {
+            Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
+            _ => Probes::NONE,
+        };
+        runs.iter()
+            .zip(reads)
+            .enumerate()
+            .map(|(i, (&(first, count), read))| {
+                let usable = slots.saturating_sub(count) + 1;
+                let slides = !read || opts.multi_buffer;
+                IoOp {
+                    offset: first * rec,
+                    len: (count * rec) as usize,
+                    kind: if read { OpKind::Read } else { OpKind::Write },
+                    source: if slides {
+                        ((i as u64 % usable) * rec) as usize
+                    } else {
+                        0
+                    },
+                    probes: if i % DISRUPT_EVERY == 0 {
+                        probes
+                    } else {
+                        Probes::NONE
+                    },
+                    delay_ms: 0,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_pass_builds_the_operations_it_always_built() {
+        // The timed loop walks these lists: building them in one go must
+        // not change a single operation, nor leave room unused.
+        let cells = [
+            (64 << 10, 4 << 10),
+            (250 * 4096, 4096),
+            (1000, 7),
+            (16 << 20, 1 << 20),
+        ];
+        let mut variants = vec![options(32 << 10), options(4096), disrupting(true, 4096)];
+        variants.push(PatternOptions {
+            multi_buffer: true,
+            stride: 3,
+            mix_read_percent: 30,
+            ..options(5 * 4096)
+        });
+        variants.push(PatternOptions {
+            sequential_mix: true,
+            stride: 1,
+            mix_read_percent: 100,
+            ..disrupting(false, 1)
+        });
+        for (file_bytes, record_bytes) in cells {
+            let cell = Cell {
+                file_bytes,
+                record_bytes,
+            };
+            for opts in &variants {
+                let passes = crate::model::workload::TestId::ALL
+                    .iter()
+                    .flat_map(|t| t.passes().iter().copied());
+                for pass in passes {
+                    let built = build_ops(pass, &cell, opts);
+                    assert_eq!(built, reference_ops(pass, &cell, opts), "{pass:?} {cell:?}");
+                    assert_eq!(built.capacity(), built.len(), "{pass:?} {cell:?}");
+                }
+            }
+        }
     }
 
     fn sorted(mut v: Vec<u64>) -> Vec<u64> {

@@ -12,19 +12,35 @@
 //! (`-r`, default 4 KiB), the last one short when the file is not a whole
 //! number of records.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::data::buffer::BUFFER_ALIGN;
 use crate::data::pattern::{IoOp, OpKind, Probes};
-use crate::model::config::{DataPattern, MAX_RECORD_BYTES, RunConfig, Sizes};
+use crate::model::config::{
+    DataPattern, MAX_DELAY_SECONDS, MAX_FILE_BYTES, MAX_RECORD_BYTES, RunConfig, Sizes,
+};
 use crate::model::plan::{Cell, largest_replayed_op, sequential_record};
 use crate::model::telemetry::{Telemetry, Trace};
-use crate::model::units::MIB;
+use crate::model::units::{MIB, human};
 use crate::model::workload::{Direction, Pass};
 
-/// Largest file offset an operation may reach (`off_t` is signed).
-const MAX_FILE_END: u64 = i64::MAX as u64;
+/// Largest file offset an operation may reach: the largest file `-s` takes.
+const MAX_FILE_END: u64 = MAX_FILE_BYTES;
+/// Longest delay a line may ask for, ms (as `-J`).
+const MAX_DELAY_MS: u64 = MAX_DELAY_SECONDS * 1000;
+/// Most bytes a telemetry file may hold: room for the most operations
+/// below at over 60 bytes a line, comments included.
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+/// Most operations a telemetry file may hold: 16 Mi, kept as 16 bytes each
+/// for the run and as a 32-byte operation in the list of each pass that
+/// replays them (768 MiB in all at the limit, which the memory check weighs).
+pub const MAX_TRACE_OPS: usize = 1 << 24;
+/// Longest line, comment included.
+const MAX_LINE_BYTES: usize = 4096;
 /// Distinct write data (random data) before the pool repeats, as in normal runs.
 const RANDOM_POOL_BYTES: u64 = MIB;
 
@@ -99,12 +115,37 @@ pub fn attach(config: &mut RunConfig) -> Result<Option<Replay>, String> {
     Ok(Some(replay))
 }
 
-/// Reads and parses one file; `option` is `-X` or `-Y` for messages.
+/// Reads and parses one file; `option` is `-X` or `-Y` for messages. Only
+/// a regular file of at most [`MAX_TRACE_BYTES`] is read: a device or a
+/// pipe (`/dev/zero`) would be read until memory ran out.
 fn load(option: &str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), String> {
-    let text = std::fs::read(path)
-        .map_err(|e| format!("{option} {}: cannot read it: {e}", path.display()))?;
-    let ops =
-        parse(&text).map_err(|(line, why)| format!("{option} {}:{line}: {why}", path.display()))?;
+    let shown = path.display();
+    let cannot = |e: std::io::Error| format!("{option} {shown}: cannot read it: {e}");
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is
+    // refused (the flag does nothing to a regular file's reads).
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if let Some(kind) = not_a_regular_file(&meta.file_type()) {
+        return Err(format!(
+            "{option} {shown}: {kind}, not a regular file; ioz reads telemetry from regular files"
+        ));
+    }
+    if meta.len() > MAX_TRACE_BYTES {
+        return Err(format!(
+            "{option} {shown}: it holds {} bytes, more than the {MAX_TRACE_BYTES} ({}) a \
+             telemetry file may hold",
+            meta.len(),
+            human(MAX_TRACE_BYTES)
+        ));
+    }
+    // The limit again while reading: the file may grow meanwhile.
+    let mut reader = BufReader::new(file.take(MAX_TRACE_BYTES + 1));
+    let ops = parse_lines(&mut reader, &LIMITS)
+        .map_err(|(line, why)| format!("{option} {shown}:{line}: {why}"))?;
     if ops.is_empty() {
         return Err(format!(
             "{option} {}: no operations (every line is empty or a # comment)",
@@ -158,18 +199,96 @@ fn check_direct_alignment(telemetry: &Telemetry, replay: &Replay) -> Result<(), 
     Ok(())
 }
 
+/// What a file that is not a regular one is, for the refusal.
+fn not_a_regular_file(kind: &std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("a special file")
+    }
+}
+
 /// Parses a telemetry file: one `offset size [delay_ms]` per line (decimal,
 /// whitespace-separated); empty lines and `#` comments (whole lines, or after
 /// the fields) are skipped. The error is (line number, what is wrong).
 pub fn parse(text: &[u8]) -> Result<Vec<TraceOp>, (usize, String)> {
+    parse_lines(&mut &text[..], &LIMITS)
+}
+
+/// How much of a telemetry file is read.
+struct Limits {
+    bytes: u64,
+    ops: usize,
+    line: usize,
+}
+
+const LIMITS: Limits = Limits {
+    bytes: MAX_TRACE_BYTES,
+    ops: MAX_TRACE_OPS,
+    line: MAX_LINE_BYTES,
+};
+
+/// [`parse`], reading line by line within `limits`: no line longer, no more
+/// operations, no more bytes in all.
+fn parse_lines(
+    reader: &mut impl BufRead,
+    limits: &Limits,
+) -> Result<Vec<TraceOp>, (usize, String)> {
     let mut ops = Vec::new();
-    for (index, raw) in text.split(|&b| b == b'\n').enumerate() {
-        let line = std::str::from_utf8(raw).map_err(|_| (index + 1, "not text".to_string()))?;
+    let mut raw = Vec::new();
+    let mut total = 0u64;
+    for number in 1.. {
+        raw.clear();
+        let read = reader
+            .by_ref()
+            .take(limits.line as u64 + 1)
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| (number, format!("cannot read it: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        total += read as u64;
+        if total > limits.bytes {
+            return Err((
+                number,
+                format!(
+                    "the file goes on past {} bytes, the most a telemetry file may hold",
+                    limits.bytes
+                ),
+            ));
+        }
+        let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
+        if text.len() > limits.line {
+            return Err((
+                number,
+                format!("the line is longer than {} bytes", limits.line),
+            ));
+        }
+        let line = std::str::from_utf8(text).map_err(|_| (number, "not text".to_string()))?;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        ops.push(parse_line(line).map_err(|why| (index + 1, why))?);
+        if ops.len() == limits.ops {
+            return Err((
+                number,
+                format!(
+                    "more than {} operations, the most a telemetry file may hold",
+                    limits.ops
+                ),
+            ));
+        }
+        ops.push(parse_line(line).map_err(|why| (number, why))?);
     }
     Ok(ops)
 }
@@ -201,15 +320,20 @@ fn parse_line(line: &str) -> Result<TraceOp, String> {
         Some(end) if end <= MAX_FILE_END => {}
         _ => {
             return Err(format!(
-                "offset {offset} + size {size} is past the largest file offset ({MAX_FILE_END})"
+                "offset {offset} + size {size} is past {MAX_FILE_END} bytes (1 PiB), the largest \
+                 file ioz uses"
             ));
         }
     }
     let delay_ms = match delay {
         Some(d) => {
             let d = number(d, "delay", "milliseconds")?;
-            u32::try_from(d)
-                .map_err(|_| format!("delay {d} ms is more than the largest, {} ms", u32::MAX))?
+            if d > MAX_DELAY_MS {
+                return Err(format!(
+                    "delay {d} ms is more than an hour ({MAX_DELAY_MS} ms), the longest delay"
+                ));
+            }
+            d as u32
         }
         None => 0,
     };
@@ -396,17 +520,29 @@ mod tests {
         assert!(bad("-5 4096").1.contains("offset `-5`"));
         assert!(bad("0 4k").1.contains("size `4k`"));
         assert!(bad("0 1 1.5").1.contains("delay `1.5`"));
-        assert!(bad("0 1 4294967296").1.contains("more than the largest"));
-        assert_eq!(ok("0 1 4294967295")[0].2, u32::MAX);
+        assert!(bad("0 1 4294967296").1.contains("more than an hour"));
+        assert!(
+            bad("0 1 3600001")
+                .1
+                .contains("more than an hour (3600000 ms)")
+        );
+        assert_eq!(ok("0 1 3600000")[0].2, 3_600_000);
         assert!(bad("99999999999999999999 1").1.contains("too large"));
         assert!(bad("0 16777217").1.contains("16 MiB limit"));
         assert_eq!(ok("0 16777216")[0].1, 16 << 20);
         let end = format!("{} 2", i64::MAX - 1);
-        assert!(bad(&end).1.contains("past the largest file offset"));
+        assert!(bad(&end).1.contains("the largest file ioz uses"));
         assert!(
             bad(&format!("{} 1", u64::MAX))
                 .1
-                .contains("past the largest")
+                .contains("the largest file ioz uses")
+        );
+        // 1 PiB: the largest -s.
+        assert_eq!(ok(&format!("{} 1", (1u64 << 50) - 1))[0].0, (1 << 50) - 1);
+        assert!(
+            bad(&format!("{} 1", 1u64 << 50))
+                .1
+                .contains("past 1125899906842624 bytes (1 PiB)")
         );
         assert_eq!(bad("0 1\n\u{ff}\n").0, 2);
         let (line, why) = parse(b"0 1\n\xff\xfe 1\n").unwrap_err();
@@ -478,5 +614,83 @@ mod tests {
         assert!(sequential_ops(5, 5, 4096, OpKind::Write, 4096).is_empty());
         let tail = sequential_ops(6000, 10_000, 4096, OpKind::Write, 8192);
         assert_eq!(tail.iter().map(|o| o.len).sum::<usize>(), 4000);
+    }
+
+    #[test]
+    fn long_lines_and_too_many_operations_are_refused_by_line() {
+        let long = format!("0 1 # {}\n", "x".repeat(MAX_LINE_BYTES));
+        let (line, why) = bad(&format!("0 1\n{long}"));
+        assert_eq!(line, 2);
+        assert_eq!(why, "the line is longer than 4096 bytes");
+        // A line just at the limit is read.
+        let at = format!("0 1 #{}\n", "x".repeat(MAX_LINE_BYTES - 5));
+        assert_eq!(ok(&at).len(), 1);
+        // One operation past the most: named by its line (small limits,
+        // the same code).
+        let small = Limits {
+            bytes: 64,
+            ops: 3,
+            line: 16,
+        };
+        let parse = |text: &str| parse_lines(&mut text.as_bytes(), &small);
+        let mut text = "0 1\n".repeat(3);
+        text.push_str("# not an op\n");
+        assert_eq!(parse(&text).unwrap().len(), 3);
+        text.push_str("0 1\n");
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            (
+                5,
+                "more than 3 operations, the most a telemetry file may hold".into()
+            )
+        );
+        // More bytes than the most, though every line is a comment.
+        let text = "# 3456789012345\n".repeat(5);
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            (
+                5,
+                "the file goes on past 64 bytes, the most a telemetry file may hold".into()
+            )
+        );
+        assert_eq!((MAX_TRACE_OPS, MAX_TRACE_BYTES), (1 << 24, 1 << 30));
+    }
+
+    #[test]
+    fn devices_fifos_and_directories_are_not_read() {
+        let e = load("-X", Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            e,
+            "-X /dev/zero: a character device, not a regular file; ioz reads telemetry from \
+             regular files"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let e = load("-Y", dir.path()).unwrap_err();
+        assert!(
+            e.ends_with("a directory, not a regular file; ioz reads telemetry from regular files"),
+            "{e}"
+        );
+        // No writer: refused at once, not waited for.
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = load("-X", &fifo).unwrap_err();
+        assert!(e.contains("a FIFO, not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn a_file_larger_than_the_limit_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        let f = std::fs::File::create(&big).unwrap();
+        // Sparse: nothing is written, the length says it all.
+        f.set_len(MAX_TRACE_BYTES + 1).unwrap();
+        let e = load("-X", &big).unwrap_err();
+        assert!(
+            e.ends_with(
+                ": it holds 1073741825 bytes, more than the 1073741824 (1.0 GiB) a telemetry \
+                 file may hold"
+            ),
+            "{e}"
+        );
     }
 }

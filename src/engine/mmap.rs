@@ -302,6 +302,7 @@ mod tests {
             msync: MsyncMode::None,
             madvise: None,
             aio_no_copy: false,
+            expect: None,
         }
     }
 

@@ -7,16 +7,15 @@ pub mod batch;
 pub mod clock;
 mod locked;
 mod mmap;
+mod open;
 mod positional;
 mod stdio;
 mod sync;
 mod uring;
 mod vectored;
 
-use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub use aio::AioEngine;
@@ -26,6 +25,8 @@ pub use mmap::MmapEngine;
 
 use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
+use crate::model::identity::Expected;
+pub use open::open_fd;
 pub use positional::{PositionalEngine, pwrite_all};
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;
@@ -100,33 +101,17 @@ pub struct OpenSpec {
     pub madvise: Option<u32>,
     /// `-k`: POSIX AIO without copying.
     pub aio_no_copy: bool,
+    /// The test file the path must still lead to (recorded when ioz created
+    /// or accepted it): checked on the opened descriptor before anything is
+    /// written or truncated. `None` only for files of no run (unit tests).
+    pub expect: Option<Expected>,
 }
 
-/// Mode of files ioz creates (IOzone uses 0640).
-const CREATE_MODE: libc::mode_t = 0o640;
-
-/// Opens `path` as `spec` says and returns the raw descriptor.
-pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
-    let c_path = CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
-    let mut flags = if spec.writable {
-        libc::O_RDWR
-    } else {
-        libc::O_RDONLY
-    } | libc::O_CLOEXEC
-        | spec.extra_flags;
-    if spec.create {
-        flags |= libc::O_CREAT;
+impl OpenSpec {
+    /// The same open, checked against `expect`.
+    pub fn expecting(self, expect: Option<Expected>) -> OpenSpec {
+        OpenSpec { expect, ..self }
     }
-    if spec.truncate {
-        flags |= libc::O_TRUNC;
-    }
-    // SAFETY: c_path is a valid NUL-terminated string.
-    let fd = unsafe { libc::open(c_path.as_ptr(), flags, CREATE_MODE as libc::c_uint) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(fd)
 }
 
 /// An owned descriptor whose close is explicit, so close errors are reported.

@@ -25,6 +25,18 @@ pub const DEFAULT_MIX_READ_PERCENT: u32 = 50;
 pub const DEFAULT_FILE_NAME: &str = "ioz.tmp";
 /// Most workers a throughput run may ask for.
 pub const MAX_WORKERS: u64 = 1024;
+/// Largest file a run may use (`-s`, `-n`, `-g`, and how far a telemetry
+/// file reaches): 1 PiB. Written once at 10 GB/s it takes 31 hours, so no
+/// benchmark needs more, and sizes times workers stay far inside 64 bits.
+pub const MAX_FILE_BYTES: u64 = 1 << 50;
+/// Most sizes a `-s` or `-r` list may give (auto mode runs every file size
+/// with every record size): far more than IOzone's own grid (14 file sizes,
+/// 13 record sizes), few enough that the grid stays small.
+pub const MAX_LISTED_SIZES: usize = 256;
+/// Longest any delay or pause may be (`-J`, `-+q`, `-d`, a telemetry line's
+/// delay): an hour. A longer wait measures nothing a shorter one does not,
+/// and a mistyped number must not leave ioz asleep for years.
+pub const MAX_DELAY_SECONDS: u64 = 3600;
 
 /// What the table's numbers are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

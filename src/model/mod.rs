@@ -4,10 +4,12 @@
 pub mod config;
 pub mod environment;
 pub mod host;
+pub mod identity;
 pub mod latency;
 pub mod order;
 pub mod plan;
 pub mod result;
+pub mod result_files;
 pub mod telemetry;
 pub mod units;
 pub mod variations;

@@ -2,16 +2,23 @@
 //! measurement with its derived rates in explicit units; [`read_run`] reads it
 //! back for `ioz report`. `schema/run.schema.json` describes the layout.
 
-use std::io;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde::Serialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
 
 use super::Exporter;
-use crate::model::config::{RunConfig, SizeAxis, Sizes};
+use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
+use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
 use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::variations::Verify;
+use crate::model::workload::Direction;
 
 pub struct JsonReport;
 
@@ -106,12 +113,185 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
     }
 }
 
+/// Most bytes a saved run may hold. A worker's result takes about 300
+/// bytes, so this holds over three million: a sweep of every worker count
+/// from 1 to 1024 (524,800 results a phase) over six phases. The limit keeps
+/// `ioz report` from reading a runaway file whole.
+pub const MAX_RUN_BYTES: u64 = 1 << 30;
+
 /// Reads a run saved with --json. The error is one line naming `path` and
-/// what is wrong (serde's line and column for a malformed file).
+/// what is wrong (serde's line and column for a malformed file). Only a
+/// regular file of at most [`MAX_RUN_BYTES`] is read.
 pub fn read_run(path: &Path) -> Result<RunResult, String> {
     let shown = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let cannot = |why: String| format!("cannot read {shown}: {why}");
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is
+    // refused (the flag does nothing to a regular file's reads).
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| cannot(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| cannot(e.to_string()))?;
+    let kind = meta.file_type();
+    let special = if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if !kind.is_file() {
+        Some("a special file")
+    } else {
+        None
+    };
+    if let Some(kind) = special {
+        return Err(cannot(format!(
+            "it is {kind}; a saved run is a regular file"
+        )));
+    }
+    let too_large = |len: u64| {
+        cannot(format!(
+            "it holds {len} bytes, more than the {MAX_RUN_BYTES} (1 GiB) a saved run may hold"
+        ))
+    };
+    if meta.len() > MAX_RUN_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    // The limit again while reading: the file may grow meanwhile.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_RUN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() as u64 > MAX_RUN_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     parse_run(&bytes, &shown.to_string())
+}
+
+/// The first look at a saved run: whether it is a JSON object and, if so,
+/// its `schema_version`, without keeping anything else (the run itself is
+/// read once the version is known).
+enum Probe {
+    NotAnObject,
+    Object {
+        schema_version: Option<serde_json::Value>,
+    },
+}
+
+impl<'de> Deserialize<'de> for Probe {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Probe, D::Error> {
+        d.deserialize_any(ProbeVisitor)
+    }
+}
+
+struct ProbeVisitor;
+
+impl<'de> Visitor<'de> for ProbeVisitor {
+    type Value = Probe;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probe, A::Error> {
+        let mut schema_version = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "schema_version" {
+                // The last of repeated keys, as a JSON object keeps it.
+                schema_version = Some(map.next_value()?);
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(Probe::Object { schema_version })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Probe, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Probe, E> {
+        Ok(Probe::NotAnObject)
+    }
+}
+
+/// Any JSON value, walked and dropped. Unlike serde's `IgnoredAny` it goes
+/// through `deserialize_any`, so serde_json's nesting limit refuses a
+/// value nested too deep, as it does in the run itself.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
 }
 
 /// Parses the bytes of a run saved with --json, as [`read_run`] does once it
@@ -119,20 +299,20 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
 pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
     // The version first, so a file of another version is named as such
     // rather than as malformed.
-    let value: serde_json::Value = serde_json::from_slice(bytes)
+    let probe: Probe = serde_json::from_slice(bytes)
         .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
-    let Some(object) = value.as_object() else {
+    let Probe::Object { schema_version } = probe else {
         return Err(format!(
             "{shown} is not a saved ioz run: it holds no JSON object"
         ));
     };
-    match object.get("schema_version") {
+    match schema_version {
         None => {
             return Err(format!(
                 "{shown} is not a saved ioz run: it has no schema_version"
             ));
         }
-        Some(v) if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) => {
+        Some(ref v) if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) => {
             return Err(format!(
                 "{shown} has schema_version {v}; this ioz reads {SCHEMA_VERSION}"
             ));
@@ -142,7 +322,36 @@ pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
     let result: RunResult = serde_json::from_slice(bytes)
         .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
     check_ranges(&result.config).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
+    check_reshuffles(&result).map_err(|e| format!("{shown}: {e}"))?;
     Ok(result)
+}
+
+/// The verification note counts the reads of a random mix cut short by
+/// shuffling its choice of reads again: refuses a run that would need that
+/// for more than [`MAX_RESHUFFLED_OPS`] operations.
+fn check_reshuffles(result: &RunResult) -> Result<(), String> {
+    if result.config.variations.verify == Verify::None {
+        return Ok(());
+    }
+    let cells = result
+        .cells
+        .iter()
+        .flat_map(|c| &c.measurements)
+        .map(|m| (m.pass, m.bytes / m.record_bytes.max(1), m.records));
+    let workers = result.throughput.iter().flat_map(|p| {
+        let records = p.file_bytes / p.record_bytes.max(1);
+        p.results.iter().map(move |w| (p.pass, w.records, records))
+    });
+    for (pass, done, records) in cells.chain(workers) {
+        if pass.direction() == Direction::Mixed && done < records && records > MAX_RESHUFFLED_OPS {
+            return Err(format!(
+                "its verified random mix stopped after {done} of {records} operations; \
+                 ioz report counts the reads of a mix cut short for at most \
+                 {MAX_RESHUFFLED_OPS} operations"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses auto-mode size ranges the command line can never produce and
@@ -156,6 +365,16 @@ fn check_ranges(config: &RunConfig) -> Result<(), String> {
         ("file_sizes", &auto.file_sizes),
         ("record_sizes", &auto.record_sizes),
     ] {
+        // Every file size meets every record size: long lists make a grid
+        // no run has (and no memory holds).
+        if let SizeAxis::List(list) = axis
+            && list.len() > MAX_LISTED_SIZES
+        {
+            return Err(format!(
+                "its {name} list has {} sizes (at most {MAX_LISTED_SIZES})",
+                list.len()
+            ));
+        }
         if let SizeAxis::Range {
             min, multiplier, ..
         } = axis
@@ -349,5 +568,102 @@ mod tests {
         );
         let e = read_run(dir.path()).unwrap_err();
         assert!(e.starts_with("cannot read "), "{e}");
+    }
+
+    #[test]
+    fn only_a_regular_file_within_the_limit_is_read() {
+        // /dev/zero was read until memory ran out.
+        let e = read_run(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            e,
+            "cannot read /dev/zero: it is a character device; a saved run is a regular file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_run(dir.path()).unwrap_err();
+        assert!(
+            e.ends_with("it is a directory; a saved run is a regular file"),
+            "{e}"
+        );
+        let big = dir.path().join("big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_RUN_BYTES + 1)
+            .unwrap();
+        let e = read_run(&big).unwrap_err();
+        assert!(
+            e.ends_with(
+                "it holds 1073741825 bytes, more than the 1073741824 (1 GiB) a saved run may hold"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_grid_no_run_has_is_refused() {
+        // 20,000 file sizes by 20,000 record sizes took ioz report down
+        // (300 KB of JSON).
+        let mut r = sample();
+        r.config.sizes = Sizes::Auto(crate::model::config::AutoSizes {
+            file_sizes: SizeAxis::List((1..=257).map(|k| k << 16).collect()),
+            record_sizes: SizeAxis::List(vec![4096]),
+            crossover: false,
+        });
+        let bytes = JsonReport.render(&r).unwrap();
+        let e = parse_run(&bytes, "grid.json").unwrap_err();
+        assert_eq!(
+            e,
+            "grid.json is not a saved ioz run: its file_sizes list has 257 sizes (at most 256)"
+        );
+    }
+
+    #[test]
+    fn a_verified_mix_cut_short_is_counted_within_a_bound() {
+        let mut r = sample();
+        r.config.variations.verify = Verify::Pattern(0xa5);
+        let mut mix = measurement(Pass::RandomMix);
+        mix.records = 1 << 40;
+        mix.record_bytes = 1;
+        mix.bytes = 1 << 20;
+        r.cells[0].measurements.push(mix.clone());
+        let bytes = JsonReport.render(&r).unwrap();
+        let e = parse_run(&bytes, "mix.json").unwrap_err();
+        assert!(
+            e.starts_with("mix.json: its verified random mix stopped after 1048576 of 1099511627776 operations"),
+            "{e}"
+        );
+        // Done to the end: counted without shuffling, whatever its size.
+        r.cells[0].measurements.last_mut().unwrap().bytes = 1 << 40;
+        let bytes = JsonReport.render(&r).unwrap();
+        assert!(parse_run(&bytes, "mix.json").is_ok());
+    }
+
+    #[test]
+    fn the_version_is_read_without_the_rest() {
+        // Repeated keys: the last one is the version, and the run is then
+        // refused for the repetition, as before.
+        let run = String::from_utf8(JsonReport.render(&sample()).unwrap()).unwrap();
+        let twice = run.replacen("{", "{\"schema_version\": 7,", 1);
+        let e = parse_run(twice.as_bytes(), "t.json").unwrap_err();
+        assert!(e.contains("duplicate field `schema_version`"), "{e}");
+        for (text, why) in [
+            ("3", "no JSON object"),
+            ("\"x\"", "no JSON object"),
+            ("null", "no JSON object"),
+            ("[{\"schema_version\": 1}]", "no JSON object"),
+            ("{} {}", "trailing characters"),
+            ("{\"schema_version\": 1", "EOF while parsing"),
+        ] {
+            let e = parse_run(text.as_bytes(), "p.json").unwrap_err();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+        // A field nested past serde_json's limit is refused, even one the
+        // run does not have.
+        let deep = format!(
+            "{{\"x\": {}{}, \"schema_version\": 1}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let e = parse_run(deep.as_bytes(), "d.json").unwrap_err();
+        assert!(e.contains("recursion limit exceeded"), "{e}");
     }
 }

@@ -1,6 +1,6 @@
 //! What the runner hands out while it measures, and how the run ended.
 
-use crate::error::RunError;
+use crate::error::{IoFailure, RunError};
 use crate::model::latency::OpLatency;
 use crate::model::result::{CellResult, Measurement, PhaseResult, RunStatus};
 
@@ -38,27 +38,59 @@ pub(crate) struct Outcome {
     pub phases: Vec<PhaseResult>,
     pub status: RunStatus,
     pub error: Option<RunError>,
+    /// ioz's test files it could not remove (a file system gone read-only,
+    /// EIO), each with why.
+    pub left: Vec<IoFailure>,
 }
 
 impl Outcome {
     /// The status that goes with how the run ended: the error's message,
-    /// else the stopping signal, else complete.
+    /// else the stopping signal, else the files left behind, else complete.
     pub(crate) fn ended(
         cells: Vec<CellResult>,
         phases: Vec<PhaseResult>,
         signal: Option<i32>,
         error: Option<RunError>,
+        left: Vec<IoFailure>,
     ) -> Outcome {
         let status = match (&error, signal) {
             (Some(e), _) => RunStatus::Failed(e.to_string()),
             (None, Some(sig)) => RunStatus::Interrupted(sig),
-            (None, None) => RunStatus::Complete,
+            (None, None) => match left_behind(&left) {
+                Some(line) => RunStatus::Failed(line),
+                None => RunStatus::Complete,
+            },
         };
         Outcome {
             cells,
             phases,
             status,
             error,
+            left,
         }
+    }
+
+    /// The line that says which test files were left behind and why.
+    pub(crate) fn left_behind(&self) -> Option<String> {
+        left_behind(&self.left)
+    }
+}
+
+fn left_behind(left: &[IoFailure]) -> Option<String> {
+    match left {
+        [] => None,
+        [one] => Some(format!(
+            "left the test file {} behind: cannot remove it: {}",
+            one.path.display(),
+            one.source
+        )),
+        many => Some(format!(
+            "left {} test files behind, which could not be removed: {}",
+            many.len(),
+            many.iter()
+                .map(|f| format!("{} ({})", f.path.display(), f.source))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }

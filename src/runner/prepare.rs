@@ -2,7 +2,6 @@
 //! When no write test left it there, ioz writes it now from the pool the
 //! write tests use.
 
-use std::fs;
 use std::io;
 use std::path::Path;
 
@@ -10,11 +9,18 @@ use super::pass::failure_in;
 use super::recipe::CellRecipe;
 use crate::engine::{Engine, PositionalEngine};
 use crate::error::IoFailure;
+use crate::model::identity::Expected;
 
-/// Writes the file when it holds less than the cell's reads need.
-pub(crate) fn fill_if_short(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), IoFailure> {
+/// Writes the file when it holds less than the cell's reads need. `expect`
+/// is the file ioz claimed: the fill writes only to it.
+pub(crate) fn fill_if_short(
+    cell: &CellRecipe,
+    path: &Path,
+    expect: Option<Expected>,
+    pool: &[u8],
+) -> Result<(), IoFailure> {
     if is_short(cell, path)? {
-        fill(cell, path, pool)?;
+        fill(cell, path, expect, pool)?;
     }
     Ok(())
 }
@@ -44,12 +50,18 @@ pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure
 
 /// Writes the whole file from `pool`: record `i` from pool slot `i mod
 /// slots`, so a dedup image (one slot per record) lands at its offsets; with
-/// telemetry only the tail the reads reach beyond what was written.
-pub(crate) fn fill(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), IoFailure> {
+/// telemetry only the tail the reads reach beyond what was written. The
+/// open checks the file against `expect` before any byte is written.
+pub(crate) fn fill(
+    cell: &CellRecipe,
+    path: &Path,
+    expect: Option<Expected>,
+    pool: &[u8],
+) -> Result<(), IoFailure> {
     let fail = failure_in(None, path);
-    let mut engine =
-        PositionalEngine::open(path, &cell.fill_spec()).map_err(|e| fail("open", None, e))?;
-    let len = fs::metadata(path).map_err(|e| fail("stat", None, e))?.len();
+    let spec = cell.fill_spec().expecting(expect);
+    let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
+    let len = opened_len(engine.raw_fd()).map_err(|e| fail("stat", None, e))?;
     for op in &cell.fill_ops(len) {
         engine
             .write_at(&pool[op.source..op.source + op.len], op.offset)
@@ -57,4 +69,16 @@ pub(crate) fn fill(cell: &CellRecipe, path: &Path, pool: &[u8]) -> Result<(), Io
     }
     engine.sync().map_err(|e| fail("fsync", None, e))?;
     engine.close().map_err(|e| fail("close", None, e))
+}
+
+/// The length of the file open on `fd` (a device's is 0, as its metadata
+/// says): the file checked at the open, not whatever the path names now.
+fn opened_len(fd: std::os::fd::RawFd) -> io::Result<u64> {
+    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes into the live struct from the engine's open descriptor.
+    if unsafe { libc::fstat(fd, &mut stat) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stat.st_size as u64)
 }

@@ -163,6 +163,8 @@ impl<'a> Recipe<'a> {
             msync: v.msync,
             madvise: v.madvise,
             aio_no_copy: v.aio_no_copy,
+            // The file's identity is the target's, added where it is opened.
+            expect: None,
         };
         let check = match (pool_data, v.verify) {
             (PoolData::Dedup(_), _) => CheckKind::Image,
@@ -329,6 +331,8 @@ impl CellRecipe<'_> {
             msync: MsyncMode::None,
             madvise: None,
             aio_no_copy: false,
+            // The file's identity is the target's, added where it is opened.
+            expect: None,
         }
     }
 

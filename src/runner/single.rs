@@ -13,7 +13,7 @@ use crate::error::{IoFailure, RunError};
 use crate::model::latency::OpLatency;
 use crate::model::plan::expand;
 use crate::model::result::{CellResult, Measurement};
-use crate::safety::target::TargetFile;
+use crate::safety::target::{RemoveError, TargetFile};
 use crate::system::remount::{Cycle, Remounter};
 use crate::system::signals::StopFlag;
 
@@ -32,11 +32,12 @@ pub(crate) fn run(
     let config = recipe.config();
     let mut target = match TargetFile::check_for_run(&config.path, config) {
         Ok(t) => t,
-        Err(e) => return Outcome::ended(Vec::new(), Vec::new(), None, Some(e)),
+        Err(e) => return Outcome::ended(Vec::new(), Vec::new(), None, Some(e), Vec::new()),
     };
     let mut cells = Vec::new();
     let mut signal = None;
     let mut error: Option<RunError> = None;
+    let mut left = Vec::new();
     for (index, &cell) in expand(config).cells.iter().enumerate() {
         if let Some(sig) = controls.stop.signal() {
             signal = Some(sig);
@@ -55,7 +56,10 @@ pub(crate) fn run(
             &mut row,
             &mut on_event,
         )
-        .and_then(|sig| remove_unless_kept(recipe, &mut target).map(|_| sig));
+        .and_then(|sig| {
+            remove_unless_kept(recipe, &mut target, &mut left)?;
+            Ok(sig)
+        });
         if !row.measurements.is_empty() {
             let shown = on_event(Event::RowDone(&row));
             cells.push(row);
@@ -65,6 +69,8 @@ pub(crate) fn run(
             }
         }
         match end {
+            // A file left behind would be in the next cell's way.
+            Ok(None) if !left.is_empty() => break,
             Ok(None) => {}
             Ok(Some(sig)) => {
                 signal = Some(sig);
@@ -82,16 +88,28 @@ pub(crate) fn run(
         target.disown();
     }
     // Whatever ended the run, ioz's file goes (unless -w); the first error wins.
-    let cleanup = remove_unless_kept(recipe, &mut target);
+    let cleanup = remove_unless_kept(recipe, &mut target, &mut left);
     let error = error.or(cleanup.err());
-    Outcome::ended(cells, Vec::new(), signal, error)
+    Outcome::ended(cells, Vec::new(), signal, error, left)
 }
 
-fn remove_unless_kept(recipe: &Recipe<'_>, target: &mut TargetFile) -> Result<(), RunError> {
+/// Removes ioz's file unless -w keeps it: one that cannot be removed goes
+/// to `left`; a path that now leads elsewhere is an error (nothing removed).
+fn remove_unless_kept(
+    recipe: &Recipe<'_>,
+    target: &mut TargetFile,
+    left: &mut Vec<IoFailure>,
+) -> Result<(), RunError> {
     if recipe.config().keep_file {
-        Ok(())
-    } else {
-        target.remove().map_err(RunError::Io)
+        return Ok(());
+    }
+    match target.remove() {
+        Ok(()) => Ok(()),
+        Err(RemoveError::Changed(e)) => Err(RunError::Io(e)),
+        Err(RemoveError::Left(e)) => {
+            left.push(e);
+            Ok(())
+        }
     }
 }
 
@@ -104,7 +122,7 @@ fn run_cell(
     row: &mut CellResult,
     on_event: &mut impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Result<Option<i32>, RunError> {
-    target.ensure_exists()?;
+    target.claim()?;
     let mut read_buf = cell.read_buf(cell.max_slots());
     let pool = cell.write_pool(0, seed);
     let mut previous_test = None;
@@ -112,13 +130,17 @@ fn run_cell(
         // Before a test that reads, once: the file must hold its data.
         let test = pass.pass.test();
         if previous_test != Some(test) && test.needs_existing_data() {
-            fill_if_short(cell, target.path(), &pool)?;
+            fill_if_short(cell, target.path(), target.expected(), &pool)?;
         }
         previous_test = Some(test);
         let ops = cell.ops(pass, pass.read_percent_of(0));
         // -U: the pass starts with the file system freshly mounted (untimed).
         if let Some(r) = controls.remount.as_deref_mut() {
-            if let Cycle::Interrupted(sig) = r.cycle(controls.stop)? {
+            // The run's lock would keep the file system busy.
+            target.release_for_unmount();
+            let cycle = r.cycle(controls.stop)?;
+            target.reclaim_after_mount()?;
+            if let Cycle::Interrupted(sig) = cycle {
                 return Ok(Some(sig));
             }
             if let Some(sig) = controls.stop.signal() {
@@ -138,7 +160,8 @@ fn run_cell(
             },
             stop: controls.stop,
         };
-        match with_engine(pass, &pass.open, target.path(), body)?? {
+        let open = pass.open.expecting(target.expected());
+        match with_engine(pass, &open, target.path(), body)?? {
             PassEnd::Measured(m, latencies) => {
                 on_event(Event::PassDone {
                     measurement: &m,

@@ -1,7 +1,11 @@
 //! What ioz may do, decided before any I/O.
 
+pub mod lock;
 pub mod memory;
 pub mod outputs;
+pub mod ownership;
 pub mod preflight;
+pub mod result_place;
 pub mod space;
 pub mod target;
+pub mod writable_dir;

@@ -1,38 +1,291 @@
-//! The files a run asked for (--json, --csv, --html, --plots, -b) are checked
-//! before the run, so a long run does not end with results that cannot be
-//! saved.
+//! The guard every result path of a command goes through before any I/O
+//! (--json, --csv, --html, --plots, -b, for a run and for `ioz report`), so
+//! that nothing ioz writes at the end lands on data it does not own, and a
+//! long run does not end with results that cannot be saved.
+//!
+//! A result path is refused when it is an input of the same command (a test
+//! file of the run, a -X/-Y telemetry file, the saved run `ioz report`
+//! reads) or the path of another of its outputs, compared as files (device
+//! and inode), not as spellings; when it is not a regular file (a device,
+//! also behind a link); when it is someone else's file (see
+//! [`result_place`](super::result_place)); and when its directory cannot
+//! take a new file (see [`writable_dir`](super::writable_dir)). `--force`
+//! only gives up an existing regular file. `--plots DIR` is a directory that
+//! exists or that ioz makes (its parent exists), and each plot file in it
+//! follows the rules of a result file.
 
+use std::fs;
+use std::io;
 use std::path::Path;
 
-use crate::model::config::OutputFiles;
+use super::result_place::{Location, existing_parent, kind_of, locate, resolve};
+use super::writable_dir::check_writable_dir;
+use crate::model::config::{OutputFiles, RunConfig};
+use crate::model::plan;
+use crate::model::result_files::{Place, PlotPlaces, ResultPlaces, plot_file_names};
+use crate::model::workload::Pass;
 
-/// Refuses outputs whose directory does not exist, or that would overwrite
-/// the test file.
-pub fn check(outputs: &OutputFiles, test_file: Option<&Path>) -> Result<(), String> {
-    for (opt, path) in outputs.requested() {
-        let same = |a: &Path, b: &Path| {
-            a == b
-                || matches!((std::path::absolute(a), std::path::absolute(b)), (Ok(x), Ok(y)) if x == y)
-        };
-        if test_file.is_some_and(|t| same(t, path)) {
-            return Err(format!("{opt}: {} is the test file", path.display()));
-        }
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if opt == "--plots" && path.is_file() {
-            return Err(format!(
-                "--plots: {} is a file, not a directory",
-                path.display()
-            ));
-        }
-        if !parent.is_dir() {
-            return Err(format!(
-                "{opt}: directory {} does not exist",
-                parent.display()
+/// The result paths of a run, approved: see the module.
+pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
+    let tests = config.run_paths();
+    let test_file = if tests.len() > 1 {
+        "a test file of this run"
+    } else {
+        "the test file"
+    };
+    let mut inputs: Vec<Claim> = tests
+        .iter()
+        .map(|p| Claim::new(test_file.into(), p))
+        .collect();
+    let traces = [
+        ("-X", &config.variations.write_telemetry),
+        ("-Y", &config.variations.read_telemetry),
+    ];
+    for (opt, trace) in traces {
+        if let Some(p) = trace {
+            inputs.push(Claim::new(
+                format!("the {opt} telemetry file of this run"),
+                p,
             ));
         }
     }
-    Ok(())
+    Guard {
+        claims: inputs,
+        force: config.force,
+    }
+    .check(&config.outputs, &plan::passes(config))
+}
+
+/// The result paths of `ioz report`, approved: `saved_run` is the file it
+/// read, `saved` the run in it (which decides the plot files).
+pub fn check_for_report(
+    outputs: &OutputFiles,
+    saved_run: &Path,
+    saved: &RunConfig,
+    force: bool,
+) -> Result<ResultPlaces, String> {
+    Guard {
+        claims: vec![Claim::new(
+            "the saved run this report reads".into(),
+            saved_run,
+        )],
+        force,
+    }
+    .check(outputs, &plan::passes(saved))
+}
+
+/// A file the command already uses, and what it is (for the message).
+struct Claim {
+    what: String,
+    at: Location,
+    /// One of the command's outputs (a clash is "also" that output).
+    output: bool,
+}
+
+impl Claim {
+    /// An input of the command.
+    fn new(what: String, path: &Path) -> Claim {
+        Claim {
+            what,
+            at: locate(path),
+            output: false,
+        }
+    }
+}
+
+struct Guard {
+    /// The command's inputs, then each output as it is checked.
+    claims: Vec<Claim>,
+    force: bool,
+}
+
+impl Guard {
+    fn check(mut self, outputs: &OutputFiles, passes: &[Pass]) -> Result<ResultPlaces, String> {
+        let plot_names: Vec<String> = passes.iter().flat_map(|&p| plot_file_names(p)).collect();
+        // First every path against the others, so that a clash is named as
+        // one whatever else is wrong with the path.
+        for (opt, path) in outputs.requested() {
+            if opt == "--plots" {
+                self.claim(opt, path, "the --plots directory")?;
+                for name in &plot_names {
+                    self.claim(opt, &path.join(name), "a --plots file")?;
+                }
+            } else {
+                self.claim(opt, path, &format!("the {opt} file"))?;
+            }
+        }
+        let file = |opt: &str, path: &Option<std::path::PathBuf>| {
+            path.as_deref()
+                .map(|p| resolve(opt, p)?.approve(opt, self.force))
+                .transpose()
+        };
+        Ok(ResultPlaces {
+            json: file("--json", &outputs.json)?,
+            csv: file("--csv", &outputs.csv)?,
+            html: file("--html", &outputs.html)?,
+            plots: outputs
+                .plots
+                .as_deref()
+                .map(|dir| plot_places(dir, &plot_names, self.force))
+                .transpose()?,
+            spreadsheet: file("-b", &outputs.spreadsheet)?,
+        })
+    }
+
+    /// Refuses `path` (of `opt`) when the command already uses that file;
+    /// else records it as `what`.
+    fn claim(&mut self, opt: &str, path: &Path, what: &str) -> Result<(), String> {
+        let at = locate(path);
+        if let Some(c) = self.claims.iter().find(|c| c.at == at) {
+            let also = if c.output { "also " } else { "" };
+            return Err(format!("{opt}: {} is {also}{}", path.display(), c.what));
+        }
+        self.claims.push(Claim {
+            what: what.into(),
+            at,
+            output: true,
+        });
+        Ok(())
+    }
+}
+
+/// `--plots DIR`: a directory, made by ioz when missing, and every plot
+/// file in it judged as a result file.
+fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces, String> {
+    const OPT: &str = "--plots";
+    let shown = given.display();
+    let (dir, create) = match fs::metadata(given) {
+        Ok(m) if m.is_dir() => {
+            let dir = fs::canonicalize(given)
+                .map_err(|e| format!("{OPT}: cannot follow {shown}: {e}"))?;
+            (dir, false)
+        }
+        Ok(m) => {
+            return Err(format!(
+                "{OPT}: {shown} is {}, not a directory",
+                kind_of(m.file_type())
+            ));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if fs::symlink_metadata(given).is_ok() {
+                return Err(format!(
+                    "{OPT}: {shown} is a link to a directory that does not exist; \
+                     ioz makes no directory where a link points"
+                ));
+            }
+            let Some(name) = given.file_name() else {
+                return Err(format!("{OPT}: {shown} does not name a directory"));
+            };
+            (existing_parent(OPT, given)?.join(name), true)
+        }
+        Err(e) => return Err(format!("{OPT}: cannot check {shown}: {e}")),
+    };
+    let home = if create {
+        dir.parent().unwrap_or(&dir)
+    } else {
+        &dir
+    };
+    check_writable_dir(home)
+        .map_err(|why| format!("{OPT}: cannot write in {}: {why}", home.display()))?;
+    let files = names
+        .iter()
+        .map(|name| {
+            if create {
+                Ok(Place {
+                    given: given.join(name),
+                    dir: dir.clone(),
+                    name: name.into(),
+                    replaces: None,
+                })
+            } else {
+                resolve(OPT, &given.join(name))?.approve(OPT, force)
+            }
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(PlotPlaces {
+        given: given.to_path_buf(),
+        dir,
+        create,
+        files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+
+    fn config_in(dir: &Path, args: &[&str]) -> RunConfig {
+        let mut c = test_config(args);
+        c.path = dir.join(&c.path);
+        if let Some(tp) = &mut c.throughput {
+            for f in &mut tp.files {
+                *f = dir.join(&*f);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn new_files_are_approved_with_their_real_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let json = d.join("r.json").display().to_string();
+        let plots = d.join("p").display().to_string();
+        let c = config_in(d, &["-i", "0", "-+n", "--json", &json, "--plots", &plots]);
+        let places = check_for_run(&c).unwrap();
+        let real = d.canonicalize().unwrap();
+        assert_eq!(places.json.unwrap().real_path(), real.join("r.json"));
+        let plots = places.plots.unwrap();
+        assert!(plots.create);
+        assert_eq!(plots.dir, real.join("p"));
+        let names: Vec<_> = plots.files.iter().map(|p| p.name.clone()).collect();
+        assert_eq!(names, ["write.png", "write.svg"]);
+        assert!(places.csv.is_none() && places.spreadsheet.is_none());
+    }
+
+    #[test]
+    fn an_output_on_an_input_or_another_output_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let at = |n: &str| d.join(n).display().to_string();
+        let (t, r) = (at("t"), at("r"));
+        let refused = |args: &[&str]| check_for_run(&config_in(d, args)).unwrap_err();
+        assert_eq!(
+            refused(&["-f", &t, "--json", &t]),
+            format!("--json: {t} is the test file")
+        );
+        assert_eq!(
+            refused(&["--json", &r, "--csv", &r]),
+            format!("--csv: {r} is also the --json file")
+        );
+        fs::write(&t, b"0 4096\n").unwrap();
+        let e = refused(&["-X", &t, "--html", &t, "--force"]);
+        assert_eq!(
+            e,
+            format!("--html: {t} is the -X telemetry file of this run")
+        );
+        let saved = test_config(&["-i", "0"]);
+        let outputs = OutputFiles {
+            csv: Some(d.join("./t")),
+            ..OutputFiles::default()
+        };
+        let e = check_for_report(&outputs, &d.join("t"), &saved, true).unwrap_err();
+        assert!(e.ends_with("is the saved run this report reads"), "{e}");
+    }
+
+    #[test]
+    fn plots_need_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let f = d.join("f");
+        fs::write(&f, b"x").unwrap();
+        let args = ["--plots", f.to_str().unwrap()];
+        let e = check_for_run(&config_in(d, &args)).unwrap_err();
+        assert!(e.ends_with("f is a regular file, not a directory"), "{e}");
+        let deep = d.join("no/p");
+        let args = ["--plots", deep.to_str().unwrap()];
+        let e = check_for_run(&config_in(d, &args)).unwrap_err();
+        assert!(e.ends_with("no does not exist"), "{e}");
+    }
 }

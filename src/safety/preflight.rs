@@ -7,6 +7,7 @@ use super::{memory, outputs, space, target};
 use crate::data::telemetry::{self, Replay};
 use crate::error::RunError;
 use crate::model::config::RunConfig;
+use crate::model::result_files::ResultPlaces;
 use crate::system::remount::Remounter;
 
 /// A run that may start.
@@ -19,6 +20,8 @@ pub struct Ready {
     pub remount: Option<Remounter>,
     /// Said once before the run (the plan fits in RAM: the page cache is measured).
     pub warning: Option<String>,
+    /// Where the result files go, approved.
+    pub results: ResultPlaces,
 }
 
 /// Checks the run of `config`, in the order a user meets the problems: the
@@ -26,11 +29,11 @@ pub struct Ready {
 pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
     // The telemetry files first: the file size of the run is theirs.
     let replay = telemetry::attach(&mut config).map_err(RunError::Refused)?;
-    outputs::check(&config.outputs, Some(&config.path)).map_err(RunError::Refused)?;
+    let results = outputs::check_for_run(&config).map_err(RunError::Refused)?;
     target::check_targets(&config)?;
     let remount = Remounter::for_run(&config)?;
-    // Before the space check: a dedup run too large for memory is refused
-    // whatever the disk holds.
+    // Before the space check: a run too large for memory (operation lists,
+    // buffers, dedup images, -Q, -p) is refused whatever the disk holds.
     memory::check_memory(&config)?;
     let warning = space::check(&config)?;
     Ok(Ready {
@@ -38,5 +41,6 @@ pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
         replay,
         remount,
         warning,
+        results,
     })
 }

@@ -70,6 +70,29 @@ fn allocated_bytes(config: &RunConfig, t: &Telemetry, file_bytes: u64) -> u64 {
     }
 }
 
+/// A telemetry run's file is as long as its traces reach, whatever they
+/// write: the extent must fit in the free space too. A sparse file larger
+/// than the disk can never be filled (a read test without the write test
+/// fills it), is allocated in full where the file system keeps no holes,
+/// and is left for someone to copy when the run is cut short.
+fn reaches_within(t: &Telemetry, path: &Path, free: u64, dir: &Path) -> Result<(), RunError> {
+    let Some((opt, trace)) = t.traces().max_by_key(|(_, trace)| trace.end) else {
+        return Ok(());
+    };
+    if trace.end <= free {
+        return Ok(());
+    }
+    Err(RunError::Refused(format!(
+        "{opt} {}: the telemetry file reaches {} into {} but only {} is free in {}; \
+         use a telemetry file that reaches less far, or another directory",
+        trace.path.display(),
+        human(trace.end),
+        path.display(),
+        human(free),
+        dir.display()
+    )))
+}
+
 /// The directory a test file will be created in.
 fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
@@ -89,7 +112,7 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
         if device::is_device(path) {
             continue; // a device's size is checked where devices are checked
         }
-        total += bytes;
+        total = total.saturating_add(*bytes);
         let dir = parent_dir(path);
         let (Ok(dir_meta), Ok(stat)) = (std::fs::metadata(&dir), nix::sys::statvfs::statvfs(&dir))
         else {
@@ -98,9 +121,12 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
         // A file ioz is about to reuse gives its space back.
         let reusable = std::fs::metadata(path).map_or(0, |m| m.len());
         let free = stat.blocks_available() * stat.fragment_size();
+        if let Some(t) = &config.telemetry {
+            reaches_within(t, path, free.saturating_add(reusable), &dir)?;
+        }
         let entry = per_fs.entry(dir_meta.dev()).or_insert((0, free, dir));
-        entry.0 += bytes;
-        entry.1 += reusable;
+        entry.0 = entry.0.saturating_add(*bytes);
+        entry.1 = entry.1.saturating_add(reusable);
     }
     for (needed, available, dir) in per_fs.values() {
         if needed > available {
@@ -205,7 +231,24 @@ mod tests {
         };
         let needed = |args: &[&str]| largest_files(&replayed(args))[&path];
         assert_eq!(needed(&["-X", t, "-f", p]), 8192);
-        assert!(check(&replayed(&["-X", t, "-f", p])).is_ok());
+        // But the file is 1 TiB long, more than the free space here.
+        let err = check(&replayed(&["-X", t, "-f", p]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!(
+                "-X {t}: the telemetry file reaches 1.0 TiB into {p}"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("is free in"), "{err}");
+        assert!(!path.exists());
+        // Within the free space, the sparse file is fine.
+        let near = dir.path().join("near.txt");
+        std::fs::write(&near, "1048576 4096\n0 4096\n").unwrap();
+        let n = near.to_str().unwrap();
+        assert_eq!(needed(&["-X", n, "-f", p]), 8192);
+        assert!(check(&replayed(&["-X", n, "-f", p])).is_ok());
         // Reading without the write test fills the whole file first.
         assert_eq!(needed(&["-X", t, "-i", "1", "-f", p]), (1 << 40) + 4096);
         // -Y alone: test 0 writes the whole file sequentially.

@@ -4,6 +4,7 @@
 pub mod device;
 pub mod environment;
 pub mod host;
+pub mod locks;
 pub mod mountinfo;
 pub mod remount;
 pub mod signals;

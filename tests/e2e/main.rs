@@ -54,9 +54,20 @@ mod report_roundtrip;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
-// Issue 11, items 7-9: an unwritable stderr or stdout never panics; one
-// Ctrl-C in throughput mode is one stop; workers die with their parent.
+// Runaway sizes and absurd numbers: memory, read limits, bounds, all
+// refused before anything runs (under a memory and a time limit).
+mod safety_limits;
+// Result files never land on a device, an input of the command, another
+// output or a user's file, nor in a place that cannot hold them; they are
+// renamed into place, so a failed write keeps the old file.
+mod safety_outputs;
+// An unwritable stderr or stdout never panics; one Ctrl-C in throughput
+// mode is one stop, however it arrives; workers die with their parent.
 mod safety_signals;
+// The test file is ioz's alone: replaced files and links left alone, forged
+// owner marks, a second run refused, files ioz cannot create refused before
+// the header, files it cannot remove named last.
+mod safety_targets;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
@@ -94,7 +105,10 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         report_roundtrip::tests(),
         runs::tests(),
+        safety_limits::tests(),
+        safety_outputs::tests(),
         safety_signals::tests(),
+        safety_targets::tests(),
         spreadsheets::tests(),
         telemetry::tests(),
         throughput::tests(),

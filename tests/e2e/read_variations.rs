@@ -235,7 +235,9 @@ fn parse_trace(text: &str, file: &str, passes: &mut Vec<TracedPass>) {
         let ret = ret.trim();
         if call.starts_with("openat(") {
             let Some(path) = fd_path(ret) else { continue };
-            if !path.contains(file) {
+            // The run's lock descriptor, made with the file (O_CREAT|O_EXCL),
+            // is no pass.
+            if !path.contains(file) || call.contains("O_CREAT") {
                 continue;
             }
             passes.push(TracedPass {

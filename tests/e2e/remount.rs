@@ -7,6 +7,7 @@
 //! ignored with the reason.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -375,6 +376,8 @@ fn without_cap_sys_admin_it_is_refused_before_anything_else() {
     let file = dir.path().join("t.tmp");
     let args = ["-U", "/", "-f", file.to_str().unwrap(), "-s", "64k"];
     let run = if is_root() {
+        // nobody may create the test file there: only -U is missing.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
         // Drop every capability and become nobody.
         fixtures::run(
             Command::new("setpriv")

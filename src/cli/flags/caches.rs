@@ -2,6 +2,7 @@
 
 use super::Spelling::{Long, Plus, Short};
 use super::{Choice, Flag, Number, Section};
+use crate::model::config::MAX_DELAY_SECONDS;
 use crate::model::units::KIB;
 use crate::model::variations::DropCaches;
 
@@ -43,7 +44,10 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Short('S'),
             "KB",
-            Number::count(1, 1 << 30, "kB of CPU cache"),
+            // -p walks a buffer twice this size: 4 GiB is over three times
+            // the largest CPU cache made (1152 MiB of L3), and keeps the
+            // buffer within what a test machine can spare.
+            Number::count(1, 4 << 20, "kB of CPU cache"),
             "CPU cache size (a header line; -p's size)",
             |s, kb| s.variations.cpu_cache_bytes = Some(kb * KIB),
         ),
@@ -57,14 +61,14 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Short('J'),
             "MS",
-            Number::count(0, u64::MAX, "ms of computation"),
+            Number::count(0, MAX_DELAY_SECONDS * 1000, "ms of computation"),
             "busy-wait MS ms before every I/O (not counted in the rates)",
             |s, ms| s.variations.compute_delay_ms = Some(ms),
         ),
         Flag::number(
             Plus('q'),
             "S",
-            Number::count(0, u64::MAX, "seconds of delay"),
+            Number::count(0, MAX_DELAY_SECONDS, "seconds of delay"),
             "sleep S seconds after every test",
             |s, secs| s.variations.delay_between_tests_s = secs,
         )

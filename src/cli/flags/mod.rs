@@ -24,7 +24,8 @@ use crate::model::host::Host;
 
 /// A whole number a flag takes: a size or a bounded count.
 pub(super) enum Number {
-    /// A size in kB, or with a k, m or g suffix; the flag receives bytes.
+    /// A size in kB, or with a k, m or g suffix, at most MAX_FILE_BYTES;
+    /// the flag receives bytes.
     Size,
     /// A size, or bytes with a b suffix, at most MAX_RECORD_BYTES; bytes.
     RecordSize,

@@ -100,7 +100,8 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Plus('x'),
             "N",
-            Number::count(2, u64::MAX, "size multiplier"),
+            // 1024 already steps from 1 kB to 1 PiB in five sizes.
+            Number::count(2, 1024, "size multiplier"),
             "auto mode: size multiplier (default 2)",
             |s, n| s.multiplier = Some(n),
         )

@@ -36,7 +36,7 @@ pub(super) const SECTION: Section = Section {
         Flag::path(
             Long("plots"),
             "DIR",
-            "PNG and SVG plots, one per test pass",
+            "PNG and SVG plots, one per test pass (DIR is made if missing)",
             |s, dir| s.outputs.plots = Some(dir),
         ),
         Flag::switch(
@@ -53,8 +53,8 @@ pub(super) const OWN_SECTION: Section = Section {
     flags: &[
         Flag::switch(
             Long("force"),
-            "use an existing file that ioz did not create (it will be overwritten \
-             and, without -w, deleted)",
+            "use an existing file that ioz did not create: a test file (overwritten \
+             and, without -w, deleted) or a result file (replaced)",
             |s| s.force = true,
         ),
         Flag::word(

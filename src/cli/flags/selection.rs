@@ -2,6 +2,7 @@
 
 use super::Spelling::{Plus, Short};
 use super::{Flag, Number, Section};
+use crate::model::config::MAX_FILE_BYTES;
 use crate::model::workload::TestId;
 
 /// The largest test number `-i` takes.
@@ -33,7 +34,8 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Short('j'),
             "N",
-            Number::count(1, u64::MAX, "records per stride"),
+            // No file holds more records: 1 PiB of 1-byte records.
+            Number::count(1, MAX_FILE_BYTES, "records per stride"),
             "stride of test 5 in records (default 17)",
             |s, n| s.stride = Some(n),
         ),

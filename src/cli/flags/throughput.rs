@@ -2,7 +2,7 @@
 
 use super::Spelling::{Plus, Short};
 use super::{Flag, Number, Scope, Section};
-use crate::model::config::MAX_WORKERS;
+use crate::model::config::{MAX_DELAY_SECONDS, MAX_WORKERS};
 
 const WORKERS: Number = Number::count(1, MAX_WORKERS, "workers");
 
@@ -56,7 +56,8 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Short('d'),
             "US",
-            Number::count(0, u64::MAX, "µs of delay"),
+            // validate.rs also keeps the last worker's start within the hour.
+            Number::count(0, MAX_DELAY_SECONDS * 1_000_000, "µs of delay"),
             "start worker i i*US µs late",
             |s, us| s.start_delay_us = Some(us),
         )
@@ -64,7 +65,9 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Short('P'),
             "CPU",
-            Number::count(0, u64::MAX, "CPU number"),
+            // Linux numbers at most 8192 CPUs (NR_CPUS); validate.rs then
+            // checks the machine's own count.
+            Number::count(0, 8191, "CPU number"),
             "bind the workers to CPUs from CPU upward",
             |s, cpu| s.first_cpu = Some(cpu as usize),
         )
@@ -92,7 +95,7 @@ pub(super) const SECTION: Section = Section {
         Flag::number(
             Plus('K'),
             "N",
-            Number::count(0, u32::MAX as u64, "reading workers"),
+            Number::count(0, MAX_WORKERS, "reading workers"),
             "test 8: workers below N only read, the others only write",
             |s, n| s.variations.mix_readers = Some(n as u32),
         )

@@ -15,6 +15,7 @@ fn spec(depth: u32, no_copy: bool) -> OpenSpec {
         msync: MsyncMode::None,
         madvise: None,
         aio_no_copy: no_copy,
+        expect: None,
     }
 }
 

@@ -25,6 +25,7 @@ fn spec(depth: u32, writable: bool) -> OpenSpec {
         msync: Default::default(),
         madvise: None,
         aio_no_copy: false,
+        expect: None,
     }
 }
 

@@ -30,7 +30,7 @@ use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
 pub use labels::human_size;
-pub use output::{plot_svg, write_plots};
+pub use output::{plot_files, plot_svg};
 
 /// Width and height of every plot, in pixels (PNG) or user units (SVG).
 pub const PLOT_SIZE: (u32, u32) = (1200, 900);
@@ -48,7 +48,7 @@ type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::
 
 /// File-name stem of a pass's plots: its name with dashes ("random-read").
 pub fn pass_slug(pass: Pass) -> String {
-    pass.name().replace(' ', "-")
+    crate::model::result_files::plot_stem(pass)
 }
 
 /// The passes that get a plot, in table order.

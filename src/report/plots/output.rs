@@ -1,43 +1,50 @@
 //! File output: each plot drawn twice, as PNG (glyph-by-glyph text) and as
-//! SVG (whole strings), under the pass's slug.
+//! SVG (whole strings), under the pass's slug. Drawn in memory: the files are
+//! put in place like every result file (report/files.rs).
 
-use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
 
+use image::ImageEncoder;
+use image::codecs::png::PngEncoder;
 use plotters::prelude::*;
 
 use super::font::font_metrics;
 use super::page::draw_plot;
 use super::text::{Typesetter, register_embedded_font};
-use super::{PLOT_SIZE, pass_slug, plotted_passes};
+use super::{PLOT_SIZE, plotted_passes};
 use crate::model::result::RunResult;
+use crate::model::result_files::plot_file_names;
 use crate::model::workload::Pass;
 
-/// Writes the run's plots into `dir` (created if missing); returns the files written.
-pub fn write_plots(result: &RunResult, dir: &Path) -> io::Result<Vec<PathBuf>> {
-    fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
+/// The run's plot files, by name: a PNG and an SVG per plotted pass.
+pub fn plot_files(result: &RunResult) -> io::Result<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
     for pass in plotted_passes(result) {
-        let slug = pass_slug(pass);
-        let png = dir.join(format!("{slug}.png"));
-        write_png(result, pass, &png)?;
-        written.push(png);
-        let svg = dir.join(format!("{slug}.svg"));
-        fs::write(&svg, plot_svg(result, pass)?)?;
-        written.push(svg);
+        let [png, svg] = plot_file_names(pass);
+        files.push((png, plot_png(result, pass)?));
+        files.push((svg, plot_svg(result, pass)?.into_bytes()));
     }
-    Ok(written)
+    Ok(files)
 }
 
-fn write_png(result: &RunResult, pass: Pass, path: &Path) -> io::Result<()> {
+/// The plot of one pass as a PNG file's bytes.
+fn plot_png(result: &RunResult, pass: Pass) -> io::Result<Vec<u8>> {
     register_embedded_font();
-    let root = BitMapBackend::new(path, PLOT_SIZE).into_drawing_area();
-    let setter = Typesetter {
-        per_glyph: font_metrics().is_some(),
-    };
-    draw_plot(&root, setter, result, pass).map_err(draw_error)?;
-    root.present().map_err(draw_error)
+    let (width, height) = PLOT_SIZE;
+    let mut rgb = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, PLOT_SIZE).into_drawing_area();
+        let setter = Typesetter {
+            per_glyph: font_metrics().is_some(),
+        };
+        draw_plot(&root, setter, result, pass).map_err(draw_error)?;
+        root.present().map_err(draw_error)?;
+    }
+    let mut png = Vec::new();
+    PngEncoder::new(&mut png)
+        .write_image(&rgb, width, height, image::ColorType::Rgb8)
+        .map_err(draw_error)?;
+    Ok(png)
 }
 
 /// The plot of one pass as an SVG document (for files and for the HTML report).

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::model::config::{OutputUnit, RunConfig};
-use crate::model::order::mix_reads;
+use crate::model::order::mix_reads_among_first;
 use crate::model::result::{CellResult, RunResult, RunStatus};
 use crate::model::units::KIB;
 use crate::model::variations::Verify;
@@ -118,8 +118,7 @@ pub fn verify_note(result: &RunResult) -> String {
             Direction::Write => return,
             Direction::Read => done * record_bytes,
             Direction::Mixed => {
-                let reads = mix_reads(records, percent);
-                let reads = reads.iter().take(done as usize).filter(|&&r| r).count() as u64;
+                let reads = mix_reads_among_first(records, percent, done);
                 if reads == 0 {
                     return; // a -+K writer
                 }

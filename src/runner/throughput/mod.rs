@@ -15,12 +15,13 @@ use super::events::{Event, Outcome};
 use super::prepare::{fill, is_short};
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use super::single::pause_between_tests;
-use crate::error::RunError;
+use crate::error::{IoFailure, RunError};
 use crate::model::config::{Sizes, ThroughputConfig};
+use crate::model::identity::Expected;
 use crate::model::latency::OpLatency;
 use crate::model::plan::Cell;
 use crate::model::result::{PhaseResult, WorkerResult};
-use crate::safety::target::TargetFile;
+use crate::safety::target::{RemoveError, TargetFile};
 use crate::system::signals::StopFlag;
 use shared::SharedState;
 use shared_latencies::SharedLatencies;
@@ -42,11 +43,12 @@ pub(crate) fn run(
     } = config.sizes
     else {
         let refused = RunError::Refused("throughput mode needs one file and record size".into());
-        return Outcome::ended(Vec::new(), Vec::new(), None, Some(refused));
+        return Outcome::ended(Vec::new(), Vec::new(), None, Some(refused), Vec::new());
     };
     let mut phases = Vec::new();
     let mut signal = None;
     let mut error = None;
+    let mut left = Vec::new();
     for &workers in &throughput.worker_counts {
         let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
         let cell = Cell {
@@ -70,8 +72,8 @@ pub(crate) fn run(
             error = Some(e);
             break;
         }
-        let mut targets = match worker_targets(recipe, throughput, workers) {
-            Ok(t) => t,
+        let mut files = match worker_files(recipe, throughput, workers, &mut left) {
+            Ok(f) => f,
             Err(e) => {
                 error = Some(e);
                 break;
@@ -81,7 +83,7 @@ pub(crate) fn run(
             cell: &cell,
             throughput,
             workers,
-            targets: &targets,
+            files: &files,
             stop,
         };
         for pass in &cell.passes {
@@ -123,48 +125,91 @@ pub(crate) fn run(
             error.get_or_insert(e);
         }
         if !config.keep_file {
-            for t in &mut targets {
-                if let Err(e) = t.remove() {
-                    error.get_or_insert(RunError::Io(e));
-                }
-            }
+            files.remove_all(&mut error, &mut left);
         }
-        if error.is_some() || signal.is_some() {
+        if error.is_some() || signal.is_some() || !left.is_empty() {
             break;
         }
     }
-    Outcome::ended(Vec::new(), phases, signal, error)
+    Outcome::ended(Vec::new(), phases, signal, error, left)
 }
 
-/// The distinct files of a run with `workers` workers, checked and created.
-fn worker_targets(
+/// The files of a run with a given worker count: each distinct file once,
+/// checked, created or taken, and locked; and which of them each worker uses.
+struct WorkerFiles {
+    targets: Vec<TargetFile>,
+    /// Per worker, its file's index in `targets`.
+    of_worker: Vec<usize>,
+}
+
+impl WorkerFiles {
+    /// The file of `worker`.
+    fn of(&self, worker: u32) -> &TargetFile {
+        &self.targets[self.of_worker[worker as usize]]
+    }
+
+    /// What `worker`'s opens must find.
+    fn expected(&self, worker: u32) -> Option<Expected> {
+        self.of(worker).expected()
+    }
+
+    /// Removes ioz's files: one that cannot be removed goes to `left`, a
+    /// path that now leads elsewhere is the run's error (nothing removed).
+    fn remove_all(&mut self, error: &mut Option<RunError>, left: &mut Vec<IoFailure>) {
+        for t in &mut self.targets {
+            match t.remove() {
+                Ok(()) => {}
+                Err(RemoveError::Changed(e)) => {
+                    error.get_or_insert(RunError::Io(e));
+                }
+                Err(RemoveError::Left(e)) => left.push(e),
+            }
+        }
+    }
+}
+
+/// The files of a run with `workers` workers, checked and claimed. A path
+/// that leads to a file already claimed (named twice, or another way) is
+/// that file: it is shared, not locked a second time.
+fn worker_files(
     recipe: &Recipe<'_>,
     throughput: &ThroughputConfig,
     workers: u32,
-) -> Result<Vec<TargetFile>, RunError> {
+    left: &mut Vec<IoFailure>,
+) -> Result<WorkerFiles, RunError> {
     let config = recipe.config();
-    let mut paths: Vec<PathBuf> = (0..workers)
-        .map(|i| throughput.worker_path(&config.path, i))
-        .collect();
-    paths.dedup();
-    let mut targets: Vec<TargetFile> = Vec::new();
-    for p in paths {
-        let created = TargetFile::check_for_run(&p, config).and_then(|mut t| {
-            t.ensure_exists()?;
+    let mut files = WorkerFiles {
+        targets: Vec::new(),
+        of_worker: Vec::new(),
+    };
+    for worker in 0..workers {
+        let p = throughput.worker_path(&config.path, worker);
+        if let Some(k) = files
+            .targets
+            .iter()
+            .position(|t| t.path() == p || t.is_reached_by(&p))
+        {
+            files.of_worker.push(k);
+            continue;
+        }
+        let claimed = TargetFile::check_for_run(&p, config).and_then(|mut t| {
+            t.claim()?;
             Ok(t)
         });
-        match created {
-            Ok(t) => targets.push(t),
+        match claimed {
+            Ok(t) => {
+                files.of_worker.push(files.targets.len());
+                files.targets.push(t);
+            }
             Err(e) => {
                 // Leave nothing behind: remove the files already created.
-                for t in &mut targets {
-                    let _ = t.remove();
-                }
+                let mut ignored = None;
+                files.remove_all(&mut ignored, left);
                 return Err(e);
             }
         }
     }
-    Ok(targets)
+    Ok(files)
 }
 
 /// One worker count's phases: their cell, workers and files.
@@ -172,7 +217,7 @@ struct Run<'a> {
     cell: &'a CellRecipe<'a>,
     throughput: &'a ThroughputConfig,
     workers: u32,
-    targets: &'a [TargetFile],
+    files: &'a WorkerFiles,
     stop: &'a StopFlag,
 }
 
@@ -194,12 +239,13 @@ impl Run<'_> {
         if !pass.pass.test().needs_existing_data() {
             return Ok(());
         }
-        for t in self.targets {
+        for (k, t) in self.files.targets.iter().enumerate() {
             let worker = (0..self.workers)
-                .find(|&i| self.worker_path(i) == t.path())
+                .find(|&i| self.files.of_worker[i as usize] == k)
                 .unwrap_or(0);
             if is_short(self.cell, t.path())? {
-                fill(self.cell, t.path(), &self.cell.write_pool(worker, 0))?;
+                let pool = self.cell.write_pool(worker, 0);
+                fill(self.cell, t.path(), t.expected(), &pool)?;
             }
         }
         Ok(())
@@ -218,17 +264,13 @@ impl Run<'_> {
             None
         };
         let paths: Vec<PathBuf> = (0..workers).map(|i| self.worker_path(i)).collect();
-        debug_assert!(
-            paths
-                .iter()
-                .all(|p| self.targets.iter().any(|t| t.path() == p))
-        );
         let job = |index: u32, cpu_scope| WorkerJob {
             index,
             cell: self.cell,
             pass,
             throughput: self.throughput,
             path: &paths[index as usize],
+            expect: self.files.expected(index),
             ops: ops.of(index),
             latencies: latencies.as_ref(),
             stop: self.stop,

@@ -16,6 +16,7 @@ use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::{EarlyStop, Engine, Stops};
 use crate::error::IoFailure;
 use crate::model::config::ThroughputConfig;
+use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::runner::pass::{
     Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine,
@@ -56,6 +57,8 @@ pub(super) struct WorkerJob<'a> {
     pub pass: &'a PassRecipe,
     pub throughput: &'a ThroughputConfig,
     pub path: &'a Path,
+    /// The file the path must lead to (recorded when the run claimed it).
+    pub expect: Option<Expected>,
     /// This worker's operations (in the mix they depend on its role).
     pub ops: &'a [IoOp],
     /// `-Q`: where the worker leaves its latencies for the parent.
@@ -91,7 +94,7 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
             pool: &pool,
         },
     };
-    let spec = job.pass.open_for(worker);
+    let spec = job.pass.open_for(worker).expecting(job.expect);
     let report = with_engine(job.pass, &spec, job.path, body).unwrap_or_else(|e| {
         // The open failed: arrive anyway so the barrier is not left waiting.
         gate.arrive(false);

@@ -1,0 +1,209 @@
+//! Opening the test file for a pass, and making sure it is still the file
+//! ioz created or accepted before anything is written or truncated.
+//!
+//! A path is looked up again at every open, and between two passes anyone
+//! who can write the directory may have put another file, or a symbolic
+//! link, in its place. So the open never truncates (no O_TRUNC): the
+//! descriptor is checked first (fstat against the recorded device and
+//! inode, or a block device's number), and only then truncated with
+//! ftruncate. ioz's own files are opened with O_NOFOLLOW (a link in their
+//! place is a change, whatever it points to) and O_NONBLOCK (a FIFO in
+//! their place must not hang the open), which is cleared once checked.
+
+use std::ffi::CString;
+use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use super::{OpenSpec, check};
+use crate::model::identity::{Changed, Expected, FileIdentity, Found};
+
+/// Mode of files ioz creates (IOzone uses 0640).
+const CREATE_MODE: libc::mode_t = 0o640;
+
+/// Opens `path` as `spec` says and returns the raw descriptor. With
+/// `spec.expect`, a path that no longer leads to that file is an error
+/// carrying [`Changed`], and nothing was written or truncated.
+pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    let mut flags = if spec.writable {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    } | libc::O_CLOEXEC
+        | spec.extra_flags;
+    if spec.create {
+        flags |= libc::O_CREAT;
+    }
+    if let Some(expect) = spec.expect {
+        flags |= libc::O_NONBLOCK;
+        if !expect.follow_links {
+            flags |= libc::O_NOFOLLOW;
+        }
+    }
+    // SAFETY: c_path is a valid NUL-terminated string that outlives the call.
+    let raw = unsafe { libc::open(c_path.as_ptr(), flags, CREATE_MODE as libc::c_uint) };
+    if raw < 0 {
+        let e = io::Error::last_os_error();
+        return Err(match spec.expect {
+            Some(expect) => what_is_there(path, expect).map_or(e, Changed::into_io_error),
+            None => e,
+        });
+    }
+    // SAFETY: the descriptor was just opened and is owned by nothing else;
+    // from here on an early return closes it.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let stat = fstat(&fd)?;
+    if let Some(expect) = spec.expect {
+        let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
+        if found != Ok(expect.identity) {
+            return Err(Changed {
+                expected: expect.identity,
+                found: found.map_or_else(|other| other, Found::Identity),
+            }
+            .into_io_error());
+        }
+        clear_nonblock(&fd)?;
+    }
+    // Only now that the file is known to be the right one; a device is
+    // never truncated (O_TRUNC never applied to one either).
+    if spec.truncate && stat.st_mode & libc::S_IFMT == libc::S_IFREG {
+        // SAFETY: plain syscall on our open descriptor.
+        check(unsafe { libc::ftruncate(fd.as_raw_fd(), 0) })?;
+    }
+    Ok(fd.into_raw_fd())
+}
+
+fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
+    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes into the live struct from our open descriptor.
+    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) })?;
+    Ok(stat)
+}
+
+/// The descriptor back to blocking I/O, as an open without O_NONBLOCK gives.
+fn clear_nonblock(fd: &OwnedFd) -> io::Result<()> {
+    // SAFETY: plain fcntl calls on our open descriptor.
+    let flags = check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) })?;
+    // SAFETY: as above.
+    check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) })
+        .map(drop)
+}
+
+/// After a failed open: what the path leads to when that is not the
+/// expected file (a link refused by O_NOFOLLOW, a directory, a socket…);
+/// `None` when it is gone or is the expected file after all, so that the
+/// open's own error tells what happened.
+fn what_is_there(path: &Path, expect: Expected) -> Option<Changed> {
+    let meta = if expect.follow_links {
+        fs::metadata(path)
+    } else {
+        fs::symlink_metadata(path)
+    }
+    .ok()?;
+    let found = FileIdentity::from_stat(meta.mode(), meta.dev(), meta.ino(), meta.rdev());
+    (found != Ok(expect.identity)).then(|| Changed {
+        expected: expect.identity,
+        found: found.map_or_else(|other| other, Found::Identity),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::variations::MsyncMode;
+
+    fn spec(writable: bool, truncate: bool, expect: Option<Expected>) -> OpenSpec {
+        OpenSpec {
+            writable,
+            create: false,
+            truncate,
+            extra_flags: 0,
+            record_bytes: 4096,
+            file_bytes: 4096,
+            depth: 1,
+            msync: MsyncMode::None,
+            madvise: None,
+            aio_no_copy: false,
+            expect,
+        }
+    }
+
+    fn identity_of(path: &Path) -> Expected {
+        let m = fs::symlink_metadata(path).unwrap();
+        Expected {
+            identity: FileIdentity::File {
+                dev: m.dev(),
+                ino: m.ino(),
+            },
+            follow_links: false,
+        }
+    }
+
+    fn close(fd: RawFd) {
+        // SAFETY: the descriptor was returned by open_fd and is ours.
+        drop(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+
+    #[test]
+    fn the_expected_file_is_opened_and_truncated_after_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tmp");
+        fs::write(&path, b"old data").unwrap();
+        let expect = identity_of(&path);
+        close(open_fd(&path, &spec(true, true, Some(expect))).unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"");
+        // The descriptor is blocking again once checked.
+        let fd = open_fd(&path, &spec(false, false, Some(expect))).unwrap();
+        // SAFETY: plain fcntl on our descriptor.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        assert_eq!(flags & libc::O_NONBLOCK, 0);
+        close(fd);
+    }
+
+    #[test]
+    fn a_replaced_file_is_neither_truncated_nor_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tmp");
+        fs::write(&path, b"ioz").unwrap();
+        let expect = identity_of(&path);
+        // Someone else's file in its place.
+        let other = dir.path().join("other");
+        fs::write(&other, b"precious").unwrap();
+        fs::rename(&other, &path).unwrap();
+        let e = open_fd(&path, &spec(true, true, Some(expect))).unwrap_err();
+        let changed = Changed::in_io_error(&e).expect("a Changed error");
+        assert!(matches!(changed.found, Found::Identity(_)), "{changed}");
+        assert_eq!(fs::read(&path).unwrap(), b"precious");
+        // A symbolic link in its place, to a file of someone else's.
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = open_fd(&path, &spec(true, true, Some(expect))).unwrap_err();
+        assert_eq!(
+            Changed::in_io_error(&e).map(|c| c.found),
+            Some(Found::Symlink),
+            "{e}"
+        );
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        // A FIFO: the open does not hang, and the FIFO is reported.
+        fs::remove_file(&path).unwrap();
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let e = open_fd(&path, &spec(false, false, Some(expect))).unwrap_err();
+        assert_eq!(
+            Changed::in_io_error(&e).map(|c| c.found),
+            Some(Found::Other("a FIFO")),
+            "{e}"
+        );
+        // Gone: the open's own error.
+        fs::remove_file(&path).unwrap();
+        let e = open_fd(&path, &spec(true, false, Some(expect))).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
+}

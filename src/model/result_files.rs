@@ -1,0 +1,87 @@
+//! Where a command's result files go, as the guard (`safety::outputs`)
+//! approved them before any I/O, for `report::files` to write at the end;
+//! and the mark ioz sets on every result file it writes, by which the guard
+//! knows a later run may replace it.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::workload::Pass;
+
+/// The extended attribute ioz sets on each result file it writes. Trusted
+/// only on a file the running user owns: anyone able to set it on a file
+/// can already write that file.
+pub const RESULT_MARK: &str = "user.ioz.result";
+/// Its value.
+pub const RESULT_MARK_VALUE: &[u8] = b"ioz";
+
+/// A file as the kernel knows it: its file system's device and its inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+/// One result file, approved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The path as the command named it (for messages, and the format of -b).
+    pub given: PathBuf,
+    /// The directory the file goes in, every link followed.
+    pub dir: PathBuf,
+    /// The file's name in `dir`.
+    pub name: OsString,
+    /// The file found there before the run (ioz's own result file, or one
+    /// `--force` gave up), which this one replaces; `None`: nothing may be
+    /// there when the result is put in place.
+    pub replaces: Option<FileId>,
+}
+
+impl Place {
+    /// The file itself: `dir`/`name`.
+    pub fn real_path(&self) -> PathBuf {
+        self.dir.join(&self.name)
+    }
+}
+
+/// `--plots DIR`, approved: the directory and every plot file the run may
+/// write in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlotPlaces {
+    /// DIR as the command named it.
+    pub given: PathBuf,
+    /// DIR, every link followed.
+    pub dir: PathBuf,
+    /// DIR does not exist yet: ioz makes it (its parent exists).
+    pub create: bool,
+    /// One per plot file name (see [`plot_file_names`]).
+    pub files: Vec<Place>,
+}
+
+impl PlotPlaces {
+    /// The approved place of the plot file `name`.
+    pub fn file(&self, name: &str) -> Option<&Place> {
+        self.files.iter().find(|p| p.name == name)
+    }
+}
+
+/// Every result file of a command, approved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResultPlaces {
+    pub json: Option<Place>,
+    pub csv: Option<Place>,
+    pub html: Option<Place>,
+    pub spreadsheet: Option<Place>,
+    pub plots: Option<PlotPlaces>,
+}
+
+/// The stem of a pass's plot files: its name with dashes ("random-read").
+pub fn plot_stem(pass: Pass) -> String {
+    pass.name().replace(' ', "-")
+}
+
+/// The files `--plots` writes for a pass: a PNG and an SVG.
+pub fn plot_file_names(pass: Pass) -> [String; 2] {
+    let stem = plot_stem(pass);
+    [format!("{stem}.png"), format!("{stem}.svg")]
+}

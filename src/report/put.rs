@@ -1,0 +1,226 @@
+//! One result file put in place: written under a temporary name in its own
+//! directory, marked as ioz's, made durable, then renamed over its name —
+//! and only when what is there is still what the guard approved before the
+//! run (nothing, or the very file it may replace). A write that fails
+//! removes the temporary and leaves any old file as it was.
+//!
+//! Every step goes through a descriptor of the directory, so a directory
+//! renamed or replaced by a link during the run is not followed elsewhere.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::Path;
+
+use nix::errno::Errno;
+use nix::fcntl::{AtFlags, OFlag, RenameFlags, openat, renameat, renameat2};
+use nix::sys::stat::{FileStat, Mode, SFlag, fstatat, mkdirat};
+use nix::unistd::{UnlinkatFlags, linkat, unlinkat};
+
+use crate::model::result_files::{FileId, Place, RESULT_MARK, RESULT_MARK_VALUE};
+
+/// Writes `bytes` as the result file `place` (see the module).
+pub fn put(place: &Place, bytes: &[u8]) -> io::Result<()> {
+    let dir = open_dir(&place.dir)?;
+    let (temp, file) = create_temp(&dir, &place.name)?;
+    let done = write_marked(file, bytes).and_then(|()| rename_into_place(&dir, &temp, place));
+    if done.is_err() {
+        // Nothing to do if it fails: the name is ours and holds no one's data.
+        let _ = unlinkat(&dir, temp.as_os_str(), UnlinkatFlags::NoRemoveDir);
+    }
+    done
+}
+
+/// Makes `dir` (one level: its parent exists), or finds it made.
+pub fn make_dir(dir: &Path) -> io::Result<()> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Err(io::Error::other("not a directory name"));
+    };
+    let parent = open_dir(parent)?;
+    match mkdirat(&parent, name, Mode::from_bits_truncate(0o777)) {
+        Ok(()) | Err(Errno::EEXIST) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
+    // The guard gave a real path: a link here now was put there since.
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    Ok(nix::fcntl::open(dir, flags, Mode::empty())?)
+}
+
+/// A new file under a hidden name beside `name` (never an existing one).
+fn create_temp(dir: &OwnedFd, name: &OsStr) -> io::Result<(OsString, File)> {
+    // Short enough for any name limit whatever `name` is.
+    let stem: Vec<u8> = name.as_bytes().iter().copied().take(200).collect();
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    for attempt in 0u32.. {
+        let mut temp = b".".to_vec();
+        temp.extend(&stem);
+        temp.extend(format!(".{}-{attempt}.ioz-tmp", std::process::id()).bytes());
+        let temp = OsString::from_vec(temp);
+        // Like fs::write: 0666 less the umask.
+        match openat(
+            dir,
+            temp.as_os_str(),
+            flags,
+            Mode::from_bits_truncate(0o666),
+        ) {
+            Ok(fd) => return Ok((temp, File::from(fd))),
+            Err(Errno::EEXIST) if attempt < 100 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    unreachable!("the loop returns by its 100th attempt")
+}
+
+/// Writes `bytes`, marks the file as ioz's and makes it durable before it
+/// takes the place of the old one.
+fn write_marked(mut file: File, bytes: &[u8]) -> io::Result<()> {
+    file.write_all(bytes)?;
+    // Best effort: on a file system without user xattrs the file is written
+    // all the same, and a later run needs --force to replace it.
+    let _ = set_result_mark(&file);
+    file.sync_all()
+}
+
+fn set_result_mark(file: &File) -> io::Result<()> {
+    let name = CString::new(RESULT_MARK).map_err(io::Error::other)?;
+    // nix and std have no extended-attribute calls.
+    // SAFETY: fsetxattr reads the NUL-terminated name and
+    // RESULT_MARK_VALUE.len() bytes of RESULT_MARK_VALUE, which outlive the
+    // call, on a descriptor the File keeps open.
+    let r = unsafe {
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            RESULT_MARK_VALUE.as_ptr().cast(),
+            RESULT_MARK_VALUE.len(),
+            0,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Renames `temp` to the place's name: over the file the guard approved,
+/// or to a name that must still be free.
+fn rename_into_place(dir: &OwnedFd, temp: &OsStr, place: &Place) -> io::Result<()> {
+    let name = place.name.as_os_str();
+    let there = match fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(st) => Some(st),
+        Err(Errno::ENOENT) => None,
+        Err(e) => return Err(e.into()),
+    };
+    match (there, place.replaces) {
+        (Some(st), Some(id)) if is_file(&st, id) => Ok(renameat(dir, temp, dir, name)?),
+        (Some(_), Some(_)) => Err(io::Error::other(
+            "another file took its place during the run; it was left as it is",
+        )),
+        (Some(_), None) => Err(appeared()),
+        // Gone, or never there: the name must still be free when renamed to.
+        (None, _) => rename_no_replace(dir, temp, name),
+    }
+}
+
+fn is_file(st: &FileStat, id: FileId) -> bool {
+    st.st_dev == id.dev
+        && st.st_ino == id.ino
+        && SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG
+}
+
+fn appeared() -> io::Error {
+    io::Error::other("a file appeared there during the run; it was left as it is")
+}
+
+/// Renames `temp` to `name` only if nothing has that name: one atomic call,
+/// or where the file system lacks it, a hard link (which never replaces)
+/// and the temporary's removal.
+fn rename_no_replace(dir: &OwnedFd, temp: &OsStr, name: &OsStr) -> io::Result<()> {
+    match renameat2(dir, temp, dir, name, RenameFlags::RENAME_NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(Errno::EEXIST) => Err(appeared()),
+        Err(Errno::EINVAL | Errno::ENOSYS) => {
+            match linkat(dir, temp, dir, name, AtFlags::empty()) {
+                Ok(()) => {
+                    let _ = unlinkat(dir, temp, UnlinkatFlags::NoRemoveDir);
+                    Ok(())
+                }
+                Err(Errno::EEXIST) => Err(appeared()),
+                Err(e) => Err(e.into()),
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    fn place(dir: &Path, name: &str, replaces: Option<FileId>) -> Place {
+        Place {
+            given: dir.join(name),
+            dir: dir.to_path_buf(),
+            name: name.into(),
+            replaces,
+        }
+    }
+
+    fn id(path: &Path) -> FileId {
+        let m = fs::metadata(path).unwrap();
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+
+    #[test]
+    fn a_new_file_is_written_marked_and_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        put(&place(d, "r.csv", None), b"a,b\n").unwrap();
+        assert_eq!(fs::read(d.join("r.csv")).unwrap(), b"a,b\n");
+        let names: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["r.csv"]);
+    }
+
+    #[test]
+    fn the_approved_file_is_replaced_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let path = d.join("r.json");
+        fs::write(&path, b"old").unwrap();
+        put(&place(d, "r.json", Some(id(&path))), b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        // A file that was not there at the check, or another one since.
+        let e = put(&place(d, "r.json", None), b"newer").unwrap_err();
+        assert!(e.to_string().contains("appeared"), "{e}");
+        let stale = FileId { dev: 0, ino: 1 };
+        let e = put(&place(d, "r.json", Some(stale)), b"newer").unwrap_err();
+        assert!(e.to_string().contains("took its place"), "{e}");
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::read_dir(d).unwrap().count(), 1, "a temporary was left");
+    }
+
+    #[test]
+    fn a_directory_is_made_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("plots");
+        make_dir(&p).unwrap();
+        make_dir(&p).unwrap();
+        assert!(p.is_dir());
+    }
+}

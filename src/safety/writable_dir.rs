@@ -1,0 +1,95 @@
+//! Whether ioz can make a file in a directory, asked before any I/O so that a
+//! run never ends with results it cannot save: the directory is on a real
+//! file system (not proc, sysfs, devtmpfs or another pseudo file system,
+//! and not /dev), mounted read-write, and this user may write in it.
+
+use std::path::Path;
+
+use nix::sys::statvfs::{FsFlags, statvfs};
+use nix::unistd::{AccessFlags, eaccess};
+
+use crate::system::mountinfo;
+
+/// File systems made of kernel objects rather than files: writing there
+/// changes the machine's settings or fails, it never saves a file.
+const PSEUDO_FILE_SYSTEMS: &[&str] = &[
+    "proc",
+    "sysfs",
+    "devtmpfs",
+    "devpts",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "pstore",
+    "efivarfs",
+    "bpf",
+    "configfs",
+    "fusectl",
+    "mqueue",
+    "binfmt_misc",
+    "autofs",
+    "hugetlbfs",
+    "nsfs",
+    "selinuxfs",
+    "rpc_pipefs",
+    "nfsd",
+];
+
+/// `Ok` when a new file can be made in `dir` (an existing directory, every
+/// link followed); otherwise why not, to follow "cannot write in DIR: ".
+pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
+    // Where device nodes live, whatever its file system (a tmpfs in most
+    // containers): no result belongs there.
+    if dir == Path::new("/dev") {
+        return Err("it holds the device nodes".into());
+    }
+    if let Some(fs_type) = pseudo_file_system(dir) {
+        return Err(format!("it is on {fs_type}, a pseudo file system"));
+    }
+    match statvfs(dir) {
+        Ok(st) if st.flags().contains(FsFlags::ST_RDONLY) => {
+            return Err("it is on a read-only file system".into());
+        }
+        Ok(_) => {}
+        Err(e) => return Err(e.desc().to_lowercase()),
+    }
+    // With the effective user's rights (what creating the file will use);
+    // also EPERM for an immutable directory.
+    eaccess(dir, AccessFlags::W_OK | AccessFlags::X_OK).map_err(|e| match e {
+        nix::errno::Errno::EROFS => "it is on a read-only file system".into(),
+        e => e.desc().to_lowercase(),
+    })
+}
+
+/// The type of the pseudo file system `dir` is on, if it is on one.
+fn pseudo_file_system(dir: &Path) -> Option<String> {
+    // Without /proc there is no proc to refuse; sysfs and the others then
+    // fail when written, after the run, as they did before this check.
+    let mounts = mountinfo::read().ok()?;
+    let mount = mountinfo::mount_holding(&mounts, dir)?;
+    PSEUDO_FILE_SYSTEMS
+        .contains(&mount.fs_type.as_str())
+        .then(|| mount.fs_type.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_temporary_directory_is_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        assert_eq!(check_writable_dir(&real), Ok(()));
+    }
+
+    #[test]
+    fn proc_and_dev_are_refused() {
+        let proc = check_writable_dir(Path::new("/proc")).unwrap_err();
+        assert_eq!(proc, "it is on proc, a pseudo file system");
+        let dev = check_writable_dir(Path::new("/dev")).unwrap_err();
+        assert_eq!(dev, "it holds the device nodes");
+    }
+}
