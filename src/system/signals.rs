@@ -14,8 +14,8 @@
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
@@ -27,7 +27,19 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 pub struct StopFlag(Arc<AtomicUsize>);
 
 /// Files to unlink if ioz has to leave at once; set once, before the run.
-static EMERGENCY_REMOVALS: OnceLock<Vec<CString>> = OnceLock::new();
+static EMERGENCY_REMOVALS: OnceLock<Vec<Removal>> = OnceLock::new();
+
+/// A test file a quick exit may unlink: only while the path still leads to
+/// the file ioz made (its device and inode, recorded when the run claims it
+/// and cleared when the run removes it), never to what someone put in its
+/// place. Atomics, because the signal handler reads them.
+struct Removal {
+    path: CString,
+    /// Whether `dev` and `ino` hold the identity of ioz's file now.
+    known: AtomicBool,
+    dev: AtomicU64,
+    ino: AtomicU64,
+}
 
 /// The second-SIGINT exit: free to happen, held back, or held back and asked for.
 static EXIT_GATE: AtomicU8 = AtomicU8::new(GATE_OPEN);
@@ -67,13 +79,37 @@ fn leave_now_unless_held(signal: i32) {
 }
 
 /// Registers the files a second SIGINT removes before exiting (ioz's own test
-/// files, never a device or a kept file). Only the first call counts.
+/// files, never a device or a kept file), each once the run has claimed it
+/// ([`remember_identity`]). Only the first call counts.
 pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
-    let c_paths = paths
+    let removals = paths
         .into_iter()
         .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+        .map(|path| Removal {
+            path,
+            known: AtomicBool::new(false),
+            dev: AtomicU64::new(0),
+            ino: AtomicU64::new(0),
+        })
         .collect();
-    let _ = EMERGENCY_REMOVALS.set(c_paths);
+    let _ = EMERGENCY_REMOVALS.set(removals);
+}
+
+/// The registered test file at `path` is now ioz's file with this identity
+/// (`None`: the run removed it, so nothing there is ioz's any more).
+pub fn remember_identity(path: &Path, identity: Option<(u64, u64)>) {
+    let Some(removals) = EMERGENCY_REMOVALS.get() else {
+        return;
+    };
+    let bytes = path.as_os_str().as_bytes();
+    for r in removals.iter().filter(|r| r.path.as_bytes() == bytes) {
+        r.known.store(false, Ordering::SeqCst);
+        if let Some((dev, ino)) = identity {
+            r.dev.store(dev, Ordering::SeqCst);
+            r.ino.store(ino, Ordering::SeqCst);
+            r.known.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 /// Set when the registered paths may no longer lead to ioz's files (-U could
@@ -158,14 +194,23 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
-    if let Some(paths) = EMERGENCY_REMOVALS
+    if let Some(removals) = EMERGENCY_REMOVALS
         .get()
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
     {
-        for p in paths {
-            // Given a C string, nix passes it straight to unlink(2): no
-            // allocation, so still async-signal-safe. A file already gone is fine.
-            let _ = nix::unistd::unlink(p.as_c_str());
+        for r in removals.iter().filter(|r| r.known.load(Ordering::SeqCst)) {
+            // Given a C string, nix passes it straight to lstat(2) and
+            // unlink(2): no allocation, so still async-signal-safe. Only the
+            // file ioz made goes; a file already gone is fine.
+            let path = r.path.as_c_str();
+            let ours = nix::sys::stat::lstat(path).is_ok_and(|st| {
+                st.st_mode & libc::S_IFMT == libc::S_IFREG
+                    && st.st_dev == r.dev.load(Ordering::SeqCst)
+                    && st.st_ino == r.ino.load(Ordering::SeqCst)
+            });
+            if ours {
+                let _ = nix::unistd::unlink(path);
+            }
         }
     }
     // nix has no _exit, and std::process::exit runs atexit handlers, which

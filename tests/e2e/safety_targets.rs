@@ -26,6 +26,7 @@ pub fn tests() -> Vec<Test> {
     trials![
         a_file_put_in_place_of_the_test_file_is_neither_written_nor_removed,
         a_link_put_in_place_of_the_test_file_is_not_followed,
+        a_second_ctrl_c_never_unlinks_a_file_put_in_place_of_the_test_file,
         a_worker_file_replaced_between_phases_is_left_alone,
         a_device_link_pointed_elsewhere_between_passes_is_not_written => [LoopDevice],
         a_mark_set_by_another_user_is_not_trusted_by_root => [Root],
@@ -122,6 +123,28 @@ fn a_file_put_in_place_of_the_test_file_is_neither_written_nor_removed() {
         &format!("found inode {inode} on device"),
     );
     // Not truncated, not rewritten, not removed.
+    assert_eq!(fs::read(&file).unwrap(), b"precious");
+}
+
+fn a_second_ctrl_c_never_unlinks_a_file_put_in_place_of_the_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = start(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-i", "1", "-+q", "5", "-f", "t.tmp"],
+    );
+    let file = dir.path().join("t.tmp");
+    wait_for_size(&file, 64 << 10);
+    replace_with_file(&file, b"precious");
+    // Two Ctrl-Cs: the second leaves at once, removing ioz's files — but
+    // only while the path still leads to the file ioz made.
+    let pid = child.id() as i32;
+    for _ in 0..2 {
+        // SAFETY: kill(2) on the child we started and still wait for.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+        thread::sleep(Duration::from_millis(200));
+    }
+    let (code, _) = finish(child);
+    assert_eq!(code, Some(130), "the second Ctrl-C ends ioz at once");
     assert_eq!(fs::read(&file).unwrap(), b"precious");
 }
 

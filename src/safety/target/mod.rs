@@ -36,6 +36,7 @@ use crate::model::config::RunConfig;
 use crate::model::identity::{Changed, Expected, FileIdentity, Found};
 use crate::safety::lock::{LockKind, device_holder, on_nfs, try_lock};
 use crate::safety::ownership::{Mark, mark_of_fd, set_mark};
+use crate::system::signals;
 use check::{RunFacts, check_target};
 
 mod check;
@@ -175,6 +176,10 @@ impl TargetFile {
             }
         };
         self.lock(&fd, &stat)?;
+        // A second Ctrl-C may now unlink it, but only while it is this file.
+        if let (true, FileIdentity::File { dev, ino }) = (self.owned, identity) {
+            signals::remember_identity(&self.path, Some((dev, ino)));
+        }
         self.held = Some(Held {
             expected: Expected {
                 identity,
@@ -235,6 +240,7 @@ impl TargetFile {
         // take the file between the two.
         let held = self.held.take();
         let owned = std::mem::replace(&mut self.owned, false);
+        signals::remember_identity(&self.path, None);
         let Some(held) = held else {
             // Never claimed in this run: nothing of the run's is there.
             return Ok(());
