@@ -157,16 +157,17 @@ pub struct Progress {
     pub stopped: Option<EarlyStop>,
 }
 
-/// Busy-waits `ns` nanoseconds (-J): compute time between operations.
-/// Returns the time actually spent.
+/// Busy-waits `ns` nanoseconds (-J): compute time between operations, cut
+/// short when `stops` says the loop must end (a delay may last up to an
+/// hour). Returns the time actually spent.
 #[inline]
-pub fn compute_delay(ns: u64) -> u64 {
+pub fn compute_delay(ns: u64, stops: &Stops<'_>) -> u64 {
     if ns == 0 {
         return 0;
     }
     let start = crate::engine::clock::now_ns();
     let mut now = start;
-    while now < start + ns {
+    while now < start + ns && stops.check().is_none() {
         std::hint::spin_loop();
         now = crate::engine::clock::now_ns();
     }
@@ -176,8 +177,8 @@ pub fn compute_delay(ns: u64) -> u64 {
 /// Busy-waits before `op`: the -J delay plus the operation's own telemetry
 /// delay (0 outside telemetry runs). Returns the time actually spent.
 #[inline(always)]
-pub fn delay_before(op: &IoOp, compute_delay_ns: u64) -> u64 {
-    compute_delay(compute_delay_ns + op.delay_ms as u64 * 1_000_000)
+pub fn delay_before(op: &IoOp, compute_delay_ns: u64, stops: &Stops<'_>) -> u64 {
+    compute_delay(compute_delay_ns + op.delay_ms as u64 * 1_000_000, stops)
 }
 
 /// One operation at a time, in order: the loop of every synchronous engine.
@@ -209,7 +210,7 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
             progress.stopped = Some(why);
             break;
         }
-        io.busy_ns += delay_before(op, io.compute_delay_ns);
+        io.busy_ns += delay_before(op, io.compute_delay_ns, &stops);
         if op.probes.any() {
             probe(engine, io.read_buf, op)?;
         }

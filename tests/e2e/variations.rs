@@ -3,7 +3,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::fixtures::{Test, assert_refused, data_rows, ioz, list_dir, trials};
+use crate::fixtures::{IOZ, Test, assert_refused, data_rows, ioz, list_dir, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -11,6 +11,7 @@ pub fn tests() -> Vec<Test> {
         drop_caches_runs_before_reads_and_only_root_may_drop_everything,
         drop_caches_evicts_the_file_pages,
         compute_delay_is_left_out_of_the_rates,
+        a_stop_cuts_a_long_compute_delay_short,
         a_delay_between_tests_sleeps_after_every_pass,
         no_truncate_keeps_a_longer_file_long,
         cpu_utilisation_adds_iozone_cpu_blocks,
@@ -163,6 +164,35 @@ fn compute_delay_is_left_out_of_the_rates() {
     assert!(
         write > 6400 && rewrite > 6400,
         "busy time counted: {write} {rewrite} kB/s"
+    );
+}
+
+fn a_stop_cuts_a_long_compute_delay_short() {
+    // -J 60000: a minute of busy work before every record. Ctrl-C must not
+    // wait for it to end.
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(IOZ)
+        .args(["-s", "64k", "-i", "0", "-J", "60000", "-f", "t.tmp"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    // SAFETY: kill(2) on the child we started and still wait for.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "the stop waited {:?} for the delay",
+        sent.elapsed()
+    );
+    assert!(
+        list_dir(dir.path()).is_empty(),
+        "{:?}",
+        list_dir(dir.path())
     );
 }
 

@@ -262,7 +262,7 @@ impl AioEngine {
                     ));
                     break;
                 }
-                io.busy_ns += delay_before(op, io.compute_delay_ns);
+                io.busy_ns += delay_before(op, io.compute_delay_ns, &stops);
                 if RECORD_LATENCY {
                     self.submitted_ns[slot] = now_ns();
                 }

@@ -296,7 +296,9 @@ impl Run<'_> {
         if let Some(first) = failures.into_iter().next() {
             return Err(RunError::Worker(first));
         }
-        if let Some(sig) = interrupted.or(self.stop.signal()) {
+        // The run's own signal first: a worker may have seen another one
+        // (the terminal's) for the same stop.
+        if let Some(sig) = self.stop.signal().or(interrupted) {
             return Ok(PhaseEnd::Interrupted(sig));
         }
         results.sort_by_key(|r| r.worker);
