@@ -19,7 +19,7 @@ use crate::model::plan::{self, Cell, PassSize, largest_replayed_op, pass_size};
 use crate::model::variations::{DropCaches, EngineChoice, MsyncMode, Verify};
 use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::runner::timed::TimedExtras;
-use crate::system::environment::cpu0_caches;
+use crate::system::environment::purge_cache_bytes;
 
 /// The run-wide decisions, and the source of every cell's recipe.
 pub(crate) struct Recipe<'a> {
@@ -57,14 +57,7 @@ impl<'a> Recipe<'a> {
         debug_assert_eq!(config.telemetry.is_some(), replay.is_some());
         let v = &config.variations;
         let purge = v.purge_cpu_cache.then(|| CachePurge {
-            // -S, else the largest cache sysfs reports for CPU 0, else IOzone's 1 MiB.
-            cache_bytes: v.cpu_cache_bytes.unwrap_or_else(|| {
-                cpu0_caches()
-                    .iter()
-                    .map(|c| c.size_bytes)
-                    .max()
-                    .unwrap_or(1 << 20)
-            }),
+            cache_bytes: purge_cache_bytes(v.cpu_cache_bytes),
             line_bytes: v.cache_line_bytes.unwrap_or(64).max(1) as usize,
         });
         Recipe {

@@ -26,7 +26,7 @@ use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_
 use crate::model::units::human;
 use crate::model::variations::{EngineChoice, Verify};
 use crate::model::workload::{Direction, Pass};
-use crate::system::environment::{cpu0_caches, parse_mem_available};
+use crate::system::environment::{parse_mem_available, purge_cache_bytes};
 
 /// Bytes of one operation in a list.
 const OP_BYTES: u64 = std::mem::size_of::<IoOp>() as u64;
@@ -338,16 +338,9 @@ fn mix_lists(config: &RunConfig, workers: u32) -> u64 {
     }
 }
 
-/// `-p`'s cache size, as the runner takes it: -S, else the largest cache
-/// sysfs reports for CPU 0, else IOzone's 1 MiB.
+/// `-p`'s cache size, as the runner takes it.
 fn purge_bytes(config: &RunConfig) -> u64 {
-    config.variations.cpu_cache_bytes.unwrap_or_else(|| {
-        cpu0_caches()
-            .iter()
-            .map(|c| c.size_bytes)
-            .max()
-            .unwrap_or(1 << 20)
-    })
+    purge_cache_bytes(config.variations.cpu_cache_bytes)
 }
 
 fn footprint_verdict(f: &Footprint, budget: &Budget) -> Result<(), RunError> {

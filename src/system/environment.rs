@@ -143,6 +143,18 @@ pub fn parse_cache(level: &str, kind: &str, size: &str) -> Option<CpuCache> {
     })
 }
 
+/// The CPU cache `-p` evicts: `given` (-S), else the largest cache sysfs
+/// reports for CPU 0, else IOzone's 1 MiB.
+pub fn purge_cache_bytes(given: Option<u64>) -> u64 {
+    given.unwrap_or_else(|| {
+        cpu0_caches()
+            .iter()
+            .map(|c| c.size_bytes)
+            .max()
+            .unwrap_or(1 << 20)
+    })
+}
+
 /// CPU 0's caches, from sysfs.
 pub fn cpu0_caches() -> Vec<CpuCache> {
     read_caches(Path::new("/sys/devices/system/cpu/cpu0/cache"))
