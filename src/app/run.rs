@@ -10,9 +10,11 @@ use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
 use crate::model::latency::OpLatency;
 use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::result_files::{latency_file_name, worker_latency_file_name};
 use crate::model::workload::Pass;
+use crate::report::files;
+use crate::report::latency_files::LatencyFiles;
 use crate::report::text::LiveText;
-use crate::report::{files, latency_files};
 use crate::runner::{self, Event};
 use crate::safety::preflight::{Ready, preflight};
 use crate::system::signals::{self, StopFlag};
@@ -54,8 +56,9 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
         replay,
         mut remount,
         warning,
-        results,
+        mut results,
     } = preflight(config)?;
+    let mut latency_files = LatencyFiles::new(std::mem::take(&mut results.latency));
     if let Some(warning) = warning
         && !config.quiet
     {
@@ -98,8 +101,13 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
                 } => {
                     if let Some(ops) = latencies {
                         let cpu = (measurement.cpu_user_ns, measurement.cpu_system_ns);
-                        latency_files::append(measurement.pass, ops, cpu, measurement.elapsed_ns)
-                            .map_err(|e| latency_failure(&config.path, measurement.pass, e))?;
+                        latency_files
+                            .append(measurement.pass, ops, cpu, measurement.elapsed_ns)
+                            .map_err(|e| {
+                                let name = latency_file_name(measurement.pass);
+                                let source = io::Error::new(e.kind(), format!("{name}: {e}"));
+                                latency_failure(&config.path, measurement.pass, source)
+                            })?;
                     }
                     progress.pass_done(measurement);
                     Ok(())
@@ -117,7 +125,7 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
                 }
                 Event::PhaseDone { phase, latencies } => {
                     if let Some(latencies) = latencies {
-                        write_worker_latencies(&config, phase, latencies)?;
+                        write_worker_latencies(&mut latency_files, &config, phase, latencies)?;
                     }
                     progress.phase_done(phase);
                     progress.suspend(|| out.put(&text.phase(phase)));
@@ -186,26 +194,24 @@ fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError 
 /// `-Q` in throughput mode: IOzone's per-worker files,
 /// `Child_<n>_<test>.dat` in the current directory.
 fn write_worker_latencies(
+    files: &mut LatencyFiles,
     config: &RunConfig,
     phase: &crate::model::result::PhaseResult,
     latencies: &[Vec<OpLatency>],
 ) -> Result<(), RunError> {
     for (r, ops) in phase.results.iter().zip(latencies) {
-        let name = latency_files::worker_file_name(phase.pass, r.worker);
-        latency_files::append_to(
-            Path::new(&name),
-            ops,
-            (r.cpu_user_ns, r.cpu_system_ns),
-            r.elapsed_ns,
-        )
-        .map_err(|e| {
-            let test_file = match &config.throughput {
-                Some(tp) => tp.worker_path(&config.path, r.worker),
-                None => config.path.clone(),
-            };
-            let source = io::Error::new(e.kind(), format!("{name}: {e}"));
-            latency_failure(&test_file, phase.pass, source)
-        })?;
+        let name = worker_latency_file_name(phase.pass, r.worker);
+        let cpu = (r.cpu_user_ns, r.cpu_system_ns);
+        files
+            .append_worker(phase.pass, r.worker, ops, cpu, r.elapsed_ns)
+            .map_err(|e| {
+                let test_file = match &config.throughput {
+                    Some(tp) => tp.worker_path(&config.path, r.worker),
+                    None => config.path.clone(),
+                };
+                let source = io::Error::new(e.kind(), format!("{name}: {e}"));
+                latency_failure(&test_file, phase.pass, source)
+            })?;
     }
     Ok(())
 }

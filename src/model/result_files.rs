@@ -73,6 +73,10 @@ pub struct ResultPlaces {
     pub html: Option<Place>,
     pub spreadsheet: Option<Place>,
     pub plots: Option<PlotPlaces>,
+    /// `-Q`: every latency file the run may append to (in the current
+    /// directory). A place's `replaces` is the file found there before the
+    /// run, which is appended to; `None`: ioz makes it.
+    pub latency: Vec<Place>,
 }
 
 /// The stem of a pass's plot files: its name with dashes ("random-read").
@@ -84,4 +88,33 @@ pub fn plot_stem(pass: Pass) -> String {
 pub fn plot_file_names(pass: Pass) -> [String; 2] {
     let stem = plot_stem(pass);
     [format!("{stem}.png"), format!("{stem}.svg")]
+}
+
+/// `-Q`: the file a pass's latencies go to (IOzone's names, and its
+/// throughput names for the tests it has no single-mode file for).
+pub fn latency_file_name(pass: Pass) -> &'static str {
+    use Pass::*;
+    match pass {
+        Write => "wol.dat",
+        Rewrite => "rwol.dat",
+        Read => "rol.dat",
+        Reread => "rrol.dat",
+        RandomRead => "randrol.dat",
+        RandomWrite => "randwol.dat",
+        BackwardRead => "revol.dat",
+        RecordRewrite => "rrewol.dat",
+        StrideRead => "strol.dat",
+        Fwrite | Frewrite => "fwol.dat",
+        Fread | Freread => "frol.dat",
+        RandomMix => "mixol.dat",
+        Pwrite | Repwrite => "pwol.dat",
+        Pread | Repread => "prol.dat",
+        Pwritev | Repwritev => "pwvol.dat",
+        Preadv | Repreadv => "prvol.dat",
+    }
+}
+
+/// `-Q` in throughput mode: worker `worker`'s file, IOzone's `Child_<n>_…`.
+pub fn worker_latency_file_name(pass: Pass, worker: u32) -> String {
+    format!("Child_{worker}_{}", latency_file_name(pass))
 }

@@ -45,7 +45,7 @@ pub fn make_dir(dir: &Path) -> io::Result<()> {
     }
 }
 
-fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
+pub(super) fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
     // The guard gave a real path: a link here now was put there since.
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     Ok(nix::fcntl::open(dir, flags, Mode::empty())?)
@@ -87,7 +87,7 @@ fn write_marked(mut file: File, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-fn set_result_mark(file: &File) -> io::Result<()> {
+pub(super) fn set_result_mark(file: &File) -> io::Result<()> {
     let name = CString::new(RESULT_MARK).map_err(io::Error::other)?;
     // nix and std have no extended-attribute calls.
     // SAFETY: fsetxattr reads the NUL-terminated name and
@@ -129,7 +129,7 @@ fn rename_into_place(dir: &OwnedFd, temp: &OsStr, place: &Place) -> io::Result<(
     }
 }
 
-fn is_file(st: &FileStat, id: FileId) -> bool {
+pub(super) fn is_file(st: &FileStat, id: FileId) -> bool {
     st.st_dev == id.dev
         && st.st_ino == id.ino
         && SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG

@@ -22,7 +22,9 @@ use super::result_place::{Location, existing_parent, kind_of, locate, resolve};
 use super::writable_dir::check_writable_dir;
 use crate::model::config::{OutputFiles, RunConfig};
 use crate::model::plan;
-use crate::model::result_files::{Place, PlotPlaces, ResultPlaces, plot_file_names};
+use crate::model::result_files::{
+    Place, PlotPlaces, ResultPlaces, latency_file_name, plot_file_names, worker_latency_file_name,
+};
 use crate::model::workload::Pass;
 
 /// The result paths of a run, approved: see the module.
@@ -49,11 +51,42 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
             ));
         }
     }
-    Guard {
+    let passes = plan::passes(config);
+    let mut guard = Guard {
         claims: inputs,
         force: config.force,
+    };
+    let latency = latency_files(config, &passes);
+    for name in &latency {
+        guard.claim("-Q", Path::new(name), "a -Q latency file of this run")?;
     }
-    .check(&config.outputs, &plan::passes(config))
+    let mut places = guard.check(&config.outputs, &passes)?;
+    places.latency = latency
+        .iter()
+        .map(|name| resolve("-Q", Path::new(name))?.approve("-Q", config.force))
+        .collect::<Result<_, String>>()?;
+    Ok(places)
+}
+
+/// `-Q`: the latency files the run appends to, in the current directory:
+/// one per pass, or in throughput mode one per worker and phase.
+fn latency_files(config: &RunConfig, passes: &[Pass]) -> Vec<String> {
+    if !config.variations.offset_latency_files {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = match &config.throughput {
+        None => passes
+            .iter()
+            .map(|&p| latency_file_name(p).to_string())
+            .collect(),
+        Some(tp) => (0..tp.max_worker_count())
+            .flat_map(|w| passes.iter().map(move |&p| worker_latency_file_name(p, w)))
+            .collect(),
+    };
+    // Fwrite and frewrite (and the other pairs) share a file.
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    names
 }
 
 /// The result paths of `ioz report`, approved: `saved_run` is the file it
@@ -129,6 +162,7 @@ impl Guard {
                 .map(|dir| plot_places(dir, &plot_names, self.force))
                 .transpose()?,
             spreadsheet: file("-b", &outputs.spreadsheet)?,
+            latency: Vec::new(),
         })
     }
 

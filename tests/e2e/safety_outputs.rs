@@ -38,6 +38,8 @@ pub fn tests() -> Vec<Test> {
         a_read_only_mount_is_refused_before_the_header => [Tmpfs],
         a_directory_the_user_cannot_write_in_is_refused => [Unprivileged],
         a_failed_write_leaves_the_old_file_and_no_temporary => [Tmpfs],
+        latency_files_are_appended_only_to_ioz_s_own,
+        latency_files_are_never_devices_inputs_or_other_outputs,
     ]
 }
 
@@ -505,4 +507,56 @@ fn assert_no_temporaries(dir: &Path) {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(hidden.is_empty(), "temporaries left: {hidden:?}");
+}
+
+fn latency_files_are_appended_only_to_ioz_s_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    keeps_marks(d);
+    // -Q appends, as IOzone does: twice into the file ioz made.
+    let args = run_args(&["-+n", "-Q"]);
+    ioz(d, &args).expect_code(0);
+    ioz(d, &args).expect_code(0);
+    let text = fs::read_to_string(d.join("wol.dat")).unwrap();
+    assert_eq!(text.matches("Offset in Kbytes").count(), 2, "{text}");
+    // A wol.dat that is not ioz's is not written: refused before the run,
+    // appended to only with --force (its content kept).
+    let user = tempfile::tempdir().unwrap();
+    let u = user.path();
+    fs::write(u.join("wol.dat"), b"my notes\n").unwrap();
+    let line = refused_in(u, &args, "-Q: wol.dat exists and was not written by ioz");
+    assert!(line.contains("--force"), "{line}");
+    assert_eq!(fs::read(u.join("wol.dat")).unwrap(), b"my notes\n");
+    let mut forced = args.clone();
+    forced.push("--force");
+    ioz(u, &forced).expect_code(0);
+    let text = fs::read_to_string(u.join("wol.dat")).unwrap();
+    assert!(text.starts_with("my notes\nOffset in Kbytes"), "{text}");
+}
+
+fn latency_files_are_never_devices_inputs_or_other_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A link from a latency file's name to a device.
+    std::os::unix::fs::symlink("/dev/null", d.join("wol.dat")).unwrap();
+    refused_in(d, &run_args(&["-Q"]), "-Q: wol.dat leads to /dev/null");
+    fs::remove_file(d.join("wol.dat")).unwrap();
+    // Another output, or the test file, on a latency file's name.
+    refused_in(
+        d,
+        &run_args(&["-Q", "--json", "wol.dat"]),
+        "--json: wol.dat is also a -Q latency file of this run",
+    );
+    refused_in(
+        d,
+        &run_args(&["-Q", "-f", "rwol.dat"]),
+        "-Q: rwol.dat is the test file",
+    );
+    // Throughput mode: every worker's file is checked.
+    fs::write(d.join("Child_1_wol.dat"), b"x").unwrap();
+    refused_in(
+        d,
+        &["-t", "2", "-s", "64k", "-r", "64k", "-i", "0", "-Q"],
+        "-Q: Child_1_wol.dat exists and was not written by ioz",
+    );
 }
