@@ -11,9 +11,10 @@ use std::io;
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
+use crate::model::plan::expand;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
-use table::{preamble, table_header, table_row, trailer, verify_note};
+use table::{closing_line, preamble, reclen_width, table_header, table_row, verify_note};
 use throughput::{phase_block, run_header, throughput_preamble, throughput_report};
 
 /// The text of a run, piece by piece, in the order it is printed: the
@@ -24,6 +25,8 @@ use throughput::{phase_block, run_header, throughput_preamble, throughput_report
 pub struct LiveText<'a> {
     config: &'a RunConfig,
     layout: TableLayout,
+    /// The reclen column's width, from every record size the run may print.
+    reclen: usize,
 }
 
 impl<'a> LiveText<'a> {
@@ -31,6 +34,7 @@ impl<'a> LiveText<'a> {
         LiveText {
             config,
             layout: TableLayout::for_config(config),
+            reclen: reclen_width(&expand(config).record_axis),
         }
     }
 
@@ -39,14 +43,14 @@ impl<'a> LiveText<'a> {
         let mut s = preamble(self.config, started, time_resolution_ns);
         match &self.config.throughput {
             Some(tp) => s.push_str(&throughput_preamble(tp)),
-            None => s.push_str(&table_header(&self.layout)),
+            None => s.push_str(&table_header(&self.layout, self.reclen)),
         }
         s
     }
 
     /// A row of the table.
     pub fn row(&self, row: &CellResult) -> String {
-        table_row(&self.layout, row, self.config.unit)
+        table_row(&self.layout, self.reclen, row, self.config.unit)
     }
 
     /// Throughput mode: a run with this many workers begins.
@@ -76,10 +80,10 @@ impl<'a> LiveText<'a> {
                 s.push_str(&throughput_report(&result.throughput, self.config));
             }
             s.push_str(&verify_note(result));
-            s.push_str(&trailer());
+            s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&verify_note(result));
-            s.push_str(&trailer());
+            s.push_str(&closing_line(&result.status));
             if self.config.excel_report {
                 s.push_str(&render_excel_text(result));
             }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::order::mix_reads_among_first;
 use crate::model::result::{CellResult, RunResult, RunStatus};
-use crate::model::units::KIB;
+use crate::model::units::{KIB, kb_number};
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
 use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
@@ -63,10 +63,21 @@ pub fn preamble(config: &RunConfig, started: &str, time_resolution_ns: u64) -> S
     s
 }
 
-/// The two header lines of the table.
-pub fn table_header(layout: &TableLayout) -> String {
-    let mut upper = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "", "");
-    let mut lower = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "KB", "reclen");
+/// The width of the reclen column: IOzone's, or wider when a record size
+/// that is not a whole kB (`-r 8b`: `0.0078125`) would not fit in it, so
+/// that the header stays above its column.
+pub fn reclen_width(record_sizes: &[u64]) -> usize {
+    record_sizes
+        .iter()
+        .map(|&r| 1 + kb_number(r).len())
+        .fold(RECLEN_WIDTH, usize::max)
+}
+
+/// The two header lines of the table, with a reclen column `reclen` wide
+/// ([`reclen_width`]).
+pub fn table_header(layout: &TableLayout, reclen: usize) -> String {
+    let mut upper = format!("{:>KB_WIDTH$}{:>reclen$}", "", "");
+    let mut lower = format!("{:>KB_WIDTH$}{:>reclen$}", "KB", "reclen");
     for c in &layout.columns {
         let _ = write!(upper, "{:>w$}", c.upper_label, w = c.head_width);
         let _ = write!(lower, "{:>w$}", c.label, w = c.head_width);
@@ -75,15 +86,21 @@ pub fn table_header(layout: &TableLayout) -> String {
 }
 
 /// `value` right-aligned in `width`, always with at least one leading space.
-fn field(out: &mut String, value: u64, width: usize) {
+fn field(out: &mut String, value: impl std::fmt::Display, width: usize) {
     let _ = write!(out, " {:>w$}", value, w = width.saturating_sub(1));
 }
 
-/// One table row: file kB, record kB, then each column (blank if not measured).
-pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> String {
+/// One table row: file kB, record kB (in a column `reclen` wide, see
+/// [`reclen_width`]), then each column (blank if not measured).
+pub fn table_row(
+    layout: &TableLayout,
+    reclen: usize,
+    row: &CellResult,
+    unit: OutputUnit,
+) -> String {
     let mut s = String::new();
     field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
-    field(&mut s, row.cell.record_bytes / KIB, RECLEN_WIDTH);
+    field(&mut s, kb_number(row.cell.record_bytes), reclen);
     for Column {
         pass, data_width, ..
     } in &layout.columns
@@ -97,9 +114,29 @@ pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> St
     s
 }
 
-/// What follows the last row.
-pub fn trailer() -> String {
-    format!("\n{COMPLETE_LINE}\n")
+/// What follows the last row: a blank line and the closing line, which
+/// says how the run ended. Only a complete run gets IOzone's line (scripts
+/// take it to mean the results are whole); a run that stopped early says why.
+pub fn closing_line(status: &RunStatus) -> String {
+    match status {
+        RunStatus::Complete => format!("\n{COMPLETE_LINE}\n"),
+        RunStatus::Interrupted(sig) => {
+            format!("\nioz test interrupted by {}.\n", signal_name(*sig))
+        }
+        // The message is one line; a stray line break would split the closing.
+        RunStatus::Failed(why) => format!("\nioz test failed: {}\n", why.replace('\n', " ")),
+    }
+}
+
+/// A stopping signal by its name (the ones ioz stops on), else its number.
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGHUP => "SIGHUP".into(),
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGPIPE => "SIGPIPE".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// After the table of a `-V`/`-+d` run, before the closing line: a blank line
@@ -156,4 +193,75 @@ pub fn verify_note(result: &RunResult) -> String {
         _ => " before the run stopped.",
     };
     format!("\n\tVerified {bytes} bytes in {passes} read {noun}{outcome}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+    use crate::model::result::{sample_cells, sample_result};
+    use crate::model::workload::Pass;
+    use crate::report::text::render_output;
+
+    #[test]
+    fn only_a_complete_run_says_it_completed() {
+        assert_eq!(closing_line(&RunStatus::Complete), "\nioz test complete.\n");
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(2)),
+            "\nioz test interrupted by SIGINT.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(15)),
+            "\nioz test interrupted by SIGTERM.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(10)),
+            "\nioz test interrupted by signal 10.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Failed("write t.tmp: No space\nleft".into())),
+            "\nioz test failed: write t.tmp: No space left\n"
+        );
+    }
+
+    #[test]
+    fn whole_kb_records_keep_iozones_reclen_column() {
+        for args in [
+            &["-a"][..],
+            &["-s", "64k", "-r", "4k"],
+            &["-s", "16m", "-r", "16m"],
+        ] {
+            let config = test_config(args);
+            let records = crate::model::plan::expand(&config).record_axis;
+            assert_eq!(reclen_width(&records), RECLEN_WIDTH, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn records_of_a_fraction_of_a_kb_print_exactly_under_their_header() {
+        let config = test_config(&["-s", "64k", "-r", "8b", "-i", "0", "-R"]);
+        let cells = sample_cells(&config, &[Pass::Write, Pass::Rewrite], |f, _| f);
+        let text = render_output(&sample_result(config, cells));
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines.iter().position(|l| l.contains("reclen")).unwrap();
+        let (head, row) = (lines[header], lines[header + 1]);
+        assert_eq!(
+            row.split_whitespace().take(2).collect::<Vec<_>>(),
+            ["64", "0.0078125"]
+        );
+        // The reclen header ends where the record size does.
+        let end = |line: &str, word: &str| line.find(word).unwrap() + word.len();
+        assert_eq!(end(head, "reclen"), end(row, "0.0078125"));
+        // And the columns after it stay under theirs: write ends 8 further.
+        assert_eq!(end(head, "write"), end(head, "reclen") + 8, "{head}");
+        assert_eq!(
+            &row[end(row, "0.0078125")..][..8],
+            "      64",
+            "{head}\n{row}"
+        );
+        assert!(
+            text.contains("\n\"Writer report\"\n        \"0.0078125\"\n\"64\"   64 \n"),
+            "{text}"
+        );
+    }
 }
