@@ -1,4 +1,4 @@
-use super::layout::{RECLEN_WIDTH, TableLayout};
+use super::layout::TableLayout;
 use super::text::excel::render_excel_text;
 use super::text::table::{table_header, table_row};
 use crate::cli::test_config as config;
@@ -76,7 +76,7 @@ const CLASSIC_LOWER: &str = "              KB  reclen   write rewrite    read   
 fn header_matches_iozone_byte_for_byte() {
     let layout = TableLayout::for_config(&config(&["-a"]));
     assert_eq!(
-        table_header(&layout, RECLEN_WIDTH),
+        table_header(&layout),
         format!("{CLASSIC_UPPER}\n{CLASSIC_LOWER}\n")
     );
     let (upper, lower) = header_lines("auto.txt");
@@ -88,10 +88,7 @@ fn header_matches_iozone_byte_for_byte() {
 
 #[test]
 fn extended_and_obsolete_headers_match_iozone() {
-    let e = table_header(
-        &TableLayout::for_config(&config(&["-E", "-i", "0"])),
-        RECLEN_WIDTH,
-    );
+    let e = table_header(&TableLayout::for_config(&config(&["-E", "-i", "0"])));
     let lower = e.lines().nth(1).unwrap();
     assert_eq!(
         lower,
@@ -99,7 +96,7 @@ fn extended_and_obsolete_headers_match_iozone() {
     );
     let (u, l) = header_lines("single_9_10_E.txt");
     assert_eq!(e, format!("{u}\n{l}\n"));
-    let a = table_header(&TableLayout::for_config(&config(&["-A"])), RECLEN_WIDTH);
+    let a = table_header(&TableLayout::for_config(&config(&["-A"])));
     assert_eq!(a, format!("{}\n{}\n", " ".repeat(58), &CLASSIC_LOWER[..58]));
     let (u, l) = header_lines("auto2.txt");
     assert_eq!(a, format!("{u}\n{l}\n"));
@@ -119,7 +116,7 @@ fn rows_align_under_the_header_and_blank_unselected_tests() {
             (Pass::Reread, 16280798),
         ],
     );
-    let line = table_row(&layout, RECLEN_WIDTH, &r, OutputUnit::KbPerSec);
+    let line = table_row(&layout, &r, OutputUnit::KbPerSec);
     // The same line IOzone printed in reference/cpu_util.txt, trailing blanks included.
     let expected = format!(
         "{:>16}{:>8}{:>8}{:>8}{:>9}{:>9}{}\n",
@@ -141,7 +138,7 @@ fn wide_numbers_widen_their_column_instead_of_fusing() {
     let layout = TableLayout::for_config(&cfg);
     // IOzone prints "2096219120962191" for these two 9-wide values.
     let r = row(64, 16, &[(Pass::Read, 20962191), (Pass::Reread, 20962191)]);
-    let line = table_row(&layout, RECLEN_WIDTH, &r, OutputUnit::KbPerSec);
+    let line = table_row(&layout, &r, OutputUnit::KbPerSec);
     let fields: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(fields, vec!["64", "16", "20962191", "20962191"]);
     let huge = row(
@@ -149,7 +146,7 @@ fn wide_numbers_widen_their_column_instead_of_fusing() {
         16,
         &[(Pass::Read, 123456789), (Pass::Reread, 1234567890)],
     );
-    let line = table_row(&layout, RECLEN_WIDTH, &huge, OutputUnit::KbPerSec);
+    let line = table_row(&layout, &huge, OutputUnit::KbPerSec);
     assert_eq!(
         line.split_whitespace().collect::<Vec<_>>(),
         vec!["64", "16", "123456789", "1234567890"]

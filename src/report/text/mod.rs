@@ -11,10 +11,9 @@ use std::io;
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
-use crate::model::plan::expand;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
-use table::{closing_line, preamble, reclen_width, table_header, table_row, verify_note};
+use table::{closing_line, preamble, table_header, table_row, verify_note};
 use throughput::{phase_block, run_header, throughput_preamble, throughput_report};
 
 /// The text of a run, piece by piece, in the order it is printed: the
@@ -25,8 +24,6 @@ use throughput::{phase_block, run_header, throughput_preamble, throughput_report
 pub struct LiveText<'a> {
     config: &'a RunConfig,
     layout: TableLayout,
-    /// The reclen column's width, from every record size the run may print.
-    reclen: usize,
 }
 
 impl<'a> LiveText<'a> {
@@ -34,7 +31,6 @@ impl<'a> LiveText<'a> {
         LiveText {
             config,
             layout: TableLayout::for_config(config),
-            reclen: reclen_width(&expand(config).record_axis),
         }
     }
 
@@ -43,14 +39,14 @@ impl<'a> LiveText<'a> {
         let mut s = preamble(self.config, started, time_resolution_ns);
         match &self.config.throughput {
             Some(tp) => s.push_str(&throughput_preamble(tp)),
-            None => s.push_str(&table_header(&self.layout, self.reclen)),
+            None => s.push_str(&table_header(&self.layout)),
         }
         s
     }
 
     /// A row of the table.
     pub fn row(&self, row: &CellResult) -> String {
-        table_row(&self.layout, self.reclen, row, self.config.unit)
+        table_row(&self.layout, row, self.config.unit)
     }
 
     /// Throughput mode: a run with this many workers begins.
