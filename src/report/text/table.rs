@@ -14,7 +14,8 @@ use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
 use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 
-/// The line that ends the table (IOzone's says "iozone test complete.").
+/// The line that ends the text of a complete run (IOzone's says "iozone
+/// test complete."); see [`closing_line`].
 pub const COMPLETE_LINE: &str = "ioz test complete.";
 
 /// Everything before the table.
