@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::order::mix_reads_among_first;
-use crate::model::result::{CellResult, RunResult, RunStatus};
+use crate::model::result::{CellResult, RunResult, RunStatus, signal_name};
 use crate::model::units::{KIB, kb_number};
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
@@ -113,17 +113,6 @@ pub fn closing_line(status: &RunStatus) -> String {
         }
         // The message is one line; a stray line break would split the closing.
         RunStatus::Failed(why) => format!("\nioz test failed: {}\n", why.replace('\n', " ")),
-    }
-}
-
-/// A stopping signal by its name (the ones ioz stops on), else its number.
-pub fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGHUP => "SIGHUP".into(),
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGPIPE => "SIGPIPE".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        n => format!("signal {n}"),
     }
 }
 
