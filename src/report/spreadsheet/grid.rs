@@ -4,7 +4,7 @@
 
 use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
-use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus};
+use crate::model::result::{PassRuns, PhaseResult, RunResult, RunStatus};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 use crate::report::layout::TableLayout;
@@ -95,8 +95,8 @@ pub(crate) fn cpu_grids(result: &RunResult) -> Vec<Grid> {
     grids_of(result, |m| two_decimals(m.cpu_percent()))
 }
 
-/// The `-R` grids with `value` of each measurement in the cells.
-fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid> {
+/// The `-R` grids with `value` of each cell's pass (its runs) in the cells.
+fn grids_of(result: &RunResult, value: impl Fn(PassRuns<'_>) -> f64) -> Vec<Grid> {
     let config = &result.config;
     let plan = expand(config);
     let layout = TableLayout::for_config(config);

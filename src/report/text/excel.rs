@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io;
 
 use crate::model::plan::expand;
-use crate::model::result::{Measurement, RunResult};
+use crate::model::result::{PassRuns, RunResult};
 use crate::model::units::{KIB, kb_number};
 use crate::model::workload::Pass;
 use crate::report::Exporter;
@@ -35,7 +35,7 @@ pub fn render_excel_text(result: &RunResult) -> String {
             let name = pass.report_title().trim_end_matches(" report");
             let title = format!("{name} CPU utilization report (Zero values should be ignored)");
             block(&mut s, result, pass, &title, |m| {
-                format!(" {:6.2}", m.map_or(0.0, Measurement::cpu_percent))
+                format!(" {:6.2}", m.map_or(0.0, |m| m.cpu_percent()))
             });
         }
     }
@@ -50,7 +50,7 @@ fn block(
     result: &RunResult,
     pass: Pass,
     title: &str,
-    cell: impl Fn(Option<&Measurement>) -> String,
+    cell: impl Fn(Option<PassRuns<'_>>) -> String,
 ) {
     let plan = expand(&result.config);
     let _ = write!(s, "\n\"{title}\"\n      ");
