@@ -276,6 +276,28 @@ impl PhaseResult {
     }
 }
 
+/// Throughput mode's phases over every run (`--runs`): one group per phase
+/// of the plan, in the order of the first run, each holding that phase of
+/// every run in run order. A run measures the same phases in the same
+/// order, so a phase is matched by its place in its run.
+pub fn phase_runs(phases: &[PhaseResult]) -> Vec<Vec<&PhaseResult>> {
+    let mut groups: Vec<Vec<&PhaseResult>> = Vec::new();
+    let mut place = 0;
+    let mut run = phases.first().map_or(0, |p| p.run);
+    for phase in phases {
+        if phase.run != run {
+            run = phase.run;
+            place = 0;
+        }
+        match groups.get_mut(place) {
+            Some(group) => group.push(phase),
+            None => groups.push(vec![phase]),
+        }
+        place += 1;
+    }
+    groups
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

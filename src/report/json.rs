@@ -16,7 +16,13 @@ use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
-use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::analysis::summary::{Summary, summarize};
+use crate::model::config::OutputUnit;
+use crate::model::result::{
+    CellResult, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult, RunStatus,
+    SCHEMA_VERSION, phase_runs,
+};
+use crate::model::workload::Pass;
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
 
@@ -44,6 +50,8 @@ struct RunFile<'a> {
     time_resolution_ns: u64,
     cells: Vec<CellFile<'a>>,
     throughput: &'a [PhaseResult],
+    /// Throughput mode: each phase's figures summarised over the runs.
+    throughput_summaries: Vec<PhaseSummaryFile>,
     status: &'a RunStatus,
 }
 
@@ -51,6 +59,95 @@ struct RunFile<'a> {
 struct CellFile<'a> {
     cell: &'a Cell,
     measurements: Vec<MeasurementFile<'a>>,
+    /// Each pass's samples (one per run) summarised (ignored on reading).
+    summaries: Vec<PassSummaryFile>,
+}
+
+/// A pass of a cell over the runs: the summary of the measurements' `of`
+/// field (the table's unit), outliers named by their run.
+#[derive(Serialize)]
+struct PassSummaryFile {
+    pass: Pass,
+    of: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+/// A throughput phase (a pass with a worker count) over the runs: each
+/// figure of its block summarised, in the run's unit.
+#[derive(Serialize)]
+struct PhaseSummaryFile {
+    pass: Pass,
+    workers: u32,
+    unit: &'static str,
+    children_see: Summary,
+    parent_sees: Summary,
+    min_per_worker: Summary,
+    max_per_worker: Summary,
+    avg_per_worker: Summary,
+}
+
+/// The measurement field a unit's numbers come from.
+fn unit_field(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kib_per_sec",
+        OutputUnit::OpsPerSec => "ops_per_sec",
+        OutputUnit::MicrosPerOp => "micros_per_op",
+    }
+}
+
+/// The summaries of a cell's passes, in the order they first ran; an
+/// outlier is named by its `run`, not its place among the samples.
+fn pass_summaries(cell: &CellResult, unit: OutputUnit) -> Vec<PassSummaryFile> {
+    cell.passes()
+        .into_iter()
+        .filter_map(|pass| {
+            let runs = cell.get(pass)?;
+            let samples: Vec<&Measurement> = runs.samples().collect();
+            let mut summary = summarize(&runs.values(unit))?;
+            summary.outliers = summary
+                .outliers
+                .iter()
+                .map(|&i| samples[i].run as usize)
+                .collect();
+            Some(PassSummaryFile {
+                pass,
+                of: unit_field(unit),
+                summary,
+            })
+        })
+        .collect()
+}
+
+fn phase_summaries(phases: &[PhaseResult], unit: OutputUnit) -> Vec<PhaseSummaryFile> {
+    phase_runs(phases)
+        .into_iter()
+        .filter_map(|runs| {
+            let of = |figure: fn(&PhaseResult, OutputUnit) -> f64| {
+                let values: Vec<f64> = runs.iter().map(|p| figure(p, unit)).collect();
+                summarize(&values)
+            };
+            Some(PhaseSummaryFile {
+                pass: runs[0].pass,
+                workers: runs[0].workers,
+                unit: unit_name(unit),
+                children_see: of(PhaseResult::children_see)?,
+                parent_sees: of(PhaseResult::parent_sees)?,
+                min_per_worker: of(PhaseResult::min_rate)?,
+                max_per_worker: of(PhaseResult::max_rate)?,
+                avg_per_worker: of(PhaseResult::avg_rate)?,
+            })
+        })
+        .collect()
+}
+
+/// The unit of the throughput figures.
+fn unit_name(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kB/s",
+        OutputUnit::OpsPerSec => "operations/s",
+        OutputUnit::MicrosPerOp => "µs/operation",
+    }
 }
 
 /// A measurement plus what the reports compute from it (ignored on reading).
@@ -82,8 +179,11 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             throughput,
             status,
         } = result;
+        // A run read from an older file is written in this version's layout.
+        let _ = schema_version;
+        let unit = config.unit;
         RunFile {
-            schema_version: *schema_version,
+            schema_version: SCHEMA_VERSION,
             tool_version,
             config,
             started,
@@ -105,9 +205,11 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                             micros_per_op: m.micros_per_op(),
                         })
                         .collect(),
+                    summaries: pass_summaries(c, unit),
                 })
                 .collect(),
             throughput,
+            throughput_summaries: phase_summaries(throughput, unit),
             status,
         }
     }
@@ -312,9 +414,13 @@ pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
                 "{shown} is not a saved ioz run: it has no schema_version"
             ));
         }
-        Some(ref v) if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) => {
+        Some(ref v)
+            if !v
+                .as_u64()
+                .is_some_and(|v| READABLE_SCHEMA_VERSIONS.iter().any(|&r| u64::from(r) == v)) =>
+        {
             return Err(format!(
-                "{shown} has schema_version {v}; this ioz reads {SCHEMA_VERSION}"
+                "{shown} has schema_version {v}; this ioz reads 1 and {SCHEMA_VERSION}"
             ));
         }
         Some(_) => {}
