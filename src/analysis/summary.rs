@@ -10,7 +10,9 @@
 //! the mean absolute deviation from the median instead,
 //! `M = (x − median) / (1.253314 × MeanAD)` (the usual fallback; 1.253314 =
 //! √(π/2) makes it estimate the same spread). When that is 0 too, every
-//! sample is the same and none is an outlier.
+//! sample is the same and none is an outlier. Fewer than 5 samples are
+//! never judged: the MAD of 3 or 4 numbers is too unstable (in 1.0, 1.9,
+//! 2.0 the score of 1.0 is 6.1, an "outlier" in a sample of three).
 //!
 //! With one sample there is no spread: `sd`, `cv_percent` and `ci95` are
 //! `None` (printed as "-" or "n/a", saved as JSON null), never NaN.
@@ -21,8 +23,12 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// The modified z-score above which a sample is flagged (Iglewicz & Hoaglin).
 pub const OUTLIER_SCORE: f64 = 3.5;
 
+/// The fewest samples among which outliers are looked for.
+pub const OUTLIER_MIN_SAMPLES: usize = 5;
+
 /// The rule, in words, for the outputs that name it.
-pub const OUTLIER_RULE: &str = "modified z-score above 3.5 (Iglewicz-Hoaglin, on the MAD)";
+pub const OUTLIER_RULE: &str =
+    "modified z-score on the MAD above 3.5 (Iglewicz-Hoaglin), among 5 runs or more";
 
 /// A closed interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -127,6 +133,9 @@ fn median(values: &[f64]) -> f64 {
 /// The samples whose modified z-score is above [`OUTLIER_SCORE`] (see the
 /// module's note for the rule and its fallback).
 fn outliers(samples: &[f64], median: f64, mad: f64, deviations: &[f64]) -> Vec<usize> {
+    if samples.len() < OUTLIER_MIN_SAMPLES {
+        return Vec::new();
+    }
     let scale = if mad > 0.0 {
         mad / 0.6745
     } else {
@@ -227,6 +236,17 @@ mod tests {
         assert_close(s.mad, 1.5);
         // Modified z of 250 is 67.2; the next largest 1.12.
         assert_eq!(s.outliers, [5]);
+    }
+
+    #[test]
+    fn fewer_than_five_samples_are_never_judged() {
+        // Modified z of 1.0 would be 0.6745 × 0.9 / 0.1 = 6.07.
+        let s = summarize(&[1.0, 1.9, 2.0]).unwrap();
+        assert_close(s.median, 1.9);
+        assert_close(s.mad, 0.1);
+        assert!(s.outliers.is_empty());
+        let s = summarize(&[100.0, 101.0, 99.0, 500.0]).unwrap();
+        assert!(s.outliers.is_empty());
     }
 
     #[test]

@@ -12,19 +12,19 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::Exporter;
+use crate::analysis::summary::{Summary, summarize};
+use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
-use crate::analysis::summary::{Summary, summarize};
-use crate::model::config::OutputUnit;
 use crate::model::result::{
     CellResult, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult, RunStatus,
     SCHEMA_VERSION, phase_runs,
 };
-use crate::model::workload::Pass;
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
+use crate::model::workload::Pass;
 
 pub struct JsonReport;
 
@@ -578,7 +578,8 @@ mod tests {
         assert_eq!(m["kib_per_sec"], original.kb_per_sec());
         assert_eq!(m["ops_per_sec"], original.ops_per_sec());
         assert_eq!(m["micros_per_op"], original.micros_per_op());
-        // Nothing else is added: the top level is RunResult's fields.
+        // Nothing else is added: the top level is RunResult's fields, and
+        // the summaries of throughput mode's phases over the runs.
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = keys;
         keys.sort_unstable();
@@ -594,11 +595,99 @@ mod tests {
                 "started_at",
                 "status",
                 "throughput",
+                "throughput_summaries",
                 "time_resolution_ns",
                 "tool_version"
             ]
         );
         assert!(bytes.ends_with(b"}\n"));
+    }
+
+    /// `sample()` measured three times: each pass's elapsed time 1×, 2×
+    /// and 4× the first run's (kB/s 256000, 128000, 64000 for random read).
+    fn three_runs() -> RunResult {
+        let mut r = sample();
+        r.config.runs = 3;
+        r.config.label = Some("bcache-cfq".into());
+        let first = r.cells[0].measurements.clone();
+        for run in 1..3u32 {
+            for m in &first {
+                let mut m = m.clone();
+                m.run = run;
+                m.elapsed_ns <<= run;
+                r.cells[0].measurements.push(m);
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn a_repeated_cell_has_every_sample_and_each_pass_summarised() {
+        let result = three_runs();
+        let v: serde_json::Value =
+            serde_json::from_slice(&JsonReport.render(&result).unwrap()).unwrap();
+        assert_eq!(v["schema_version"], 2);
+        assert_eq!(v["config"]["runs"], 3);
+        assert_eq!(v["config"]["label"], "bcache-cfq");
+        let cell = &v["cells"][0];
+        let random_reads: Vec<&serde_json::Value> = cell["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["pass"] == "random_read")
+            .collect();
+        let runs: Vec<_> = random_reads.iter().map(|m| m["run"].clone()).collect();
+        assert_eq!(runs, [0, 1, 2]);
+        let summary = cell["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["pass"] == "random_read")
+            .unwrap();
+        // 256000, 128000, 64000 kB/s: mean 149333.33, sd 97761.61 (NumPy:
+        // np.std([256000, 128000, 64000], ddof=1)), t(0.975, 2) = 4.302653.
+        assert_eq!(summary["of"], "kib_per_sec");
+        assert_eq!(summary["n"], 3);
+        let mean = summary["mean"].as_f64().unwrap();
+        assert!((mean - 149_333.333_333).abs() < 1e-3, "{summary}");
+        let sd = summary["sd"].as_f64().unwrap();
+        assert!((sd - 97_761.614_825_724_58).abs() < 1e-6, "{summary}");
+        let low = summary["ci95"]["low"].as_f64().unwrap();
+        assert!((low - (mean - 4.302_652_73 * sd / 3f64.sqrt())).abs() < 1e-2);
+        assert_eq!(summary["median"], 128_000.0);
+        assert_eq!(summary["mad"], 64_000.0);
+        assert_eq!(
+            (&summary["min"], &summary["max"]),
+            (&64_000.0.into(), &256_000.0.into())
+        );
+        assert_eq!(summary["outliers"], serde_json::json!([]));
+        // Read back: every sample, in run order.
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "r.json", &JsonReport.render(&result).unwrap());
+        assert_eq!(read_run(&p), Ok(result));
+    }
+
+    #[test]
+    fn a_version_1_file_reads_as_one_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 1.into();
+        let config = v["config"].as_object_mut().unwrap();
+        config.remove("runs");
+        config.remove("label");
+        for m in v["cells"][0]["measurements"].as_array_mut().unwrap() {
+            m.as_object_mut().unwrap().remove("run");
+        }
+        let p = write(dir.path(), "v1.json", v.to_string().as_bytes());
+        let read = read_run(&p).unwrap();
+        assert_eq!(read.config.runs, 1);
+        assert_eq!(read.config.label, None);
+        assert!(read.cells[0].measurements.iter().all(|m| m.run == 0));
+        assert_eq!(read.cells, sample().cells);
+        // Written again, it is a version 2 file.
+        let again: serde_json::Value =
+            serde_json::from_slice(&JsonReport.render(&read).unwrap()).unwrap();
+        assert_eq!(again["schema_version"], 2);
     }
 
     #[test]
@@ -613,13 +702,16 @@ mod tests {
     fn another_schema_version_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let mut v = serde_json::to_value(sample()).unwrap();
-        v["schema_version"] = 2.into();
+        v["schema_version"] = 3.into();
         v["cells"] = "changed layout".into();
-        let p = write(dir.path(), "v2.json", v.to_string().as_bytes());
+        let p = write(dir.path(), "v3.json", v.to_string().as_bytes());
         let e = read_run(&p).unwrap_err();
         assert_eq!(
             e,
-            format!("{} has schema_version 2; this ioz reads 1", p.display())
+            format!(
+                "{} has schema_version 3; this ioz reads 1 and 2",
+                p.display()
+            )
         );
         v["schema_version"] = "1".into();
         let p = write(dir.path(), "str.json", v.to_string().as_bytes());

@@ -103,7 +103,10 @@ pub(crate) fn sd_grids(result: &RunResult) -> Vec<Grid> {
 
 /// The title of a pass's standard-deviation block in the spreadsheets.
 pub(crate) fn sd_block_title(pass: Pass, runs: u32) -> String {
-    format!("{} standard deviation over {runs} runs", spreadsheet_title(pass))
+    format!(
+        "{} standard deviation over {runs} runs",
+        spreadsheet_title(pass)
+    )
 }
 
 /// The -+u blocks of the `-R` report: the same grids, each cell the pass's

@@ -11,13 +11,13 @@ use std::io;
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
+use crate::model::result::phase_runs;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
 use table::{closing_line, preamble, spread_section, table_header, table_row, verify_note};
 use throughput::{
     phase_block, repeated_phase_block, run_header, throughput_preamble, throughput_report,
 };
-use crate::model::result::phase_runs;
 
 /// The text of a run, piece by piece, in the order it is printed: the
 /// opening (banner, option lines, and the table header or the throughput
@@ -102,10 +102,7 @@ impl<'a> LiveText<'a> {
                 let mut rest = groups.as_slice();
                 while let Some(first) = rest.first() {
                     let workers = first[0].workers;
-                    let len = rest
-                        .iter()
-                        .take_while(|g| g[0].workers == workers)
-                        .count();
+                    let len = rest.iter().take_while(|g| g[0].workers == workers).count();
                     s.push_str(&run_header(tp, first[0].file_bytes, first[0].record_bytes));
                     for runs in &rest[..len] {
                         s.push_str(&repeated_phase_block(runs, self.config));

@@ -172,15 +172,12 @@ fn runs_line(layout: &TableLayout, result: &RunResult) -> String {
     let fewer: Vec<String> = counts
         .iter()
         .filter(|&&(_, _, n)| n < most)
-        .map(|&(c, pass, n)| format!("{} {}: {n}", cell_words(c), pass.name()))
+        .map(|&(c, pass, n)| format!("{}, {}: {n}", cell_words(c), pass.name()))
         .collect();
     if fewer.is_empty() {
         format!("\tRuns per cell: {most} (every cell).\n")
     } else {
-        format!(
-            "\tRuns per cell: {most}, except {}.\n",
-            fewer.join("; ")
-        )
+        format!("\tRuns per cell: {most}, except {}.\n", fewer.join("; "))
     }
 }
 
@@ -199,7 +196,7 @@ fn outliers_line(layout: &TableLayout, result: &RunResult) -> String {
             };
             for i in summary.outliers {
                 found.push(format!(
-                    "{} {}: {} {} in run {}/{}",
+                    "{}, {}: {} {} in run {}/{}",
                     cell_words(c),
                     col.pass.name(),
                     samples[i].value(unit),

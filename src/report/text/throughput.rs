@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
 use crate::analysis::summary::{Summary, summarize};
+use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
 use crate::model::result::{PhaseResult, WorkerResult, mean, phase_runs};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
@@ -269,7 +269,14 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
 /// the mean, for the scripts that read them).
 fn spread_line(runs: &[&PhaseResult], unit: OutputUnit) -> String {
     let (rate, xfer) = units(unit);
-    let names = ["children see", "parent sees", "min", "max", "avg", "min xfer"];
+    let names = [
+        "children see",
+        "parent sees",
+        "min",
+        "max",
+        "avg",
+        "min xfer",
+    ];
     let parts: Vec<String> = names
         .iter()
         .enumerate()
