@@ -236,9 +236,11 @@ pub struct PatternOptions {
     pub mix_read_percent: u32,
     /// `-+B`: the mix visits records in order instead of at random.
     pub sequential_mix: bool,
-    /// Size of the write pool in bytes: a multiple of the record size, at least
-    /// [`largest_op`] bytes. With `multi_buffer` the read buffer is this size too.
-    pub pool_bytes: usize,
+    /// Bytes the writes' sources cycle through, from the start of the write
+    /// pool (buffer::write_window_bytes): a multiple of the record size;
+    /// one record when every write comes from one buffer. With
+    /// `multi_buffer` the work area, which reads slide through too.
+    pub window_bytes: usize,
     /// `-K`: probe reads before every [`DISRUPT_EVERY`]th record of the passes it applies to.
     pub disrupt: Option<DisruptReads>,
     /// `-m`: reads, like writes, slide through the buffer by one operation
@@ -260,7 +262,7 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
     let rec = cell.record_bytes;
     let layout = Layout {
         rec,
-        slots: (opts.pool_bytes as u64 / rec.max(1)).max(1),
+        slots: (opts.window_bytes as u64 / rec.max(1)).max(1),
         probes: match opts.disrupt {
             Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
             _ => Probes::NONE,
@@ -297,7 +299,7 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
 /// What turns a pass's (first record, record count) runs into operations.
 struct Layout {
     rec: u64,
-    /// Write-pool slots of one record.
+    /// Slots of one record in the write window.
     slots: u64,
     probes: Probes,
     multi_buffer: bool,
@@ -326,9 +328,11 @@ impl Layout {
     #[inline]
     fn op(&self, i: usize, first: u64, count: u64, read: bool) -> IoOp {
         let rec = self.rec;
-        // Successive writes take successive pool slots, so neighbouring
-        // records differ and the data does not compress; with -m reads
-        // slide through the read buffer the same way.
+        // Successive writes take successive slots of the window, so
+        // neighbouring records differ and the data does not compress (one
+        // slot: every write from one buffer); with -m reads slide through
+        // the read buffer the same way. An operation of several records
+        // (a vectored call) starts where all of them fit in the pool.
         let usable = self.slots.saturating_sub(count) + 1;
         let slides = !read || self.multi_buffer;
         IoOp {
@@ -385,7 +389,7 @@ mod tests {
             Direction::Write => vec![false; runs.len()],
             Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
         };
-        let slots = (opts.pool_bytes as u64 / rec).max(1);
+        let slots = (opts.window_bytes as u64 / rec).max(1);
         let probes = match opts.disrupt {
             Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
             _ => Probes::NONE,
@@ -499,7 +503,7 @@ mod tests {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes: 32 << 10,
+            window_bytes: 32 << 10,
             disrupt: None,
             multi_buffer: false,
         };
@@ -531,12 +535,12 @@ mod tests {
         assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
     }
 
-    fn options(pool_bytes: usize) -> PatternOptions {
+    fn options(window_bytes: usize) -> PatternOptions {
         PatternOptions {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes,
+            window_bytes,
             disrupt: None,
             multi_buffer: false,
         }
