@@ -246,6 +246,12 @@ pub struct PatternOptions {
     /// `-m`: reads, like writes, slide through the buffer by one operation
     /// each and wrap; otherwise every read lands at the start of the buffer.
     pub multi_buffer: bool,
+    /// Writes stay in flight (io_uring, AIO): successive writes take
+    /// successive slots, so that no two in flight share one. Otherwise a
+    /// write's slot follows its record, so whichever order a pass takes
+    /// records in, the same record comes from the same slot (record rewrite
+    /// writes every time from one).
+    pub queued_writes: bool,
 }
 
 /// Bytes of the largest single operation of any pass on this cell.
@@ -268,6 +274,7 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
             _ => Probes::NONE,
         },
         multi_buffer: opts.multi_buffer,
+        queued_writes: opts.queued_writes,
         direction: pass.direction(),
         mix_read_percent: opts.mix_read_percent,
     };
@@ -303,6 +310,7 @@ struct Layout {
     slots: u64,
     probes: Probes,
     multi_buffer: bool,
+    queued_writes: bool,
     direction: Direction,
     mix_read_percent: u32,
 }
@@ -328,22 +336,25 @@ impl Layout {
     #[inline]
     fn op(&self, i: usize, first: u64, count: u64, read: bool) -> IoOp {
         let rec = self.rec;
-        // Successive writes take successive slots of the window, so
-        // neighbouring records differ and the data does not compress (one
-        // slot: every write from one buffer); with -m reads slide through
-        // the read buffer the same way. An operation of several records
+        // Neighbouring records take neighbouring slots of the window, so
+        // they differ and the data does not compress (one slot: every write
+        // from one buffer). A write's slot follows its record; with -m, and
+        // for writes kept in flight, its place in the pass (-m slides the
+        // buffer per operation, reads too). An operation of several records
         // (a vectored call) starts where all of them fit in the pool.
         let usable = self.slots.saturating_sub(count) + 1;
-        let slides = !read || self.multi_buffer;
+        let source = if self.multi_buffer || (!read && self.queued_writes) {
+            (i as u64 % usable) * rec
+        } else if !read {
+            (first % usable) * rec
+        } else {
+            0
+        };
         IoOp {
             offset: first * rec,
             len: (count * rec) as usize,
             kind: if read { OpKind::Read } else { OpKind::Write },
-            source: if slides {
-                ((i as u64 % usable) * rec) as usize
-            } else {
-                0
-            },
+            source: source as usize,
             probes: if i.is_multiple_of(DISRUPT_EVERY) {
                 self.probes
             } else {
@@ -399,13 +410,15 @@ mod tests {
             .enumerate()
             .map(|(i, (&(first, count), read))| {
                 let usable = slots.saturating_sub(count) + 1;
-                let slides = !read || opts.multi_buffer;
+                let by_place = opts.multi_buffer || (!read && opts.queued_writes);
                 IoOp {
                     offset: first * rec,
                     len: (count * rec) as usize,
                     kind: if read { OpKind::Read } else { OpKind::Write },
-                    source: if slides {
+                    source: if by_place {
                         ((i as u64 % usable) * rec) as usize
+                    } else if !read {
+                        ((first % usable) * rec) as usize
                     } else {
                         0
                     },
@@ -436,6 +449,10 @@ mod tests {
             stride: 3,
             mix_read_percent: 30,
             ..options(5 * 4096)
+        });
+        variants.push(PatternOptions {
+            queued_writes: true,
+            ..options(8 * 4096)
         });
         variants.push(PatternOptions {
             sequential_mix: true,
@@ -506,6 +523,7 @@ mod tests {
             window_bytes: 32 << 10,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         };
         let ops = build_ops(Pass::Write, &cell, &opts);
         assert_eq!(ops.len(), 16);
@@ -535,6 +553,36 @@ mod tests {
         assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
     }
 
+    #[test]
+    fn a_write_s_slot_follows_its_record_unless_writes_stay_in_flight() {
+        let cell = Cell {
+            file_bytes: 64 << 10,
+            record_bytes: 4 << 10,
+        };
+        let opts = options(32 << 10);
+        // Record rewrite: record 0 every time, so one slot every time.
+        let ops = build_ops(Pass::RecordRewrite, &cell, &opts);
+        assert!(ops.iter().all(|o| o.source == 0));
+        // Random write: each record from the slot a sequential write takes.
+        for pass in [Pass::RandomWrite, Pass::Write, Pass::Pwrite] {
+            for op in build_ops(pass, &cell, &opts) {
+                assert_eq!(op.source as u64, (op.offset / 4096 % 8) * 4096, "{pass:?}");
+            }
+        }
+        // Writes in flight: successive ones, successive slots.
+        let queued = PatternOptions {
+            queued_writes: true,
+            ..opts
+        };
+        let ops = build_ops(Pass::RecordRewrite, &cell, &queued);
+        let slots: Vec<usize> = ops.iter().map(|o| o.source / 4096).collect();
+        assert_eq!(&slots[..10], &[0, 1, 2, 3, 4, 5, 6, 7, 0, 1]);
+        let ops = build_ops(Pass::RandomWrite, &cell, &queued);
+        for (i, op) in ops.iter().enumerate() {
+            assert_eq!(op.source, (i % 8) * 4096);
+        }
+    }
+
     fn options(window_bytes: usize) -> PatternOptions {
         PatternOptions {
             stride: 17,
@@ -543,6 +591,7 @@ mod tests {
             window_bytes,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         }
     }
 

@@ -51,8 +51,24 @@ pub fn pass_tag(pass: u64) -> u64 {
 
 /// Stamps `data`, which will be written at file offset `offset`: the bytes
 /// of each block's first [`STAMP_BYTES`] that fall inside it.
-#[inline(always)]
+#[inline(never)]
 pub fn stamp_blocks(data: &mut [u8], offset: u64, tag: u64) {
+    if (offset | data.len() as u64) % BLOCK_BYTES == 0 {
+        // Whole blocks (records of 4 KiB multiples): one store per block.
+        let mut block = offset / BLOCK_BYTES;
+        for chunk in data.chunks_exact_mut(BLOCK_BYTES as usize) {
+            chunk[..STAMP_BYTES as usize].copy_from_slice(&stamp_word(block, tag).to_le_bytes());
+            block += 1;
+        }
+    } else {
+        stamp_unaligned(data, offset, tag);
+    }
+}
+
+/// [`stamp_blocks`] for data that does not start or end on a block boundary.
+#[cold]
+#[inline(never)]
+fn stamp_unaligned(data: &mut [u8], offset: u64, tag: u64) {
     let end = offset + data.len() as u64;
     let mut block = offset / BLOCK_BYTES;
     let mut start = block * BLOCK_BYTES;
@@ -78,8 +94,6 @@ pub fn stamp_blocks(data: &mut [u8], offset: u64, tag: u64) {
 
 /// The part of block `block`'s stamp (at file offset `start`) that lies in
 /// `offset..end`, the bytes `data` holds.
-#[cold]
-#[inline(never)]
 fn stamp_part(data: &mut [u8], offset: u64, end: u64, start: u64, block: u64, tag: u64) {
     let word = stamp_word(block, tag).to_le_bytes();
     let from = start.max(offset);

@@ -122,6 +122,7 @@ impl<'a> Recipe<'a> {
                 throughput: self.throughput,
             }),
             multi_buffer: v.multi_buffer,
+            queued_writes: in_flight > 1,
         };
         CellRecipe {
             recipe: self,
@@ -365,6 +366,7 @@ impl CellRecipe<'_> {
             window_bytes: self.patterns.window_bytes,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         };
         pattern::build_ops(Pass::Write, &self.cell, &whole_records)
     }

@@ -70,6 +70,7 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         window_bytes: 16 * REC as usize,
         disrupt: None,
         multi_buffer: false,
+        queued_writes: false,
     };
     let ops = build_ops(pass, &cell(), &opts);
     let mut pool = vec![0u8; opts.window_bytes];
@@ -205,6 +206,7 @@ fn a_failed_operation_names_its_offset() {
             window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let mut engine = RecordingEngine {
@@ -241,6 +243,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let stop = StopFlag::default();
@@ -475,6 +478,7 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
             window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let wall = std::sync::atomic::AtomicBool::new(true);
@@ -718,6 +722,7 @@ fn multi_buffer_reads_land_where_their_operation_says() {
         window_bytes: records as usize * REC as usize,
         disrupt: None,
         multi_buffer,
+        queued_writes: false,
     };
     let seven = Cell {
         file_bytes: 7 * REC,
