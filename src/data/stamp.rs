@@ -53,12 +53,11 @@ pub fn pass_tag(pass: u64) -> u64 {
 /// of each block's first [`STAMP_BYTES`] that fall inside it.
 #[inline(never)]
 pub fn stamp_blocks(data: &mut [u8], offset: u64, tag: u64) {
-    if (offset | data.len() as u64) % BLOCK_BYTES == 0 {
+    if (offset | data.len() as u64).is_multiple_of(BLOCK_BYTES) {
         // Whole blocks (records of 4 KiB multiples): one store per block.
-        let mut block = offset / BLOCK_BYTES;
-        for chunk in data.chunks_exact_mut(BLOCK_BYTES as usize) {
+        let blocks = offset / BLOCK_BYTES..;
+        for (block, chunk) in blocks.zip(data.chunks_exact_mut(BLOCK_BYTES as usize)) {
             chunk[..STAMP_BYTES as usize].copy_from_slice(&stamp_word(block, tag).to_le_bytes());
-            block += 1;
         }
     } else {
         stamp_unaligned(data, offset, tag);
