@@ -47,6 +47,9 @@ mod json_schema;
 mod plots;
 // No progress output when stderr is not a terminal.
 mod progress;
+// How each test opens its file (strace): IOzone's access modes, no truncate
+// of a file ioz just made, and the write test's timed close on ext4.
+mod open_flags;
 // -K disrupted reads (the reads seen with strace) and -m multiple buffers:
 // byte counts, buffer addresses, verification.
 mod read_variations;
@@ -104,6 +107,7 @@ fn main() -> std::process::ExitCode {
         fuzz_regressions::tests(),
         html_report::tests(),
         json_schema::tests(),
+        open_flags::tests(),
         plots::tests(),
         progress::tests(),
         read_variations::tests(),
