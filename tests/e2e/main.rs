@@ -39,6 +39,9 @@ mod html_report;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
+// Peak memory: what the largest cell needs, not the freed buffers of the
+// cells before it.
+mod peak_memory;
 // --plots: PNG and SVG per pass, sizes, and degenerate runs.
 mod plots;
 // No progress output when stderr is not a terminal.
@@ -99,6 +102,7 @@ fn main() -> std::process::ExitCode {
         fuzz_regressions::tests(),
         html_report::tests(),
         json_schema::tests(),
+        peak_memory::tests(),
         plots::tests(),
         progress::tests(),
         read_variations::tests(),
