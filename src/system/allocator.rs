@@ -6,9 +6,9 @@
 //! mapping, returned to the system when it is freed, but on that first free
 //! it raises its mapping threshold to the block's size (and the heap's trim
 //! threshold to twice that), so every later buffer comes from the heap, and
-//! freed buffers stay resident there. `-a` then peaked at 97 MB, of which
-//! 40 MB were buffers already freed. A fixed threshold keeps every large
-//! buffer in a mapping of its own: the peak is what the cell holds.
+//! freed buffers stay resident there: `-a` peaked at 97 MB where its
+//! largest cell holds 54 MB. A fixed threshold keeps every large buffer in a
+//! mapping of its own: the peak is what the cell holds.
 //!
 //! The buffers are zeroed when they are made (data/buffer.rs), so their pages
 //! are faulted in before any clock starts, wherever they come from.

@@ -51,6 +51,9 @@ mod progress;
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
+// The README's quick start: what it says about building and installing, and
+// IOzone's usual runs as it shows them.
+mod readme;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
@@ -107,6 +110,7 @@ fn main() -> std::process::ExitCode {
         progress::tests(),
         read_variations::tests(),
         remount::tests(),
+        readme::tests(),
         report_roundtrip::tests(),
         runs::tests(),
         safety_limits::tests(),
