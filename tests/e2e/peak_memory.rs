@@ -15,6 +15,10 @@ const MIB: u64 = 1024 * 1024;
 
 /// Runs `ioz args…` in `dir` and returns its exit status and its peak
 /// resident memory in bytes (the kernel's count for that one process).
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which also gives its own peak"
+)]
 fn peak_rss(dir: &std::path::Path, args: &[&str]) -> (i32, u64) {
     let child = Command::new(IOZ)
         .args(args)
