@@ -43,6 +43,9 @@ mod html_report;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
+// Peak memory: what the largest cell needs, not the freed buffers of the
+// cells before it.
+mod peak_memory;
 // --plots: PNG and SVG per pass, sizes, and degenerate runs.
 mod plots;
 // No progress output when stderr is not a terminal.
@@ -55,6 +58,9 @@ mod open_flags;
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
+// The README's quick start: what it says about building and installing, and
+// IOzone's usual runs as it shows them.
+mod readme;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
@@ -108,10 +114,12 @@ fn main() -> std::process::ExitCode {
         html_report::tests(),
         json_schema::tests(),
         open_flags::tests(),
+        peak_memory::tests(),
         plots::tests(),
         progress::tests(),
         read_variations::tests(),
         remount::tests(),
+        readme::tests(),
         report_roundtrip::tests(),
         runs::tests(),
         safety_limits::tests(),
