@@ -1,12 +1,13 @@
 //! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]
-//! [--force]`: renders a saved run again, without measuring.
+//! [--plot-scale S] [--plot-log] [--force]`: renders a saved run again, without measuring.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use lexopt::{Arg, Parser};
 
-use super::value::{lexopt_error, path_value, spreadsheet_value};
+use super::flags::PLOT_SCALE;
+use super::value::{choice_value, lexopt_error, path_value, spreadsheet_value};
 use super::{UsageError, usage};
 use crate::model::config::OutputFiles;
 
@@ -21,6 +22,10 @@ pub struct ReportRequest {
     pub outputs: OutputFiles,
     /// `--force`: replace existing result paths that ioz did not write.
     pub force: bool,
+    /// `--plot-scale`: shared or own scales (default: as the run saved it).
+    pub plot_scale_shared: Option<bool>,
+    /// `--plot-log`: a logarithmic value axis (or as the run saved it).
+    pub plot_log: bool,
 }
 
 pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, UsageError> {
@@ -30,6 +35,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
     let mut excel_report = false;
     let mut force = false;
     let mut outputs = OutputFiles::default();
+    let (mut plot_scale_shared, mut plot_log) = (None, false);
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
         match arg {
             Arg::Long("text") => text = true,
@@ -39,6 +45,11 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
             Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
             Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
             Arg::Long("plots") => outputs.plots = Some(path_value(&mut parser, "--plots")?),
+            Arg::Long("plot-scale") => {
+                plot_scale_shared =
+                    Some(choice_value(&mut parser, "--plot-scale", &PLOT_SCALE)? == "shared");
+            }
+            Arg::Long("plot-log") => plot_log = true,
             Arg::Short('b') => outputs.spreadsheet = Some(spreadsheet_value(&mut parser, "-b")?),
             Arg::Value(v) if input.is_none() => input = Some(PathBuf::from(v)),
             Arg::Value(v) => {
@@ -61,5 +72,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
         excel_report,
         outputs,
         force,
+        plot_scale_shared,
+        plot_log,
     })
 }

@@ -62,9 +62,52 @@ pub struct DeviceInfo {
     /// Kernel name of the whole disk (vda, nvme0n1, sda).
     pub name: String,
     pub model: Option<String>,
+    /// The kernel's rotational flag (queue/rotational), as it reports it.
     pub rotational: Option<bool>,
     /// The active I/O scheduler (the bracketed one in queue/scheduler).
     pub scheduler: Option<String>,
+    /// The kernel driver of the disk (virtio_blk, nvme, sd), from sysfs;
+    /// `None` when it has none (loop, device mapper) or the run predates it.
+    #[serde(default)]
+    pub driver: Option<String>,
+}
+
+/// Drivers of disks a hypervisor makes up: they tell nothing of the medium
+/// behind them, and report rotational unless told otherwise.
+const VIRTUAL_DRIVERS: [(&str, &str); 3] = [
+    ("virtio_blk", "virtio"),
+    ("vbd", "Xen"),
+    ("xen_blkfront", "Xen"),
+];
+
+impl DeviceInfo {
+    /// The kind of virtual disk this is ("virtio", "Xen"), when its driver says so.
+    pub fn virtual_kind(&self) -> Option<&'static str> {
+        let driver = self.driver.as_deref()?;
+        VIRTUAL_DRIVERS
+            .iter()
+            .find(|(name, _)| *name == driver)
+            .map(|(_, kind)| *kind)
+    }
+
+    /// What the reports say of the rotational flag: the kernel's word, and for
+    /// a virtual disk that it says nothing of the medium; `None` when unknown.
+    pub fn rotational_words(&self) -> Option<String> {
+        let flag = self.rotational?;
+        let reported = if flag {
+            "rotational (queue/rotational = 1)"
+        } else {
+            "non-rotational (queue/rotational = 0)"
+        };
+        Some(match self.virtual_kind() {
+            None => if flag { "yes" } else { "no" }.to_string(),
+            Some(kind) => format!(
+                "the kernel reports {reported} for this {kind} disk ({}); a virtual disk \
+                 does not show the medium behind it",
+                self.driver.as_deref().unwrap_or_default()
+            ),
+        })
+    }
 }
 
 impl Environment {
@@ -75,5 +118,50 @@ impl Environment {
             .filter(|c| c.kind != "Instruction")
             .max_by_key(|c| (c.level, c.size_bytes))
             .map(|c| c.size_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk(driver: Option<&str>, rotational: Option<bool>) -> DeviceInfo {
+        DeviceInfo {
+            name: "vda".into(),
+            model: None,
+            rotational,
+            scheduler: None,
+            driver: driver.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_virtual_disk_is_described_as_the_kernel_reports_it() {
+        let virtio = disk(Some("virtio_blk"), Some(true));
+        assert_eq!(virtio.virtual_kind(), Some("virtio"));
+        let words = virtio.rotational_words().unwrap();
+        assert!(
+            words.starts_with("the kernel reports rotational (queue/rotational = 1) for this virtio disk (virtio_blk)"),
+            "{words}"
+        );
+        assert_eq!(
+            disk(Some("nvme"), Some(false))
+                .rotational_words()
+                .as_deref(),
+            Some("no")
+        );
+        assert_eq!(
+            disk(None, Some(true)).rotational_words().as_deref(),
+            Some("yes")
+        );
+        assert_eq!(disk(Some("virtio_blk"), None).rotational_words(), None);
+    }
+
+    #[test]
+    fn a_saved_device_without_a_driver_still_reads() {
+        let old = r#"{"name":"sda","model":null,"rotational":true,"scheduler":null}"#;
+        let d: DeviceInfo = serde_json::from_str(old).unwrap();
+        assert_eq!(d.driver, None);
+        assert_eq!(d.rotational_words().as_deref(), Some("yes"));
     }
 }
