@@ -81,13 +81,24 @@ const VIRTUAL_DRIVERS: [(&str, &str); 3] = [
 ];
 
 impl DeviceInfo {
-    /// The kind of virtual disk this is ("virtio", "Xen"), when its driver says so.
+    /// The kind of virtual disk this is ("virtio", "Xen"), when its driver
+    /// says so, or for a run saved before ioz recorded the driver, its name
+    /// (the kernel names virtio disks vdX and Xen's xvdX).
     pub fn virtual_kind(&self) -> Option<&'static str> {
-        let driver = self.driver.as_deref()?;
-        VIRTUAL_DRIVERS
-            .iter()
-            .find(|(name, _)| *name == driver)
-            .map(|(_, kind)| *kind)
+        if let Some(driver) = self.driver.as_deref() {
+            return VIRTUAL_DRIVERS
+                .iter()
+                .find(|(name, _)| *name == driver)
+                .map(|(_, kind)| *kind);
+        }
+        let letters = |rest: &str| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_lowercase());
+        if self.name.strip_prefix("xvd").is_some_and(letters) {
+            Some("Xen")
+        } else if self.name.strip_prefix("vd").is_some_and(letters) {
+            Some("virtio")
+        } else {
+            None
+        }
     }
 
     /// What the reports say of the rotational flag: the kernel's word, and for
@@ -99,12 +110,16 @@ impl DeviceInfo {
         } else {
             "non-rotational (queue/rotational = 0)"
         };
+        let driver = self
+            .driver
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
         Some(match self.virtual_kind() {
             None => if flag { "yes" } else { "no" }.to_string(),
             Some(kind) => format!(
-                "the kernel reports {reported} for this {kind} disk ({}); a virtual disk \
-                 does not show the medium behind it",
-                self.driver.as_deref().unwrap_or_default()
+                "the kernel reports {reported} for this {kind} disk{driver}; a virtual disk \
+                 does not show the medium behind it"
             ),
         })
     }
@@ -125,9 +140,9 @@ impl Environment {
 mod tests {
     use super::*;
 
-    fn disk(driver: Option<&str>, rotational: Option<bool>) -> DeviceInfo {
+    fn disk(name: &str, driver: Option<&str>, rotational: Option<bool>) -> DeviceInfo {
         DeviceInfo {
-            name: "vda".into(),
+            name: name.into(),
             model: None,
             rotational,
             scheduler: None,
@@ -137,31 +152,42 @@ mod tests {
 
     #[test]
     fn a_virtual_disk_is_described_as_the_kernel_reports_it() {
-        let virtio = disk(Some("virtio_blk"), Some(true));
+        let virtio = disk("vda", Some("virtio_blk"), Some(true));
         assert_eq!(virtio.virtual_kind(), Some("virtio"));
         let words = virtio.rotational_words().unwrap();
-        assert!(
-            words.starts_with("the kernel reports rotational (queue/rotational = 1) for this virtio disk (virtio_blk)"),
-            "{words}"
-        );
         assert_eq!(
-            disk(Some("nvme"), Some(false))
-                .rotational_words()
-                .as_deref(),
+            words,
+            "the kernel reports rotational (queue/rotational = 1) for this virtio disk \
+             (virtio_blk); a virtual disk does not show the medium behind it"
+        );
+        let word = |d: DeviceInfo| d.rotational_words();
+        assert_eq!(
+            word(disk("nvme0n1", Some("nvme"), Some(false))).as_deref(),
             Some("no")
         );
         assert_eq!(
-            disk(None, Some(true)).rotational_words().as_deref(),
+            word(disk("sda", Some("sd"), Some(true))).as_deref(),
             Some("yes")
         );
-        assert_eq!(disk(Some("virtio_blk"), None).rotational_words(), None);
+        assert_eq!(word(disk("vda", Some("virtio_blk"), None)), None);
+        // A device mapper or loop device over a virtio disk has no driver of its own.
+        assert_eq!(word(disk("dm-0", None, Some(true))).as_deref(), Some("yes"));
     }
 
     #[test]
-    fn a_saved_device_without_a_driver_still_reads() {
-        let old = r#"{"name":"sda","model":null,"rotational":true,"scheduler":null}"#;
+    fn a_run_saved_without_the_driver_is_judged_by_the_disk_s_name() {
+        let old = r#"{"name":"vda","model":null,"rotational":true,"scheduler":null}"#;
         let d: DeviceInfo = serde_json::from_str(old).unwrap();
         assert_eq!(d.driver, None);
-        assert_eq!(d.rotational_words().as_deref(), Some("yes"));
+        assert_eq!(
+            d.rotational_words().as_deref(),
+            Some(
+                "the kernel reports rotational (queue/rotational = 1) for this virtio disk; \
+                 a virtual disk does not show the medium behind it"
+            )
+        );
+        assert_eq!(disk("xvdb", None, Some(true)).virtual_kind(), Some("Xen"));
+        assert_eq!(disk("vda1x", None, Some(true)).virtual_kind(), None);
+        assert_eq!(disk("sda", None, Some(true)).virtual_kind(), None);
     }
 }

@@ -43,7 +43,8 @@ pub(super) const SECTION: Section = Section {
         Flag::path(
             Long("plots"),
             "DIR",
-            "PNG and SVG plots, one per test pass (DIR is made if missing)",
+            "PNG and SVG plots of each test pass: a 3-D surface and 2-D views by file \
+             size and by record size (DIR is made if missing)",
             |s, dir| s.outputs.plots = Some(dir),
         ),
         Flag::choice(

@@ -57,7 +57,6 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 .status-problem { color: #b42318; font-weight: 600; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .pass { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1em 2em; align-items: start; }
-.pass.single { grid-template-columns: minmax(0, 1fr); max-width: 900px; }
 @media (max-width: 1000px) { .pass { grid-template-columns: minmax(0, 1fr); } }
 .pass-column { display: flex; flex-direction: column; gap: 0.8em; min-width: 0; }
 .heat-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.6em; font-size: 0.85em; color: #555; }

@@ -37,7 +37,8 @@ pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io
     let views = plot_views(&result.config);
     // Two columns: the grid and its legend, then the chart by record size,
     // beside the chart by file size and the surface; or the grid beside the
-    // one chart of a degenerate grid; or the chart of a throughput pass.
+    // one chart of a degenerate grid; or a throughput pass's phases beside
+    // its chart.
     let (left, right): (Vec<PlotView>, Vec<PlotView>) = if throughput {
         (Vec::new(), vec![PlotView::Overview])
     } else if views.len() > 1 {
@@ -48,13 +49,10 @@ pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io
     } else {
         (Vec::new(), vec![PlotView::Overview])
     };
-    h.push_str(if throughput {
-        "<div class=\"pass single\">\n"
+    h.push_str("<div class=\"pass\">\n<div class=\"pass-column\">\n");
+    if throughput {
+        phases(h, result, pass, &scale);
     } else {
-        "<div class=\"pass\">\n"
-    });
-    h.push_str("<div class=\"pass-column\">\n");
-    if !throughput {
         grid(h, result, pass, &scale);
         heat_legend(h, &scale);
     }
@@ -171,6 +169,39 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
             }
         }
         h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n");
+}
+
+/// A throughput pass's phases, one row per worker count, in the chart's unit.
+fn phases(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
+    let u = result.config.unit;
+    let _ = writeln!(
+        h,
+        "<div class=\"scroll\"><table class=\"numbers phases\">\n<caption>{}: {}; one row \
+         per phase.</caption>",
+        esc(pass.report_title()),
+        esc(&unit_words(scale.unit))
+    );
+    h.push_str(
+        "<thead><tr><th scope=\"col\">workers</th><th scope=\"col\">file each</th>\
+         <th scope=\"col\">children see</th><th scope=\"col\">parent sees</th>\
+         <th scope=\"col\">min</th><th scope=\"col\">avg</th><th scope=\"col\">max</th>\
+         </tr></thead>\n<tbody>\n",
+    );
+    for p in result.throughput.iter().filter(|p| p.pass == pass) {
+        let _ = writeln!(
+            h,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td></tr>",
+            p.workers,
+            size_label(p.file_bytes),
+            scale.value_text(p.children_see(u)),
+            scale.value_text(p.parent_sees(u)),
+            scale.value_text(p.min_rate(u)),
+            scale.value_text(p.avg_rate(u)),
+            scale.value_text(p.max_rate(u))
+        );
     }
     h.push_str("</tbody></table></div>\n");
 }

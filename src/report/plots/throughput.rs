@@ -9,7 +9,7 @@ use super::axis::TickedAxis;
 use super::labels::human_size;
 use super::regions::Regions;
 use super::scale::ValueScale;
-use super::text::{Typesetter, style};
+use super::text::{Typesetter, style, text_width};
 use super::two_d::chart_2d;
 use super::{DrawResult, LINE_COLOR, REGION_COLORS};
 use crate::model::result::{PhaseResult, RunResult};
@@ -164,8 +164,18 @@ pub(super) fn draw_throughput<DB: DrawingBackend>(
             ("children see", LINE_COLOR, children),
             ("parent sees", REGION_COLORS[0], parent),
         ];
-        let corner = (rows[0].0 - 0.5, scale.top());
-        for (k, (name, color, points)) in series.into_iter().enumerate() {
+        // The key, in one row above the plot's right end, clear of the lines.
+        let corner = (plot.get_x_range().end, scale.top());
+        let mut right = 0;
+        let entries: Vec<(i32, &str, RGBColor)> = series
+            .iter()
+            .rev()
+            .map(|(name, color, _)| {
+                right -= text_width(name, 15.0).ceil() as i32 + 44;
+                (right, *name, *color)
+            })
+            .collect();
+        for (_, color, points) in series {
             let points: Vec<(f64, f64)> = points
                 .into_iter()
                 .filter_map(|(x, v)| scale.y(v).map(|y| (x, y)))
@@ -174,17 +184,18 @@ pub(super) fn draw_throughput<DB: DrawingBackend>(
             for &p in &points {
                 plot.draw(&Circle::new(p, 5, color.filled()))?;
             }
-            let y = 20 + 26 * k as i32;
+        }
+        for (x, name, color) in entries {
             plot.draw(
                 &(EmptyElement::at(corner)
-                    + PathElement::new(vec![(20, y), (50, y)], color.stroke_width(3))),
+                    + PathElement::new(vec![(x, -12), (x + 28, -12)], color.stroke_width(3))),
             )?;
             ts.text(
                 plot,
                 corner,
-                (58, y),
+                (x + 34, -12),
                 name,
-                &style(16, BLACK, HPos::Left, VPos::Center),
+                &style(15, BLACK, HPos::Left, VPos::Center),
             )?;
         }
     } else {
