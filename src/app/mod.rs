@@ -8,7 +8,7 @@ mod run;
 
 use std::ffi::OsString;
 
-use crate::cli::{self, Command, help_text, version_text};
+use crate::cli::{self, Command, help_text, report_help_text, version_text};
 use crate::error::Exit;
 use crate::system::host;
 
@@ -20,6 +20,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
             Exit::Usage
         }
         Ok(Command::Help) => output::print_text(&help_text(), "the help"),
+        Ok(Command::ReportHelp) => output::print_text(&report_help_text(), "the help"),
         Ok(Command::Version) => output::print_text(&version_text(), "the version"),
         Ok(Command::Run(config)) => run::run(*config),
         Ok(Command::Report(request)) => report::report(request),

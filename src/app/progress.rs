@@ -6,6 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, expand, pass_size};
 use crate::model::result::{Measurement, PhaseResult};
+use crate::model::units::kb_number;
 
 /// The bar of one run.
 pub(crate) struct Progress<'a> {
@@ -47,11 +48,11 @@ impl<'a> Progress<'a> {
         // A telemetry run's cell has no record size (reclen 0).
         let records = match m.record_bytes {
             0 => "telemetry".to_string(),
-            r => format!("{} kB records", r >> 10),
+            r => format!("{} kB records", kb_number(r)),
         };
         self.bar.set_message(format!(
             "{} kB file, {records}: {}",
-            m.file_bytes >> 10,
+            kb_number(m.file_bytes),
             m.pass.name()
         ));
         self.bar.inc(m.bytes);

@@ -9,7 +9,7 @@ use super::progress::Progress;
 use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
 use crate::model::latency::OpLatency;
-use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION, signal_name};
 use crate::model::result_files::{latency_file_name, worker_latency_file_name};
 use crate::model::workload::Pass;
 use crate::report::files;
@@ -214,13 +214,4 @@ fn write_worker_latencies(
             })?;
     }
     Ok(())
-}
-
-fn signal_name(sig: i32) -> String {
-    match sig {
-        2 => "SIGINT".into(),
-        15 => "SIGTERM".into(),
-        1 => "SIGHUP".into(),
-        n => format!("signal {n}"),
-    }
 }

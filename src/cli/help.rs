@@ -1,6 +1,6 @@
-//! `ioz -h`, written from the option table, and `ioz -v`.
+//! `ioz -h`, written from the option table; `ioz report -h`; and `ioz -v`.
 
-use super::flags::{self, Action, Flag, Number, Section};
+use super::flags::{self, Action, Flag, Number, Section, Spelling};
 
 pub fn version_text() -> String {
     format!(
@@ -24,7 +24,7 @@ Sizes are in kB unless they end in k, m or g (1 kB = 1024 bytes).
 const TAIL: &str = "\
 ioz report renders a saved run (--json) again without measuring: the text
 table (--text, the default when no file is asked for), -R's report, and the
-files of the Results options above.
+files of the Results options above (ioz report -h: its options).
 
 Exit status: 0 done, 1 I/O error, 2 bad command line, 128+N stopped by signal N.
 ";
@@ -41,6 +41,74 @@ pub fn help_text() -> String {
     out
 }
 
+const REPORT_HEAD: &str = "\
+Usage: ioz report RUN.json [--text] [-R] [-b FILE]... [--json FILE] [--csv FILE]
+                  [--html FILE] [--plots DIR] [--plot-scale SCALE] [--plot-log]
+                  [--force]
+       ioz report -h
+
+Renders a run saved with --json again, without measuring: the text it printed
+and the result files, written as a run writes them.
+
+";
+
+const REPORT_TAIL: &str = "\
+Exit status: 0 done, 1 a result file could not be written, 2 bad command line
+or saved run.
+";
+
+/// `ioz report`'s options of its own; the result files follow, with the
+/// help lines of the run's Results options (the same flags, the same files).
+const REPORT_OWN: [(&str, &str); 3] = [
+    ("RUN.json", "the saved run (written by ioz --json FILE)"),
+    (
+        "--text",
+        "print the text the run printed (the default when no file is asked for)",
+    ),
+    (
+        "-R",
+        "print the text with its -R report, whatever files are also asked for",
+    ),
+];
+
+/// The run's flags `ioz report` takes, in its help's order.
+const REPORT_RESULTS: [Spelling<'static>; 7] = [
+    Spelling::Short('b'),
+    Spelling::Long("json"),
+    Spelling::Long("csv"),
+    Spelling::Long("html"),
+    Spelling::Long("plots"),
+    Spelling::Long("plot-scale"),
+    Spelling::Long("plot-log"),
+];
+
+const REPORT_LAST: [(&str, &str); 2] = [
+    (
+        "--force",
+        "replace an existing result file that ioz did not write",
+    ),
+    ("-h, --help", "this help"),
+];
+
+/// `ioz report -h`.
+pub fn report_help_text() -> String {
+    let mut out = String::from(REPORT_HEAD);
+    for (label, text) in REPORT_OWN {
+        write_option(&mut out, label, text);
+    }
+    for spelling in REPORT_RESULTS {
+        if let Some(flag) = flags::find(spelling) {
+            write_option(&mut out, &label(flag), &help_line(flag));
+        }
+    }
+    for (label, text) in REPORT_LAST {
+        write_option(&mut out, label, text);
+    }
+    out.push('\n');
+    out.push_str(REPORT_TAIL);
+    out
+}
+
 fn write_section(out: &mut String, section: &Section) {
     out.push_str(section.title);
     out.push('\n');
@@ -50,10 +118,13 @@ fn write_section(out: &mut String, section: &Section) {
     }
 }
 
+fn write_flag(out: &mut String, flag: &Flag) {
+    write_option(out, &label(flag), &help_line(flag));
+}
+
 /// `  -s SIZE       file size …`, the text wrapped under itself; an option
 /// too long for its column gets the text on the next line.
-fn write_flag(out: &mut String, flag: &Flag) {
-    let label = label(flag);
+fn write_option(out: &mut String, label: &str, text: &str) {
     let mut first = format!("  {label}");
     if first.len() < TEXT_COLUMN {
         first = format!("{first:<TEXT_COLUMN$}");
@@ -62,7 +133,6 @@ fn write_flag(out: &mut String, flag: &Flag) {
         out.push('\n');
         first = " ".repeat(TEXT_COLUMN);
     }
-    let text = help_line(flag);
     let mut line = first;
     let mut empty = true;
     for word in text.split_whitespace() {

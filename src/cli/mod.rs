@@ -21,6 +21,7 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
+pub use help::report_help_text;
 pub use help::{help_text, version_text};
 pub use number::{parse_count, parse_record_size, parse_size};
 pub use report_cmd::ReportRequest;
@@ -31,7 +32,10 @@ pub enum Command {
     Run(Box<RunConfig>),
     /// `ioz report RUN.json …`: render a saved run again.
     Report(ReportRequest),
+    /// `ioz -h`.
     Help,
+    /// `ioz report -h`.
+    ReportHelp,
     Version,
 }
 
@@ -61,7 +65,10 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
         ));
     }
     if args.get(1).is_some_and(|a| a == "report") {
-        return report_cmd::parse(args.into_iter().skip(2)).map(Command::Report);
+        return report_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
+            report_cmd::ReportCommand::Render(request) => Command::Report(request),
+            report_cmd::ReportCommand::Help => Command::ReportHelp,
+        });
     }
     match parse::options(args, host)? {
         parse::Outcome::Help => Ok(Command::Help),

@@ -1,5 +1,6 @@
-//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]
-//! [--plot-scale S] [--plot-log] [--force]`: renders a saved run again, without measuring.
+//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]…
+//! [--plot-scale S] [--plot-log] [--force]`, or `ioz report -h`: renders a saved run again,
+//! without measuring.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -11,11 +12,20 @@ use super::value::{choice_value, lexopt_error, path_value, spreadsheet_value};
 use super::{UsageError, usage};
 use crate::model::config::OutputFiles;
 
+/// What `ioz report …` asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReportCommand {
+    Render(ReportRequest),
+    /// `-h`/`--help`, anywhere: the subcommand's own help.
+    Help,
+}
+
 #[derive(Debug, PartialEq, Eq)]
 pub struct ReportRequest {
     /// The saved run (JSON written by --json).
     pub input: PathBuf,
-    /// Print the text table (the default when no file output is asked for).
+    /// Print the text table: with --text or -R (or -b, which implies -R as
+    /// in a run), and when no file output is asked for.
     pub text: bool,
     /// Print the `-R` block after the table (default: as the run did).
     pub excel_report: bool,
@@ -28,7 +38,7 @@ pub struct ReportRequest {
     pub plot_log: bool,
 }
 
-pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, UsageError> {
+pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, UsageError> {
     let mut parser = Parser::from_args(args);
     let mut input = None;
     let mut text = false;
@@ -38,6 +48,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
     let (mut plot_scale_shared, mut plot_log) = (None, false);
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
         match arg {
+            Arg::Short('h') | Arg::Long("help") => return Ok(ReportCommand::Help),
             Arg::Long("text") => text = true,
             Arg::Short('R') => excel_report = true,
             Arg::Long("force") => force = true,
@@ -50,7 +61,13 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
                     Some(choice_value(&mut parser, "--plot-scale", &PLOT_SCALE)? == "shared");
             }
             Arg::Long("plot-log") => plot_log = true,
-            Arg::Short('b') => outputs.spreadsheet = Some(spreadsheet_value(&mut parser, "-b")?),
+            Arg::Short('b') => {
+                // As in a run, a spreadsheet implies -R.
+                outputs
+                    .spreadsheets
+                    .push(spreadsheet_value(&mut parser, "-b")?);
+                excel_report = true;
+            }
             Arg::Value(v) if input.is_none() => input = Some(PathBuf::from(v)),
             Arg::Value(v) => {
                 return Err(usage(format!(
@@ -58,15 +75,16 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
                     v.to_string_lossy()
                 )));
             }
-            Arg::Short(c) => return Err(usage(format!("report: unknown option -{c}"))),
-            Arg::Long(l) => return Err(usage(format!("report: unknown option --{l}"))),
+            Arg::Short(c) => return Err(unknown(&format!("-{c}"))),
+            Arg::Long(l) => return Err(unknown(&format!("--{l}"))),
         }
     }
-    let input = input.ok_or_else(|| usage("report needs a saved run: ioz report RUN.json"))?;
-    if !text && outputs.requested().is_empty() {
-        text = true;
-    }
-    Ok(ReportRequest {
+    let input = input.ok_or_else(|| {
+        usage("report needs a saved run: ioz report RUN.json (ioz report -h for help)")
+    })?;
+    // -R asks for the text whatever else is asked; files alone do not.
+    text |= excel_report || outputs.requested().is_empty();
+    Ok(ReportCommand::Render(ReportRequest {
         input,
         text,
         excel_report,
@@ -74,5 +92,82 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportRequest, Usag
         force,
         plot_scale_shared,
         plot_log,
-    })
+    }))
+}
+
+fn unknown(option: &str) -> UsageError {
+    usage(format!(
+        "report: unknown option {option} (ioz report -h lists its options)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<ReportCommand, UsageError> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    fn request(args: &[&str]) -> ReportRequest {
+        match parsed(args) {
+            Ok(ReportCommand::Render(r)) => r,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn help_is_asked_by_either_spelling_anywhere() {
+        for args in [
+            &["-h"][..],
+            &["--help"],
+            &["r.json", "-R", "-h"],
+            &["r.json", "--help"],
+        ] {
+            assert_eq!(parsed(args), Ok(ReportCommand::Help), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn dash_r_and_spreadsheets_print_the_text_other_files_do_not() {
+        let text = |args: &[&str]| request(args).text;
+        assert!(text(&["r.json"]));
+        assert!(text(&["r.json", "-R"]));
+        assert!(text(&["r.json", "-R", "--plots", "d"]));
+        assert!(text(&["r.json", "-b", "f.xls"]));
+        assert!(text(&["r.json", "--csv", "c.csv", "--text"]));
+        assert!(!text(&["r.json", "--csv", "c.csv"]));
+        assert!(!text(&[
+            "r.json", "--plots", "d", "--json", "j.json", "--html", "h.html"
+        ]));
+    }
+
+    #[test]
+    fn every_spreadsheet_is_kept_in_order() {
+        let r = request(&["r.json", "-b", "a.xls", "-b", "b.xlsx"]);
+        assert_eq!(
+            r.outputs.spreadsheets,
+            [PathBuf::from("a.xls"), PathBuf::from("b.xlsx")]
+        );
+    }
+
+    #[test]
+    fn every_option_of_the_help_is_accepted() {
+        let help = crate::cli::report_help_text();
+        for line in help.lines().filter(|l| l.starts_with("  -")) {
+            let option = line
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches(',');
+            let mut args = vec!["r.json", option];
+            match option {
+                "-b" => args.push("f.xls"),
+                "--json" | "--csv" | "--html" | "--plots" => args.push("f"),
+                "--plot-scale" => args.push("shared"),
+                _ => {}
+            }
+            assert!(parsed(&args).is_ok(), "{line}");
+        }
+    }
 }

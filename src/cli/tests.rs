@@ -313,7 +313,7 @@ fn output_files_and_the_report_subcommand() {
     ])
     .unwrap();
     assert!(c.excel_report, "-b implies -R");
-    assert_eq!(c.outputs.spreadsheet, Some(PathBuf::from("out.xls")));
+    assert_eq!(c.outputs.spreadsheets, [PathBuf::from("out.xls")]);
     assert_eq!(c.outputs.json, Some(PathBuf::from("r.json")));
     assert_eq!(c.outputs.requested().len(), 5);
     assert!(c.quiet);
@@ -331,7 +331,10 @@ fn output_files_and_the_report_subcommand() {
     )
     .unwrap()
     {
-        Command::Report(r) => assert!(!r.text && r.outputs.spreadsheet.is_some()),
+        // -b implies -R, as in a run, and -R prints the text.
+        Command::Report(r) => {
+            assert!(r.text && r.excel_report && r.outputs.spreadsheets.len() == 1)
+        }
         other => panic!("{other:?}"),
     }
     assert!(

@@ -9,12 +9,14 @@ use super::value::out_of_range;
 use super::{UsageError, usage};
 use crate::model::config::*;
 use crate::model::host::Host;
-use crate::model::units::KIB;
+use crate::model::units::{KIB, kb_number};
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
 use crate::model::workload::TestId;
 
-fn kb(bytes: u64) -> u64 {
-    bytes / KIB
+/// A size in kB as messages print it: exact, with the fraction of a kB a
+/// size in bytes may leave (`-r 8b` is 0.0078125 kB).
+fn kb(bytes: u64) -> String {
+    kb_number(bytes)
 }
 
 /// Checks the options against each other and builds the config.

@@ -214,8 +214,44 @@ pub struct OutputFiles {
     pub html: Option<PathBuf>,
     /// `--plots DIR`: PNG and SVG plots.
     pub plots: Option<PathBuf>,
-    /// `-b FILE`: IOzone's .xls (or .wks), or an .xlsx workbook by extension.
-    pub spreadsheet: Option<PathBuf>,
+    /// `-b FILE`, once or more: IOzone's .xls (or .wks), or an .xlsx
+    /// workbook by extension; each one given is written (an .xls for old
+    /// scripts and an .xlsx for people, from one run). Saved as
+    /// `spreadsheet`: null, one path, or a list of two or more, so that a
+    /// run with one `-b` saves what it always did.
+    #[serde(rename = "spreadsheet", with = "one_or_more_paths")]
+    pub spreadsheets: Vec<PathBuf>,
+}
+
+/// `OutputFiles::spreadsheets` in the saved run: none is null, one is the
+/// path, more are a list.
+mod one_or_more_paths {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Saved {
+        One(PathBuf),
+        More(Vec<PathBuf>),
+    }
+
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        match paths {
+            [] => s.serialize_none(),
+            [one] => s.serialize_some(one),
+            more => s.serialize_some(more),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        Ok(match Option::<Saved>::deserialize(d)? {
+            None => Vec::new(),
+            Some(Saved::One(path)) => vec![path],
+            Some(Saved::More(paths)) => paths,
+        })
+    }
 }
 
 impl OutputFiles {
@@ -226,10 +262,10 @@ impl OutputFiles {
             ("--csv", &self.csv),
             ("--html", &self.html),
             ("--plots", &self.plots),
-            ("-b", &self.spreadsheet),
         ]
         .into_iter()
         .filter_map(|(opt, p)| p.as_ref().map(|p| (opt, p)))
+        .chain(self.spreadsheets.iter().map(|p| ("-b", p)))
         .collect()
     }
 }

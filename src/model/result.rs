@@ -211,6 +211,17 @@ pub enum RunStatus {
     Failed(String),
 }
 
+/// A stopping signal by its name (the ones ioz stops on), else its number.
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGHUP => "SIGHUP".into(),
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGPIPE => "SIGPIPE".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
 /// Version of the JSON layout of [`RunResult`]; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 

@@ -73,7 +73,8 @@ pub struct ResultPlaces {
     pub json: Option<Place>,
     pub csv: Option<Place>,
     pub html: Option<Place>,
-    pub spreadsheet: Option<Place>,
+    /// One per `-b`, in command-line order.
+    pub spreadsheets: Vec<Place>,
     pub plots: Option<PlotPlaces>,
     /// `-Q`: every latency file the run may append to (in the current
     /// directory). A place's `replaces` is the file found there before the

@@ -35,7 +35,7 @@ pub fn write_all(result: &RunResult, places: &ResultPlaces) -> bool {
     if let Some(p) = &places.csv {
         save("--csv", p, &CsvReport);
     }
-    if let Some(p) = &places.spreadsheet {
+    for p in &places.spreadsheets {
         let is_xlsx = p
             .given
             .extension()

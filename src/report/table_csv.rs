@@ -1,12 +1,20 @@
 //! The CSV table (--csv): a header row, then one row per measurement in run
 //! order, every column in an explicit unit.
+//!
+//! Single and auto mode: one row per pass of a cell ([`CSV_HEADER`]).
+//! Throughput mode has no cells but phases, so its file has a header of its
+//! own ([`throughput_header`]): one row per phase, with the figures of
+//! IOzone's block (children see, parent sees, min, max and avg per worker,
+//! min xfer) in the run's unit, and with `-C` one row per worker after its
+//! phase's row, as the text prints a `Child[n]` line per worker.
 
 use std::io;
 
 use serde::Serialize;
 
 use super::Exporter;
-use crate::model::result::RunResult;
+use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::result::{PhaseResult, RunResult, WorkerResult};
 use crate::model::workload::Pass;
 
 /// The header row: the names of [`CsvRow`]'s fields, in order.
@@ -53,6 +61,18 @@ impl Exporter for CsvReport {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
+        if let Some(tp) = &result.config.throughput {
+            w.write_record(throughput_header(result.config.unit))?;
+            for phase in &result.throughput {
+                w.serialize(phase_row(phase, &result.config))?;
+                if tp.per_worker_lines {
+                    for worker in &phase.results {
+                        w.serialize(worker_row(phase, worker, &result.config))?;
+                    }
+                }
+            }
+            return w.into_inner().map_err(|e| io::Error::other(e.to_string()));
+        }
         w.write_record(CSV_HEADER)?;
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
             w.serialize(CsvRow {
@@ -75,12 +95,147 @@ impl Exporter for CsvReport {
     }
 }
 
+/// The quantity of a rate in the unit, for column names: `kib_per_sec`,
+/// `ops_per_sec` or `micros_per_op` (as the single-mode columns say), and
+/// what a transfer is counted in: `kib` or `ops` (IOzone's "Min xfer").
+fn unit_names(unit: OutputUnit) -> (&'static str, &'static str) {
+    match unit {
+        OutputUnit::KbPerSec => ("kib_per_sec", "kib"),
+        OutputUnit::OpsPerSec => ("ops_per_sec", "ops"),
+        OutputUnit::MicrosPerOp => ("micros_per_op", "ops"),
+    }
+}
+
+/// The header row of a throughput run: the columns the single-mode rows
+/// share (sizes, bytes, records, time, CPU) and the worker count, then
+/// which worker (empty on a phase's row), whether stonewalling cut the
+/// counts, the planned bytes, IOzone's six figures of the phase (in the
+/// run's unit, named after it) and a worker's own rate and transfer.
+pub fn throughput_header(unit: OutputUnit) -> Vec<String> {
+    let (rate, xfer) = unit_names(unit);
+    let fixed = [
+        "test",
+        "pass",
+        "workers",
+        "worker",
+        "file_bytes",
+        "record_bytes",
+        "planned_bytes",
+        "bytes",
+        "records",
+        "elapsed_ns",
+        "cpu_user_ns",
+        "cpu_system_ns",
+        "stonewalled",
+    ];
+    let mut header: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
+    header.extend([
+        format!("children_see_{rate}"),
+        format!("parent_sees_{rate}"),
+        format!("min_{rate}"),
+        format!("max_{rate}"),
+        format!("avg_{rate}"),
+        format!("min_xfer_{xfer}"),
+        rate.to_string(),
+        format!("xfer_{xfer}"),
+    ]);
+    header
+}
+
+/// One row of a throughput run, in [`throughput_header`]'s order; `None`
+/// is an empty cell. Figures are strings with the text block's two
+/// decimals, so the CSV and the text agree to the digit.
+#[derive(Serialize)]
+struct ThroughputCsvRow {
+    test: u32,
+    pass: Pass,
+    workers: u32,
+    worker: Option<u32>,
+    file_bytes: u64,
+    record_bytes: u64,
+    planned_bytes: u64,
+    bytes: u64,
+    records: u64,
+    elapsed_ns: u64,
+    cpu_user_ns: u64,
+    cpu_system_ns: u64,
+    stonewalled: bool,
+    /// The phase's figures: children see, parent sees, min, max, avg, min xfer.
+    phase: [Option<String>; 6],
+    /// A worker's rate and transfer.
+    rate: Option<String>,
+    xfer: Option<String>,
+}
+
+fn figure(v: f64) -> Option<String> {
+    Some(format!("{v:.2}"))
+}
+
+/// A phase: the workers' bytes, records and CPU added up, the time from
+/// the barrier's release to the last worker's end (what "Parent sees"
+/// divides by), stonewalled when any worker was stopped early, and the
+/// block's six figures.
+fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
+    let unit = config.unit;
+    let sum = |f: fn(&WorkerResult) -> u64| phase.results.iter().map(f).sum::<u64>();
+    ThroughputCsvRow {
+        test: phase.pass.test().number(),
+        pass: phase.pass,
+        workers: phase.workers,
+        worker: None,
+        file_bytes: phase.file_bytes,
+        record_bytes: phase.record_bytes,
+        planned_bytes: phase.planned_bytes(config),
+        bytes: phase.moved_bytes(),
+        records: sum(|w| w.records),
+        elapsed_ns: phase.parent_elapsed_ns,
+        cpu_user_ns: sum(|w| w.cpu_user_ns),
+        cpu_system_ns: sum(|w| w.cpu_system_ns),
+        stonewalled: phase.results.iter().any(|w| w.stonewalled),
+        phase: [
+            phase.children_see(unit),
+            phase.parent_sees(unit),
+            phase.min_rate(unit),
+            phase.max_rate(unit),
+            phase.avg_rate(unit),
+            phase.min_xfer(unit),
+        ]
+        .map(figure),
+        rate: None,
+        xfer: None,
+    }
+}
+
+/// One worker of a phase (`-C`): its own counts and time, its share of the
+/// planned bytes, and its rate and transfer (the text's `Child[n]` line).
+fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> ThroughputCsvRow {
+    let unit = config.unit;
+    ThroughputCsvRow {
+        test: phase.pass.test().number(),
+        pass: phase.pass,
+        workers: phase.workers,
+        worker: Some(w.worker),
+        file_bytes: phase.file_bytes,
+        record_bytes: phase.record_bytes,
+        planned_bytes: phase.planned_bytes(config) / u64::from(phase.workers.max(1)),
+        bytes: w.bytes,
+        records: w.records,
+        elapsed_ns: w.elapsed_ns,
+        cpu_user_ns: w.cpu_user_ns,
+        cpu_system_ns: w.cpu_system_ns,
+        stonewalled: w.stonewalled,
+        phase: Default::default(),
+        rate: figure(w.rate(unit)),
+        xfer: figure(w.xfer(unit)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::model::plan::Cell;
-    use crate::model::result::{CellResult, Measurement, sample_result};
+    use crate::model::result::{CellResult, Measurement, sample_phase, sample_result};
 
     fn m(pass: Pass, file_kb: u64, rec_kb: u64, elapsed_ns: u64) -> Measurement {
         Measurement {
@@ -157,6 +312,75 @@ test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,c
             let json = serde_json::to_value(pass).unwrap();
             assert_eq!(Some(&row[1]), json.as_str());
         }
+    }
+
+    /// A throughput run of 2 workers: its write phase (each moving 1 MiB in
+    /// 1 s), and a read phase where worker 1 was stonewalled at half.
+    fn throughput_run(args: &[&str]) -> RunResult {
+        let mut result = sample_result(test_config(args), vec![]);
+        let mut read = sample_phase(Pass::Read, 2, 1 << 20);
+        read.results[1].bytes = 512 << 10;
+        read.results[1].records = 8;
+        read.results[1].stonewalled = true;
+        read.stonewall = true;
+        result.throughput = vec![sample_phase(Pass::Write, 2, 1 << 20), read];
+        result
+    }
+
+    #[test]
+    fn a_throughput_run_has_a_row_per_phase_with_the_blocks_figures() {
+        let result = throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "0", "-i", "1"]);
+        let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
+        let expected = "\
+test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib
+0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,
+1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,
+";
+        assert_eq!(text, expected);
+        // The same figures as the text's block.
+        let block =
+            crate::report::text::throughput::phase_block(&result.throughput[1], &result.config);
+        for figure in ["1536.00", "512.00", "1024.00", "768.00"] {
+            assert!(block.contains(&format!("= {figure:>10} KB")), "{block}");
+        }
+    }
+
+    #[test]
+    fn with_dash_c_each_phase_row_is_followed_by_its_workers() {
+        let result = throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "1", "-C", "-O"]);
+        let bytes = CsvReport.render(&result).unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let header = reader.headers().unwrap().clone();
+        assert_eq!(
+            header.iter().collect::<Vec<_>>(),
+            throughput_header(OutputUnit::OpsPerSec)
+        );
+        assert_eq!(&header[13], "children_see_ops_per_sec");
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let kinds: Vec<(&str, &str)> = rows.iter().map(|r| (&r[1], &r[3])).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("write", ""),
+                ("write", "0"),
+                ("write", "1"),
+                ("read", ""),
+                ("read", "0"),
+                ("read", "1")
+            ]
+        );
+        let worker = &rows[5];
+        assert_eq!(
+            &worker[6], "1048576",
+            "one worker's share of the planned bytes"
+        );
+        assert_eq!(&worker[7], "524288");
+        assert_eq!(&worker[12], "true");
+        assert!((13..19).all(|i| worker[i].is_empty()), "{worker:?}");
+        assert_eq!((&worker[19], &worker[20]), ("8.00", "8.00"), "8 ops in 1 s");
+        // The phase's row leaves the worker's columns empty.
+        assert!(rows[3][19].is_empty() && rows[3][20].is_empty());
+        assert_eq!(&rows[3][13], "24.00");
     }
 
     #[test]

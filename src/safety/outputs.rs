@@ -169,7 +169,11 @@ impl Guard {
                 .as_deref()
                 .map(|dir| plot_places(dir, &plot_names, self.force))
                 .transpose()?,
-            spreadsheet: file("-b", &outputs.spreadsheet)?,
+            spreadsheets: outputs
+                .spreadsheets
+                .iter()
+                .map(|p| resolve("-b", p)?.approve("-b", self.force))
+                .collect::<Result<_, String>>()?,
             latency: Vec::new(),
         })
     }
@@ -283,7 +287,7 @@ mod tests {
         assert_eq!(plots.dir, real.join("p"));
         let names: Vec<_> = plots.files.iter().map(|p| p.name.clone()).collect();
         assert_eq!(names, ["write.png", "write.svg"]);
-        assert!(places.csv.is_none() && places.spreadsheet.is_none());
+        assert!(places.csv.is_none() && places.spreadsheets.is_empty());
     }
 
     #[test]

@@ -27,6 +27,10 @@ mod devices;
 // The mmap (-B, -D, -G, -+A) and POSIX AIO (-H, -k) engines: every column
 // filled, and byte for byte the file a plain run leaves.
 mod engines;
+// What a new user trips on first: the CSV of a throughput run, records
+// under 1 KiB, the closing line of a run that stopped, `ioz report -h`, -R
+// in `ioz report`, two -b spreadsheets.
+mod first_contact;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
 mod faults;
@@ -101,6 +105,7 @@ fn main() -> std::process::ExitCode {
         engines::tests(),
         faults::tests(),
         figures::tests(),
+        first_contact::tests(),
         fuzz_regressions::tests(),
         html_report::tests(),
         json_schema::tests(),

@@ -2,11 +2,12 @@
 
 use super::Spelling::{Plus, Short};
 use super::{Flag, Number, Scope, Section};
-use crate::model::units::KIB;
+use crate::model::units::kb_number;
 
-/// Kilobytes, as IOzone's header lines show sizes.
-fn kb(bytes: u64) -> u64 {
-    bytes / KIB
+/// Kilobytes, as IOzone's header lines show sizes (a record size that is not
+/// a whole kB, `-r 8b`, as its exact fraction: `0.0078125`).
+fn kb(bytes: u64) -> String {
+    kb_number(bytes)
 }
 
 pub(super) const SECTION: Section = Section {

@@ -18,10 +18,11 @@ pub(super) const SECTION: Section = Section {
         Flag::spreadsheet(
             Short('b'),
             "FILE",
-            "spreadsheet: .xls/.wks in IOzone's layout, or .xlsx (implies -R)",
+            "spreadsheet: .xls/.wks in IOzone's layout, or .xlsx (implies -R); \
+             repeat to write several (an .xls and an .xlsx)",
             |s, file| {
                 // As in IOzone, a spreadsheet implies the -R report.
-                s.outputs.spreadsheet = Some(file);
+                s.outputs.spreadsheets.push(file);
                 s.excel_report = true;
             },
         ),
@@ -31,9 +32,12 @@ pub(super) const SECTION: Section = Section {
             "the whole run as JSON (schema in schema/run.schema.json)",
             |s, file| s.outputs.json = Some(file),
         ),
-        Flag::path(Long("csv"), "FILE", "one row per measurement", |s, file| {
-            s.outputs.csv = Some(file)
-        }),
+        Flag::path(
+            Long("csv"),
+            "FILE",
+            "one row per measurement (throughput mode: per phase, and per worker with -C)",
+            |s, file| s.outputs.csv = Some(file),
+        ),
         Flag::path(
             Long("html"),
             "FILE",

@@ -31,6 +31,7 @@ use std::io;
 
 use super::grid::*;
 use crate::model::result::RunResult;
+use crate::model::units::kb_value;
 use crate::report::Exporter;
 
 pub struct BiffReport;
@@ -144,8 +145,8 @@ fn grid_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
 fn grid_block(biff: &mut Biff, mut row: usize, title: &str, grid: &Grid) -> io::Result<usize> {
     biff.label(row, 0, title)?;
     row += 1;
-    for (i, &rec) in grid.record_kb.iter().enumerate() {
-        biff.number(row, i + 1, rec as f64)?;
+    for (i, &rec) in grid.record_bytes.iter().enumerate() {
+        biff.number(row, i + 1, kb_value(rec))?;
     }
     row += 1;
     for r in &grid.rows {

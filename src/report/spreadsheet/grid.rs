@@ -75,8 +75,9 @@ pub(crate) struct GridRow {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Grid {
     pub pass: Pass,
-    /// Every configured record size (kB), ascending: the header row.
-    pub record_kb: Vec<u64>,
+    /// Every configured record size (bytes), ascending: the header row, in
+    /// kB ([`kb_value`](crate::model::units::kb_value): `-r 8b` is 0.0078125).
+    pub record_bytes: Vec<u64>,
     /// File sizes that have at least one measured cell, in run order.
     pub rows: Vec<GridRow>,
 }
@@ -99,7 +100,6 @@ fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid
     let config = &result.config;
     let plan = expand(config);
     let layout = TableLayout::for_config(config);
-    let record_kb: Vec<u64> = plan.record_axis.iter().map(|r| r / KIB).collect();
     layout
         .reported_passes(config)
         .into_iter()
@@ -136,7 +136,7 @@ fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid
                 .collect();
             Grid {
                 pass,
-                record_kb: record_kb.clone(),
+                record_bytes: plan.record_axis.clone(),
                 rows,
             }
         })

@@ -37,6 +37,7 @@ use super::grid::{
 use crate::model::config::OutputUnit;
 use crate::model::environment::Environment;
 use crate::model::result::RunResult;
+use crate::model::units::{kb_number, kb_value};
 use crate::report::Exporter;
 
 pub struct XlsxReport;
@@ -134,8 +135,8 @@ fn grid_cells(
     let head = header_format();
     sheet.write_string_with_format(top, 0, title, &Format::new().set_bold())?;
     sheet.write_string_with_format(top + 1, 0, "file kB \\ record kB", &head)?;
-    for (i, &rec) in grid.record_kb.iter().enumerate() {
-        sheet.write_number_with_format(top + 1, u16_col(i + 1)?, rec as f64, &head)?;
+    for (i, &rec) in grid.record_bytes.iter().enumerate() {
+        sheet.write_number_with_format(top + 1, u16_col(i + 1)?, kb_value(rec), &head)?;
     }
     let first_row = top + 2;
     for (r, row) in grid.rows.iter().enumerate() {
@@ -147,7 +148,7 @@ fn grid_cells(
             }
         }
     }
-    let (nrec, nfile) = (grid.record_kb.len(), grid.rows.len());
+    let (nrec, nfile) = (grid.record_bytes.len(), grid.rows.len());
     if nrec == 0 || nfile == 0 {
         return Ok(None);
     }
@@ -168,7 +169,7 @@ fn write_grid(
     let unit = unit_label(unit_kind);
     sheet.set_name(name)?;
     sheet.set_column_width(0, 20)?;
-    for i in 0..grid.record_kb.len() {
+    for i in 0..grid.record_bytes.len() {
         sheet.set_column_width(u16_col(i + 1)?, 11)?;
     }
     let title = format!("{name} ({unit})");
@@ -223,11 +224,11 @@ fn write_grid(
     scatter.title().set_name(&format!("{name}: by file size"));
     scatter.x_axis().set_name("file size (kB)").set_log_base(2);
     scatter.y_axis().set_name(unit);
-    for i in 0..grid.record_kb.len() {
+    for i in 0..grid.record_bytes.len() {
         let col = u16_col(i + 1)?;
         scatter
             .add_series()
-            .set_name(&format!("{} kB records", grid.record_kb[i]))
+            .set_name(&format!("{} kB records", kb_number(grid.record_bytes[i])))
             .set_categories((name, FIRST_DATA_ROW, 0, last_row, 0))
             .set_values((name, FIRST_DATA_ROW, col, last_row, col));
     }

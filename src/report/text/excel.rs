@@ -6,7 +6,7 @@ use std::io;
 
 use crate::model::plan::expand;
 use crate::model::result::{Measurement, RunResult};
-use crate::model::units::KIB;
+use crate::model::units::{KIB, kb_number};
 use crate::model::workload::Pass;
 use crate::report::Exporter;
 use crate::report::layout::TableLayout;
@@ -55,7 +55,7 @@ fn block(
     let plan = expand(&result.config);
     let _ = write!(s, "\n\"{title}\"\n      ");
     for rec in &plan.record_axis {
-        let _ = write!(s, "  \"{}\"", rec / KIB);
+        let _ = write!(s, "  \"{}\"", kb_number(*rec));
     }
     s.push('\n');
     for &file in &plan.file_axis {

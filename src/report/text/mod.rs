@@ -13,7 +13,7 @@ use super::layout::TableLayout;
 use crate::model::config::RunConfig;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
-use table::{preamble, table_header, table_row, trailer, verify_note};
+use table::{closing_line, preamble, table_header, table_row, verify_note};
 use throughput::{phase_block, run_header, throughput_preamble, throughput_report};
 
 /// The text of a run, piece by piece, in the order it is printed: the
@@ -76,10 +76,10 @@ impl<'a> LiveText<'a> {
                 s.push_str(&throughput_report(&result.throughput, self.config));
             }
             s.push_str(&verify_note(result));
-            s.push_str(&trailer());
+            s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&verify_note(result));
-            s.push_str(&trailer());
+            s.push_str(&closing_line(&result.status));
             if self.config.excel_report {
                 s.push_str(&render_excel_text(result));
             }

@@ -8,13 +8,14 @@ use std::fmt::Write as _;
 
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::order::mix_reads_among_first;
-use crate::model::result::{CellResult, RunResult, RunStatus};
-use crate::model::units::KIB;
+use crate::model::result::{CellResult, RunResult, RunStatus, signal_name};
+use crate::model::units::{KIB, kb_number};
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
 use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 
-/// The line that ends the table (IOzone's says "iozone test complete.").
+/// The line that ends the text of a complete run (IOzone's says "iozone
+/// test complete."); see [`closing_line`].
 pub const COMPLETE_LINE: &str = "ioz test complete.";
 
 /// Everything before the table.
@@ -75,15 +76,19 @@ pub fn table_header(layout: &TableLayout) -> String {
 }
 
 /// `value` right-aligned in `width`, always with at least one leading space.
-fn field(out: &mut String, value: u64, width: usize) {
+fn field(out: &mut String, value: impl std::fmt::Display, width: usize) {
     let _ = write!(out, " {:>w$}", value, w = width.saturating_sub(1));
 }
 
-/// One table row: file kB, record kB, then each column (blank if not measured).
+/// One table row: file kB, record kB, then each column (blank if not
+/// measured). A record size that is not a whole kB is its exact fraction
+/// (`0.0078125`), which overflows the reclen column like any wide number:
+/// the header stays IOzone's, byte for byte, for the scripts that find the
+/// table by it.
 pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> String {
     let mut s = String::new();
     field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
-    field(&mut s, row.cell.record_bytes / KIB, RECLEN_WIDTH);
+    field(&mut s, kb_number(row.cell.record_bytes), RECLEN_WIDTH);
     for Column {
         pass, data_width, ..
     } in &layout.columns
@@ -97,9 +102,18 @@ pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> St
     s
 }
 
-/// What follows the last row.
-pub fn trailer() -> String {
-    format!("\n{COMPLETE_LINE}\n")
+/// What follows the last row: a blank line and the closing line, which
+/// says how the run ended. Only a complete run gets IOzone's line (scripts
+/// take it to mean the results are whole); a run that stopped early says why.
+pub fn closing_line(status: &RunStatus) -> String {
+    match status {
+        RunStatus::Complete => format!("\n{COMPLETE_LINE}\n"),
+        RunStatus::Interrupted(sig) => {
+            format!("\nioz test interrupted by {}.\n", signal_name(*sig))
+        }
+        // The message is one line; a stray line break would split the closing.
+        RunStatus::Failed(why) => format!("\nioz test failed: {}\n", why.replace('\n', " ")),
+    }
 }
 
 /// After the table of a `-V`/`-+d` run, before the closing line: a blank line
@@ -156,4 +170,61 @@ pub fn verify_note(result: &RunResult) -> String {
         _ => " before the run stopped.",
     };
     format!("\n\tVerified {bytes} bytes in {passes} read {noun}{outcome}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_config;
+    use crate::model::result::{sample_cells, sample_result};
+    use crate::model::workload::Pass;
+    use crate::report::text::render_output;
+
+    #[test]
+    fn only_a_complete_run_says_it_completed() {
+        assert_eq!(closing_line(&RunStatus::Complete), "\nioz test complete.\n");
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(2)),
+            "\nioz test interrupted by SIGINT.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(15)),
+            "\nioz test interrupted by SIGTERM.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Interrupted(10)),
+            "\nioz test interrupted by signal 10.\n"
+        );
+        assert_eq!(
+            closing_line(&RunStatus::Failed("write t.tmp: No space\nleft".into())),
+            "\nioz test failed: write t.tmp: No space left\n"
+        );
+    }
+
+    #[test]
+    fn records_of_a_fraction_of_a_kb_print_exactly_under_iozones_header() {
+        let config = test_config(&["-s", "64k", "-r", "8b", "-i", "0", "-R"]);
+        let cells = sample_cells(&config, &[Pass::Write, Pass::Rewrite], |f, _| f);
+        let text = render_output(&sample_result(config, cells));
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines.iter().position(|l| l.contains("reclen")).unwrap();
+        let (head, row) = (lines[header], lines[header + 1]);
+        // The header is IOzone's; the size widens its column by what it needs.
+        assert!(
+            head.starts_with("              KB  reclen   write"),
+            "{head}"
+        );
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>(),
+            ["64", "0.0078125", "64", "64"]
+        );
+        assert!(
+            row.starts_with("              64 0.0078125      64"),
+            "{row}"
+        );
+        assert!(
+            text.contains("\n\"Writer report\"\n        \"0.0078125\"\n\"64\"   64 \n"),
+            "{text}"
+        );
+    }
 }
