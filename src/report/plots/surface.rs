@@ -13,7 +13,10 @@ use super::scale::ValueScale;
 use super::text::{Typesetter, style, text_width};
 use super::{DrawResult, REGION_COLORS, TEXT_GREY};
 
-const COLOR_BAR_WIDTH: u32 = 150;
+/// Room for the colour bar: an eighth of the drawing, within bounds.
+fn color_bar_width(w: u32) -> u32 {
+    (w / 8).clamp(100, 150)
+}
 /// Pixel size of tick labels.
 const LABEL_SIZE: u32 = 14;
 
@@ -32,7 +35,7 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     scale: &ValueScale,
 ) -> DrawResult<(), DB> {
     let (w, _) = area.dim_in_pixel();
-    let (plot, bar) = area.split_horizontally(w - COLOR_BAR_WIDTH);
+    let (plot, bar) = area.split_horizontally(w - color_bar_width(w));
     let xs: Vec<f64> = grid.files.iter().map(|&b| lg(b)).collect();
     let zs: Vec<f64> = grid.records.iter().map(|&b| lg(b)).collect();
     // Padding keeps the end labels of the two size axes apart at their shared corner.
