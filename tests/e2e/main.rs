@@ -34,6 +34,10 @@ mod first_contact;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
 mod faults;
+// Figures a paper can use: the 2-D views, ticks and units, --plot-scale
+// and --plot-log, -+k captions, a virtual disk's rotational flag, older
+// saved runs rendered again.
+mod figures;
 // Inputs found by fuzzing: bad command lines and saved runs refused cleanly,
 // degenerate results rendered.
 mod fuzz_regressions;
@@ -109,6 +113,7 @@ fn main() -> std::process::ExitCode {
         devices::tests(),
         engines::tests(),
         faults::tests(),
+        figures::tests(),
         first_contact::tests(),
         fuzz_regressions::tests(),
         html_report::tests(),
