@@ -323,8 +323,7 @@ fn xlsx_environment(path: &Path, key: &str) -> Option<String> {
     let mut book: Xlsx<_> = open_workbook(path).unwrap();
     let sheet = book.worksheet_range("Environment").unwrap();
     sheet.rows().find_map(|row| {
-        (row.first()?.to_string() == key)
-            .then(|| row.get(1).map(|c| c.to_string()).unwrap_or_default())
+        (*row.first()? == key).then(|| row.get(1).map(|c| c.to_string()).unwrap_or_default())
     })
 }
 
