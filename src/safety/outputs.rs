@@ -60,7 +60,7 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
     for name in &latency {
         guard.claim("-Q", Path::new(name), "a -Q latency file of this run")?;
     }
-    let mut places = guard.check(&config.outputs, &passes)?;
+    let mut places = guard.check(&config.outputs, config, &passes)?;
     places.latency = latency
         .iter()
         .map(|name| resolve("-Q", Path::new(name))?.approve("-Q", config.force))
@@ -104,7 +104,7 @@ pub fn check_for_report(
         )],
         force,
     }
-    .check(outputs, &plan::passes(saved))
+    .check(outputs, saved, &plan::passes(saved))
 }
 
 /// A file the command already uses, and what it is (for the message).
@@ -133,8 +133,16 @@ struct Guard {
 }
 
 impl Guard {
-    fn check(mut self, outputs: &OutputFiles, passes: &[Pass]) -> Result<ResultPlaces, String> {
-        let plot_names: Vec<String> = passes.iter().flat_map(|&p| plot_file_names(p)).collect();
+    fn check(
+        mut self,
+        outputs: &OutputFiles,
+        config: &RunConfig,
+        passes: &[Pass],
+    ) -> Result<ResultPlaces, String> {
+        let plot_names: Vec<String> = passes
+            .iter()
+            .flat_map(|&p| plot_file_names(config, p))
+            .collect();
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
         for (opt, path) in outputs.requested() {
