@@ -109,8 +109,9 @@ pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> St
 /// CV: it is in the table's own unit, so mean ± sd reads off the two grids
 /// directly (the error bars of seed 004's charts), and the CV is one
 /// division away (the JSON holds it). Its header says `file kB  rec kB`,
-/// not IOzone's `KB  reclen`, so scripts that find IOzone's table by its
-/// header find the table of means only.
+/// not IOzone's `KB  reclen`, and each deviation reads `±123`, so scripts
+/// that find IOzone's table by its header, or its rows as lines of plain
+/// numbers, find the table of means only.
 pub fn spread_section(layout: &TableLayout, result: &RunResult) -> String {
     let unit = result.config.unit;
     let mut s = String::new();
@@ -132,7 +133,7 @@ pub fn spread_section(layout: &TableLayout, result: &RunResult) -> String {
         for c in &layout.columns {
             match row.get(c.pass) {
                 Some(runs) => match summarize(&runs.values(unit)).and_then(|x| x.sd) {
-                    Some(sd) => field(&mut s, sd.round() as u64, c.data_width),
+                    Some(sd) => field(&mut s, format!("±{}", sd.round() as u64), c.data_width),
                     None => field(&mut s, "-", c.data_width),
                 },
                 None => s.push_str(&" ".repeat(c.data_width)),
