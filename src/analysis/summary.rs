@@ -212,7 +212,7 @@ mod tests {
     fn two_samples() {
         let s = summarize(&[1.0, 2.0]).unwrap();
         assert_close(s.mean, 1.5);
-        assert_close(s.sd.unwrap(), 0.7071067811865476);
+        assert_close(s.sd.unwrap(), std::f64::consts::FRAC_1_SQRT_2); // SciPy: 0.7071067811865476
         assert_close(s.cv_percent.unwrap(), 47.14045207910317);
         let ci = s.ci95.unwrap();
         assert!((ci.low - -4.853102368087347).abs() < 1e-6, "{ci:?}");

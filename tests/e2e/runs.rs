@@ -620,8 +620,10 @@ fn three_runs_of_auto_mode_repeat_the_whole_plan() {
 
 fn three_runs_of_throughput_mode_report_mean_and_sd_of_each_figure() {
     let dir = tempfile::tempdir().unwrap();
+    // -x: no stonewalling, so every worker moves its whole file each run
+    // and the bytes add up exactly.
     let args = [
-        "-t", "2", "-s", "128k", "-r", "64k", "-i", "0", "-R", "-F", "a.tmp", "b.tmp",
+        "-t", "2", "-s", "128k", "-r", "64k", "-i", "0", "-R", "-x", "-F", "a.tmp", "b.tmp",
     ];
     let once = ioz(dir.path(), &[&args[..], &["--json", "one.json"]].concat());
     once.expect_code(0);
