@@ -304,6 +304,42 @@ mod tests {
     use crate::report::text::render_output;
 
     #[test]
+    fn a_cell_with_one_run_has_no_sd_and_is_named_never_nan() {
+        // Three runs of a plan of two cells, the last run stopped after
+        // the first cell: 64 kB has three runs, 128 kB one.
+        let mut config = test_config(&[
+            "-a", "-n", "64k", "-g", "128k", "-y", "64k", "-q", "64k", "-i", "0",
+        ]);
+        config.runs = 3;
+        let mut cells = sample_cells(&config, &[Pass::Write, Pass::Rewrite], |f, _| f);
+        let first = cells[0].measurements.clone();
+        for run in 1..3u32 {
+            for m in &first {
+                let mut m = m.clone();
+                m.run = run;
+                m.elapsed_ns *= u64::from(run) + 1;
+                cells[0].measurements.push(m);
+            }
+        }
+        let mut result = sample_result(config, cells);
+        result.status = RunStatus::Interrupted(2);
+        let text = render_output(&result);
+        // 64 kB in 1, 2 and 3 s: 64, 32 and 21 kB/s, mean 39, sd 22.
+        let has = |line: &str| text.lines().any(|l| l.trim_end() == line);
+        assert!(has("              64      64      39      39"), "{text}");
+        assert!(has("              64      64     ±22     ±22"), "{text}");
+        assert!(has("             128      64       -       -"), "{text}");
+        assert!(
+            text.contains(
+                "\tRuns per cell: 3, except 128 kB file, 64 kB records, write: 1; \
+                 128 kB file, 64 kB records, rewrite: 1.\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+    }
+
+    #[test]
     fn only_a_complete_run_says_it_completed() {
         assert_eq!(closing_line(&RunStatus::Complete), "\nioz test complete.\n");
         assert_eq!(
