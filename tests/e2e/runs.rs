@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use crate::fixtures::{
-    Ext4, Test, assert_refused, data_file, data_lines, data_rows, header_lines, ioz, list_dir,
-    trials,
+    Ext4, IOZ, Test, assert_refused, data_file, data_lines, data_rows, header_lines, ioz, list_dir,
+    skip, trials,
 };
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -34,6 +34,7 @@ pub fn tests() -> Vec<Test> {
         bad_runs_and_labels_are_refused_before_anything_runs,
         one_run_prints_and_saves_what_it_did_before_repetitions,
         each_run_remounts_before_every_pass => [Ext4],
+        the_progress_bar_counts_every_run,
     ]
 }
 
@@ -807,4 +808,27 @@ fn each_run_remounts_before_every_pass() {
         run.stdout
     );
     assert_eq!(list_dir(&ext4.mnt()), ["lost+found"]);
+}
+
+/// The bar on a terminal (script(1) gives the run one): its total is the
+/// plan's bytes times the runs, so the ETA covers every repetition.
+fn the_progress_bar_counts_every_run() {
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        skip("script(1) (util-linux) is not installed: no terminal for the bar");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!("{IOZ} -s 256k -r 64k -i 0 -i 1 -f t.tmp --runs 3");
+    let out = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    // 256 kB × 4 passes × 3 runs.
+    assert!(screen.contains("/3.00 MiB"), "{screen}");
+    assert!(
+        screen.contains("run 3/3: 256 kB file, 64 kB records: reread"),
+        "{screen}"
+    );
 }
