@@ -163,7 +163,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
                         size_label(rec),
                         m.value(config.unit),
                         esc(iozone_unit(config.unit)),
-                        scale.value_text(raw)
+                        scale.grid_text(raw)
                     );
                 }
                 None => h.push_str("<td class=\"none\">–</td>"),

@@ -111,6 +111,24 @@ impl ValueScale {
         number(raw * self.factor)
     }
 
+    /// A value in a grid of this scale (the HTML report's): on a linear
+    /// scale every value with the decimals that give the scale's largest
+    /// value three significant digits, so a column's numbers line up and no
+    /// cell is wider than the largest value's (a slow cell reads "0.09", not
+    /// "0.0941", and the grid keeps its width whatever was measured); on a
+    /// log scale, which spans decades, three significant digits each.
+    pub fn grid_text(&self, raw: f64) -> String {
+        if self.log || !self.hi.is_finite() || self.hi <= 0.0 {
+            return self.value_text(raw);
+        }
+        let decimals = if self.hi >= 100.0 {
+            0
+        } else {
+            (2 - self.hi.log10().floor() as i32).clamp(0, 9) as usize
+        };
+        format!("{:.decimals$}", raw * self.factor)
+    }
+
     /// Where a value in the run's unit falls between the smallest and the
     /// largest the scale covers, 0 to 1 (log-spaced on a log axis): its colour.
     pub fn shade(&self, raw: f64) -> f64 {
@@ -240,6 +258,26 @@ mod tests {
         assert_eq!(s.shade(5.0), 0.5);
         let flat = ValueScale::over(OutputUnit::KbPerSec, [7.0, 7.0], true);
         assert!(flat.top() > flat.bottom());
+    }
+
+    #[test]
+    fn grid_values_take_the_decimals_of_the_largest() {
+        // kB/s: the largest, 6.05 GB/s, reads with two decimals; so do the rest.
+        let kb = |gb: f64| gb * 1e9 / 1024.0;
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], false);
+        assert_eq!(scale.unit, "GB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.09");
+        assert_eq!(scale.grid_text(kb(6.05)), "6.05");
+        assert_eq!(scale.grid_text(kb(1.5)), "1.50");
+        // 56.8 GB/s: one decimal; 523 MB/s: none.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(56.8)], false);
+        assert_eq!(scale.grid_text(kb(0.26)), "0.3");
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.523)], false);
+        assert_eq!(scale.unit, "MB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "94");
+        // A log scale keeps three significant digits per value.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], true);
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.0941");
     }
 
     #[test]
