@@ -13,10 +13,12 @@
 //! - `system`: what reads or changes the machine (model, error)
 //! - `safety`: what ioz may do, decided before any I/O (model, data, system, error)
 //! - `runner`: cells and passes → measurements, handed out as events (all of the above)
-//! - `report`: a `RunResult` → bytes, one exporter per format (model)
+//! - `analysis`: statistics over measured rates: summaries, comparisons (model)
+//! - `report`: a `RunResult` (or a comparison) → bytes, one exporter per format (model, analysis)
 //! - `cli`: argv → a typed request (model)
 //! - `app`: one command end to end (everything; nothing imports it)
 
+pub mod analysis;
 pub mod app;
 pub mod cli;
 pub mod data;
