@@ -1,7 +1,8 @@
 //! The guard every result path of a command goes through before any I/O
-//! (--json, --csv, --html, --plots, -b, for a run and for `ioz report`), so
-//! that nothing ioz writes at the end lands on data it does not own, and a
-//! long run does not end with results that cannot be saved.
+//! (--json, --csv, --html, --plots, -b, for a run, `ioz report` and
+//! `ioz compare`), so that nothing ioz writes at the end lands on data it
+//! does not own, and a long run does not end with results that cannot be
+//! saved.
 //!
 //! A result path is refused when it is an input of the same command (a test
 //! file of the run, a -X/-Y telemetry file, the saved run `ioz report`
@@ -105,6 +106,24 @@ pub fn check_for_report(
         force,
     }
     .check(outputs, &plan::passes(saved))
+}
+
+/// The result paths of `ioz compare`, approved: `inputs` are every file it
+/// reads (the files named, and those of the directories named), none of
+/// which an output may take.
+pub fn check_for_compare(
+    outputs: &OutputFiles,
+    inputs: &[&Path],
+    force: bool,
+) -> Result<ResultPlaces, String> {
+    Guard {
+        claims: inputs
+            .iter()
+            .map(|p| Claim::new("an input of this comparison".into(), p))
+            .collect(),
+        force,
+    }
+    .check(outputs, &[])
 }
 
 /// A file the command already uses, and what it is (for the message).
