@@ -72,7 +72,8 @@ pub fn mean_sd_bars(
     let group_w = bar * inputs as f64 + gap;
     let (left, top, plot_h) = (70.0, 30.0, 220.0);
     let width = (left + group_w * groups.len() as f64 + 20.0).max(420.0);
-    let height = top + plot_h + 70.0 + 18.0 * ((inputs as f64) / 4.0).ceil();
+    let per_row = (((width - left) / 170.0).floor() as usize).max(1);
+    let height = top + plot_h + 60.0 + 18.0 * inputs.div_ceil(per_row) as f64;
     let max = groups
         .iter()
         .flat_map(|g| g.2.iter().flatten())
@@ -167,15 +168,16 @@ pub fn mean_sd_bars(
         left + (width - left) / 2.0,
         top + plot_h + 32.0
     );
-    legend(&mut s, labels, left, top + plot_h + 50.0);
+    legend(&mut s, labels, left, top + plot_h + 50.0, width);
     s.push_str("</svg>");
     s
 }
 
-fn legend(s: &mut String, labels: &[String], x0: f64, y0: f64) {
+fn legend(s: &mut String, labels: &[String], x0: f64, y0: f64, width: f64) {
+    let per_row = (((width - x0) / 170.0).floor() as usize).max(1);
     for (i, l) in labels.iter().enumerate() {
-        let x = x0 + (i % 4) as f64 * 170.0;
-        let y = y0 + (i / 4) as f64 * 18.0;
+        let x = x0 + (i % per_row) as f64 * 170.0;
+        let y = y0 + (i / per_row) as f64 * 18.0;
         let _ = write!(
             s,
             r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
@@ -320,18 +322,19 @@ pub fn mountain(
     value: &dyn Fn(u64, u64) -> Option<f64>,
     zmax: f64,
 ) -> String {
-    let (w, h) = (420.0, 330.0);
     let (nx, ny) = (records.len().max(1) as f64, files.len().max(1) as f64);
-    let dx = 170.0 / nx.max(ny);
+    // The floor's diagonal spans 320 px whatever the grid; heights up to 150 px.
+    let dx = 320.0 / (nx + ny);
     let dy = dx * 0.5;
     let zh = 150.0;
-    let ox = 40.0 + ny * dx;
-    let oy = 60.0 + zh;
+    let ox = 50.0 + ny * dx;
+    let oy = 40.0 + zh;
+    let (w, h) = (50.0 + (nx + ny) * dx + 90.0, oy + (nx + ny) * dy + 60.0);
     let p = |xi: f64, yi: f64, z: f64| (ox + (xi - yi) * dx, oy + (xi + yi) * dy - z * zh);
     let mut s = String::new();
     let _ = write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="10"><title>{}</title><text x="10" y="16" font-size="13" font-weight="bold">{}</text>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="10"><title>{}</title><text x="10" y="16" font-size="13" font-weight="bold">{}</text>"#,
         esc(title),
         esc(title)
     );

@@ -1,6 +1,6 @@
 //! `ioz compare`'s text: for each input, a ratio grid per test (file size ×
-//! record size) with each cell's verdict, the cells that differ in detail,
-//! then seed 003's table (rows: the inputs, columns: the tests). Colours
+//! record size) with each cell's verdict, every cell with a p-value in
+//! detail, then seed 003's table (rows: the inputs, columns: the tests). Colours
 //! (green faster, red slower, grey same) only when the caller says the
 //! output is a terminal that wants them.
 
@@ -129,10 +129,13 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
     let differing: Vec<&CellComparison> = pair
         .cells
         .iter()
-        .filter(|x| x.verdict != Verdict::Same || x.basis == Basis::Significance)
+        .filter(|x| x.basis == Basis::Significance)
         .collect();
     if !differing.is_empty() {
-        let _ = writeln!(out, "\n  Cells in detail (n, mean, sd of each side):");
+        let _ = writeln!(
+            out,
+            "\n  Every cell: n, mean ± sd of each side, ratio [95 % interval], adjusted p"
+        );
         for x in differing {
             let _ = writeln!(out, "  {}", paint.verdict(x.verdict, &detail(x)));
         }
