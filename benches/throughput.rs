@@ -38,7 +38,7 @@ use std::process::Command;
 use std::sync::Barrier;
 use std::time::Instant;
 
-use ioz::data::buffer::{AlignedBuf, fill, pool_bytes};
+use ioz::data::buffer::{AlignedBuf, fill, write_window_bytes};
 use ioz::model::config::DataPattern;
 use ioz::model::plan::Cell;
 
@@ -203,7 +203,7 @@ impl BareFile {
             file_bytes,
             record_bytes: record,
         };
-        let mut pool = AlignedBuf::zeroed(pool_bytes(&cell, DataPattern::Random, false));
+        let mut pool = AlignedBuf::zeroed(write_window_bytes(&cell, DataPattern::Random, false, 1));
         fill(&mut pool, DataPattern::Random, 1 + index as u64);
         BareFile {
             path: CString::new(path.as_os_str().as_bytes()).expect("path has a NUL byte"),

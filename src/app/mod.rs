@@ -12,10 +12,11 @@ use std::ffi::OsString;
 
 use crate::cli::{self, Command, compare_help_text, help_text, report_help_text, version_text};
 use crate::error::Exit;
-use crate::system::host;
+use crate::system::{allocator, host};
 
 /// Runs ioz with `args` (argv[0] included) and returns its exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    allocator::return_freed_buffers();
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             output::say(e);

@@ -33,6 +33,10 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
         }
     };
     result.config.excel_report |= request.excel_report;
+    if let Some(shared) = request.plot_scale_shared {
+        result.config.plot_style.shared_scale = shared;
+    }
+    result.config.plot_style.log_values |= request.plot_log;
     if request.text
         && io::stdout()
             .write_all(render_output(&result).as_bytes())

@@ -43,7 +43,8 @@ pub fn help_text() -> String {
 
 const REPORT_HEAD: &str = "\
 Usage: ioz report RUN.json [--text] [-R] [-b FILE]... [--json FILE] [--csv FILE]
-                  [--html FILE] [--plots DIR] [--force]
+                  [--html FILE] [--plots DIR] [--plot-scale SCALE] [--plot-log]
+                  [--force]
        ioz report -h
 
 Renders a run saved with --json again, without measuring: the text it printed
@@ -71,12 +72,14 @@ const REPORT_OWN: [(&str, &str); 3] = [
 ];
 
 /// The run's flags `ioz report` takes, in its help's order.
-const REPORT_RESULTS: [Spelling<'static>; 5] = [
+const REPORT_RESULTS: [Spelling<'static>; 7] = [
     Spelling::Short('b'),
     Spelling::Long("json"),
     Spelling::Long("csv"),
     Spelling::Long("html"),
     Spelling::Long("plots"),
+    Spelling::Long("plot-scale"),
+    Spelling::Long("plot-log"),
 ];
 
 const REPORT_LAST: [(&str, &str); 2] = [

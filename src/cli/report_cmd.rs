@@ -1,12 +1,14 @@
 //! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]…
-//! [--force]`, or `ioz report -h`: renders a saved run again, without measuring.
+//! [--plot-scale S] [--plot-log] [--force]`, or `ioz report -h`: renders a saved run again,
+//! without measuring.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use lexopt::{Arg, Parser};
 
-use super::value::{lexopt_error, path_value, spreadsheet_value};
+use super::flags::PLOT_SCALE;
+use super::value::{choice_value, lexopt_error, path_value, spreadsheet_value};
 use super::{UsageError, usage};
 use crate::model::config::OutputFiles;
 
@@ -30,6 +32,10 @@ pub struct ReportRequest {
     pub outputs: OutputFiles,
     /// `--force`: replace existing result paths that ioz did not write.
     pub force: bool,
+    /// `--plot-scale`: shared or own scales (default: as the run saved it).
+    pub plot_scale_shared: Option<bool>,
+    /// `--plot-log`: a logarithmic value axis (or as the run saved it).
+    pub plot_log: bool,
 }
 
 pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, UsageError> {
@@ -39,6 +45,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
     let mut excel_report = false;
     let mut force = false;
     let mut outputs = OutputFiles::default();
+    let (mut plot_scale_shared, mut plot_log) = (None, false);
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
         match arg {
             Arg::Short('h') | Arg::Long("help") => return Ok(ReportCommand::Help),
@@ -49,6 +56,11 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
             Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
             Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
             Arg::Long("plots") => outputs.plots = Some(path_value(&mut parser, "--plots")?),
+            Arg::Long("plot-scale") => {
+                plot_scale_shared =
+                    Some(choice_value(&mut parser, "--plot-scale", &PLOT_SCALE)? == "shared");
+            }
+            Arg::Long("plot-log") => plot_log = true,
             Arg::Short('b') => {
                 // As in a run, a spreadsheet implies -R.
                 outputs
@@ -78,6 +90,8 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
         excel_report,
         outputs,
         force,
+        plot_scale_shared,
+        plot_log,
     }))
 }
 
@@ -150,6 +164,7 @@ mod tests {
             match option {
                 "-b" => args.push("f.xls"),
                 "--json" | "--csv" | "--html" | "--plots" => args.push("f"),
+                "--plot-scale" => args.push("shared"),
                 _ => {}
             }
             assert!(parsed(&args).is_ok(), "{line}");

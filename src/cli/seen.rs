@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::spelling::Spelling;
-use crate::model::config::{DataPattern, OpenOptions, OutputFiles};
+use crate::model::config::{DataPattern, OpenOptions, OutputFiles, PlotStyle};
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
 
@@ -41,6 +41,7 @@ pub(super) struct Seen {
     pub force: bool,
     pub data: Option<DataPattern>,
     pub outputs: OutputFiles,
+    pub plot_style: PlotStyle,
     pub quiet: bool,
     pub worker_counts: Vec<u32>,
     pub min_workers: Option<u32>,

@@ -190,6 +190,7 @@ pub(super) fn finish(
         force: seen.force,
         data: seen.data.unwrap_or(DataPattern::Random),
         outputs: seen.outputs,
+        plot_style: seen.plot_style,
         quiet: seen.quiet,
         throughput,
         record_locking: seen.record_locking,

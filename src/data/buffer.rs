@@ -17,10 +17,13 @@ pub const BUFFER_ALIGN: usize = 4096;
 pub const IOZONE_PATTERN_BYTE: u8 = 0x10;
 const IOZONE_PAGE: usize = 4096;
 const IOZONE_STAMP_LEN: usize = 8;
-/// Distinct random data written before the pool repeats. Large enough that no
-/// compressor's block (≤ 1 MiB in ZFS and btrfs) sees a repeat, small enough
-/// to stay in a CPU's L2 cache like IOzone's single buffer mostly does.
-const RANDOM_POOL_BYTES: u64 = MIB;
+/// The window the default (random) data's writes cycle through: 1 MiB,
+/// IOzone's assumed CPU cache. Large enough that no compressor's block
+/// (at most 1 MiB in ZFS and btrfs) sees a repeat, small enough that the
+/// source of every write stays in a CPU's L2 cache, as IOzone's single
+/// buffer does. Blocks stay unique in files larger than the window through
+/// their stamps (data::stamp).
+pub const WRITE_WINDOW_BYTES: u64 = MIB;
 /// `-m`: the work area the buffer slides through (IOzone's 16 MiB).
 pub const MULTI_BUFFER_BYTES: u64 = 16 * MIB;
 
@@ -79,24 +82,43 @@ pub fn multi_buffer_bytes(cell: &Cell) -> usize {
     ((records * cell.record_bytes) as usize).max(largest_op(cell))
 }
 
-/// Size of the write pool for a cell: a whole number of records, at least the
-/// largest operation. IOzone's data is one buffer reused for every record;
-/// with `-m` (`multi_buffer`) the pool is the work area writes slide through.
-pub fn pool_bytes(cell: &Cell, data: DataPattern, multi_buffer: bool) -> usize {
-    let largest = largest_op(cell);
+/// Bytes the writes' sources cycle through (the pool slots operations take,
+/// pattern::build_ops), for a pass keeping `in_flight` writes in flight:
+/// - with `-m` (`multi_buffer`), the work area writes slide through;
+/// - IOzone's data: one record, IOzone's single buffer, every write from it;
+/// - random data: [`WRITE_WINDOW_BYTES`] in whole records (the file's bytes
+///   when it is smaller, one record when a record is larger), and at least
+///   one slot more than the writes in flight, so that a write's stamps never
+///   land in one that has not completed.
+pub fn write_window_bytes(
+    cell: &Cell,
+    data: DataPattern,
+    multi_buffer: bool,
+    in_flight: usize,
+) -> usize {
     if multi_buffer {
         return multi_buffer_bytes(cell);
     }
-    match data {
-        DataPattern::Iozone => largest,
+    let rec = cell.record_bytes.max(1);
+    let slots = match data {
+        DataPattern::Iozone => 1,
         DataPattern::Random => {
-            let wanted = cell
-                .pass_bytes()
-                .min(RANDOM_POOL_BYTES)
-                .next_multiple_of(cell.record_bytes) as usize;
-            wanted.max(largest)
+            let window = (cell.pass_bytes().min(WRITE_WINDOW_BYTES) / rec).max(1);
+            if in_flight > 1 {
+                window.max(in_flight as u64 + 1)
+            } else {
+                window
+            }
         }
-    }
+    };
+    (slots * rec) as usize
+}
+
+/// Size of the write pool for a cell: its write window
+/// ([`write_window_bytes`]), and room for the largest operation (a vectored
+/// call takes up to 16 records from one slot).
+pub fn pool_bytes(cell: &Cell, data: DataPattern, multi_buffer: bool, in_flight: usize) -> usize {
+    write_window_bytes(cell, data, multi_buffer, in_flight).max(largest_op(cell))
 }
 
 /// Size of the read buffer for a cell: `slots` slots (one per operation an
@@ -162,20 +184,50 @@ mod tests {
             file_bytes: 64 << 10,
             record_bytes: 4 << 10,
         };
-        assert_eq!(pool_bytes(&small, DataPattern::Random, false), 64 << 10);
-        assert_eq!(pool_bytes(&small, DataPattern::Iozone, false), 64 << 10); // one preadv call
+        assert_eq!(pool_bytes(&small, DataPattern::Random, false, 1), 64 << 10);
+        assert_eq!(pool_bytes(&small, DataPattern::Iozone, false, 1), 64 << 10); // one preadv call
+        assert_eq!(
+            write_window_bytes(&small, DataPattern::Iozone, false, 1),
+            4 << 10
+        );
         let big = Cell {
             file_bytes: 256 << 20,
             record_bytes: 4 << 10,
         };
-        assert_eq!(pool_bytes(&big, DataPattern::Random, false), 1 << 20);
-        assert_eq!(pool_bytes(&big, DataPattern::Iozone, false), 64 << 10);
+        assert_eq!(pool_bytes(&big, DataPattern::Random, false, 1), 1 << 20);
+        assert_eq!(pool_bytes(&big, DataPattern::Iozone, false, 1), 64 << 10);
+        let mib_records = Cell {
+            file_bytes: 64 << 20,
+            record_bytes: 1 << 20,
+        };
+        // Every write from one record-sized slot; the pool holds a vectored call.
+        assert_eq!(
+            write_window_bytes(&mib_records, DataPattern::Random, false, 1),
+            1 << 20
+        );
+        assert_eq!(
+            pool_bytes(&mib_records, DataPattern::Random, false, 1),
+            16 << 20
+        );
+        // Writes in flight: one slot each, and one more.
+        assert_eq!(
+            write_window_bytes(&mib_records, DataPattern::Random, false, 4),
+            5 << 20
+        );
+        assert_eq!(
+            write_window_bytes(&big, DataPattern::Random, false, 32),
+            1 << 20
+        );
+        assert_eq!(
+            write_window_bytes(&mib_records, DataPattern::Iozone, false, 4),
+            1 << 20
+        );
         let huge_records = Cell {
             file_bytes: 64 << 20,
             record_bytes: 16 << 20,
         };
         assert_eq!(
-            pool_bytes(&huge_records, DataPattern::Random, false),
+            pool_bytes(&huge_records, DataPattern::Random, false, 1),
             16 << 20
         );
     }
@@ -187,7 +239,7 @@ mod tests {
             record_bytes,
         };
         for data in [DataPattern::Iozone, DataPattern::Random] {
-            assert_eq!(pool_bytes(&cell(4 << 10), data, true), 16 << 20);
+            assert_eq!(pool_bytes(&cell(4 << 10), data, true, 1), 16 << 20);
         }
         // 16 MiB is not a multiple of 3 KiB: rounded down to 5461 records.
         assert_eq!(multi_buffer_bytes(&cell(3 << 10)), 5461 * (3 << 10));

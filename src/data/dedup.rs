@@ -185,7 +185,7 @@ pub struct ImageWrites;
 
 impl DataCheck for ImageWrites {
     #[inline(always)]
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         let start = op.offset as usize;
         &pool[start..start + op.len]
     }
@@ -375,8 +375,9 @@ mod tests {
 
     #[test]
     fn writes_take_the_image_at_their_offset() {
-        let pool: Vec<u8> = (0..=255).cycle().take(8192).collect();
+        let mut pool: Vec<u8> = (0..=255).cycle().take(8192).collect();
+        let want = pool[4106..4126].to_vec();
         let op = IoOp::at(4096 + 10, 20, crate::data::pattern::OpKind::Write);
-        assert_eq!(ImageWrites.write_data(&op, &pool), &pool[4106..4126]);
+        assert_eq!(ImageWrites.write_data(&op, &mut pool), &want[..]);
     }
 }

@@ -236,14 +236,22 @@ pub struct PatternOptions {
     pub mix_read_percent: u32,
     /// `-+B`: the mix visits records in order instead of at random.
     pub sequential_mix: bool,
-    /// Size of the write pool in bytes: a multiple of the record size, at least
-    /// [`largest_op`] bytes. With `multi_buffer` the read buffer is this size too.
-    pub pool_bytes: usize,
+    /// Bytes the writes' sources cycle through, from the start of the write
+    /// pool (buffer::write_window_bytes): a multiple of the record size;
+    /// one record when every write comes from one buffer. With
+    /// `multi_buffer` the work area, which reads slide through too.
+    pub window_bytes: usize,
     /// `-K`: probe reads before every [`DISRUPT_EVERY`]th record of the passes it applies to.
     pub disrupt: Option<DisruptReads>,
     /// `-m`: reads, like writes, slide through the buffer by one operation
     /// each and wrap; otherwise every read lands at the start of the buffer.
     pub multi_buffer: bool,
+    /// Writes stay in flight (io_uring, AIO): successive writes take
+    /// successive slots, so that no two in flight share one. Otherwise a
+    /// write's slot follows its record, so whichever order a pass takes
+    /// records in, the same record comes from the same slot (record rewrite
+    /// writes every time from one).
+    pub queued_writes: bool,
 }
 
 /// Bytes of the largest single operation of any pass on this cell.
@@ -260,12 +268,13 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
     let rec = cell.record_bytes;
     let layout = Layout {
         rec,
-        slots: (opts.pool_bytes as u64 / rec.max(1)).max(1),
+        slots: (opts.window_bytes as u64 / rec.max(1)).max(1),
         probes: match opts.disrupt {
             Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
             _ => Probes::NONE,
         },
         multi_buffer: opts.multi_buffer,
+        queued_writes: opts.queued_writes,
         direction: pass.direction(),
         mix_read_percent: opts.mix_read_percent,
     };
@@ -297,10 +306,11 @@ pub fn build_ops(pass: Pass, cell: &Cell, opts: &PatternOptions) -> Vec<IoOp> {
 /// What turns a pass's (first record, record count) runs into operations.
 struct Layout {
     rec: u64,
-    /// Write-pool slots of one record.
+    /// Slots of one record in the write window.
     slots: u64,
     probes: Probes,
     multi_buffer: bool,
+    queued_writes: bool,
     direction: Direction,
     mix_read_percent: u32,
 }
@@ -326,20 +336,25 @@ impl Layout {
     #[inline]
     fn op(&self, i: usize, first: u64, count: u64, read: bool) -> IoOp {
         let rec = self.rec;
-        // Successive writes take successive pool slots, so neighbouring
-        // records differ and the data does not compress; with -m reads
-        // slide through the read buffer the same way.
+        // Neighbouring records take neighbouring slots of the window, so
+        // they differ and the data does not compress (one slot: every write
+        // from one buffer). A write's slot follows its record; with -m, and
+        // for writes kept in flight, its place in the pass (-m slides the
+        // buffer per operation, reads too). An operation of several records
+        // (a vectored call) starts where all of them fit in the pool.
         let usable = self.slots.saturating_sub(count) + 1;
-        let slides = !read || self.multi_buffer;
+        let source = if self.multi_buffer || (!read && self.queued_writes) {
+            (i as u64 % usable) * rec
+        } else if !read {
+            (first % usable) * rec
+        } else {
+            0
+        };
         IoOp {
             offset: first * rec,
             len: (count * rec) as usize,
             kind: if read { OpKind::Read } else { OpKind::Write },
-            source: if slides {
-                ((i as u64 % usable) * rec) as usize
-            } else {
-                0
-            },
+            source: source as usize,
             probes: if i.is_multiple_of(DISRUPT_EVERY) {
                 self.probes
             } else {
@@ -385,7 +400,7 @@ mod tests {
             Direction::Write => vec![false; runs.len()],
             Direction::Mixed => mix_reads(runs.len() as u64, opts.mix_read_percent),
         };
-        let slots = (opts.pool_bytes as u64 / rec).max(1);
+        let slots = (opts.window_bytes as u64 / rec).max(1);
         let probes = match opts.disrupt {
             Some(d) if d.applies_to(pass) => Probes::for_file(d.probe_len, cell.pass_bytes()),
             _ => Probes::NONE,
@@ -395,13 +410,15 @@ mod tests {
             .enumerate()
             .map(|(i, (&(first, count), read))| {
                 let usable = slots.saturating_sub(count) + 1;
-                let slides = !read || opts.multi_buffer;
+                let by_place = opts.multi_buffer || (!read && opts.queued_writes);
                 IoOp {
                     offset: first * rec,
                     len: (count * rec) as usize,
                     kind: if read { OpKind::Read } else { OpKind::Write },
-                    source: if slides {
+                    source: if by_place {
                         ((i as u64 % usable) * rec) as usize
+                    } else if !read {
+                        ((first % usable) * rec) as usize
                     } else {
                         0
                     },
@@ -432,6 +449,10 @@ mod tests {
             stride: 3,
             mix_read_percent: 30,
             ..options(5 * 4096)
+        });
+        variants.push(PatternOptions {
+            queued_writes: true,
+            ..options(8 * 4096)
         });
         variants.push(PatternOptions {
             sequential_mix: true,
@@ -499,9 +520,10 @@ mod tests {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes: 32 << 10,
+            window_bytes: 32 << 10,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         };
         let ops = build_ops(Pass::Write, &cell, &opts);
         assert_eq!(ops.len(), 16);
@@ -531,14 +553,45 @@ mod tests {
         assert_eq!(ops.iter().filter(|o| o.kind == OpKind::Read).count(), 8);
     }
 
-    fn options(pool_bytes: usize) -> PatternOptions {
+    #[test]
+    fn a_write_s_slot_follows_its_record_unless_writes_stay_in_flight() {
+        let cell = Cell {
+            file_bytes: 64 << 10,
+            record_bytes: 4 << 10,
+        };
+        let opts = options(32 << 10);
+        // Record rewrite: record 0 every time, so one slot every time.
+        let ops = build_ops(Pass::RecordRewrite, &cell, &opts);
+        assert!(ops.iter().all(|o| o.source == 0));
+        // Random write: each record from the slot a sequential write takes.
+        for pass in [Pass::RandomWrite, Pass::Write, Pass::Pwrite] {
+            for op in build_ops(pass, &cell, &opts) {
+                assert_eq!(op.source as u64, (op.offset / 4096 % 8) * 4096, "{pass:?}");
+            }
+        }
+        // Writes in flight: successive ones, successive slots.
+        let queued = PatternOptions {
+            queued_writes: true,
+            ..opts
+        };
+        let ops = build_ops(Pass::RecordRewrite, &cell, &queued);
+        let slots: Vec<usize> = ops.iter().map(|o| o.source / 4096).collect();
+        assert_eq!(&slots[..10], &[0, 1, 2, 3, 4, 5, 6, 7, 0, 1]);
+        let ops = build_ops(Pass::RandomWrite, &cell, &queued);
+        for (i, op) in ops.iter().enumerate() {
+            assert_eq!(op.source, (i % 8) * 4096);
+        }
+    }
+
+    fn options(window_bytes: usize) -> PatternOptions {
         PatternOptions {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes,
+            window_bytes,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         }
     }
 

@@ -18,7 +18,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::data::buffer::BUFFER_ALIGN;
+use crate::data::buffer::{BUFFER_ALIGN, WRITE_WINDOW_BYTES};
 use crate::data::pattern::{IoOp, OpKind, Probes};
 use crate::model::config::{
     DataPattern, MAX_DELAY_SECONDS, MAX_FILE_BYTES, MAX_RECORD_BYTES, RunConfig, Sizes,
@@ -41,8 +41,6 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 pub const MAX_TRACE_OPS: usize = 1 << 24;
 /// Longest line, comment included.
 const MAX_LINE_BYTES: usize = 4096;
-/// Distinct write data (random data) before the pool repeats, as in normal runs.
-const RANDOM_POOL_BYTES: u64 = MIB;
 
 /// One line of a telemetry file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,22 +352,43 @@ fn number(field: &str, what: &str, unit: &str) -> Result<u64, String> {
 }
 
 /// Bytes of the write pool of a telemetry run: the largest operation rounded
-/// up to a page, and with random data at least what normal runs keep distinct.
-pub fn pool_bytes(config: &RunConfig, cell: &Cell) -> usize {
+/// up to a page; with random data at least the window normal runs cycle
+/// through, and with `in_flight` writes in flight (io_uring, AIO) room for
+/// one more than them, so that a write's stamps (data::stamp) never land in
+/// one that has not completed.
+pub fn pool_bytes(config: &RunConfig, cell: &Cell, in_flight: usize) -> usize {
     let largest = (largest_replayed_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
     let wanted = match config.data {
         DataPattern::Iozone => largest,
-        DataPattern::Random => cell
-            .file_bytes
-            .min(RANDOM_POOL_BYTES)
-            .next_multiple_of(BUFFER_ALIGN as u64),
+        DataPattern::Random => {
+            let window = cell
+                .file_bytes
+                .min(WRITE_WINDOW_BYTES)
+                .next_multiple_of(BUFFER_ALIGN as u64);
+            let in_flight = if in_flight > 1 {
+                largest.saturating_mul(in_flight as u64 + 1)
+            } else {
+                0
+            };
+            window.max(in_flight)
+        }
     };
     largest.max(wanted) as usize
 }
 
+/// The part of the pool writes walk: all of it, or none with IOzone's data
+/// (every write from the start of the pool, IOzone's one buffer).
+fn write_window(config: &RunConfig, pool_bytes: usize) -> usize {
+    match config.data {
+        DataPattern::Random => pool_bytes,
+        DataPattern::Iozone => 0,
+    }
+}
+
 /// Hands out write-pool slices: each write starts on the page after the
 /// previous one's data (so neighbouring writes carry different data), back at
-/// the pool's start when the next would not fit. Page-aligned for O_DIRECT.
+/// the pool's start when the next would not fit in the window (with a window
+/// of 0 bytes, every write starts there). Page-aligned for O_DIRECT.
 struct PoolCursor {
     pool_bytes: usize,
     next: usize,
@@ -405,13 +424,13 @@ pub fn build_ops(
         _ => OpKind::Write,
     };
     match replay.ops_for(pass) {
-        Some(ops) => replay_ops(ops, kind, pool_bytes),
+        Some(ops) => replay_ops(ops, kind, write_window(config, pool_bytes)),
         None => sequential_ops(
             0,
             cell.file_bytes,
             sequential_record(config),
             kind,
-            pool_bytes,
+            write_window(config, pool_bytes),
         ),
     }
 }
@@ -477,7 +496,7 @@ pub fn fill_ops(config: &RunConfig, cell: &Cell, len: u64, pool_bytes: usize) ->
         cell.file_bytes,
         sequential_record(config),
         OpKind::Write,
-        pool_bytes,
+        write_window(config, pool_bytes),
     )
 }
 

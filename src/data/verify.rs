@@ -373,7 +373,7 @@ impl Verifier {
 
 impl DataCheck for Verifier {
     #[inline]
-    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a mut [u8]) -> &'a [u8] {
         let start = if self.slide { op.source } else { 0 };
         self.make_room(start + op.len);
         let data = &mut self.buf[start..start + op.len];
@@ -482,10 +482,13 @@ mod tests {
     #[test]
     fn pattern_writes_and_reads() {
         let mut v = Verifier::new(Verify::Pattern(165), 8192, Some(4096)).unwrap();
-        let data = v.write_data(&write_op(4096, 4096), &[]).to_vec();
+        let data = v.write_data(&write_op(4096, 4096), &mut []).to_vec();
         assert_eq!(data, vec![0xa5; 4096]);
         // A larger write than announced still gets the pattern.
-        assert_eq!(v.write_data(&write_op(0, 16384), &[]), &[0xa5; 16384][..]);
+        assert_eq!(
+            v.write_data(&write_op(0, 16384), &mut []),
+            &[0xa5; 16384][..]
+        );
         v.check_read(&read_op(4096, 4096), &data).unwrap();
         v.check_read(&read_op(0, 13), &[0xa5; 13]).unwrap();
         assert_eq!(v.mismatches(), None);
@@ -495,9 +498,9 @@ mod tests {
     #[test]
     fn diagnostic_writes_fill_per_operation() {
         let mut v = Verifier::new(Verify::Diagnostic, 4096, Some(4096)).unwrap();
-        let w = v.write_data(&write_op(12288, 4096), &[]).to_vec();
+        let w = v.write_data(&write_op(12288, 4096), &mut []).to_vec();
         assert_eq!(w, diag(12288, 4096));
-        let w2 = v.write_data(&write_op(0, 4096), &[]).to_vec();
+        let w2 = v.write_data(&write_op(0, 4096), &mut []).to_vec();
         assert_eq!(w2, diag(0, 4096));
         v.check_read(&read_op(12288, 4096), &w).unwrap();
         v.check_read(&read_op(0, 4096), &w2).unwrap();

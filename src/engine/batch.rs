@@ -79,8 +79,9 @@ pub struct LoopIo<'a, C: DataCheck> {
     /// operations in flight gives each its own slot.
     pub read_buf: &'a mut [u8],
     pub slots: usize,
-    /// Where writes come from (through the check's `write_data`).
-    pub pool: &'a [u8],
+    /// Where writes come from (through the check's `write_data`, which may
+    /// stamp a slot just before its write: data::stamp).
+    pub pool: &'a mut [u8],
     pub check: &'a mut C,
     /// `-J`: busy-wait this long before each operation (subtracted later).
     pub compute_delay_ns: u64,

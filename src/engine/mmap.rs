@@ -293,6 +293,7 @@ mod tests {
     fn spec(writable: bool, truncate: bool, file_bytes: u64) -> OpenSpec {
         OpenSpec {
             writable,
+            read_write: false,
             create: false,
             truncate,
             extra_flags: 0,

@@ -84,7 +84,12 @@ pub trait Engine {
 /// How a pass opens the test file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpenSpec {
+    /// The pass writes: opened read-write (and mapped writable, streamed
+    /// "r+", synced as a writer).
     pub writable: bool,
+    /// Opened read-write although the pass only reads: IOzone's random read
+    /// (single and auto mode) opens its file that way.
+    pub read_write: bool,
     pub create: bool,
     pub truncate: bool,
     /// O_SYNC, O_DSYNC, O_DIRECT … as the run's options ask.

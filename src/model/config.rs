@@ -50,6 +50,23 @@ pub enum OutputUnit {
     OpsPerSec,
 }
 
+/// How the plots and the HTML report draw values (`--plot-scale`, `--plot-log`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlotStyle {
+    /// `--plot-scale shared`: one value range (and unit) for every test, so
+    /// that side-by-side panels compare; else each test fills its own.
+    #[serde(default)]
+    pub shared_scale: bool,
+    /// `--plot-log`: a logarithmic value axis.
+    #[serde(default)]
+    pub log_values: bool,
+}
+
+impl PlotStyle {
+    /// The words `--plot-scale` takes, the default first.
+    pub const SCALE_NAMES: [&'static str; 2] = ["own", "shared"];
+}
+
 /// What written data looks like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -291,6 +308,9 @@ pub struct RunConfig {
     /// Where the results go besides standard output.
     #[serde(default)]
     pub outputs: OutputFiles,
+    /// How the plots and the HTML report draw values.
+    #[serde(default)]
+    pub plot_style: PlotStyle,
     /// Throughput mode (`-t`, `-l`/`-u`), if asked for.
     #[serde(default)]
     pub throughput: Option<ThroughputConfig>,

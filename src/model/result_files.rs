@@ -6,6 +6,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use super::config::RunConfig;
+use super::plan::expand;
 use super::workload::Pass;
 
 /// The extended attribute ioz sets on each result file it writes. Trusted
@@ -85,10 +87,67 @@ pub fn plot_stem(pass: Pass) -> String {
     pass.name().replace(' ', "-")
 }
 
-/// The files `--plots` writes for a pass: a PNG and an SVG.
-pub fn plot_file_names(pass: Pass) -> [String; 2] {
-    let stem = plot_stem(pass);
-    [format!("{stem}.png"), format!("{stem}.svg")]
+/// One drawing `--plots` makes of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotView {
+    /// The whole pass: the 3-D surface of a file × record grid, a line or a
+    /// bar when the grid is one row, column or cell, the worker counts in
+    /// throughput mode. Named after the pass alone ("write.png").
+    Overview,
+    /// Value against file size, one line per record size ("write-by-file-size.png").
+    ByFileSize,
+    /// Value against record size, one line per file size ("write-by-record-size.png").
+    ByRecordSize,
+}
+
+impl PlotView {
+    /// What the view adds to the pass's file-name stem.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            PlotView::Overview => "",
+            PlotView::ByFileSize => "-by-file-size",
+            PlotView::ByRecordSize => "-by-record-size",
+        }
+    }
+}
+
+/// The drawings of each pass of a run: the overview, and the two 2-D views
+/// when the plan is a grid of several file sizes and several record sizes
+/// (otherwise the overview is already the one 2-D view). Decided by the
+/// configuration, so that the guard knows every file before the run.
+pub fn plot_views(config: &RunConfig) -> Vec<PlotView> {
+    if config.throughput.is_some() {
+        return vec![PlotView::Overview];
+    }
+    let plan = expand(config);
+    let distinct = |size: fn(&super::plan::Cell) -> u64| {
+        let mut v: Vec<u64> = plan.cells.iter().map(size).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    if distinct(|c| c.file_bytes) > 1 && distinct(|c| c.record_bytes) > 1 {
+        vec![
+            PlotView::Overview,
+            PlotView::ByFileSize,
+            PlotView::ByRecordSize,
+        ]
+    } else {
+        vec![PlotView::Overview]
+    }
+}
+
+/// The file `--plots` writes for one view of a pass, as `ext` ("png", "svg").
+pub fn plot_file_name(pass: Pass, view: PlotView, ext: &str) -> String {
+    format!("{}{}.{ext}", plot_stem(pass), view.suffix())
+}
+
+/// The files `--plots` writes for a pass: a PNG and an SVG of each view.
+pub fn plot_file_names(config: &RunConfig, pass: Pass) -> Vec<String> {
+    plot_views(config)
+        .into_iter()
+        .flat_map(|view| ["png", "svg"].map(|ext| plot_file_name(pass, view, ext)))
+        .collect()
 }
 
 /// `-Q`: the file a pass's latencies go to (IOzone's names, and its

@@ -444,6 +444,7 @@ mod tests {
             model: None,
             rotational: Some(true),
             scheduler: Some("mq-deadline".into()),
+            driver: Some("virtio_blk".into()),
         });
         r.status = RunStatus::Interrupted(2);
         r

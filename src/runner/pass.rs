@@ -15,6 +15,7 @@ use super::timed::{LoopOutcome, timed_loop};
 use crate::data::check::{DataCheck, NoCheck};
 use crate::data::dedup::ImageWrites;
 use crate::data::pattern::IoOp;
+use crate::data::stamp::Stamped;
 use crate::data::verify::Verifier;
 use crate::engine::{
     AioEngine, Engine, LockedEngine, LoopFailure, LoopIo, MmapEngine, OpenSpec, PositionalEngine,
@@ -75,10 +76,11 @@ pub(crate) fn with_engine<W: WithEngine>(
 }
 
 /// The loop's memory: where reads land (one slot per operation in flight)
-/// and where writes come from.
+/// and where writes come from (stamped just before each write with the
+/// default data: data::stamp).
 pub(crate) struct Buffers<'a> {
     pub read_buf: &'a mut [u8],
-    pub pool: &'a [u8],
+    pub pool: &'a mut [u8],
 }
 
 /// Untimed, before the clock: flush what earlier passes left dirty, let the
@@ -145,6 +147,7 @@ pub(crate) fn after_loop<E: Engine>(
 /// How a ready pass sends and checks data.
 enum Check {
     Plain,
+    Stamped(Stamped),
     Image,
     Verify(Verifier),
 }
@@ -173,6 +176,7 @@ impl<'r> ReadyPass<'r> {
     ) -> ReadyPass<'r> {
         let check = match recipe.check {
             CheckKind::Plain => Check::Plain,
+            CheckKind::Stamped { tag } => Check::Stamped(Stamped::new(tag)),
             CheckKind::Image => Check::Image,
             CheckKind::Verify { verify, slide } => {
                 match Verifier::for_ops(verify, slide, record_bytes, ops) {
@@ -272,6 +276,10 @@ impl CheckedLoop<'_> {
                             }| fail(operation, offset, error);
         let looped = match &mut self.check {
             Check::Plain => run_loop(engine, ops, buffers, &mut NoCheck, recipe, stops, latencies),
+            // The default data: each write's blocks stamped in its pool slot.
+            Check::Stamped(stamped) => {
+                run_loop(engine, ops, buffers, stamped, recipe, stops, latencies)
+            }
             // Dedup data: the pool is the file's image, and writes take it at
             // their offsets.
             Check::Image => {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::pass::failure_in;
 use super::recipe::CellRecipe;
+use crate::data::check::DataCheck;
 use crate::engine::{Engine, PositionalEngine};
 use crate::error::IoFailure;
 use crate::model::identity::Expected;
@@ -17,7 +18,7 @@ pub(crate) fn fill_if_short(
     cell: &CellRecipe,
     path: &Path,
     expect: Option<Expected>,
-    pool: &[u8],
+    pool: &mut [u8],
 ) -> Result<(), IoFailure> {
     if is_short(cell, path)? {
         fill(cell, path, expect, pool)?;
@@ -49,22 +50,28 @@ pub(crate) fn is_short(cell: &CellRecipe, path: &Path) -> Result<bool, IoFailure
 }
 
 /// Writes the whole file from `pool`: record `i` from pool slot `i mod
-/// slots`, so a dedup image (one slot per record) lands at its offsets; with
-/// telemetry only the tail the reads reach beyond what was written. The
-/// open checks the file against `expect` before any byte is written.
+/// slots`, so a dedup image (one slot per record) lands at its offsets, and
+/// the default data stamped as the write test stamps it; with telemetry only
+/// the tail the reads reach beyond what was written. The open checks the
+/// file against `expect` before any byte is written.
 pub(crate) fn fill(
     cell: &CellRecipe,
     path: &Path,
     expect: Option<Expected>,
-    pool: &[u8],
+    pool: &mut [u8],
 ) -> Result<(), IoFailure> {
     let fail = failure_in(None, path);
     let spec = cell.fill_spec().expecting(expect);
     let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
     let len = opened_len(engine.raw_fd()).map_err(|e| fail("stat", None, e))?;
+    let mut stamps = cell.fill_stamps();
     for op in &cell.fill_ops(len) {
+        let data = match &mut stamps {
+            Some(stamps) => stamps.write_data(op, pool),
+            None => &pool[op.source..op.source + op.len],
+        };
         engine
-            .write_at(&pool[op.source..op.source + op.len], op.offset)
+            .write_at(data, op.offset)
             .map_err(|e| fail("write (preparing the file)", Some(op.offset), e))?;
     }
     engine.sync().map_err(|e| fail("fsync", None, e))?;

@@ -11,6 +11,7 @@
 use crate::data::buffer::{self, AlignedBuf};
 use crate::data::dedup::DedupModel;
 use crate::data::pattern::{self, DisruptReads, IoOp, PROBE_PAGE, PatternOptions};
+use crate::data::stamp;
 use crate::data::telemetry::{self, Replay};
 use crate::data::verify::record_bytes_for;
 use crate::engine::OpenSpec;
@@ -82,18 +83,35 @@ impl<'a> Recipe<'a> {
             Some(model) if self.replay.is_none() => PoolData::Dedup(model),
             _ => PoolData::Pattern(config.data),
         };
-        let pool_bytes = if self.replay.is_some() {
-            telemetry::pool_bytes(config, &cell)
+        let passes: Vec<PassRecipe> = self
+            .passes
+            .iter()
+            .map(|&pass| self.pass(&cell, pass, &pool_data))
+            .collect();
+        // io_uring and AIO keep writes in flight: each its own pool slot.
+        let in_flight = passes
+            .iter()
+            .filter(|p| !p.only_reads())
+            .map(PassRecipe::slots)
+            .max()
+            .unwrap_or(1);
+        let (pool_bytes, window_bytes) = if self.replay.is_some() {
+            let pool = telemetry::pool_bytes(config, &cell, in_flight);
+            (pool, pool)
         } else if matches!(pool_data, PoolData::Dedup(_)) {
-            cell.pass_bytes() as usize
+            let image = cell.pass_bytes() as usize;
+            (image, image)
         } else {
-            buffer::pool_bytes(&cell, config.data, v.multi_buffer)
+            (
+                buffer::pool_bytes(&cell, config.data, v.multi_buffer, in_flight),
+                buffer::write_window_bytes(&cell, config.data, v.multi_buffer, in_flight),
+            )
         };
         let patterns = PatternOptions {
             stride: config.stride,
             mix_read_percent: config.mix_read_percent,
             sequential_mix: v.sequential_mix,
-            pool_bytes,
+            window_bytes,
             disrupt: v.disrupt_reads.then_some(DisruptReads {
                 // O_DIRECT reads must be aligned: IOzone reads a page with -I.
                 probe_len: if config.open.direct {
@@ -104,12 +122,8 @@ impl<'a> Recipe<'a> {
                 throughput: self.throughput,
             }),
             multi_buffer: v.multi_buffer,
+            queued_writes: in_flight > 1,
         };
-        let passes = self
-            .passes
-            .iter()
-            .map(|&pass| self.pass(&cell, pass, &pool_data))
-            .collect();
         CellRecipe {
             recipe: self,
             cell,
@@ -146,6 +160,9 @@ impl<'a> Recipe<'a> {
         let size = pass_size(config, cell, pass);
         let open = OpenSpec {
             writable: writes,
+            // IOzone's random read opens read-write in single and auto
+            // mode (its throughput readers do not); never a file -+E only reads.
+            read_write: pass == Pass::RandomRead && !self.throughput && !v.existing_file,
             create: false,
             truncate: pass.truncates() && !v.no_truncate,
             extra_flags: flags,
@@ -161,6 +178,12 @@ impl<'a> Recipe<'a> {
         };
         let check = match (pool_data, v.verify) {
             (PoolData::Dedup(_), _) => CheckKind::Image,
+            // The default data: every block a write sends stamped (data::stamp).
+            (PoolData::Pattern(DataPattern::Random), Verify::None) if writes => {
+                CheckKind::Stamped {
+                    tag: stamp::pass_tag(pass as u64),
+                }
+            }
             (_, Verify::None) => CheckKind::Plain,
             (_, verify) => CheckKind::Verify {
                 verify,
@@ -311,6 +334,7 @@ impl CellRecipe<'_> {
     pub fn fill_spec(&self) -> OpenSpec {
         OpenSpec {
             writable: true,
+            read_write: false,
             create: false,
             truncate: false,
             extra_flags: if self.recipe.config.open.direct {
@@ -339,11 +363,19 @@ impl CellRecipe<'_> {
             stride: 1,
             mix_read_percent: 0,
             sequential_mix: true,
-            pool_bytes: self.pool_bytes,
+            window_bytes: self.patterns.window_bytes,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         };
         pattern::build_ops(Pass::Write, &self.cell, &whole_records)
+    }
+
+    /// The stamps of the untimed fill, with the default data: those of the
+    /// write test's first pass, which the fill stands in for.
+    pub fn fill_stamps(&self) -> Option<stamp::Stamped> {
+        matches!(self.pool_data, PoolData::Pattern(DataPattern::Random))
+            .then(|| stamp::Stamped::new(stamp::pass_tag(Pass::Write as u64)))
     }
 
     /// The record size that verification reports name records by.
@@ -398,8 +430,11 @@ pub(crate) struct Setup {
 /// How writes get their data and reads are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CheckKind {
-    /// Writes send pool slices; reads are not checked.
+    /// Writes send pool slices as they are (IOzone's data); reads are not checked.
     Plain,
+    /// The default data: writes send pool slices with every 4 KiB block of
+    /// the file stamped with its number (data::stamp); reads are not checked.
+    Stamped { tag: u64 },
     /// `-V`/`-+d`: writes send the pattern and every byte read is checked.
     Verify { verify: Verify, slide: bool },
     /// Dedup data: writes send the file image at their offsets.

@@ -124,13 +124,13 @@ fn run_cell(
 ) -> Result<Option<i32>, RunError> {
     target.claim()?;
     let mut read_buf = cell.read_buf(cell.max_slots());
-    let pool = cell.write_pool(0, seed);
+    let mut pool = cell.write_pool(0, seed);
     let mut previous_test = None;
     for pass in &cell.passes {
         // Before a test that reads, once: the file must hold its data.
         let test = pass.pass.test();
         if previous_test != Some(test) && test.needs_existing_data() {
-            fill_if_short(cell, target.path(), target.expected(), &pool)?;
+            fill_if_short(cell, target.path(), target.expected(), &mut pool)?;
         }
         previous_test = Some(test);
         let ops = cell.ops(pass, pass.read_percent_of(0));
@@ -156,7 +156,7 @@ fn run_cell(
             path: target.path(),
             buffers: Buffers {
                 read_buf: &mut read_buf,
-                pool: &pool,
+                pool: &mut pool,
             },
             stop: controls.stop,
         };

@@ -67,12 +67,13 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         stride: 3,
         mix_read_percent: 50,
         sequential_mix: false,
-        pool_bytes: 16 * REC as usize,
+        window_bytes: 16 * REC as usize,
         disrupt: None,
         multi_buffer: false,
+        queued_writes: false,
     };
     let ops = build_ops(pass, &cell(), &opts);
-    let mut pool = vec![0u8; opts.pool_bytes];
+    let mut pool = vec![0u8; opts.window_bytes];
     for (slot, chunk) in pool.chunks_mut(REC as usize).enumerate() {
         chunk.fill(slot as u8);
     }
@@ -82,7 +83,7 @@ fn record(pass: Pass, extras: TimedExtras) -> (RecordingEngine, LoopOutcome) {
         &mut engine,
         &ops,
         &mut read_buf,
-        &pool,
+        &mut pool,
         extras,
         Stops {
             signal: StopFlag::default().word(),
@@ -202,21 +203,22 @@ fn a_failed_operation_names_its_offset() {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes: REC as usize,
+            window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let mut engine = RecordingEngine {
         fail_at: Some(5),
         ..Default::default()
     };
-    let pool = vec![0u8; REC as usize];
+    let mut pool = vec![0u8; REC as usize];
     let err = looped(
         &mut engine,
         &ops,
         &mut [0u8; 4096],
-        &pool,
+        &mut pool,
         TimedExtras::default(),
         Stops {
             signal: StopFlag::default().word(),
@@ -238,9 +240,10 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes: REC as usize,
+            window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let stop = StopFlag::default();
@@ -250,7 +253,7 @@ fn a_raised_stop_flag_ends_the_loop_before_the_next_record() {
         &mut engine,
         &ops,
         &mut [0u8; 4096],
-        &[],
+        &mut [],
         TimedExtras {
             sync: true,
             close: true,
@@ -304,19 +307,151 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
     assert!(!path.exists(), "the test file was not removed");
 }
 
+/// Whether every 4 KiB block of `data` differs from every other.
+fn blocks_all_differ(data: &[u8]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    data.chunks(4096).all(|b| seen.insert(b))
+}
+
 #[test]
-fn kept_file_holds_the_pool_data_in_order() {
+fn default_data_leaves_every_block_of_the_file_unique_whatever_the_test() {
+    // Files four times the write window: without stamps the window repeats.
+    for (tests, rec) in [
+        (&["-i", "0"][..], "4k"),
+        (&["-i", "0"], "64k"),
+        (&["-i", "0"], "1m"),
+        (&["-i", "0"], "3k"),
+        (&["-i", "0", "-i", "2"], "4k"),
+        (&["-i", "0", "-i", "4"], "4k"),
+        (&["-i", "6"], "4k"),
+        (&["-i", "9"], "64k"),
+        (&["-i", "11"], "4k"),
+        // A read test alone: the untimed fill writes the file.
+        (&["-i", "1"], "4k"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tmp");
+        let mut args = vec!["-s", "4m", "-r", rec, "-w"];
+        args.extend(tests);
+        let (_, out) = run_on(&path, &args);
+        assert!(out.error.is_none(), "{args:?}: {:?}", out.error);
+        let data = std::fs::read(&path).unwrap();
+        // Whole records: 1365 of 3 KiB.
+        assert!(data.len() > (4 << 20) - 3072, "{args:?}");
+        assert!(blocks_all_differ(&data), "{args:?}: a block repeats");
+        // Still random: the window's bytes around the stamps do not compress.
+        let zeros = data.iter().filter(|&&b| b == 0).count();
+        assert!(zeros < data.len() / 128, "{args:?}: {zeros} zero bytes");
+    }
+}
+
+#[test]
+fn default_data_is_the_window_with_each_block_stamped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
     let (cfg, out) = run_on(&path, &["-s", "2m", "-r", "4k", "-i", "0", "-w"]);
     assert!(out.error.is_none());
     let data = std::fs::read(&path).unwrap();
     assert_eq!(data.len(), 2 << 20);
-    let mut pool = vec![0u8; crate::data::buffer::pool_bytes(&out.cells[0].cell, cfg.data, false)];
+    let cell = out.cells[0].cell;
+    let mut pool = vec![0u8; crate::data::buffer::pool_bytes(&cell, cfg.data, false, 1)];
+    assert_eq!(pool.len(), 1 << 20);
     crate::data::buffer::fill(&mut pool, cfg.data, 0);
-    // The pool is 1 MiB, so the second MiB of the file repeats the first.
-    assert_eq!(&data[..1 << 20], &pool[..]);
-    assert_eq!(&data[1 << 20..], &pool[..]);
+    // Each block: its stamp (the rewrite's, which wrote last), then the
+    // window's bytes; the second MiB holds the same bytes after its stamps.
+    let tag = crate::data::stamp::pass_tag(Pass::Rewrite as u64);
+    for (block, got) in data.chunks(4096).enumerate() {
+        let word = crate::data::stamp::stamp_word(block as u64, tag).to_le_bytes();
+        assert_eq!(got[..8], word, "block {block}");
+        let at = (block * 4096) % (1 << 20);
+        assert_eq!(got[8..], pool[at + 8..at + 4096], "block {block}");
+    }
+}
+
+/// Every write pass's operations on `cell` under `args`, with the pool's size.
+fn write_ops(args: &[&str], cell: Cell) -> (usize, Vec<(Pass, Vec<IoOp>)>) {
+    let cfg = config(args);
+    let recipe = super::recipe::Recipe::new(&cfg, None);
+    let cell = recipe.cell(cell);
+    let passes = cell
+        .passes
+        .iter()
+        .filter(|p| !p.only_reads())
+        .map(|p| (p.pass, cell.ops(p, 0)))
+        .collect();
+    (cell.pool_bytes, passes)
+}
+
+const ALL_TESTS: [&str; 26] = [
+    "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "4", "-i", "5", "-i", "6", "-i", "7", "-i",
+    "8", "-i", "9", "-i", "10", "-i", "11", "-i", "12",
+];
+
+#[test]
+fn default_writes_come_from_one_cache_sized_window() {
+    use crate::data::buffer::WRITE_WINDOW_BYTES;
+    for rec in [4 << 10, 64 << 10, 1 << 20, 16 << 20] {
+        let cell = Cell {
+            file_bytes: 64 << 20,
+            record_bytes: rec,
+        };
+        let (pool, passes) = write_ops(&ALL_TESTS, cell);
+        let window = (WRITE_WINDOW_BYTES as usize).max(rec as usize);
+        assert!(passes.len() >= 10);
+        for (pass, ops) in passes {
+            for op in ops.iter().filter(|o| o.kind == OpKind::Write) {
+                // A vectored call takes its records from one slot onwards.
+                let limit = if op.len > rec as usize { pool } else { window };
+                assert!(
+                    op.source + op.len <= limit,
+                    "{pass:?} {rec}-byte records: a write from {}..{}",
+                    op.source,
+                    op.source + op.len
+                );
+            }
+        }
+    }
+    // -m: writes slide through the 16 MiB work area, as before.
+    let cell = Cell {
+        file_bytes: 64 << 20,
+        record_bytes: 4 << 10,
+    };
+    let (pool, passes) = write_ops(&["-i", "0", "-m"], cell);
+    assert_eq!(pool, 16 << 20);
+    let sources: Vec<usize> = passes[0].1.iter().map(|o| o.source).collect();
+    assert_eq!(sources[4095], 4095 * 4096);
+    assert_eq!(sources[4096], 0);
+}
+
+#[test]
+fn iozone_data_writes_every_record_from_one_buffer() {
+    let mut args = ALL_TESTS.to_vec();
+    args.extend(["--data", "iozone"]);
+    for rec in [4 << 10, 1 << 20] {
+        let cell = Cell {
+            file_bytes: 64 << 20,
+            record_bytes: rec,
+        };
+        let (pool, passes) = write_ops(&args, cell);
+        // One buffer: a record, or a vectored call's 16.
+        assert_eq!(pool, largest_op(&cell));
+        for (pass, ops) in passes {
+            assert!(ops.iter().all(|o| o.source == 0), "{pass:?}");
+        }
+    }
+    // And IOzone's content: 8 pattern bytes at the start of each page.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let (_, out) = run_on(
+        &path,
+        &["-s", "2m", "-r", "64k", "-i", "0", "-w", "--data", "iozone"],
+    );
+    assert!(out.error.is_none());
+    let data = std::fs::read(&path).unwrap();
+    for page in data.chunks(4096) {
+        assert_eq!(page[..8], [0x10; 8]);
+        assert!(page[8..].iter().all(|&b| b == 0));
+    }
 }
 
 #[test]
@@ -340,9 +475,10 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
             stride: 17,
             mix_read_percent: 50,
             sequential_mix: false,
-            pool_bytes: REC as usize,
+            window_bytes: REC as usize,
             disrupt: None,
             multi_buffer: false,
+            queued_writes: false,
         },
     );
     let wall = std::sync::atomic::AtomicBool::new(true);
@@ -356,7 +492,7 @@ fn a_raised_stonewall_ends_the_loop_and_says_so() {
         &mut engine,
         &ops,
         &mut [0u8; 4096],
-        &[],
+        &mut [],
         TimedExtras::default(),
         stops,
     )
@@ -508,7 +644,7 @@ fn looped<E: Engine>(
     engine: &mut E,
     ops: &[IoOp],
     read_buf: &mut [u8],
-    pool: &[u8],
+    pool: &mut [u8],
     extras: TimedExtras,
     stops: Stops<'_>,
 ) -> Result<LoopOutcome, LoopFailure> {
@@ -547,7 +683,7 @@ fn run_recorded(ops: &[IoOp], read_buf: &mut [u8]) -> (RecordingEngine, LoopOutc
         &mut engine,
         ops,
         read_buf,
-        &[],
+        &mut [],
         TimedExtras::default(),
         stops,
     )
@@ -583,9 +719,10 @@ fn multi_buffer_reads_land_where_their_operation_says() {
         stride: 17,
         mix_read_percent: 50,
         sequential_mix: false,
-        pool_bytes: records as usize * REC as usize,
+        window_bytes: records as usize * REC as usize,
         disrupt: None,
         multi_buffer,
+        queued_writes: false,
     };
     let seven = Cell {
         file_bytes: 7 * REC,
@@ -620,12 +757,12 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
         delay_ms,
     };
     let ops = [op(0, 3), op(100, 0), op(7, 2)];
-    let pool = vec![1u8; 4096];
+    let mut pool = vec![1u8; 4096];
     let mut read_buf = vec![0u8; 4096];
     let mut io = LoopIo {
         read_buf: &mut read_buf,
         slots: 1,
-        pool: &pool,
+        pool: &mut pool,
         check: &mut NoCheck,
         // -J 1 on top: 1+3, 1, 1+2 ms.
         compute_delay_ns: 1_000_000,

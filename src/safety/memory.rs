@@ -25,7 +25,7 @@ use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_record};
 use crate::model::units::human;
 use crate::model::variations::{EngineChoice, Verify};
-use crate::model::workload::{Direction, Pass};
+use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::system::environment::{parse_mem_available, purge_cache_bytes};
 
 /// Bytes of one operation in a list.
@@ -231,12 +231,19 @@ fn cell_moments(config: &RunConfig, cell: Cell, workers: u32) -> Vec<Footprint> 
         Some(EngineChoice::Aio | EngineChoice::IoUring) => v.iodepth.max(1) as usize,
         _ => 1,
     };
+    // Writes in flight take a pool slot each (data::stamp): as the recipe,
+    // those of the passes that write on the queued engine.
+    let queued_writes = plan::passes(config).iter().any(|p| {
+        p.direction() != Direction::Read
+            && matches!(p.engine(), EngineKind::Sync | EngineKind::Positional)
+    });
+    let writes_in_flight = if queued_writes { slots } else { 1 };
     let pool = if telemetry {
-        telemetry_pool_bytes(config, &cell)
+        telemetry_pool_bytes(config, &cell, writes_in_flight)
     } else if v.dedup.any() {
         cell.pass_bytes() as usize
     } else {
-        buffer::pool_bytes(&cell, config.data, v.multi_buffer)
+        buffer::pool_bytes(&cell, config.data, v.multi_buffer, writes_in_flight)
     } as u64;
     let read_buf = if telemetry {
         largest_replayed_op(config, &cell).saturating_mul(slots)

@@ -61,7 +61,7 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
     for name in &latency {
         guard.claim("-Q", Path::new(name), "a -Q latency file of this run")?;
     }
-    let mut places = guard.check(&config.outputs, &passes)?;
+    let mut places = guard.check(&config.outputs, config, &passes)?;
     places.latency = latency
         .iter()
         .map(|name| resolve("-Q", Path::new(name))?.approve("-Q", config.force))
@@ -105,7 +105,7 @@ pub fn check_for_report(
         )],
         force,
     }
-    .check(outputs, &plan::passes(saved))
+    .check(outputs, saved, &plan::passes(saved))
 }
 
 /// The result paths of `ioz compare`, approved: `inputs` are every file it
@@ -152,8 +152,16 @@ struct Guard {
 }
 
 impl Guard {
-    fn check(mut self, outputs: &OutputFiles, passes: &[Pass]) -> Result<ResultPlaces, String> {
-        let plot_names: Vec<String> = passes.iter().flat_map(|&p| plot_file_names(p)).collect();
+    fn check(
+        mut self,
+        outputs: &OutputFiles,
+        config: &RunConfig,
+        passes: &[Pass],
+    ) -> Result<ResultPlaces, String> {
+        let plot_names: Vec<String> = passes
+            .iter()
+            .flat_map(|&p| plot_file_names(config, p))
+            .collect();
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
         for (opt, path) in outputs.requested() {

@@ -286,8 +286,15 @@ fn device_info(sys: &Path, source: &str, dev: (u32, u32)) -> Option<DeviceInfo> 
             _ => None,
         }),
         scheduler: parse_scheduler(&read(block.join("queue/scheduler"))),
+        driver: link_name(&block.join("device/driver")),
         name: disk,
     })
+}
+
+/// The last part of where the link `path` points (a driver's name).
+fn link_name(path: &Path) -> Option<String> {
+    let target = fs::read_link(path).ok()?;
+    Some(target.file_name()?.to_string_lossy().into_owned())
 }
 
 /// The disk a block device belongs to: a partition's parent in sysfs, or
@@ -448,6 +455,7 @@ mod tests {
         fs::write(block.join("device/model"), "Samsung SSD 870   \n").unwrap();
         fs::write(block.join("queue/rotational"), "0\n").unwrap();
         fs::write(block.join("queue/scheduler"), "[mq-deadline] none\n").unwrap();
+        symlink("../../../bus/scsi/drivers/sd", block.join("device/driver")).unwrap();
         fs::create_dir_all(r.join("dev/disk/by-uuid")).unwrap();
         fs::write(r.join("dev/sda2"), "").unwrap();
         symlink("../../sda2", r.join("dev/disk/by-uuid/u")).unwrap();
@@ -457,6 +465,7 @@ mod tests {
             model: Some("Samsung SSD 870".into()),
             rotational: Some(false),
             scheduler: Some("mq-deadline".into()),
+            driver: Some("sd".into()),
         };
         // device_info only follows sources under /dev/; the fake tree is
         // elsewhere, so test the two steps it is made of.

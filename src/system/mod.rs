@@ -1,6 +1,8 @@
 //! What reads or changes the machine: the environment of a run, mounts,
-//! block devices, remounting, signals, host facts and wall-clock times.
+//! block devices, remounting, signals, host facts, wall-clock times and how
+//! freed memory goes back to the system.
 
+pub mod allocator;
 pub mod device;
 pub mod environment;
 pub mod host;

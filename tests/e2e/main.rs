@@ -36,6 +36,10 @@ mod first_contact;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
 mod faults;
+// Figures a paper can use: the 2-D views, ticks and units, --plot-scale
+// and --plot-log, -+k captions, a virtual disk's rotational flag, older
+// saved runs rendered again.
+mod figures;
 // Inputs found by fuzzing: bad command lines and saved runs refused cleanly,
 // degenerate results rendered.
 mod fuzz_regressions;
@@ -45,15 +49,24 @@ mod html_report;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
+// Peak memory: what the largest cell needs, not the freed buffers of the
+// cells before it.
+mod peak_memory;
 // --plots: PNG and SVG per pass, sizes, and degenerate runs.
 mod plots;
 // No progress output when stderr is not a terminal.
 mod progress;
+// How each test opens its file (strace): IOzone's access modes, no truncate
+// of a file ioz just made, and the write test's timed close on ext4.
+mod open_flags;
 // -K disrupted reads (the reads seen with strace) and -m multiple buffers:
 // byte counts, buffer addresses, verification.
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
+// The README's quick start: what it says about building and installing, and
+// IOzone's usual runs as it shows them.
+mod readme;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
@@ -103,14 +116,18 @@ fn main() -> std::process::ExitCode {
         devices::tests(),
         engines::tests(),
         faults::tests(),
+        figures::tests(),
         first_contact::tests(),
         fuzz_regressions::tests(),
         html_report::tests(),
         json_schema::tests(),
+        open_flags::tests(),
+        peak_memory::tests(),
         plots::tests(),
         progress::tests(),
         read_variations::tests(),
         remount::tests(),
+        readme::tests(),
         report_roundtrip::tests(),
         runs::tests(),
         safety_limits::tests(),

@@ -1,5 +1,6 @@
-//! --plots DIR with the real binary: a PNG and an SVG per reported pass, of the
-//! promised size and shape, for full grids and for degenerate runs.
+//! --plots DIR with the real binary: a PNG and an SVG of each view of each
+//! reported pass, of the promised size and shape, for full grids and for
+//! degenerate runs.
 
 use std::fs;
 use std::path::Path;
@@ -80,20 +81,29 @@ fn an_auto_run_plots_every_pass_as_png_and_svg() {
     );
     run.expect_code(0);
     assert!(!run.stderr.contains("--plots"), "stderr: {}", run.stderr);
-    let svgs = check_plots(
-        &dir.path().join("p"),
-        &["write", "rewrite", "read", "reread"],
-    );
-    for (svg, title) in svgs.iter().zip([
+    // Each pass: the surface and the two 2-D views (tests/e2e/figures.rs
+    // looks at those closely).
+    let passes = ["write", "rewrite", "read", "reread"];
+    let stems: Vec<String> = passes
+        .iter()
+        .flat_map(|p| ["", "-by-file-size", "-by-record-size"].map(|v| format!("{p}{v}")))
+        .collect();
+    let stems: Vec<&str> = stems.iter().map(String::as_str).collect();
+    let svgs = check_plots(&dir.path().join("p"), &stems);
+    let titles = [
         "Writer report",
         "Re-writer report",
         "Reader report",
         "Re-Reader report",
-    ]) {
+    ];
+    for (k, svg) in svgs.iter().enumerate() {
+        let title = titles[k / 3];
         assert!(svg.contains(title), "no {title:?}");
-        // A surface: axis titles and polygons.
         assert!(svg.contains("File size") && svg.contains("Record size"));
-        assert!(svg.contains("<polygon"));
+        if k % 3 == 0 {
+            // A surface: polygons.
+            assert!(svg.contains("<polygon"));
+        }
     }
     assert_eq!(list_dir(dir.path()), ["p"], "the test file is removed");
 }

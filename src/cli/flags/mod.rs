@@ -18,6 +18,8 @@ mod throughput;
 
 use std::path::{Path, PathBuf};
 
+pub(super) use results::PLOT_SCALE;
+
 use super::seen::Seen;
 pub(super) use super::spelling::Spelling;
 use crate::model::host::Host;

@@ -2,7 +2,14 @@
 
 use super::Spelling::{Long, Short};
 use super::{Choice, Flag, Section};
-use crate::model::config::DataPattern;
+use crate::model::config::{DataPattern, PlotStyle};
+
+/// The words of `--plot-scale` (also taken by `ioz report`).
+pub(in crate::cli) const PLOT_SCALE: Choice = Choice {
+    names: &PlotStyle::SCALE_NAMES,
+    expected: "a plot scale (own or shared)",
+    default: None,
+};
 
 pub(super) const SECTION: Section = Section {
     title: "Results (written at the end of the run, also when it stops early)",
@@ -40,8 +47,22 @@ pub(super) const SECTION: Section = Section {
         Flag::path(
             Long("plots"),
             "DIR",
-            "PNG and SVG plots, one per test pass (DIR is made if missing)",
+            "PNG and SVG plots of each test pass: a 3-D surface and 2-D views by file \
+             size and by record size (DIR is made if missing)",
             |s, dir| s.outputs.plots = Some(dir),
+        ),
+        Flag::choice(
+            Long("plot-scale"),
+            "SCALE",
+            PLOT_SCALE,
+            "value axes of the plots and HTML: own (each test fills its plot, \
+             default) or shared (one scale for every test, to compare them)",
+            |s, scale| s.plot_style.shared_scale = scale == "shared",
+        ),
+        Flag::switch(
+            Long("plot-log"),
+            "a logarithmic value axis on the plots and the HTML report",
+            |s| s.plot_style.log_values = true,
         ),
         Flag::switch(
             Long("quiet"),

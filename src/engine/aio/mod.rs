@@ -127,10 +127,9 @@ fn overlaps(a: u64, a_len: usize, b: u64, b_len: usize) -> bool {
 /// Whether `range` lies wholly inside `pool` (so it stays valid and unchanged
 /// while a write from it is in flight).
 #[inline]
-fn within(pool: &[u8], data: &[u8]) -> bool {
-    let p = pool.as_ptr_range();
+fn within(pool: &std::ops::Range<*const u8>, data: &[u8]) -> bool {
     let d = data.as_ptr_range();
-    p.start <= d.start && d.end <= p.end
+    pool.start <= d.start && d.end <= pool.end
 }
 
 impl Engine for AioEngine {
@@ -190,6 +189,8 @@ impl AioEngine {
         let slot_bytes = io.read_buf.len() / slots;
         // Never more in flight than the loop has read slots for.
         let depth = self.depth.min(slots);
+        // Where the pool lies: writes from it are submitted as they are.
+        let pool = io.pool.as_ptr_range();
         let mut progress = Progress::default();
         let mut failure: Option<LoopFailure> = None;
         let mut next = 0;
@@ -235,7 +236,7 @@ impl AioEngine {
                     OpKind::Read if !too_big => io.read_slot(slot, op.len).as_mut_ptr(),
                     OpKind::Write => {
                         let data = io.check.write_data(op, io.pool);
-                        if within(io.pool, data) {
+                        if within(&pool, data) {
                             data.as_ptr().cast_mut()
                         } else if too_big {
                             std::ptr::null_mut()

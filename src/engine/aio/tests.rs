@@ -6,6 +6,7 @@ use crate::system::signals::StopFlag;
 fn spec(depth: u32, no_copy: bool) -> OpenSpec {
     OpenSpec {
         writable: true,
+        read_write: false,
         create: false,
         truncate: false,
         extra_flags: 0,
@@ -34,10 +35,11 @@ fn overlap_and_pool_ranges() {
     assert!(!overlaps(8192, 4096, 4096, 4096));
     assert!(!overlaps(0, 0, 0, 4096));
     let pool = [0u8; 64];
-    assert!(within(&pool, &pool[8..16]));
-    assert!(within(&pool, &pool[..]));
+    let range = pool.as_ptr_range();
+    assert!(within(&range, &pool[8..16]));
+    assert!(within(&range, &pool[..]));
     let other = [0u8; 8];
-    assert!(!within(&pool, &other));
+    assert!(!within(&range, &other));
 }
 
 /// Records which operations a check saw, and what their first byte was.
@@ -45,7 +47,7 @@ fn overlap_and_pool_ranges() {
 struct Seen(Vec<(u64, u8)>);
 
 impl DataCheck for Seen {
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         &pool[op.source..op.source + op.len]
     }
     fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()> {
@@ -59,7 +61,7 @@ fn run<C: DataCheck>(
     e: &mut AioEngine,
     ops: &[IoOp],
     check: &mut C,
-    pool: &[u8],
+    pool: &mut [u8],
     slots: usize,
     stop: &StopFlag,
 ) -> Result<Progress, LoopFailure> {
@@ -85,20 +87,20 @@ fn queued_writes_then_reads_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a");
     std::fs::write(&path, b"").unwrap();
-    let pool: Vec<u8> = (0..4).flat_map(|i| [i as u8 + 1; 4096]).collect();
+    let mut pool: Vec<u8> = (0..4).flat_map(|i| [i as u8 + 1; 4096]).collect();
     let stop = StopFlag::default();
     for no_copy in [false, true] {
         let mut e = AioEngine::open(&path, &spec(4, no_copy)).unwrap();
         let writes: Vec<IoOp> = (0..16)
             .map(|r| op(OpKind::Write, r, (r as usize % 4) * 4096))
             .collect();
-        let p = run(&mut e, &writes, &mut NoCheck, &pool, 4, &stop).unwrap();
+        let p = run(&mut e, &writes, &mut NoCheck, &mut pool, 4, &stop).unwrap();
         assert_eq!((p.bytes, p.done, p.stopped), (16 * 4096, 16, None));
         e.sync().unwrap();
 
         let reads: Vec<IoOp> = (0..16).rev().map(|r| op(OpKind::Read, r, 0)).collect();
         let mut seen = Seen::default();
-        let p = run(&mut e, &reads, &mut seen, &pool, 4, &stop).unwrap();
+        let p = run(&mut e, &reads, &mut seen, &mut pool, 4, &stop).unwrap();
         assert_eq!(p.done, 16);
         seen.0.sort();
         let want: Vec<(u64, u8)> = (0..16).map(|r| (r * 4096, (r % 4) as u8 + 1)).collect();
@@ -113,11 +115,19 @@ fn overlapping_writes_land_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("o");
     std::fs::write(&path, b"").unwrap();
-    let pool: Vec<u8> = (0..8).flat_map(|i| [i as u8; 4096]).collect();
+    let mut pool: Vec<u8> = (0..8).flat_map(|i| [i as u8; 4096]).collect();
     // Record 0 rewritten eight times, as -i 4 does: the last write wins.
     let ops: Vec<IoOp> = (0..8).map(|i| op(OpKind::Write, 0, i * 4096)).collect();
     let mut e = AioEngine::open(&path, &spec(8, true)).unwrap();
-    let p = run(&mut e, &ops, &mut NoCheck, &pool, 8, &StopFlag::default()).unwrap();
+    let p = run(
+        &mut e,
+        &ops,
+        &mut NoCheck,
+        &mut pool,
+        8,
+        &StopFlag::default(),
+    )
+    .unwrap();
     assert_eq!(p.done, 8);
     e.close().unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), vec![7u8; 4096]);
@@ -130,7 +140,7 @@ fn short_reads_fail_cleanly_and_stops_drain() {
     std::fs::write(&path, vec![9u8; 4096 + 100]).unwrap();
     let mut e = AioEngine::open(&path, &spec(4, false)).unwrap();
     let ops: Vec<IoOp> = (0..4).map(|r| op(OpKind::Read, r, 0)).collect();
-    let f = run(&mut e, &ops, &mut NoCheck, &[], 4, &StopFlag::default()).unwrap_err();
+    let f = run(&mut e, &ops, &mut NoCheck, &mut [], 4, &StopFlag::default()).unwrap_err();
     assert_eq!(f.operation, "read");
     assert_eq!(f.error.kind(), io::ErrorKind::UnexpectedEof, "{}", f.error);
     assert!(f.offset.unwrap() >= 4096);
@@ -144,7 +154,7 @@ fn short_reads_fail_cleanly_and_stops_drain() {
     // A stop before the first submission: nothing is done, nothing left in flight.
     let stop = StopFlag::default();
     stop.raise(libc::SIGINT);
-    let p = run(&mut e, &ops[..1], &mut NoCheck, &[], 4, &stop).unwrap();
+    let p = run(&mut e, &ops[..1], &mut NoCheck, &mut [], 4, &stop).unwrap();
     assert_eq!(p.done, 0);
     assert!(p.stopped.is_some());
     e.close().unwrap();
@@ -155,7 +165,7 @@ fn short_reads_fail_cleanly_and_stops_drain() {
 struct PerOp(Vec<u8>);
 
 impl DataCheck for PerOp {
-    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a mut [u8]) -> &'a [u8] {
         self.0.clear();
         self.0.resize(op.len, (op.offset / 4096) as u8 + 100);
         &self.0
@@ -178,9 +188,9 @@ fn write_data_from_outside_the_pool_stays_put_while_in_flight() {
     let mut check = PerOp(Vec::new());
     let writes: Vec<IoOp> = (0..16).map(|r| op(OpKind::Write, r, 0)).collect();
     let stop = StopFlag::default();
-    run(&mut e, &writes, &mut check, &[0u8; 4096], 4, &stop).unwrap();
+    run(&mut e, &writes, &mut check, &mut [0u8; 4096], 4, &stop).unwrap();
     let reads: Vec<IoOp> = (0..16).map(|r| op(OpKind::Read, r, 0)).collect();
-    let p = run(&mut e, &reads, &mut check, &[], 4, &stop).unwrap();
+    let p = run(&mut e, &reads, &mut check, &mut [], 4, &stop).unwrap();
     assert_eq!(p.done, 16);
     e.close().unwrap();
     let data = std::fs::read(&path).unwrap();
@@ -197,7 +207,7 @@ struct WallAfter<'a> {
 }
 
 impl DataCheck for WallAfter<'_> {
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         &pool[op.source..op.source + op.len]
     }
     fn check_read(&mut self, _op: &IoOp, _data: &[u8]) -> io::Result<()> {
@@ -233,7 +243,7 @@ fn q_latencies_follow_the_operations_done() {
         let mut io = LoopIo {
             read_buf: &mut read_buf,
             slots: 8,
-            pool: &[],
+            pool: &mut [],
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
@@ -265,7 +275,7 @@ fn depth_is_capped_by_the_read_slots() {
     let ops: Vec<IoOp> = (0..8).map(|r| op(OpKind::Read, r, 0)).collect();
     let mut seen = Seen::default();
     // Only one slot: one request at a time, and every read checked.
-    let p = run(&mut e, &ops, &mut seen, &[], 1, &StopFlag::default()).unwrap();
+    let p = run(&mut e, &ops, &mut seen, &mut [], 1, &StopFlag::default()).unwrap();
     assert_eq!(p.done, 8);
     assert!(seen.0.iter().all(|&(_, b)| b == 5));
     e.write_at(&[1u8; 4096], 0).unwrap();

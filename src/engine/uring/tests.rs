@@ -16,6 +16,7 @@ const REC: usize = 4096;
 fn spec(depth: u32, writable: bool) -> OpenSpec {
     OpenSpec {
         writable,
+        read_write: false,
         create: true,
         truncate: false,
         extra_flags: 0,
@@ -109,7 +110,7 @@ struct Counting<'a> {
 }
 
 impl DataCheck for Counting<'_> {
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         &pool[op.source..op.source + op.len]
     }
     fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()> {
@@ -166,7 +167,7 @@ fn every_read_reaches_check_read_once(cases: &[(u32, bool)]) {
         let mut io = LoopIo {
             read_buf: &mut buf,
             slots: depth as usize,
-            pool: &[],
+            pool: &mut [],
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
@@ -198,7 +199,7 @@ struct SeenData {
 }
 
 impl DataCheck for SeenData {
-    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         &pool[op.source..op.source + op.len]
     }
     fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()> {
@@ -242,7 +243,7 @@ fn registered_reads_land_in_the_pages_registered_before_the_clock() {
         let mut io = LoopIo {
             read_buf: buf,
             slots: 8,
-            pool: &[],
+            pool: &mut [],
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
@@ -309,7 +310,7 @@ fn a_stop_drains_what_is_in_flight_and_reports_a_prefix() {
     let mut io = LoopIo {
         read_buf: &mut buf,
         slots: 16,
-        pool: &[],
+        pool: &mut [],
         check: &mut check,
         compute_delay_ns: 0,
         busy_ns: 0,
@@ -349,7 +350,7 @@ fn q_latencies_follow_the_operations_done() {
         let mut io = LoopIo {
             read_buf: &mut buf,
             slots: 16,
-            pool: &[],
+            pool: &mut [],
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
@@ -410,7 +411,7 @@ fn writes_land_like_one_at_a_time(fixed: bool) {
     let mut io = LoopIo {
         read_buf: &mut buf,
         slots: 32,
-        pool: &pool,
+        pool: &mut pool,
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
@@ -436,7 +437,7 @@ fn writes_land_like_one_at_a_time(fixed: bool) {
 struct OwnData(Vec<u8>);
 
 impl DataCheck for OwnData {
-    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a [u8]) -> &'a [u8] {
+    fn write_data<'a>(&'a mut self, op: &IoOp, _pool: &'a mut [u8]) -> &'a [u8] {
         self.0.clear();
         self.0.resize(op.len, (op.offset / REC as u64) as u8 ^ 0x5a);
         &self.0
@@ -465,7 +466,7 @@ fn write_data_from_outside_the_pool_is_copied_per_request() {
     let mut io = LoopIo {
         read_buf: &mut buf,
         slots: 8,
-        pool: &[],
+        pool: &mut [],
         check: &mut check,
         compute_delay_ns: 0,
         busy_ns: 0,
@@ -494,7 +495,7 @@ fn errors_name_the_operation_and_offset() {
     let mut io = LoopIo {
         read_buf: &mut buf,
         slots: 4,
-        pool: &[],
+        pool: &mut [],
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
@@ -506,12 +507,12 @@ fn errors_name_the_operation_and_offset() {
     assert_eq!((f.operation, f.offset), ("read", Some(20 * REC as u64)));
     assert_eq!(f.error.kind(), io::ErrorKind::UnexpectedEof, "{}", f.error);
     // A write on a read-only descriptor: the kernel's EBADF.
-    let pool = AlignedBuf::zeroed(REC);
+    let mut pool = AlignedBuf::zeroed(REC);
     let ops = [IoOp::at(0, REC, OpKind::Write)];
     let mut io = LoopIo {
         read_buf: &mut buf,
         slots: 4,
-        pool: &pool,
+        pool: &mut pool,
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,

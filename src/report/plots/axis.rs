@@ -43,7 +43,7 @@ pub(super) fn value_ticks(top: f64) -> Vec<f64> {
 
 /// A linear axis with the ticks it is given: log2 sizes (the sizes the run
 /// measured) or values (round steps).
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(super) struct TickedAxis {
     pub(super) range: Range<f64>,
     pub(super) ticks: Vec<f64>,

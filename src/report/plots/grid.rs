@@ -1,5 +1,6 @@
 //! The measured values of one pass, laid out on the file × record grid.
 
+use super::scale::measured;
 use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
@@ -19,7 +20,7 @@ impl Grid {
             .iter()
             .filter_map(|c| {
                 c.get(pass)
-                    .map(|m| (c.cell.file_bytes, c.cell.record_bytes, m.value(unit) as f64))
+                    .map(|m| (c.cell.file_bytes, c.cell.record_bytes, measured(m, unit)))
             })
             .collect();
         let mut files: Vec<u64> = points.iter().map(|p| p.0).collect();
@@ -41,14 +42,8 @@ impl Grid {
         }
     }
 
-    fn all(&self) -> impl Iterator<Item = f64> + '_ {
+    /// Every measured value.
+    pub(super) fn all(&self) -> impl Iterator<Item = f64> + '_ {
         self.values.iter().flatten().flatten().copied()
-    }
-
-    pub(super) fn min_max(&self) -> (f64, f64) {
-        self.all()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            })
     }
 }

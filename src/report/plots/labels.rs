@@ -1,6 +1,4 @@
-//! How sizes and values read on the plots: log2 sizes, tick labels, units.
-
-use crate::model::config::OutputUnit;
+//! How sizes read on the plots: log2 sizes, tick labels.
 
 pub(super) fn lg(bytes: u64) -> f64 {
     (bytes.max(1) as f64).log2()
@@ -26,45 +24,22 @@ pub fn human_size(bytes: u64) -> String {
     }
 }
 
-/// Tick label of a size: "64K", "1M", "2G".
+/// Tick label of a size: "512B", "64K", "1M", "2G".
 fn short_size(bytes: u64) -> String {
     let mut s = human_size(bytes);
-    s = s.replace(" bytes", "").replace(" KiB", "K");
+    s = s.replace(" bytes", "B").replace(" KiB", "K");
     s.replace(" MiB", "M")
         .replace(" GiB", "G")
         .replace(" TiB", "T")
 }
 
-/// A value with a k/M/G suffix: "2.5M".
-pub(super) fn compact(v: f64) -> String {
-    let (div, suffix) = match v.abs() {
-        a if a >= 1e9 => (1e9, "G"),
-        a if a >= 1e6 => (1e6, "M"),
-        a if a >= 1e4 => (1e3, "k"),
-        _ => (1.0, ""),
-    };
-    let x = v / div;
-    // At most three significant digits, and no trailing zeros.
-    let digits = if (x - x.round()).abs() < 1e-9 || x.abs() >= 100.0 {
-        0
-    } else if x.abs() >= 10.0 || (x * 10.0 - (x * 10.0).round()).abs() < 1e-6 {
-        1
-    } else {
-        2
-    };
-    format!("{x:.digits$}{suffix}")
-}
-
-pub(super) fn unit_label(unit: OutputUnit) -> &'static str {
-    match unit {
-        OutputUnit::KbPerSec => "kB/s",
-        OutputUnit::OpsPerSec => "ops/s",
-        OutputUnit::MicrosPerOp => "µs/op",
-    }
-}
-
 pub(super) fn size_tick(x: f64) -> String {
     short_size(unlg(x))
+}
+
+/// A size as the plots' ticks and the HTML grids show it: "512B", "64K", "1M".
+pub fn size_label(bytes: u64) -> String {
+    short_size(bytes)
 }
 
 #[cfg(test)]
@@ -77,10 +52,8 @@ mod tests {
         assert_eq!(short_size(64 << 10), "64K");
         assert_eq!(short_size(512 << 20), "512M");
         assert_eq!(short_size(100 << 10), "100K");
+        assert_eq!(short_size(512), "512B");
         assert_eq!(human_size(3 << 29), "1.5 GiB");
-        assert_eq!(compact(2_500_000.0), "2.5M");
-        assert_eq!(compact(800.0), "800");
-        assert_eq!(compact(50_000.0), "50k");
         assert_eq!(nice_top(0.0), 1.0);
         assert_eq!(nice_top(960.0), 1000.0);
         assert!(nice_top(1001.0) >= 1001.0);

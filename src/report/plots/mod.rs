@@ -1,9 +1,14 @@
 //! Plots of a run (--plots DIR): for each reported pass, its value over file
 //! size × record size as a 3-D surface, in the spirit of IOzone's Excel surface
-//! plots, written as PNG and SVG. Both size axes are log2. The file-size axis is
-//! split where the file outgrows the CPU's last-level cache and then the RAM
-//! (page cache) of the machine that ran it. Runs with one file size, one record
-//! size or one cell get 2-D plots instead.
+//! plots, and the two 2-D views that can be read off (value against file size,
+//! a line per record size; value against record size, a line per file size),
+//! each written as PNG and SVG. Both size axes are log2, with a tick for every
+//! size measured. The file-size axis is split where the file outgrows the CPU's
+//! last-level cache and then the RAM (page cache) of the machine that ran it.
+//! Runs with one file size, one record size or one cell get one 2-D plot
+//! instead; throughput runs, their rate over the worker counts. Values read in
+//! MB/s or GB/s by magnitude (ops/s, µs/op under -O, -N), on each test's own
+//! scale or one shared by all (`--plot-scale`), linear or log (`--plot-log`).
 //!
 //! Text is drawn with DejaVu Sans, embedded from assets/fonts, never a system
 //! font. Plotters' ab_glyph text drawing drops each glyph's left side bearing,
@@ -15,9 +20,11 @@ mod axis;
 mod font;
 mod grid;
 mod labels;
+mod lines;
 mod output;
 mod page;
 mod regions;
+mod scale;
 mod surface;
 mod text;
 mod throughput;
@@ -29,10 +36,11 @@ use super::layout::TableLayout;
 use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
-pub use labels::human_size;
+pub use labels::{human_size, size_label};
 pub use output::{plot_files, plot_svg};
+pub use scale::{ValueScale, measured, number};
 
-/// Width and height of every plot, in pixels (PNG) or user units (SVG).
+/// Width and height of every plot file, in pixels (PNG) or user units (SVG).
 pub const PLOT_SIZE: (u32, u32) = (1200, 900);
 
 /// Colours of the file-size regions: CPU cache, page cache, device.
@@ -54,6 +62,31 @@ pub fn pass_slug(pass: Pass) -> String {
 /// The passes that get a plot, in table order.
 pub fn plotted_passes(result: &RunResult) -> Vec<Pass> {
     TableLayout::for_config(&result.config).reported_passes(&result.config)
+}
+
+/// The values the plot of `pass` draws, in the run's unit.
+fn drawn_values(result: &RunResult, pass: Pass) -> Vec<f64> {
+    let throughput = !result.throughput.is_empty() || result.config.throughput.is_some();
+    if throughput {
+        throughput::throughput_values(result, pass)
+    } else {
+        grid::Grid::of(result, pass).all().collect()
+    }
+}
+
+/// The value scale of `pass`'s plots (and of its HTML grid): over its own
+/// values, or over every plotted pass's with `--plot-scale shared`.
+pub fn value_scale(result: &RunResult, pass: Pass) -> ValueScale {
+    let style = result.config.plot_style;
+    let values = if style.shared_scale {
+        plotted_passes(result)
+            .into_iter()
+            .flat_map(|p| drawn_values(result, p))
+            .collect()
+    } else {
+        drawn_values(result, pass)
+    };
+    ValueScale::over(result.config.unit, values, style.log_values)
 }
 
 #[cfg(test)]

@@ -1,109 +1,183 @@
-//! The page of one pass: title, subtitle, the chart its data allows, and the
-//! caption lines under it.
+//! The page of one view of a pass: title, subtitle, the chart its data
+//! allows, and the caption lines under it (wrapped to the page).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::grid::Grid;
-use super::labels::{human_size, unit_label};
+use super::labels::human_size;
+use super::lines::draw_lines;
 use super::regions::Regions;
+use super::scale::ValueScale;
 use super::surface::draw_surface;
-use super::text::{Typesetter, style};
-use super::throughput::draw_throughput;
+use super::text::{Typesetter, style, wrap};
+use super::throughput::{draw_throughput, throughput_notes};
 use super::two_d::{draw_line, draw_single, series};
-use super::{DrawResult, TEXT_GREY};
+use super::{DrawResult, TEXT_GREY, value_scale};
 use crate::model::result::{RunResult, RunStatus};
+use crate::model::result_files::PlotView;
 use crate::model::workload::Pass;
 
+/// Height of the title and subtitle; a small drawing (the HTML report's,
+/// whose page says the rest) has the title alone.
 const TITLE_HEIGHT: u32 = 84;
-const CAPTION_HEIGHT: u32 = 60;
+const SMALL_TITLE_HEIGHT: u32 = 46;
+const SMALL_WIDTH: u32 = 1000;
+const CAPTION_SIZE: u32 = 15;
+const CAPTION_LINE: i32 = 21;
 
-/// The whole plot of one pass: title, the chart its data allows, caption.
+/// What the body of a page shows.
+enum Body {
+    Throughput,
+    Empty,
+    Single,
+    OneFile,
+    OneRecord,
+    Surface,
+    Lines(PlotView),
+}
+
+fn body_of(result: &RunResult, pass: Pass, grid: &Grid, view: PlotView) -> Body {
+    let throughput = !result.throughput.is_empty() || result.config.throughput.is_some();
+    match (grid.files.len(), grid.records.len()) {
+        _ if throughput && result.throughput.iter().any(|p| p.pass == pass) => Body::Throughput,
+        (0, _) | (_, 0) => Body::Empty,
+        _ if view != PlotView::Overview => Body::Lines(view),
+        (1, 1) => Body::Single,
+        (1, _) => Body::OneFile,
+        (_, 1) => Body::OneRecord,
+        _ => Body::Surface,
+    }
+}
+
+/// The whole drawing of one view of a pass: title, chart, caption.
 pub(super) fn draw_plot<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     ts: Typesetter,
     result: &RunResult,
     pass: Pass,
+    view: PlotView,
 ) -> DrawResult<(), DB> {
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
-    let (top, rest) = root.split_vertically(TITLE_HEIGHT);
-    let (body, bottom) = rest.split_vertically(h - TITLE_HEIGHT - CAPTION_HEIGHT);
     let grid = Grid::of(result, pass);
     let regions = Regions::of(&result.environment);
-    let unit = unit_label(result.config.unit);
+    let scale = value_scale(result, pass);
+    let body_kind = body_of(result, pass, &grid, view);
     let center = w as i32 / 2;
 
-    ts.text(
-        &top,
-        (center, 14),
-        (0, 0),
-        &format!("{} ({})", pass.report_title(), pass.name()),
-        &style(30, BLACK, HPos::Center, VPos::Top),
-    )?;
-    ts.text(
-        &top,
-        (center, 54),
-        (0, 0),
-        &subtitle(result, unit),
-        &style(17, RGBColor(80, 80, 80), HPos::Center, VPos::Top),
-    )?;
+    let mut notes = match &body_kind {
+        Body::Throughput => throughput_notes(result, pass, &regions, &scale),
+        Body::Empty => Vec::new(),
+        Body::Single | Body::OneFile => vec![file_region_note(&regions, grid.files[0])],
+        Body::Lines(PlotView::ByRecordSize) => vec![format!(
+            "One line per file size; the legend groups them by region. {}",
+            regions.caption()
+        )],
+        Body::Lines(_) => vec![format!("One line per record size. {}", regions.caption())],
+        Body::OneRecord | Body::Surface => vec![regions.caption()],
+    };
+    if result.status != RunStatus::Complete {
+        notes.push("The run did not complete: the cells it did not reach are missing.".into());
+    }
+    let lines: Vec<String> = notes
+        .iter()
+        .flat_map(|n| wrap(n, f64::from(CAPTION_SIZE), f64::from(w) - 60.0))
+        .collect();
+    let caption_height = 24 + CAPTION_LINE as u32 * lines.len() as u32;
 
-    let mut notes = Vec::new();
-    let throughput = !result.throughput.is_empty() || result.config.throughput.is_some();
-    match (grid.files.len(), grid.records.len()) {
-        _ if throughput && result.throughput.iter().any(|p| p.pass == pass) => {
-            notes = draw_throughput(&body, ts, result, pass, &regions, unit)?;
-        }
-        (0, _) | (_, 0) => {
+    let small = w < SMALL_WIDTH;
+    let title_height = if small {
+        SMALL_TITLE_HEIGHT
+    } else {
+        TITLE_HEIGHT
+    };
+    let (top, rest) = root.split_vertically(title_height);
+    let (body, bottom) = rest.split_vertically(h - title_height - caption_height.min(h / 3));
+    let view_words = match view {
+        PlotView::Overview => "",
+        PlotView::ByFileSize => " by file size",
+        PlotView::ByRecordSize => " by record size",
+    };
+    ts.text(
+        &top,
+        (center, 12),
+        (0, 0),
+        &format!("{}{view_words} ({})", pass.report_title(), pass.name()),
+        &style(if small { 22 } else { 28 }, BLACK, HPos::Center, VPos::Top),
+    )?;
+    let subtitle_lines = if small { 0 } else { 2 };
+    for (k, line) in wrap(&subtitle(result, &scale), 16.0, f64::from(w) - 40.0)
+        .iter()
+        .take(subtitle_lines)
+        .enumerate()
+    {
+        ts.text(
+            &top,
+            (center, 48 + 19 * k as i32),
+            (0, 0),
+            line,
+            &style(16, RGBColor(80, 80, 80), HPos::Center, VPos::Top),
+        )?;
+    }
+
+    match body_kind {
+        Body::Throughput => draw_throughput(&body, ts, result, pass, &scale)?,
+        Body::Empty => {
             ts.text(
                 &body,
                 (center, body.dim_in_pixel().1 as i32 / 2),
                 (0, 0),
                 "No measurements for this pass (the run ended before it).",
-                &style(22, BLACK, HPos::Center, VPos::Center),
+                &style(20, BLACK, HPos::Center, VPos::Center),
             )?;
         }
-        (1, 1) => {
+        Body::Single => {
             let v = grid.values[0][0].unwrap_or(0.0);
-            draw_single(&body, ts, grid.files[0], grid.records[0], v, unit)?;
-            notes.push(file_region_note(&regions, grid.files[0]));
+            draw_single(&body, ts, grid.files[0], grid.records[0], v, &scale)?;
         }
-        (1, _) => {
+        Body::OneFile => {
             let (xs, ys) = series(&grid.records, |j| grid.values[0][j]);
             let title = format!("Record size (file size {})", human_size(grid.files[0]));
-            draw_line(&body, ts, &xs, &ys, &title, unit, None)?;
-            notes.push(file_region_note(&regions, grid.files[0]));
+            draw_line(&body, ts, &xs, &ys, &title, &scale, None)?;
         }
-        (_, 1) => {
+        Body::OneRecord => {
             let (xs, ys) = series(&grid.files, |i| grid.values[i][0]);
             let title = format!("File size (record size {})", human_size(grid.records[0]));
-            draw_line(&body, ts, &xs, &ys, &title, unit, Some(&regions))?;
-            notes.push(regions.caption());
+            draw_line(&body, ts, &xs, &ys, &title, &scale, Some(&regions))?;
         }
-        _ => {
-            draw_surface(&body, ts, &grid, &regions, unit)?;
-            notes.push(regions.caption());
-        }
+        Body::Surface => draw_surface(&body, ts, &grid, &regions, &scale)?,
+        Body::Lines(view) => draw_lines(&body, ts, &grid, view, &regions, &scale)?,
     }
-    if result.status != RunStatus::Complete {
-        notes.push("The run did not complete: the cells it did not reach are missing.".into());
-    }
-    for (i, note) in notes.iter().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
         ts.text(
             &bottom,
-            (center, 14 + 24 * i as i32),
+            (center, 10 + CAPTION_LINE * i as i32),
             (0, 0),
-            note,
-            &style(16, TEXT_GREY, HPos::Center, VPos::Top),
+            line,
+            &style(CAPTION_SIZE, TEXT_GREY, HPos::Center, VPos::Top),
         )?;
     }
     Ok(())
 }
 
-fn subtitle(result: &RunResult, unit: &str) -> String {
-    let mut parts = vec![format!("ioz {}", result.tool_version), unit.to_string()];
+fn subtitle(result: &RunResult, scale: &ValueScale) -> String {
+    let mut unit = scale.unit.to_string();
+    if let Some(bytes) = match scale.unit {
+        "MB/s" => Some("10⁶"),
+        "GB/s" => Some("10⁹"),
+        _ => None,
+    } {
+        unit.push_str(&format!(" ({bytes} bytes/s)"));
+    }
+    if scale.is_log() {
+        unit.push_str(", log scale");
+    }
+    if result.config.plot_style.shared_scale {
+        unit.push_str(", one scale for all tests");
+    }
+    let mut parts = vec![format!("ioz {}", result.tool_version), unit];
     let t = &result.environment.target;
     match (t.fs_type.is_empty(), t.mount_point.is_empty()) {
         _ if t.is_raw_device() => parts.push(format!("raw device {}", t.source)),

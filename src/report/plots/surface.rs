@@ -5,18 +5,23 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::{TickedAxis, nice_top, value_ticks};
+use super::axis::TickedAxis;
 use super::grid::Grid;
-use super::labels::{compact, lg, size_tick};
+use super::labels::{lg, size_tick};
 use super::regions::Regions;
-use super::text::{Typesetter, style};
+use super::scale::ValueScale;
+use super::text::{Typesetter, style, text_width};
 use super::{DrawResult, REGION_COLORS, TEXT_GREY};
 
-const COLOR_BAR_WIDTH: u32 = 150;
+/// Room for the colour bar: an eighth of the drawing, within bounds.
+fn color_bar_width(w: u32) -> u32 {
+    (w / 8).clamp(100, 150)
+}
+/// Pixel size of tick labels.
+const LABEL_SIZE: u32 = 14;
 
-fn color_of(v: f64, lo: f64, hi: f64) -> RGBColor {
-    let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
-    ViridisRGB.get_color(t.clamp(0.0, 1.0) as f32)
+fn color_of(scale: &ValueScale, raw: f64) -> RGBColor {
+    ViridisRGB.get_color(scale.shade(raw) as f32)
 }
 
 type Point3 = (f64, f64, f64);
@@ -27,21 +32,24 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     ts: Typesetter,
     grid: &Grid,
     regions: &Regions,
-    unit: &str,
+    scale: &ValueScale,
 ) -> DrawResult<(), DB> {
     let (w, _) = area.dim_in_pixel();
-    let (plot, bar) = area.split_horizontally(w - COLOR_BAR_WIDTH);
+    let (plot, bar) = area.split_horizontally(w - color_bar_width(w));
     let xs: Vec<f64> = grid.files.iter().map(|&b| lg(b)).collect();
     let zs: Vec<f64> = grid.records.iter().map(|&b| lg(b)).collect();
-    let (lo, hi) = grid.min_max();
-    let top = nice_top(hi);
     // Padding keeps the end labels of the two size axes apart at their shared corner.
     let pad = |v: &[f64]| (0.08 * (v[v.len() - 1] - v[0])).max(0.6);
     let x_axis = TickedAxis::new(xs.clone(), pad(&xs));
     let z_axis = TickedAxis::new(zs.clone(), pad(&zs));
-    let y_axis = TickedAxis::new(value_ticks(top), 0.0);
-    let (x_ticks, z_ticks, y_ticks) =
-        (x_axis.thinned(10), z_axis.thinned(10), y_axis.ticks.clone());
+    let y_axis = scale.axis.clone();
+    let (bottom, top) = (scale.bottom(), scale.top());
+    // A tick for every size measured.
+    let (x_ticks, z_ticks, y_ticks) = (
+        x_axis.ticks.clone(),
+        z_axis.ticks.clone(),
+        y_axis.ticks.clone(),
+    );
     let (x0, x1) = (x_axis.range.start, x_axis.range.end);
     let (z0, z1) = (z_axis.range.start, z_axis.range.end);
 
@@ -72,12 +80,12 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     let coord = chart.as_coord_spec();
     let area3d = chart.plotting_area();
     let depth = |p: &Point3| coord.projected_depth(&p.0, &p.1, &p.2);
-    let (z_near, z_far) = if depth(&(x0, 0.0, z0)) < depth(&(x0, 0.0, z1)) {
+    let (z_near, z_far) = if depth(&(x0, bottom, z0)) < depth(&(x0, bottom, z1)) {
         (z0, z1)
     } else {
         (z1, z0)
     };
-    let (x_near, x_far) = if depth(&(x0, 0.0, z0)) < depth(&(x1, 0.0, z0)) {
+    let (x_near, x_far) = if depth(&(x0, bottom, z0)) < depth(&(x1, bottom, z0)) {
         (x0, x1)
     } else {
         (x1, x0)
@@ -92,13 +100,18 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
         }
         let color = REGION_COLORS[k % REGION_COLORS.len()];
         area3d.draw(&Polygon::new(
-            vec![(a, 0.0, z0), (b, 0.0, z0), (b, 0.0, z1), (a, 0.0, z1)],
+            vec![
+                (a, bottom, z0),
+                (b, bottom, z0),
+                (b, bottom, z1),
+                (a, bottom, z1),
+            ],
             color.mix(0.16).filled(),
         ))?;
         area3d.draw(&Polygon::new(
             vec![
-                (a, 0.0, z_far),
-                (b, 0.0, z_far),
+                (a, bottom, z_far),
+                (b, bottom, z_far),
                 (b, top, z_far),
                 (a, top, z_far),
             ],
@@ -117,7 +130,7 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
             continue;
         }
         area3d.draw(&PathElement::new(
-            vec![(x, 0.0, z_near), (x, 0.0, z_far), (x, top, z_far)],
+            vec![(x, bottom, z_near), (x, bottom, z_far), (x, top, z_far)],
             RGBColor(70, 70, 70).stroke_width(2),
         ))?;
         ts.text(
@@ -133,15 +146,20 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     let mut faces: Vec<(i64, Vec<Point3>, f64)> = Vec::new();
     for i in 0..xs.len().saturating_sub(1) {
         for j in 0..zs.len().saturating_sub(1) {
-            let corners: Vec<Point3> = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)]
+            // Each corner with its value (the colour is the mean value's).
+            let corners: Vec<(Point3, f64)> = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)]
                 .iter()
-                .filter_map(|&(a, b)| grid.values[a][b].map(|v| (xs[a], v, zs[b])))
+                .filter_map(|&(a, b)| {
+                    let v = grid.values[a][b]?;
+                    Some(((xs[a], scale.y(v)?, zs[b]), v))
+                })
                 .collect();
             if corners.len() < 3 {
                 continue;
             }
             let n = corners.len();
             let mean = corners.iter().map(|c| c.1).sum::<f64>() / n as f64;
+            let corners: Vec<Point3> = corners.into_iter().map(|c| c.0).collect();
             let d = corners.iter().map(|c| i64::from(depth(c))).sum::<i64>() / n as i64;
             faces.push((d, corners, mean));
         }
@@ -151,7 +169,7 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     for (_, corners, mean) in &faces {
         area3d.draw(&Polygon::new(
             corners.clone(),
-            color_of(*mean, lo, hi).filled(),
+            color_of(scale, *mean).filled(),
         ))?;
         let mut outline = corners.clone();
         outline.push(corners[0]);
@@ -160,10 +178,12 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
     // Points no face covers (a sparse grid) still show.
     for (i, row) in grid.values.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {
-            let Some(v) = *v else { continue };
-            let p = (xs[i], v, zs[j]);
+            let Some((v, y)) = v.and_then(|v| Some((v, scale.y(v)?))) else {
+                continue;
+            };
+            let p = (xs[i], y, zs[j]);
             if !faces.iter().any(|f| f.1.contains(&p)) {
-                area3d.draw(&Circle::new(p, 5, color_of(v, lo, hi).filled()))?;
+                area3d.draw(&Circle::new(p, 5, color_of(scale, v).filled()))?;
             }
         }
     }
@@ -176,30 +196,30 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
         (x - base.0, y - base.1)
     };
     let centre = {
-        let (a, b) = (px((x0, 0.0, z0)), px((x1, top, z1)));
+        let (a, b) = (px((x0, bottom, z0)), px((x1, top, z1)));
         ((a.0 + b.0) / 2, (a.1 + b.1) / 2)
     };
     // The vertical edge for the value axis: the leftmost of the two side edges.
     let (yx, yz) = [(x_far, z_near), (x_near, z_far)]
         .into_iter()
-        .min_by_key(|&(x, z)| px((x, 0.0, z)).0)
+        .min_by_key(|&(x, z)| px((x, bottom, z)).0)
         .unwrap_or((x0, z0));
     let axes: [(Vec<Point3>, Point3, Point3, &str); 3] = [
         (
-            x_ticks.iter().map(|&x| (x, 0.0, z_near)).collect(),
-            (x0, 0.0, z_near),
-            (x1, 0.0, z_near),
+            x_ticks.iter().map(|&x| (x, bottom, z_near)).collect(),
+            (x0, bottom, z_near),
+            (x1, bottom, z_near),
             "File size",
         ),
         (
-            z_ticks.iter().map(|&z| (x_near, 0.0, z)).collect(),
-            (x_near, 0.0, z0),
-            (x_near, 0.0, z1),
+            z_ticks.iter().map(|&z| (x_near, bottom, z)).collect(),
+            (x_near, bottom, z0),
+            (x_near, bottom, z1),
             "Record size",
         ),
         (
             y_ticks.iter().map(|&y| (yx, y, yz)).collect(),
-            (yx, 0.0, yz),
+            (yx, bottom, yz),
             (yx, top, yz),
             "",
         ),
@@ -210,22 +230,32 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
         plot.draw(&PathElement::new(vec![a, b], axis_style))?;
         let n = outward_normal(a, b, centre);
         let (h, v) = anchor_for(n);
-        let label_style = style(15, BLACK, h, v);
-        for &p in ticks {
-            let q = px(p);
-            let tip = (q.0 + (n.0 * 7.0) as i32, q.1 + (n.1 * 7.0) as i32);
-            plot.draw(&PathElement::new(vec![q, tip], axis_style))?;
-            let text = match k {
+        let label_style = style(LABEL_SIZE, BLACK, h, v);
+        let texts: Vec<String> = ticks
+            .iter()
+            .map(|p| match k {
                 0 => size_tick(p.0),
                 1 => size_tick(p.2),
-                _ => compact(p.1),
-            };
-            let at = (q.0 + (n.0 * 12.0) as i32, q.1 + (n.1 * 12.0) as i32);
-            ts.text(&plot, at, (0, 0), &text, &label_style)?;
+                _ => scale.tick_label(p.1),
+            })
+            .collect();
+        let out = stagger_step(a, b, n, ticks.len(), &texts);
+        for (i, (&p, text)) in ticks.iter().zip(&texts).enumerate() {
+            let q = px(p);
+            // Every other label one row further out where one row would touch.
+            let reach = 12.0 + if i % 2 == 1 { out } else { 0.0 };
+            let tip = (
+                q.0 + (n.0 * (reach - 5.0)) as i32,
+                q.1 + (n.1 * (reach - 5.0)) as i32,
+            );
+            plot.draw(&PathElement::new(vec![q, tip], axis_style))?;
+            let at = (q.0 + (n.0 * reach) as i32, q.1 + (n.1 * reach) as i32);
+            ts.text(&plot, at, (0, 0), text, &label_style)?;
         }
         if !title.is_empty() {
             let mid = ((a.0 + b.0) / 2, (a.1 + b.1) / 2);
-            let at = (mid.0 + (n.0 * 75.0) as i32, mid.1 + (n.1 * 75.0) as i32);
+            let away = 75.0 + out;
+            let at = (mid.0 + (n.0 * away) as i32, mid.1 + (n.1 * away) as i32);
             ts.text(
                 &plot,
                 at,
@@ -240,11 +270,44 @@ pub(super) fn draw_surface<DB: DrawingBackend>(
         &plot,
         y_top,
         (0, -16),
-        unit,
+        scale.unit,
         &style(18, BLACK, HPos::Center, VPos::Bottom),
     )?;
 
-    draw_color_bar(&bar, ts, lo, hi, unit)
+    draw_color_bar(&bar, ts, scale)
+}
+
+/// How much further out every other label of the axis a–b (`n` its outward
+/// normal, `count` evenly spaced ticks) goes so that neighbours do not
+/// touch: 0 when one row has room.
+fn stagger_step(
+    a: (i32, i32),
+    b: (i32, i32),
+    n: (f64, f64),
+    count: usize,
+    texts: &[String],
+) -> f64 {
+    if count < 2 {
+        return 0.0;
+    }
+    let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let (ux, uy) = (dx / len, dy / len);
+    let size = f64::from(LABEL_SIZE);
+    let widest = texts
+        .iter()
+        .map(|t| text_width(t, size))
+        .fold(0.0, f64::max);
+    // The extent of a label box along the axis and across it.
+    let along = widest * ux.abs() + size * uy.abs();
+    let across = widest * n.0.abs() + size * n.1.abs();
+    // The ticks span the axis less its padding; a close estimate suffices.
+    let spacing = len / count as f64;
+    if spacing < along + 4.0 {
+        across + 2.0
+    } else {
+        0.0
+    }
 }
 
 /// The unit normal of the screen segment a–b that points away from `centre`.
@@ -280,14 +343,14 @@ fn anchor_for(n: (f64, f64)) -> (HPos, VPos) {
     (h, v)
 }
 
-/// The colour scale of the surface, lowest value at the bottom.
+/// The colour scale of the surface, lowest value at the bottom (log-spaced
+/// on a log scale).
 fn draw_color_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     ts: Typesetter,
-    lo: f64,
-    hi: f64,
-    unit: &str,
+    scale: &ValueScale,
 ) -> DrawResult<(), DB> {
+    let (lo, hi) = scale.extent();
     let (_, h) = area.dim_in_pixel();
     let (x, width) = (20, 28);
     let (y_top, y_bottom) = (70, h as i32 - 70);
@@ -295,7 +358,7 @@ fn draw_color_bar<DB: DrawingBackend>(
         area,
         (x + width / 2, y_top - 16),
         (0, 0),
-        unit,
+        scale.unit,
         &style(18, BLACK, HPos::Center, VPos::Bottom),
     )?;
     let steps = 100;
@@ -306,17 +369,27 @@ fn draw_color_bar<DB: DrawingBackend>(
         let ya = y_bottom - (t1 * span).round() as i32;
         let yb = y_bottom - (t0 * span).round() as i32;
         let color = ViridisRGB.get_color(((t0 + t1) / 2.0) as f32);
-        area.draw(&Rectangle::new([(x, ya), (x + width, yb)], color.filled()))?;
+        // One pixel of overlap: no seams between the steps where the viewer smooths edges.
+        area.draw(&Rectangle::new(
+            [(x, ya), (x + width, (yb + 1).min(y_bottom))],
+            color.filled(),
+        ))?;
     }
     area.draw(&Rectangle::new(
         [(x, y_top), (x + width, y_bottom)],
         BLACK.mix(0.6).stroke_width(1),
     ))?;
+    let log = scale.is_log() && lo > 0.0;
     let labels: Vec<(f64, f64)> = if hi > lo {
         (0..=4)
             .map(|k| {
                 let t = f64::from(k) / 4.0;
-                (t, lo + t * (hi - lo))
+                let v = if log {
+                    lo * (hi / lo).powf(t)
+                } else {
+                    lo + t * (hi - lo)
+                };
+                (t, v)
             })
             .collect()
     } else {
@@ -329,7 +402,8 @@ fn draw_color_bar<DB: DrawingBackend>(
             vec![(x + width, y), (x + width + 6, y)],
             BLACK.stroke_width(1),
         ))?;
-        ts.text(area, (x + width + 10, y), (0, 0), &compact(v), &label_style)?;
+        let text = scale.value_text(v);
+        ts.text(area, (x + width + 10, y), (0, 0), &text, &label_style)?;
     }
     Ok(())
 }

@@ -85,3 +85,54 @@ impl Typesetter {
         Ok(())
     }
 }
+
+/// The width of `text` set in the embedded font at `size` pixels (an
+/// estimate of 0.6 em a character if the font cannot be read).
+pub(super) fn text_width(text: &str, size: f64) -> f64 {
+    match font_metrics() {
+        Some(m) => {
+            let scale = size / m.height_units;
+            text.chars().map(|c| m.glyph(c).1 * scale).sum()
+        }
+        None => 0.6 * size * text.chars().count() as f64,
+    }
+}
+
+/// `text` broken at spaces into lines no wider than `width` pixels at `size`.
+pub(super) fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width(&candidate, size) > width {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_spaces() {
+        let text = "File-size regions: CPU cache up to the 32 MiB last-level cache, page cache up to 23.5 GiB of RAM, device beyond.";
+        let one = wrap(text, 16.0, 2000.0);
+        assert_eq!(one, [text]);
+        let lines = wrap(text, 16.0, 500.0);
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert!(lines.iter().all(|l| text_width(l, 16.0) <= 500.0));
+        assert_eq!(lines.join(" "), text);
+        assert!(text_width("512M", 16.0) > text_width("4K", 16.0));
+    }
+}

@@ -371,10 +371,10 @@ fn environment_rows(result: &RunResult) -> Vec<(&'static str, String)> {
         ("Mount source", target.source.clone()),
         ("Device", opt(device.map(|d| d.name.clone()))),
         ("Device model", opt(device.and_then(|d| d.model.clone()))),
-        (
-            "Rotational",
-            opt(device.and_then(|d| d.rotational.map(|r| if r { "yes" } else { "no" }.into()))),
-        ),
+        // A virtual disk's flag is the hypervisor's default: the kernel's
+        // word, said to be its word (model::environment::DeviceInfo).
+        ("Rotational", opt(device.and_then(|d| d.rotational_words()))),
+        ("Driver", opt(device.and_then(|d| d.driver.clone()))),
         (
             "I/O scheduler",
             opt(device.and_then(|d| d.scheduler.clone())),
@@ -500,6 +500,29 @@ mod tests {
         assert_eq!(get("Hostname"), "box");
         assert_eq!(get("File system"), "ext4");
         assert!(render_xlsx(&result).is_ok());
+    }
+
+    #[test]
+    fn a_virtio_disk_is_rotational_in_the_kernel_s_words() {
+        let cfg = test_config(&["-R", "-s", "64k", "-r", "64k", "-i", "0"]);
+        let mut result = sample_result(cfg, vec![row(64, 64, 1)]);
+        result.environment.target.device = Some(crate::model::environment::DeviceInfo {
+            name: "vda".into(),
+            model: None,
+            rotational: Some(true),
+            scheduler: None,
+            driver: Some("virtio_blk".into()),
+        });
+        let rows = environment_rows(&result);
+        let get = |k: &str| rows.iter().find(|(key, _)| *key == k).unwrap().1.clone();
+        assert!(
+            get("Rotational").starts_with(
+                "the kernel reports rotational (queue/rotational = 1) for this virtio disk"
+            ),
+            "{}",
+            get("Rotational")
+        );
+        assert_eq!(get("Driver"), "virtio_blk");
     }
 
     #[test]

@@ -244,8 +244,8 @@ impl Run<'_> {
                 .find(|&i| self.files.of_worker[i as usize] == k)
                 .unwrap_or(0);
             if is_short(self.cell, t.path())? {
-                let pool = self.cell.write_pool(worker, 0);
-                fill(self.cell, t.path(), t.expected(), &pool)?;
+                let mut pool = self.cell.write_pool(worker, 0);
+                fill(self.cell, t.path(), t.expected(), &mut pool)?;
             }
         }
         Ok(())

@@ -85,13 +85,13 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
     let mut read_buf = job.cell.read_buf(job.pass.slots());
-    let pool = job.cell.write_pool(worker, 1 + worker as u64);
+    let mut pool = job.cell.write_pool(worker, 1 + worker as u64);
     let body = WorkerBody {
         job,
         gate,
         buffers: Buffers {
             read_buf: &mut read_buf,
-            pool: &pool,
+            pool: &mut pool,
         },
     };
     let spec = job.pass.open_for(worker).expecting(job.expect);

@@ -1,18 +1,23 @@
 //! The HTML report (--html): one self-contained file. The style sheet is inline,
 //! the plots are inline SVG, and there is no script, font or image to fetch.
+//! The page fits 1400 pixels without sideways scrolling: each test's grid
+//! with its charts beside it, and the long tables folded.
+
+mod environment;
+mod pass;
+mod tables;
 
 use std::fmt::Write as _;
 use std::io;
 
 use super::Exporter;
-use super::plots::{human_size, pass_slug, plot_svg, plotted_passes};
+use super::plots::{pass_slug, plotted_passes};
 use super::text::render_output;
-use crate::model::config::OutputUnit;
-use crate::model::environment::Environment;
-use crate::model::plan::expand;
+use crate::model::config::{OutputUnit, PlotStyle};
 use crate::model::result::{RunResult, RunStatus};
-use crate::model::units::KIB;
-use crate::model::workload::Pass;
+use environment::environment_section;
+use pass::pass_section;
+use tables::{results_table, throughput_table};
 
 pub struct HtmlReport;
 
@@ -25,9 +30,9 @@ impl Exporter for HtmlReport {
 const STYLE: &str = r#"
 :root { color-scheme: light; }
 body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; margin: 0 auto;
-  max-width: 1240px; padding: 1.5em 2em 3em; color: #1d1d1f; background: #fff; line-height: 1.4; }
+  max-width: 1340px; padding: 1.2em 1.5em 3em; color: #1d1d1f; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.8em; margin: 0 0 0.2em; }
-h2 { font-size: 1.35em; margin: 2em 0 0.6em; padding-bottom: 0.2em; border-bottom: 2px solid #2166ac; }
+h2 { font-size: 1.35em; margin: 1.8em 0 0.6em; padding-bottom: 0.2em; border-bottom: 2px solid #2166ac; }
 h3 { font-size: 1.1em; margin: 1.4em 0 0.5em; }
 p.lead { color: #555; margin: 0 0 1em; }
 nav ul { margin: 0.4em 0 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 0.3em 1.2em; }
@@ -35,20 +40,33 @@ a { color: #2166ac; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
 table { border-collapse: collapse; margin: 0.4em 0 1em; font-size: 0.92em; }
 th, td { border: 1px solid #d5d9e0; padding: 0.25em 0.6em; }
-thead th { background: #eef2f7; position: sticky; top: 0; }
+thead th { background: #eef2f7; }
 caption { caption-side: top; text-align: left; color: #555; padding: 0.2em 0; }
 table.facts th { text-align: left; background: #f6f7f9; font-weight: 600; white-space: nowrap; vertical-align: top; }
-table.facts td { min-width: 24em; }
+table.facts td { min-width: 24em; overflow-wrap: anywhere; }
 table.numbers td { text-align: right; font-variant-numeric: tabular-nums; }
 table.numbers th[scope=row] { text-align: right; background: #f6f7f9; font-variant-numeric: tabular-nums; }
+table.results { font-size: 0.8em; }
+table.results th, table.results td { padding: 0.2em 0.4em; }
+table.grid { font-size: 0.8em; margin-top: 0; }
+table.grid th, table.grid td { padding: 0.2em 0.35em; white-space: nowrap; }
+table.grid caption { font-size: 1.1em; }
 td.none { background: #fafafa; color: #aaa; text-align: center; }
 .unknown { color: #999; font-style: italic; }
 .status-complete { color: #1a7f37; font-weight: 600; }
 .status-problem { color: #b42318; font-weight: 600; }
-.scroll { overflow-x: auto; }
-figure { margin: 1em 0 2em; }
-figure svg { width: 100%; height: auto; max-width: 1200px; border: 1px solid #e3e6ea; }
-figcaption { color: #555; font-size: 0.9em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.pass { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1em 2em; align-items: start; }
+@media (max-width: 1000px) { .pass { grid-template-columns: minmax(0, 1fr); } }
+.pass-column { display: flex; flex-direction: column; gap: 0.8em; min-width: 0; }
+.heat-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.6em; font-size: 0.85em; color: #555; }
+.heat-title { font-weight: 600; color: #1d1d1f; }
+.heat-scale { display: inline-flex; border: 1px solid #d5d9e0; }
+.heat-step { display: inline-block; min-width: 3.2em; padding: 0.1em 0.4em; text-align: center; color: #1d1d1f; font-variant-numeric: tabular-nums; }
+figure { margin: 0 0 1em; }
+figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
+figure.chart svg { max-width: 760px; }
+figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }
 summary { cursor: pointer; font-weight: 600; }
 pre { background: #f6f7f9; padding: 0.8em; overflow-x: auto; border: 1px solid #e3e6ea; }
@@ -124,6 +142,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     fact(&mut h, "Finished", &text_or_unknown(&result.finished_at));
     fact(&mut h, "Status", &status_html(&result.status));
     fact(&mut h, "Output unit", &esc(unit));
+    fact(&mut h, "Plots", &esc(&plot_style_words(config.plot_style)));
     if !passes.is_empty() {
         let names: Vec<&str> = passes.iter().map(|p| p.name()).collect();
         fact(&mut h, "Passes", &esc(&names.join(", ")));
@@ -151,27 +170,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     h.push_str("</section>\n");
 
     for &pass in &passes {
-        let _ = writeln!(
-            h,
-            "<section id=\"pass-{}\">\n<h2>{} <small>({})</small></h2>",
-            pass_slug(pass),
-            esc(pass.report_title()),
-            esc(pass.name())
-        );
-        if !throughput {
-            pass_grid(&mut h, result, pass, unit);
-        }
-        let svg = plot_svg(result, pass)?;
-        let _ = writeln!(
-            h,
-            "<figure>\n{}\n<figcaption>{} in {}. <code>--plots DIR</code> writes this \
-             drawing as {slug}.png and {slug}.svg.</figcaption>\n</figure>",
-            inline_svg(&svg),
-            esc(pass.report_title()),
-            esc(unit),
-            slug = pass_slug(pass)
-        );
-        h.push_str("</section>\n");
+        pass_section(&mut h, result, pass)?;
     }
 
     h.push_str("<section id=\"text-output\">\n<h2>Text output</h2>\n<details>\n<summary>What ioz printed (the IOzone-compatible table)</summary>\n<pre>");
@@ -185,13 +184,20 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     Ok(h)
 }
 
-/// An SVG document as an element of the page: without the XML namespace
-/// (HTML knows it), labelled for screen readers.
-fn inline_svg(svg: &str) -> String {
-    svg.replacen(
-        " xmlns=\"http://www.w3.org/2000/svg\"",
-        " role=\"img\" aria-label=\"plot\"",
-        1,
+/// How the plots draw values, in words.
+fn plot_style_words(style: PlotStyle) -> String {
+    format!(
+        "{} value axis; {}",
+        if style.log_values {
+            "logarithmic"
+        } else {
+            "linear"
+        },
+        if style.shared_scale {
+            "one scale shared by every test (--plot-scale shared)"
+        } else {
+            "each test on its own scale"
+        }
     )
 }
 
@@ -203,7 +209,7 @@ fn unit_words(unit: OutputUnit) -> &'static str {
     }
 }
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -222,9 +228,9 @@ fn code(s: &str) -> String {
     format!("<code>{}</code>", esc(s))
 }
 
-const UNKNOWN: &str = "<span class=\"unknown\">unknown</span>";
+pub(super) const UNKNOWN: &str = "<span class=\"unknown\">unknown</span>";
 
-fn text_or_unknown(s: &str) -> String {
+pub(super) fn text_or_unknown(s: &str) -> String {
     if s.trim().is_empty() {
         UNKNOWN.to_string()
     } else {
@@ -232,12 +238,12 @@ fn text_or_unknown(s: &str) -> String {
     }
 }
 
-fn opt_or_unknown(s: Option<&str>) -> String {
+pub(super) fn opt_or_unknown(s: Option<&str>) -> String {
     s.map_or_else(|| UNKNOWN.to_string(), text_or_unknown)
 }
 
 /// One row of a facts table; `value` is HTML.
-fn fact(h: &mut String, name: &str, value: &str) {
+pub(super) fn fact(h: &mut String, name: &str, value: &str) {
     let _ = writeln!(
         h,
         "<tr><th scope=\"row\">{}</th><td>{value}</td></tr>",
@@ -263,226 +269,13 @@ fn status_html(status: &RunStatus) -> String {
     }
 }
 
-fn environment_section(h: &mut String, env: &Environment) {
-    h.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"facts\">\n");
-    fact(h, "Host", &text_or_unknown(&env.hostname));
-    fact(h, "Kernel", &text_or_unknown(&env.kernel));
-    let cpu = match (env.cpu_model.trim().is_empty(), env.cpu_count) {
-        (true, 0) => UNKNOWN.to_string(),
-        (true, n) => format!("{n} logical CPUs, model {UNKNOWN}"),
-        (false, 0) => esc(&env.cpu_model),
-        (false, n) => format!("{} ({n} logical CPUs)", esc(&env.cpu_model)),
-    };
-    fact(h, "CPU", &cpu);
-    let caches = if env.cpu_caches.is_empty() {
-        UNKNOWN.to_string()
-    } else {
-        let list = env
-            .cpu_caches
-            .iter()
-            .map(|c| {
-                let kind = match c.kind.as_str() {
-                    "Data" => "d",
-                    "Instruction" => "i",
-                    _ => "",
-                };
-                format!("L{}{kind} {}", c.level, human_size(c.size_bytes))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let llc = env
-            .last_level_cache_bytes()
-            .map(|b| format!(" (last level: {})", human_size(b)))
-            .unwrap_or_default();
-        esc(&format!("{list}{llc}"))
-    };
-    fact(h, "CPU caches", &caches);
-    fact(
-        h,
-        "Memory",
-        &if env.memory_bytes == 0 {
-            UNKNOWN.to_string()
-        } else {
-            esc(&human_size(env.memory_bytes))
-        },
-    );
-    let t = &env.target;
-    fact(h, "Test file", &text_or_unknown(&t.path));
-    fact(h, "Mount point", &text_or_unknown(&t.mount_point));
-    fact(h, "File system", &text_or_unknown(&t.file_system_words()));
-    fact(h, "Mount options", &text_or_unknown(&t.mount_options));
-    fact(h, "Mount source", &text_or_unknown(&t.source));
-    let dev = t.device.as_ref();
-    fact(h, "Device", &opt_or_unknown(dev.map(|d| d.name.as_str())));
-    fact(
-        h,
-        "Model",
-        &opt_or_unknown(dev.and_then(|d| d.model.as_deref())),
-    );
-    fact(
-        h,
-        "Rotational",
-        &opt_or_unknown(
-            dev.and_then(|d| d.rotational)
-                .map(|r| if r { "yes" } else { "no" }),
-        ),
-    );
-    fact(
-        h,
-        "I/O scheduler",
-        &opt_or_unknown(dev.and_then(|d| d.scheduler.as_deref())),
-    );
-    h.push_str("</table>\n</section>\n");
-}
-
-/// The results table: one row per cell, one column per reported pass.
-fn results_table(h: &mut String, result: &RunResult, passes: &[Pass], unit: &str) {
-    let _ = writeln!(
-        h,
-        "<div class=\"scroll\"><table class=\"numbers results\">\n<caption>One row per file size and record size, in run order; values in {}.</caption>",
-        esc(unit)
-    );
-    h.push_str("<thead><tr><th scope=\"col\">file kB</th><th scope=\"col\">record kB</th>");
-    for p in passes {
-        let _ = write!(h, "<th scope=\"col\">{}</th>", esc(p.name()));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for row in &result.cells {
-        let _ = write!(
-            h,
-            "<tr><th scope=\"row\">{}</th><th scope=\"row\">{}</th>",
-            size_kb(row.cell.file_bytes),
-            size_kb(row.cell.record_bytes)
-        );
-        for &p in passes {
-            match row.get(p) {
-                Some(m) => {
-                    let _ = write!(h, "<td>{}</td>", m.value(result.config.unit));
-                }
-                None => h.push_str("<td class=\"none\">–</td>"),
-            }
-        }
-        h.push_str("</tr>\n");
-    }
-    if result.cells.is_empty() {
-        let _ = writeln!(
-            h,
-            "<tr><td colspan=\"{}\" class=\"none\">no cell was measured</td></tr>",
-            passes.len() + 2
-        );
-    }
-    h.push_str("</tbody></table></div>\n");
-}
-
-/// A size in kB as IOzone prints it (bytes when not a whole kB).
-fn size_kb(bytes: u64) -> String {
-    if bytes.is_multiple_of(KIB) {
-        (bytes / KIB).to_string()
-    } else {
-        format!("{bytes} B")
-    }
-}
-
-/// A pass's grid like the `-R` report: file sizes down, record sizes across,
-/// shaded by value.
-fn pass_grid(h: &mut String, result: &RunResult, pass: Pass, unit: &str) {
-    let config = &result.config;
-    let plan = expand(config);
-    let value = |file: u64, rec: u64| {
-        result
-            .cells
-            .iter()
-            .find(|c| c.cell.file_bytes == file && c.cell.record_bytes == rec)
-            .and_then(|c| c.get(pass))
-            .map(|m| m.value(config.unit))
-    };
-    let max = result
-        .cells
-        .iter()
-        .filter_map(|c| c.get(pass))
-        .map(|m| m.value(config.unit))
-        .max()
-        .unwrap_or(0);
-    let _ = writeln!(
-        h,
-        "<div class=\"scroll\"><table class=\"numbers grid\">\n<caption>{}: file size (kB) down, record size (kB) across, values in {}. – marks a cell that did not run.</caption>",
-        esc(pass.report_title()),
-        esc(unit)
-    );
-    h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
-    for rec in &plan.record_axis {
-        let _ = write!(h, "<th scope=\"col\">{}</th>", size_kb(*rec));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for &file in &plan.file_axis {
-        if !result.cells.iter().any(|c| c.cell.file_bytes == file) {
-            continue;
-        }
-        let _ = write!(h, "<tr><th scope=\"row\">{}</th>", size_kb(file));
-        for &rec in &plan.record_axis {
-            if rec > file {
-                h.push_str("<td></td>");
-                continue;
-            }
-            match value(file, rec) {
-                Some(v) => {
-                    let t = if max > 0 { v as f64 / max as f64 } else { 0.0 };
-                    let _ = write!(
-                        h,
-                        "<td style=\"background:rgba(33,102,172,{:.2})\">{v}</td>",
-                        0.04 + 0.32 * t
-                    );
-                }
-                None => h.push_str("<td class=\"none\">–</td>"),
-            }
-        }
-        h.push_str("</tr>\n");
-    }
-    h.push_str("</tbody></table></div>\n");
-}
-
-/// Throughput mode: one row per phase.
-fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
-    let u = result.config.unit;
-    let _ = writeln!(
-        h,
-        "<div class=\"scroll\"><table class=\"numbers throughput\">\n<caption>One row per phase, in run order; rates in {}.</caption>",
-        esc(unit)
-    );
-    h.push_str("<thead><tr><th scope=\"col\">pass</th><th scope=\"col\">workers</th><th scope=\"col\">file kB</th><th scope=\"col\">record kB</th><th scope=\"col\">children see</th><th scope=\"col\">parent sees</th><th scope=\"col\">min</th><th scope=\"col\">max</th><th scope=\"col\">avg</th></tr></thead>\n<tbody>\n");
-    for p in &result.throughput {
-        let _ = writeln!(
-            h,
-            "<tr><th scope=\"row\">{}</th><td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
-            esc(p.pass.name()),
-            p.workers,
-            match (p.threads, p.workers) {
-                (true, 1) => "thread",
-                (true, _) => "threads",
-                (false, 1) => "process",
-                (false, _) => "processes",
-            },
-            size_kb(p.file_bytes),
-            size_kb(p.record_bytes),
-            p.children_see(u),
-            p.parent_sees(u),
-            p.min_rate(u),
-            p.max_rate(u),
-            p.avg_rate(u)
-        );
-    }
-    if result.throughput.is_empty() {
-        h.push_str("<tr><td colspan=\"9\" class=\"none\">no phase was measured</td></tr>\n");
-    }
-    h.push_str("</tbody></table></div>\n");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::test_config;
     use crate::model::environment::{CpuCache, DeviceInfo};
     use crate::model::result::{PhaseResult, WorkerResult, sample_result};
+    use crate::model::workload::Pass;
 
     fn run(args: &[&str]) -> RunResult {
         let config = test_config(args);
@@ -505,6 +298,7 @@ mod tests {
             model: None,
             rotational: Some(false),
             scheduler: Some("none".into()),
+            driver: Some("nvme".into()),
         });
         let html = render_html(&r).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
@@ -516,12 +310,23 @@ mod tests {
         for pass in plotted_passes(&r) {
             assert!(html.contains(&format!("id=\"pass-{}\"", pass_slug(pass))));
         }
-        assert_eq!(html.matches("<svg").count(), 4);
-        assert_eq!(html.matches("</svg>").count(), 4);
+        // Each pass: the two 2-D views and the surface.
+        assert_eq!(html.matches("<svg").count(), 12);
+        assert_eq!(html.matches("</svg>").count(), 12);
         assert!(!html.contains("http://") && !html.contains("https://"));
         assert!(!html.contains("<script"));
-        // The results table: a row per cell; the grid: one row per file size.
+        // The results table: a row per cell.
         assert_eq!(html.matches("<tr><th scope=\"row\">64</th><th").count(), 5);
+        // The grids: one per pass, a row per file size, a column per record
+        // size, shaded, with a legend for the shading.
+        assert_eq!(html.matches("<table class=\"numbers grid\">").count(), 4);
+        assert_eq!(html.matches("<tr><th scope=\"row\">256K</th>").count(), 4);
+        assert_eq!(html.matches("<th scope=\"col\">256K</th>").count(), 4);
+        // 5 + 6 + 7 cells: records from 4K up to the file size.
+        assert_eq!(html.matches("<td style=\"background:rgba(").count(), 4 * 18);
+        assert_eq!(html.matches("class=\"heat-legend\"").count(), 4);
+        assert!(html.contains("MB/s (10⁶ bytes per second)"));
+        assert!(html.contains("<tr><th scope=\"row\">Rotational</th><td>no</td></tr>"));
         assert!(html.contains("unknown"), "empty environment fields say so");
     }
 
@@ -558,6 +363,24 @@ mod tests {
         );
         assert_eq!(html.matches("<svg").count(), 1);
         assert!(!html.contains("numbers grid"));
+    }
+
+    #[test]
+    fn a_virtio_disk_is_rotational_in_the_kernel_s_words() {
+        let mut r = run(&["-s", "64k", "-r", "64k", "-i", "0"]);
+        r.environment.target.device = Some(DeviceInfo {
+            name: "vda".into(),
+            model: None,
+            rotational: Some(true),
+            scheduler: None,
+            driver: Some("virtio_blk".into()),
+        });
+        let html = render_html(&r).unwrap();
+        assert!(html.contains(
+            "<tr><th scope=\"row\">Rotational</th><td>the kernel reports rotational \
+             (queue/rotational = 1) for this virtio disk (virtio_blk)"
+        ));
+        assert!(!html.contains("<td>yes</td>"));
     }
 
     #[test]

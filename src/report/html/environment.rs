@@ -1,0 +1,80 @@
+//! The Environment section: the machine and the target as the run captured
+//! them, "unknown" where it could not tell.
+
+use super::{UNKNOWN, esc, fact, opt_or_unknown, text_or_unknown};
+use crate::model::environment::Environment;
+use crate::report::plots::human_size;
+
+pub(super) fn environment_section(h: &mut String, env: &Environment) {
+    h.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"facts\">\n");
+    fact(h, "Host", &text_or_unknown(&env.hostname));
+    fact(h, "Kernel", &text_or_unknown(&env.kernel));
+    let cpu = match (env.cpu_model.trim().is_empty(), env.cpu_count) {
+        (true, 0) => UNKNOWN.to_string(),
+        (true, n) => format!("{n} logical CPUs, model {UNKNOWN}"),
+        (false, 0) => esc(&env.cpu_model),
+        (false, n) => format!("{} ({n} logical CPUs)", esc(&env.cpu_model)),
+    };
+    fact(h, "CPU", &cpu);
+    let caches = if env.cpu_caches.is_empty() {
+        UNKNOWN.to_string()
+    } else {
+        let list = env
+            .cpu_caches
+            .iter()
+            .map(|c| {
+                let kind = match c.kind.as_str() {
+                    "Data" => "d",
+                    "Instruction" => "i",
+                    _ => "",
+                };
+                format!("L{}{kind} {}", c.level, human_size(c.size_bytes))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let llc = env
+            .last_level_cache_bytes()
+            .map(|b| format!(" (last level: {})", human_size(b)))
+            .unwrap_or_default();
+        esc(&format!("{list}{llc}"))
+    };
+    fact(h, "CPU caches", &caches);
+    fact(
+        h,
+        "Memory",
+        &if env.memory_bytes == 0 {
+            UNKNOWN.to_string()
+        } else {
+            esc(&human_size(env.memory_bytes))
+        },
+    );
+    let t = &env.target;
+    fact(h, "Test file", &text_or_unknown(&t.path));
+    fact(h, "Mount point", &text_or_unknown(&t.mount_point));
+    fact(h, "File system", &text_or_unknown(&t.file_system_words()));
+    fact(h, "Mount options", &text_or_unknown(&t.mount_options));
+    fact(h, "Mount source", &text_or_unknown(&t.source));
+    let dev = t.device.as_ref();
+    fact(h, "Device", &opt_or_unknown(dev.map(|d| d.name.as_str())));
+    fact(
+        h,
+        "Model",
+        &opt_or_unknown(dev.and_then(|d| d.model.as_deref())),
+    );
+    // A virtual disk's flag is the hypervisor's default, not the medium's:
+    // the report repeats what the kernel says and says so.
+    fact(
+        h,
+        "Rotational",
+        &opt_or_unknown(dev.and_then(|d| d.rotational_words()).as_deref()),
+    );
+    if let Some(driver) = dev.and_then(|d| d.driver.as_deref()) {
+        fact(h, "Driver", &esc(driver));
+    }
+    fact(
+        h,
+        "I/O scheduler",
+        &opt_or_unknown(dev.and_then(|d| d.scheduler.as_deref())),
+    );
+    h.push_str("</table>\n</section>\n");
+}
