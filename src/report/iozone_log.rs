@@ -88,9 +88,12 @@ fn selected_tests(text: &str) -> Option<Vec<u32>> {
     (!tests.is_empty()).then_some(tests)
 }
 
-/// One test's columns: each pass with its printed width, and the width of
-/// the blank IOzone leaves when the test did not run.
-const COLUMNS: [(u32, &[(Pass, usize)], usize); 11] = [
+/// A test's columns in the table: its number, each pass with its printed
+/// width, and the width of the blank IOzone leaves when the test did not run.
+type TestColumns = (u32, &'static [(Pass, usize)], usize);
+
+/// Every test's columns, in the table's order (§5.2).
+const COLUMNS: [TestColumns; 11] = [
     (0, &[(Pass::Write, 8), (Pass::Rewrite, 8)], 16),
     (1, &[(Pass::Read, 9), (Pass::Reread, 9)], 18),
     (2, &[(Pass::RandomRead, 8), (Pass::RandomWrite, 8)], 16),

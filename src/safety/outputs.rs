@@ -123,7 +123,8 @@ pub fn check_for_compare(
             .collect(),
         force,
     }
-    .check(outputs, &[])
+    // ioz compare has no --plots: no plot names.
+    .check_with_plots(outputs, &[])
 }
 
 /// A file the command already uses, and what it is (for the message).
@@ -153,7 +154,7 @@ struct Guard {
 
 impl Guard {
     fn check(
-        mut self,
+        self,
         outputs: &OutputFiles,
         config: &RunConfig,
         passes: &[Pass],
@@ -162,12 +163,21 @@ impl Guard {
             .iter()
             .flat_map(|&p| plot_file_names(config, p))
             .collect();
+        self.check_with_plots(outputs, &plot_names)
+    }
+
+    /// [`check`](Self::check) with the names --plots would write.
+    fn check_with_plots(
+        mut self,
+        outputs: &OutputFiles,
+        plot_names: &[String],
+    ) -> Result<ResultPlaces, String> {
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
         for (opt, path) in outputs.requested() {
             if opt == "--plots" {
                 self.claim(opt, path, "the --plots directory")?;
-                for name in &plot_names {
+                for name in plot_names {
                     self.claim(opt, &path.join(name), "a --plots file")?;
                 }
             } else {
@@ -186,7 +196,7 @@ impl Guard {
             plots: outputs
                 .plots
                 .as_deref()
-                .map(|dir| plot_places(dir, &plot_names, self.force))
+                .map(|dir| plot_places(dir, plot_names, self.force))
                 .transpose()?,
             spreadsheets: outputs
                 .spreadsheets

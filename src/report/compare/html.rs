@@ -168,7 +168,7 @@ pub fn render_html(c: &Comparison) -> String {
     }
     let _ = write!(
         h,
-        "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval.</p></body></html>\n",
+        "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval.</p></body></html>",
         labels
             .iter()
             .enumerate()
@@ -181,6 +181,7 @@ pub fn render_html(c: &Comparison) -> String {
             .join(", "),
         c.band_percent
     );
+    h.push('\n');
     h
 }
 
