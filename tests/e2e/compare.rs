@@ -26,6 +26,7 @@ pub fn tests() -> Vec<Test> {
         bad_inputs_are_refused_with_one_line,
         an_output_on_an_input_is_refused,
         the_help_lists_every_option,
+        colours_on_a_terminal_only_and_never_with_no_color,
         chromium_renders_the_comparison_page => [Chromium],
     ]
 }
@@ -409,6 +410,47 @@ fn the_help_lists_every_option() {
     ] {
         assert!(run.stdout.contains(option), "{option}");
     }
+}
+
+/// `ioz compare` run on a terminal (a pseudo-terminal made by util-linux's
+/// `script`), with `NO_COLOR` set or not; what it printed.
+fn on_a_terminal(no_color: bool) -> String {
+    let Some(script) = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+    else {
+        skip("script (util-linux) is not installed: no terminal to test colours on");
+    };
+    let command = format!(
+        "{} compare {} {}",
+        crate::fixtures::IOZ,
+        fixture("base.json"),
+        fixture("slower.json")
+    );
+    let mut cmd = std::process::Command::new(script);
+    cmd.args(["-qec", &command, "/dev/null"])
+        .env_remove("NO_COLOR");
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    }
+    let out = crate::fixtures::run(&mut cmd);
+    out.expect_code(0);
+    out.stdout
+}
+
+fn colours_on_a_terminal_only_and_never_with_no_color() {
+    let coloured = on_a_terminal(false);
+    assert!(
+        coloured.contains("\x1b[31m  0.700-\x1b[0m"),
+        "red slower: {coloured:?}"
+    );
+    assert!(
+        coloured.contains("\x1b[90m  1.000 \x1b[0m"),
+        "grey same: {coloured:?}"
+    );
+    let plain = on_a_terminal(true);
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert!(plain.contains("  0.700-"));
 }
 
 fn chromium_renders_the_comparison_page() {
