@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use super::adjust::{Adjust, adjust};
 use super::mann_whitney::mann_whitney_p;
-use super::moments::{mean, sd};
 use super::samples::{CellKey, SampleSet, higher_is_better};
+use super::summary::summarize;
 use super::welch::log_welch;
 use crate::model::config::OutputUnit;
 use crate::model::workload::Pass;
@@ -63,11 +63,19 @@ pub struct Moments {
 }
 
 impl Moments {
+    /// The moments of a non-empty list (the caller skips empty cells).
     fn of(values: &[f64]) -> Moments {
-        Moments {
-            n: values.len(),
-            mean: mean(values),
-            sd: sd(values),
+        match summarize(values) {
+            Some(s) => Moments {
+                n: s.n,
+                mean: s.mean,
+                sd: s.sd,
+            },
+            None => Moments {
+                n: 0,
+                mean: f64::NAN,
+                sd: None,
+            },
         }
     }
 }

@@ -119,8 +119,9 @@ mod tests {
     use crate::model::plan::Cell;
     use crate::model::result::{CellResult, sample_phase, sample_result};
 
-    fn measurement(pass: Pass, bytes: u64, elapsed_ns: u64) -> Measurement {
+    fn measurement(pass: Pass, bytes: u64, elapsed_ns: u64, run: u32) -> Measurement {
         Measurement {
+            run,
             pass,
             file_bytes: 1 << 20,
             record_bytes: 64 << 10,
@@ -141,9 +142,9 @@ mod tests {
                 record_bytes: 64 << 10,
             },
             measurements: vec![
-                measurement(Pass::Write, 1 << 20, 1_000_000_000),
-                measurement(Pass::Rewrite, 1 << 20, 500_000_000),
-                measurement(Pass::Write, 1 << 20, 2_000_000_000),
+                measurement(Pass::Write, 1 << 20, 1_000_000_000, 0),
+                measurement(Pass::Rewrite, 1 << 20, 500_000_000, 0),
+                measurement(Pass::Write, 1 << 20, 2_000_000_000, 1),
             ],
         };
         let run = sample_result(

@@ -5,7 +5,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use super::moments::{mean, variance};
+use super::summary::summarize;
 
 /// What Welch's test says of OTHER against BASE.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,10 +45,11 @@ pub fn log_welch(base: &[f64], other: &[f64]) -> Option<LogWelch> {
     }
     let lb: Vec<f64> = base.iter().map(|v| v.ln()).collect();
     let lo: Vec<f64> = other.iter().map(|v| v.ln()).collect();
-    let diff = mean(&lo) - mean(&lb);
+    let (sb, so) = (summarize(&lb)?, summarize(&lo)?);
+    let diff = so.mean - sb.mean;
     let ratio = diff.exp();
-    let vb = variance(&lb)? / lb.len() as f64;
-    let vo = variance(&lo)? / lo.len() as f64;
+    let vb = sb.sd?.powi(2) / lb.len() as f64;
+    let vo = so.sd?.powi(2) / lo.len() as f64;
     let se2 = vb + vo;
     if se2 == 0.0 {
         let p = if diff == 0.0 { 1.0 } else { 0.0 };

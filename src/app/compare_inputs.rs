@@ -119,9 +119,10 @@ fn load_file(path: &Path) -> Result<(SampleSet, Option<String>, Option<String>),
     let head = read_head(path)?;
     if head.trim_start().starts_with('{') {
         let run = read_run(path)?;
-        // TODO(merge): the run's --label (RunConfig, from the runs branch)
-        // names the configuration; until then the file's name does.
-        return Ok((samples::of_run(&run), Some(run.started_at.clone()), None));
+        // The run's --label names the configuration; without one, the
+        // file's (or directory's) name does.
+        let label = run.config.label.clone();
+        return Ok((samples::of_run(&run), Some(run.started_at.clone()), label));
     }
     let text = read_text(path)?;
     if !iozone_log::looks_like_iozone(&text) {

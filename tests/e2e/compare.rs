@@ -22,6 +22,7 @@ pub fn tests() -> Vec<Test> {
         a_clearly_slower_run_is_slower_with_a_small_p,
         fail_if_slower_exits_1_naming_the_cells,
         a_directory_of_runs_is_pooled,
+        real_repeated_runs_are_compared_with_all_their_samples,
         the_files_are_written_and_coloured_by_verdict,
         bad_inputs_are_refused_with_one_line,
         an_output_on_an_input_is_refused,
@@ -269,6 +270,43 @@ fn a_directory_of_runs_is_pooled() {
     // Seed 003's table: a row per input, then the ratio rows.
     assert!(run.stdout.contains("slower / base-runs"), "{}", run.stdout);
     assert!(run.stdout.contains("base / base-runs"), "{}", run.stdout);
+}
+
+fn real_repeated_runs_are_compared_with_all_their_samples() {
+    // Two tiny --runs 3 runs (schema 2: every sample kept, with its run).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (label, json) in [("plain", "a.json"), ("again", "b.json")] {
+        ioz(
+            d,
+            &[
+                "-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "--runs", "3", "--label", label,
+                "--json", json, "-f", "t.tmp",
+            ],
+        )
+        .expect_code(0);
+    }
+    let (run, doc) = compare_json(d, &["a.json", "b.json"], 0);
+    assert_eq!(
+        doc["baseline"]["label"], "plain",
+        "the run's --label names it"
+    );
+    assert_eq!(doc["pairs"][0]["other"]["label"], "again");
+    let all = cells(&doc, 0);
+    assert_eq!(all.len(), 4, "write, rewrite, read, reread");
+    for c in all {
+        assert_eq!(c["base"]["n"], 3, "{c}");
+        assert_eq!(c["other"]["n"], 3, "{c}");
+        assert_eq!(c["basis"], "significance", "{c}");
+        assert!(c["p_adjusted"].is_number(), "{c}");
+    }
+    assert!(run.stdout.contains("again against plain"), "{}", run.stdout);
+    // A run against itself: the same everywhere, p = 1.
+    let (_, doc) = compare_json(d, &["a.json", "a.json"], 0);
+    for c in cells(&doc, 0) {
+        assert_eq!(c["verdict"], "same");
+        assert_eq!(c["p_adjusted"], 1.0);
+    }
 }
 
 fn the_files_are_written_and_coloured_by_verdict() {

@@ -110,8 +110,11 @@ fn huge_degrees_of_freedom_use_the_normal_quantile() {
         .collect();
     let w = log_welch(&base, &base).unwrap();
     assert!(w.df.unwrap() > 1e4);
-    let se = (2.0 * super::variance(&base.iter().map(|v| v.ln()).collect::<Vec<_>>()).unwrap()
-        / 20_000.0)
-        .sqrt();
+    let logs: Vec<f64> = base.iter().map(|v| v.ln()).collect();
+    let sd = crate::analysis::summary::summarize(&logs)
+        .unwrap()
+        .sd
+        .unwrap();
+    let se = (2.0 * sd * sd / 20_000.0).sqrt();
     close(w.ci_high.ln() / se, 1.959963984540054, 1e-9);
 }
