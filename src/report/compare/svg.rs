@@ -458,7 +458,7 @@ pub fn mountain(
 pub fn ratio_heat(title: &str, cells: &[&CellComparison], higher_is_better: bool) -> String {
     let files: BTreeSet<u64> = cells.iter().map(|c| c.cell.file_bytes).collect();
     let records: BTreeSet<u64> = cells.iter().map(|c| c.cell.record_bytes).collect();
-    let (cw, ch, left, top) = (52.0, 24.0, 70.0, 44.0);
+    let (cw, ch, left, top) = (52.0, 24.0, 70.0, 58.0);
     let width = left + cw * records.len() as f64 + 20.0;
     let height = top + ch * files.len() as f64 + 30.0;
     let mut s = String::new();
