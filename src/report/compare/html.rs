@@ -11,6 +11,7 @@ use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
 use super::svg::{SERIES, mean_sd_bars, mountain, percent_bars, ratio_heat, verdict_colour};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
 use crate::model::workload::Pass;
+use crate::report::plots::{PlainAxis, number};
 
 const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1300px;
@@ -19,6 +20,7 @@ h1 { font-size: 1.7em; margin: 0 0 0.3em; }
 h2 { font-size: 1.3em; margin: 2em 0 0.6em; border-bottom: 2px solid #2166ac; }
 h3 { font-size: 1.05em; margin: 1.2em 0 0.4em; }
 table { border-collapse: collapse; margin: 0.4em 0 1em; font-size: 0.9em; }
+.scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #d5d9e0; padding: 0.2em 0.55em; text-align: right; }
 th { background: #eef2f7; }
 td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { background: #ededed; }
@@ -99,7 +101,7 @@ pub fn render_html(c: &Comparison) -> String {
         let _ = write!(h, "<div class=\"figs\">");
         h.push_str(&mean_sd_bars(
             &format!("{name}: mean ± sd"),
-            unit_of(c),
+            c.unit,
             &labels,
             &bars,
         ));
@@ -149,6 +151,7 @@ pub fn render_html(c: &Comparison) -> String {
                 &records,
                 &|f, r| find(f, r).map(|x| x.base.mean),
                 zmax,
+                c.unit,
             ));
             h.push_str(&mountain(
                 &pair.other.label,
@@ -156,6 +159,7 @@ pub fn render_html(c: &Comparison) -> String {
                 &records,
                 &|f, r| find(f, r).map(|x| x.other.mean),
                 zmax,
+                c.unit,
             ));
             h.push_str(&ratio_heat(
                 &format!("{} / {}", pair.other.label, c.baseline.label),
@@ -211,10 +215,23 @@ fn tests_table(h: &mut String, c: &Comparison) {
         let _ = write!(h, "<p>No cell in common: nothing to compare.</p>");
         return;
     }
+    // The means read in MB/s or GB/s (k ops/s …) with three significant
+    // digits, as ioz's figures do, so that thirteen tests fit the page.
+    let first = c.pairs[0].by_pass();
+    let largest = first
+        .iter()
+        .map(|s| s.base_mean)
+        .chain(
+            c.pairs
+                .iter()
+                .flat_map(|p| p.by_pass().into_iter().map(|s| s.other_mean)),
+        )
+        .fold(0.0, f64::max);
+    let axis = PlainAxis::up_to(c.unit, largest);
     let _ = write!(
         h,
-        "<h2>Per test</h2><p class=\"note\">Means over the cells compared ({}); ratio rows: the geometric mean of the cells' ratios, green when some cell is faster and none slower, red the reverse.</p><table><tr><th></th>",
-        unit_of(c)
+        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio rows: the geometric mean of the cells' ratios, green when some cell is faster and none slower, red the reverse.</p><div class=\"scroll\"><table><tr><th></th>",
+        axis.unit
     );
     for p in &passes {
         let _ = write!(h, "<th>{}</th>", p.name());
@@ -232,12 +249,11 @@ fn tests_table(h: &mut String, c: &Comparison) {
             let _ = write!(
                 h,
                 "<td>{}</td>",
-                v.map(|v| format!("{v:.0}")).unwrap_or_default()
+                v.map(|v| number(v * axis.factor)).unwrap_or_default()
             );
         }
         let _ = write!(h, "</tr>");
     };
-    let first = c.pairs[0].by_pass();
     row(
         h,
         &c.baseline.label,
@@ -282,7 +298,7 @@ fn tests_table(h: &mut String, c: &Comparison) {
         }
         let _ = write!(h, "</tr>");
     }
-    let _ = write!(h, "</table>");
+    let _ = write!(h, "</table></div>");
 }
 
 /// Every cell of a test in a table: both sides, ratio, interval, p, verdict.

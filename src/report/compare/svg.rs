@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 
 use super::format::{percent, ratio, size_kb};
 use crate::analysis::compare::{CellComparison, Moments, Verdict};
+use crate::model::config::OutputUnit;
+use crate::report::plots::{PlainAxis, number};
 
 /// One colour per input: the baseline first.
 pub const SERIES: [&str; 8] = [
@@ -29,20 +31,6 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A number for an axis: 1.2M, 35k, 12.
-fn short(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e9 {
-        format!("{:.1}G", v / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.0}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
-}
-
 /// A "nice" upper bound for an axis.
 fn nice_max(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
@@ -62,7 +50,7 @@ fn nice_max(v: f64) -> f64 {
 /// `groups`: (file bytes, record bytes, each input's moments or None).
 pub fn mean_sd_bars(
     title: &str,
-    unit: &str,
+    unit: OutputUnit,
     labels: &[String],
     groups: &[(u64, u64, Vec<Option<Moments>>)],
 ) -> String {
@@ -79,7 +67,10 @@ pub fn mean_sd_bars(
         .flat_map(|g| g.2.iter().flatten())
         .map(|m| m.mean + m.sd.unwrap_or(0.0))
         .fold(0.0, f64::max);
-    let ymax = nice_max(max);
+    // Values in the run's unit; the axis reads in MB/s or GB/s (or k ops/s)
+    // with round ticks, as every plot of ioz does.
+    let axis = PlainAxis::up_to(unit, max);
+    let ymax = axis.top() / axis.factor;
     let y = |v: f64| top + plot_h - plot_h * (v / ymax).clamp(0.0, 1.0);
     let mut s = String::new();
     let _ = write!(
@@ -92,23 +83,22 @@ pub fn mean_sd_bars(
         r#"<text x="{left}" y="16" font-size="13" font-weight="bold">{}</text>"#,
         esc(title)
     );
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
-        let yy = y(v);
+    for &tick in &axis.ticks {
+        let yy = y(tick / axis.factor);
         let _ = write!(
             s,
             r##"<line x1="{left}" x2="{:.1}" y1="{yy:.1}" y2="{yy:.1}" stroke="#e3e3e3"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
             width - 10.0,
             left - 6.0,
             yy + 4.0,
-            short(v)
+            number(tick)
         );
     }
     let _ = write!(
         s,
         r#"<text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
         top + plot_h / 2.0,
-        esc(unit)
+        esc(axis.unit)
     );
     let several_files = groups.iter().map(|g| g.0).collect::<BTreeSet<_>>().len() > 1;
     for (gi, (file, record, sides)) in groups.iter().enumerate() {
@@ -321,6 +311,7 @@ pub fn mountain(
     records: &[u64],
     value: &dyn Fn(u64, u64) -> Option<f64>,
     zmax: f64,
+    unit: OutputUnit,
 ) -> String {
     let (nx, ny) = (records.len().max(1) as f64, files.len().max(1) as f64);
     // The floor's diagonal spans 320 px whatever the grid; heights up to 150 px.
@@ -436,6 +427,7 @@ pub fn mountain(
         ay + 30.0
     );
     let (bx, by) = p(nx, ny / 2.0, 0.0);
+    let top = PlainAxis::up_to(unit, zmax);
     let _ = write!(
         s,
         r#"<text x="{:.1}" y="{:.1}">file kB</text>"#,
@@ -444,9 +436,10 @@ pub fn mountain(
     );
     let _ = write!(
         s,
-        r##"<text x="10" y="{:.1}" fill="#555">height: 0 … {} (shared scale)</text>"##,
+        r##"<text x="10" y="{:.1}" fill="#555">height: 0 … {} {} (shared scale)</text>"##,
         h - 6.0,
-        short(zmax)
+        number(zmax * top.factor),
+        top.unit
     );
     s.push_str("</svg>");
     s

@@ -53,6 +53,33 @@ fn unit_for(unit: OutputUnit, max: f64) -> (&'static str, f64) {
     }
 }
 
+/// A value axis from zero for a chart drawn without plotters (`ioz
+/// compare`'s SVG bars): the readable unit for values up to `max` (in the
+/// run's unit), the factor into it, and round ticks from zero, in that
+/// unit — the same choices as every plot's axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainAxis {
+    pub unit: &'static str,
+    pub factor: f64,
+    pub ticks: Vec<f64>,
+}
+
+impl PlainAxis {
+    pub fn up_to(unit: OutputUnit, max: f64) -> PlainAxis {
+        let (name, factor) = unit_for(unit, max);
+        PlainAxis {
+            unit: name,
+            factor,
+            ticks: value_ticks(nice_top(max * factor)),
+        }
+    }
+
+    /// The top of the axis, in the axis's unit.
+    pub fn top(&self) -> f64 {
+        self.ticks.last().copied().unwrap_or(1.0)
+    }
+}
+
 impl ValueScale {
     /// A scale over the values `values` (in the run's unit): linear from zero
     /// to a round top, or (`log`) over the decades they span.
@@ -258,6 +285,17 @@ mod tests {
         assert_eq!(s.shade(5.0), 0.5);
         let flat = ValueScale::over(OutputUnit::KbPerSec, [7.0, 7.0], true);
         assert!(flat.top() > flat.bottom());
+    }
+
+    #[test]
+    fn a_plain_axis_reads_in_gb_per_second_with_round_ticks() {
+        // 4.6 GB/s of kB/s (1024 bytes): GB/s, ticks 0, 1, … 5.
+        let axis = PlainAxis::up_to(OutputUnit::KbPerSec, 4.6e9 / 1024.0);
+        assert_eq!(axis.unit, "GB/s");
+        assert_eq!(axis.ticks, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(axis.top(), 5.0);
+        let axis = PlainAxis::up_to(OutputUnit::OpsPerSec, 35_000.0);
+        assert_eq!(axis.unit, "k ops/s");
     }
 
     #[test]
