@@ -1,6 +1,7 @@
 //! One command end to end: parse → preflight → measure → print → save, and
 //! the exit status every ending maps to.
 
+mod cluster;
 mod compare;
 mod compare_inputs;
 mod output;
@@ -17,6 +18,11 @@ use crate::system::{allocator, host};
 /// Runs ioz with `args` (argv[0] included) and returns its exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     allocator::return_freed_buffers();
+    // Under an MPI launcher or with -+m, before the parser: cluster mode
+    // decides what the command line means there.
+    if let Some(exit) = cluster::intercept(&args) {
+        return exit.code();
+    }
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             output::say(e);

@@ -1,0 +1,76 @@
+//! Cluster mode's entry: `ioz` started by an MPI launcher (every rank runs
+//! this binary) and `ioz -+m clientfile …` (ioz starts the launcher). A
+//! binary built without MPI refuses both with the line that says how to
+//! build the MPI one.
+
+use std::ffi::OsString;
+
+use super::output::say;
+use crate::error::Exit;
+use crate::system::cluster::{self, BUILD_HINT};
+
+/// What cluster mode makes of this command line: nothing (an ordinary
+/// run), or how it ended.
+pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
+    let launcher = cluster::launcher();
+    let client_file = client_file_option(args);
+    if launcher.is_none() && client_file.is_none() {
+        return None;
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let asked = match &launcher {
+            Some(l) => format!("started by an MPI launcher ({} is set)", l.variable),
+            None => "-+m".to_string(),
+        };
+        say(format_args!("{asked}: {BUILD_HINT}"));
+        Some(Exit::Usage)
+    }
+    #[cfg(feature = "mpi")]
+    {
+        let _ = (launcher, client_file, BUILD_HINT);
+        say("cluster mode is not done yet");
+        Some(Exit::Usage)
+    }
+}
+
+/// `-+m FILE` (or `-+mFILE`): where it is in `args`, and the file, if given.
+fn client_file_option(args: &[OsString]) -> Option<(usize, Option<OsString>)> {
+    args.iter().enumerate().skip(1).find_map(|(i, a)| {
+        let bytes = a.as_encoded_bytes();
+        if bytes == b"-+m" {
+            return Some((i, args.get(i + 1).cloned()));
+        }
+        let rest = bytes.strip_prefix(b"-+m")?;
+        // SAFETY-free: a suffix of a valid OsString after an ASCII prefix.
+        Some((
+            i,
+            Some(OsString::from(String::from_utf8_lossy(rest).into_owned())),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_client_file_is_found_in_either_spelling() {
+        assert_eq!(client_file_option(&args(&["ioz", "-t", "2"])), None);
+        assert_eq!(
+            client_file_option(&args(&["ioz", "-t", "2", "-+m", "clients"])),
+            Some((3, Some("clients".into())))
+        );
+        assert_eq!(
+            client_file_option(&args(&["ioz", "-+mclients"])),
+            Some((1, Some("clients".into())))
+        );
+        assert_eq!(client_file_option(&args(&["ioz", "-+m"])), Some((1, None)));
+        // The program's name is never an option.
+        assert_eq!(client_file_option(&args(&["-+m", "-a"])), None);
+    }
+}
