@@ -28,9 +28,14 @@ pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
     }
     #[cfg(feature = "mpi")]
     {
-        let _ = (launcher, client_file, BUILD_HINT);
-        say("cluster mode is not done yet");
-        Some(Exit::Usage)
+        let _ = BUILD_HINT;
+        match (launcher, client_file) {
+            (Some(launcher), _) => Some(super::cluster_rank::run(&launcher, args.to_vec())),
+            (None, _) => {
+                say("-+m is not done yet");
+                Some(Exit::Usage)
+            }
+        }
     }
 }
 

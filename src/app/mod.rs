@@ -2,6 +2,8 @@
 //! the exit status every ending maps to.
 
 mod cluster;
+#[cfg(feature = "mpi")]
+mod cluster_rank;
 mod compare;
 mod compare_inputs;
 mod output;
@@ -28,13 +30,20 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
             output::say(e);
             Exit::Usage
         }
-        Ok(Command::Help) => output::print_text(&help_text(), "the help"),
-        Ok(Command::ReportHelp) => output::print_text(&report_help_text(), "the help"),
-        Ok(Command::Version) => output::print_text(&version_text(), "the version"),
-        Ok(Command::Run(config)) => run::run(*config),
-        Ok(Command::Report(request)) => report::report(request),
-        Ok(Command::CompareHelp) => output::print_text(&compare_help_text(), "the help"),
-        Ok(Command::Compare(request)) => compare::compare(request),
+        Ok(command) => dispatch(command),
     };
     exit.code()
+}
+
+/// Carries out a parsed command.
+fn dispatch(command: Command) -> Exit {
+    match command {
+        Command::Help => output::print_text(&help_text(), "the help"),
+        Command::ReportHelp => output::print_text(&report_help_text(), "the help"),
+        Command::Version => output::print_text(&version_text(), "the version"),
+        Command::Run(config) => run::run(*config),
+        Command::Report(request) => report::report(request),
+        Command::CompareHelp => output::print_text(&compare_help_text(), "the help"),
+        Command::Compare(request) => compare::compare(request),
+    }
 }

@@ -159,6 +159,17 @@ pub struct WorkerResult {
     pub stonewalled: bool,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
+    /// Cluster mode: the rank that ran this worker, and its host (absent
+    /// on one machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<Client>,
+}
+
+/// An MPI rank of a cluster run: a client of IOzone's `-+m`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    pub rank: u32,
+    pub host: String,
 }
 
 impl WorkerResult {
@@ -388,6 +399,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 stonewalled: false,
                 cpu_user_ns: 0,
                 cpu_system_ns: 0,
+                client: None,
             })
             .collect(),
         run: 0,

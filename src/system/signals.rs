@@ -95,6 +95,23 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
     let _ = EMERGENCY_REMOVALS.set(removals);
 }
 
+/// Cluster mode: a rank sits inside MPI calls when mpirun passes a Ctrl-C
+/// on (as SIGTERM), where no flag checked between records is seen. A
+/// thread of its own waits for the stop signals instead; the first one
+/// removes the registered test files ([`remove_on_second_interrupt`]) and
+/// ends the rank with 128 + the signal, as a second Ctrl-C ends ioz.
+pub fn leave_on_stop_signals() -> io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("ioz-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                leave_now(signal);
+            }
+        })?;
+    Ok(())
+}
+
 /// The registered test file at `path` is now ioz's file with this identity
 /// (`None`: the run removed it, so nothing there is ioz's any more).
 pub fn remember_identity(path: &Path, identity: Option<(u64, u64)>) {

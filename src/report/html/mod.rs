@@ -344,6 +344,7 @@ mod tests {
             stonewalled: false,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            client: None,
         };
         r.throughput = vec![PhaseResult {
             pass: Pass::Write,

@@ -186,8 +186,14 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
         ),
         ("Min xfer \t\t\t\t\t".to_string(), figure(5), xfer, ""),
     ];
+    // Cluster mode: the ranks' clocks are not one clock, so there is no
+    // parent's view to print (IOzone leaves it out there too).
+    let across_ranks = phase.results.iter().any(|w| w.client.is_some());
     let mut s = String::from("\n");
-    for (label, value, unit_word, tail) in lines {
+    for (i, (label, value, unit_word, tail)) in lines.into_iter().enumerate() {
+        if i == 1 && across_ranks {
+            continue;
+        }
         let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");
     }
     if runs.len() > 1 {
@@ -257,6 +263,9 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
                     worker(&|w| w.cpu_seconds()),
                     worker(&pct_of)
                 );
+            }
+            if let Some(client) = &w.client {
+                let _ = write!(s, ", rank {} on {}", client.rank, client.host);
             }
             s.push('\n');
         }

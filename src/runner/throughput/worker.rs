@@ -218,6 +218,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             stonewalled: outcome.stopped.is_some(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
+            client: None,
         }))
     }
 }

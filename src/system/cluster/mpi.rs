@@ -17,10 +17,10 @@ const STOP: i32 = 17;
 /// the job from wherever they run.
 static WORLD: OnceLock<Communicator> = OnceLock::new();
 
-/// The job as this rank sees it. Keep the `Mpi` alive for the whole run:
-/// dropping it finalizes MPI.
+/// The job as this rank sees it: MPI is finalized when it drops.
 pub struct MpiJob {
-    pub mpi: Mpi,
+    /// Held for its drop (MPI_Finalize), after the peers'.
+    _mpi: Mpi,
     pub peers: MpiPeers,
 }
 
@@ -64,7 +64,7 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, String> {
         .map_err(|e| format!("cannot ask MPI for the host name: {e}"))?;
     let _ = WORLD.set(mpi.world());
     Ok(MpiJob {
-        mpi,
+        _mpi: mpi,
         peers: MpiPeers {
             world,
             host,

@@ -1,0 +1,245 @@
+//! One rank of a cluster run (the MPI build, started by a launcher): MPI
+//! started and checked, the rank's share of the run (its workers and their
+//! files), a preflight every rank passes or the job is refused, the
+//! measurement across ranks, and rank 0 printing and saving the job's
+//! results. Everything a rank says about itself reaches the user through
+//! rank 0, named by rank and host; the other ranks print nothing.
+
+use std::ffi::OsString;
+
+use super::output::{Output, say, stdout_failed};
+use crate::cli::{self, Command};
+use crate::error::{Exit, RunError};
+use crate::model::config::RunConfig;
+use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::report::files;
+use crate::report::text::LiveText;
+use crate::runner::{self, Across, Event};
+use crate::safety::preflight::{Ready, preflight};
+use crate::system::cluster::mpi::{self, MpiJob};
+use crate::system::cluster::{Launcher, Peers};
+use crate::system::signals::{self, StopFlag};
+use crate::system::{environment, host, time};
+
+/// Runs this rank of the job `launcher` started, and says how it ended.
+pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
+    let job: MpiJob = match mpi::start(launcher) {
+        Ok(job) => job,
+        Err(e) => {
+            say(e);
+            return Exit::Usage;
+        }
+    };
+    abort_the_job_on_panic();
+    let peers = &job.peers;
+    let exit = match cli::parse(args, &host::facts()) {
+        Err(e) => {
+            if peers.rank() == 0 {
+                say(e);
+            }
+            Exit::Usage
+        }
+        Ok(Command::Run(config)) => run_rank(*config, peers),
+        // -h, -v, ioz report, ioz compare: once, by rank 0.
+        Ok(command) if peers.rank() == 0 => super::dispatch(command),
+        Ok(_) => Exit::Success,
+    };
+    drop(job);
+    exit
+}
+
+/// A panicking rank would leave the others waiting for it in their next
+/// collective call: say what happened, then end the whole job.
+fn abort_the_job_on_panic() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        mpi::abort_job(101);
+    }));
+}
+
+/// Why `config` cannot run across `ranks` ranks, if it cannot.
+fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
+    let Some(tp) = &config.throughput else {
+        return Some(
+            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)"
+                .into(),
+        );
+    };
+    if tp.worker_counts.len() != 1 {
+        return Some(
+            "-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into(),
+        );
+    }
+    let workers = tp.worker_counts[0];
+    if workers % ranks != 0 {
+        return Some(format!(
+            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
+             multiple of {ranks}"
+        ));
+    }
+    if tp.constant_total {
+        return Some("-+k is not done across ranks yet".into());
+    }
+    if tp.shared_file {
+        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
+    }
+    if config.variations.offset_latency_files {
+        return Some("-Q is not done across ranks yet".into());
+    }
+    None
+}
+
+/// The share of `config` that rank `rank` of `ranks` runs: its workers (as
+/// threads) and their files, named as the whole job names them (worker i of
+/// rank r is the job's worker r × per-rank + i). Only rank 0 writes the
+/// result files.
+fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
+    let mut mine = config.clone();
+    if let (Some(job), Some(tp)) = (&config.throughput, mine.throughput.as_mut()) {
+        let per_rank = job.worker_counts[0] / ranks;
+        tp.files = (0..per_rank)
+            .map(|i| job.worker_path(&config.path, rank * per_rank + i))
+            .collect();
+        tp.worker_counts = vec![per_rank];
+        tp.min_workers = None;
+        tp.max_workers = None;
+        tp.threads = true;
+    }
+    if rank != 0 {
+        mine.outputs = Default::default();
+        mine.excel_report = false;
+    }
+    mine
+}
+
+fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
+    let rank = peers.rank();
+    let speaks = rank == 0;
+    if let Some(why) = refusal(&config, peers.size()) {
+        if speaks {
+            say(why);
+        }
+        return Exit::Usage;
+    }
+    let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
+    let across = Across::new(peers, threads);
+    let mine = for_rank(&config, rank, peers.size());
+    let removals = mine.run_paths();
+    let ready = preflight(mine);
+    let ready = match across.agree(ready.as_ref().map(drop).map_err(clone_error)) {
+        Ok(()) => ready.ok(),
+        Err(e) => {
+            if speaks {
+                say(&e);
+            }
+            return e.exit();
+        }
+    };
+    let Some(Ready {
+        config: mine,
+        warning,
+        results,
+        ..
+    }) = ready
+    else {
+        return Exit::Failure;
+    };
+    if let Some(warning) = warning
+        && speaks
+        && !config.quiet
+    {
+        say(format_args!("warning: {warning}"));
+    }
+    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: a thread
+    // of their own removes their files and ends them.
+    if !config.keep_file {
+        signals::remove_on_second_interrupt(removals);
+    }
+    let stop = StopFlag::default();
+    if let Err(e) = signals::leave_on_stop_signals() {
+        say(format_args!("rank {rank}: cannot handle signals: {e}"));
+        mpi::abort_job(1);
+    }
+
+    let started = time::ctime_now();
+    let started_at = time::utc_now_rfc3339();
+    let environment = environment::capture(&mine.path);
+    let time_resolution_ns = time::clock_resolution_ns();
+    let text = LiveText::new(&config);
+    let mut out = Output::new(&stop);
+    if speaks {
+        out.put(&text.opening(&started, time_resolution_ns));
+    }
+    let outcome = runner::measure_across(&mine, &stop, &across, |event| {
+        if !speaks {
+            return Ok(());
+        }
+        match event {
+            Event::WorkersStart {
+                file_bytes,
+                record_bytes,
+            } => out.put(&text.workers_start(file_bytes, record_bytes)),
+            Event::PhaseDone { phase, .. } => out.put(&text.phase(phase)),
+            Event::WorkersEnd => out.put(&text.workers_end()),
+            Event::PassDone { .. } | Event::RowDone(_) => {}
+        }
+        Ok(())
+    });
+    drop(text);
+    let left_behind = outcome.left_behind();
+    if !speaks {
+        if let Some(line) = left_behind {
+            say(format_args!("rank {rank} on {}: {line}", peers.host()));
+        }
+        return match outcome.error {
+            Some(e) => e.exit(),
+            None if left_behind_exit(&outcome.status) => Exit::Failure,
+            None => Exit::Success,
+        };
+    }
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        config,
+        started,
+        started_at,
+        finished_at: time::utc_now_rfc3339(),
+        environment,
+        time_resolution_ns,
+        cells: outcome.cells,
+        throughput: outcome.phases,
+        status: outcome.status,
+    };
+    out.put(&LiveText::new(&result.config).closing(&result));
+    let written = files::write_all(&result, &results);
+    let exit = if let Some(e) = out.error {
+        stdout_failed(&e, "the results")
+    } else if let Some(e) = outcome.error {
+        say(&e);
+        e.exit()
+    } else if !written {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if let Some(line) = left_behind {
+        say(line);
+        return Exit::Failure;
+    }
+    exit
+}
+
+/// Whether a rank's run status alone makes its exit a failure.
+fn left_behind_exit(status: &RunStatus) -> bool {
+    matches!(status, RunStatus::Interrupted(_))
+}
+
+/// A copy of a preflight's error for the other ranks' verdict (the kind
+/// decides the exit status: a refusal is 2).
+fn clone_error(e: &RunError) -> RunError {
+    match e {
+        RunError::Refused(m) => RunError::Refused(m.clone()),
+        other => RunError::Worker(other.to_string()),
+    }
+}
