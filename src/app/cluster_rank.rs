@@ -62,14 +62,11 @@ fn abort_the_job_on_panic() {
 fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
     let Some(tp) = &config.throughput else {
         return Some(
-            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)"
-                .into(),
+            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
         );
     };
     if tp.worker_counts.len() != 1 {
-        return Some(
-            "-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into(),
-        );
+        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
     }
     let workers = tp.worker_counts[0];
     if workers % ranks != 0 {
@@ -102,6 +99,7 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
             .map(|i| job.worker_path(&config.path, rank * per_rank + i))
             .collect();
         tp.worker_counts = vec![per_rank];
+        tp.first_worker = rank * per_rank;
         tp.min_workers = None;
         tp.max_workers = None;
         tp.threads = true;

@@ -100,6 +100,13 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
 /// thread of its own waits for the stop signals instead; the first one
 /// removes the registered test files ([`remove_on_second_interrupt`]) and
 /// ends the rank with 128 + the signal, as a second Ctrl-C ends ioz.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(
+        dead_code,
+        reason = "ranks exist in the MPI build only (app/cluster_rank.rs)"
+    )
+)]
 pub fn leave_on_stop_signals() -> io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()

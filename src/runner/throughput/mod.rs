@@ -92,9 +92,10 @@ pub(crate) fn run(
                         Err(e)
                     }
                 },
-                (Err(e), Some(a)) => Err(a.agree(Err(e)).err().unwrap_or_else(|| {
-                    RunError::System("the ranks disagree on a failure".into())
-                })),
+                (Err(e), Some(a)) => Err(a
+                    .agree(Err(e))
+                    .err()
+                    .unwrap_or_else(|| RunError::System("the ranks disagree on a failure".into()))),
             };
             let mut files = match claimed {
                 Ok(f) => f,

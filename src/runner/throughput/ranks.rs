@@ -232,18 +232,16 @@ impl<'a> Across<'a> {
             Verdict::Refuse(m) => Err(RunError::Refused(m)),
             Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
             Verdict::GoOn => match local {
-                Ok(PhaseEnd::Done(phase, latencies)) if peers.rank() == 0 => {
-                    Ok(PhaseEnd::Done(
-                        PhaseResult {
-                            workers: job_results.len() as u32,
-                            threads: self.threads,
-                            results: job_results,
-                            parent_elapsed_ns: job_parent_ns,
-                            ..phase
-                        },
-                        latencies,
-                    ))
-                }
+                Ok(PhaseEnd::Done(phase, latencies)) if peers.rank() == 0 => Ok(PhaseEnd::Done(
+                    PhaseResult {
+                        workers: job_results.len() as u32,
+                        threads: self.threads,
+                        results: job_results,
+                        parent_elapsed_ns: job_parent_ns,
+                        ..phase
+                    },
+                    latencies,
+                )),
                 other => other,
             },
         }

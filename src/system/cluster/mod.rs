@@ -15,7 +15,10 @@ pub trait Peers: Sync {
     /// The number of ranks.
     #[cfg_attr(
         not(feature = "mpi"),
-        expect(dead_code, reason = "asked by the MPI build's entry only (app/cluster_rank.rs)")
+        expect(
+            dead_code,
+            reason = "asked by the MPI build's entry only (app/cluster_rank.rs)"
+        )
     )]
     fn size(&self) -> u32;
     /// This rank's host name.
