@@ -445,6 +445,7 @@ mod tests {
             rotational: Some(true),
             scheduler: Some("mq-deadline".into()),
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         r.status = RunStatus::Interrupted(2);
         r

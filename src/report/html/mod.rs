@@ -299,6 +299,7 @@ mod tests {
             rotational: Some(false),
             scheduler: Some("none".into()),
             driver: Some("nvme".into()),
+            ..Default::default()
         });
         let html = render_html(&r).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
@@ -374,6 +375,7 @@ mod tests {
             rotational: Some(true),
             scheduler: None,
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         let html = render_html(&r).unwrap();
         assert!(html.contains(

@@ -512,6 +512,7 @@ mod tests {
             rotational: Some(true),
             scheduler: None,
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         let rows = environment_rows(&result);
         let get = |k: &str| rows.iter().find(|(key, _)| *key == k).unwrap().1.clone();
