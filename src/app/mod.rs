@@ -1,6 +1,7 @@
 //! One command end to end: parse → preflight → measure → print → save, and
 //! the exit status every ending maps to.
 
+mod env;
 mod output;
 mod progress;
 mod report;
@@ -25,6 +26,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Ok(Command::Version) => output::print_text(&version_text(), "the version"),
         Ok(Command::Run(config)) => run::run(*config),
         Ok(Command::Report(request)) => report::report(request),
+        Ok(Command::Env(command)) => env::env(command),
     };
     exit.code()
 }

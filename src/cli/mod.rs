@@ -6,6 +6,7 @@
 //! `ioz -h` (help.rs) and the refusals come from it. The result is a
 //! validated [`RunConfig`]; nothing after this module sees flags.
 
+mod env_cmd;
 mod flags;
 mod help;
 mod number;
@@ -21,6 +22,7 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
+pub use env_cmd::{ENV_HELP, EnvCommand};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};
 pub use number::{parse_count, parse_record_size, parse_size};
@@ -32,6 +34,8 @@ pub enum Command {
     Run(Box<RunConfig>),
     /// `ioz report RUN.json …`: render a saved run again.
     Report(ReportRequest),
+    /// `ioz env …`: the environment of a path, or what differs between two.
+    Env(EnvCommand),
     /// `ioz -h`.
     Help,
     /// `ioz report -h`.
@@ -69,6 +73,9 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
             report_cmd::ReportCommand::Render(request) => Command::Report(request),
             report_cmd::ReportCommand::Help => Command::ReportHelp,
         });
+    }
+    if args.get(1).is_some_and(|a| a == "env") {
+        return env_cmd::parse(args.into_iter().skip(2)).map(Command::Env);
     }
     match parse::options(args, host)? {
         parse::Outcome::Help => Ok(Command::Help),

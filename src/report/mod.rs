@@ -4,6 +4,7 @@
 //! files. Each format is an [`Exporter`], a pure function of the result;
 //! [`files`] and [`latency_files`] put the bytes where the user asked.
 
+pub mod environment_text;
 pub mod files;
 pub mod html;
 pub mod json;
