@@ -52,6 +52,16 @@ impl Uncached {
             Uncached::SyncWrites => "-o/-+D",
         }
     }
+
+    /// The region's name on a figure: "uncached (-I)".
+    pub fn label(self) -> &'static str {
+        match self {
+            Uncached::DirectIo => "uncached (-I)",
+            Uncached::DropCaches => "uncached (--drop-caches)",
+            Uncached::Remount => "uncached (-U)",
+            Uncached::SyncWrites => "uncached (-o/-+D)",
+        }
+    }
 }
 
 /// A measurement's regime.
@@ -83,7 +93,7 @@ impl Regime {
     /// Words for people: "CPU cache", "uncached (-I)".
     pub fn words(&self) -> String {
         match (self.uncached, self.fit) {
-            (Some(why), _) => format!("uncached ({})", why.option()),
+            (Some(why), _) => why.label().to_string(),
             (None, Some(Fit::CpuCache)) => "CPU cache".into(),
             (None, Some(Fit::PageCache)) => "page cache".into(),
             (None, Some(Fit::ExceedsPageCache)) => "device (exceeds the page cache)".into(),

@@ -41,6 +41,36 @@ pub fn environment_text(env: &Environment) -> String {
     s
 }
 
+/// The facts the HTML and .xlsx environments show by their own rows since
+/// before the full disclosure (host, kernel, CPU, memory, the mount and the
+/// target device's name, model, driver, rotational flag and scheduler).
+const OWN_ROWS: [&str; 16] = [
+    "host",
+    "kernel",
+    "CPU",
+    "logical CPUs",
+    "CPU caches",
+    "memory",
+    "test file",
+    "mount point",
+    "file system",
+    "mount options",
+    "mount source",
+    "device",
+    "model",
+    "driver",
+    "rotational",
+    "scheduler",
+];
+
+/// The facts a view with those rows adds after them: every other one.
+pub fn further_facts(env: &Environment) -> Vec<Fact> {
+    env.facts()
+        .into_iter()
+        .filter(|f| !OWN_ROWS.contains(&f.name.as_str()))
+        .collect()
+}
+
 /// One line a difference: `scheduler: mq-deadline → none`.
 pub fn difference_line(d: &Difference) -> String {
     format!("{}: {} → {}", d.name, shown(&d.old), shown(&d.new))

@@ -16,6 +16,7 @@ use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
+use crate::model::regime::{Regime, regime};
 use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
@@ -64,6 +65,29 @@ struct MeasurementFile<'a> {
     ops_per_sec: u64,
     /// Microseconds per record (`-N`).
     micros_per_op: u64,
+    /// Where the pass's data could have been served from (model::regime).
+    regime: RegimeFile,
+}
+
+/// A measurement's cache regime, with its one-word code and whether it was
+/// served from a cache (derived; ignored on reading).
+#[derive(Serialize)]
+struct RegimeFile {
+    /// cpu_cache, page_cache, device, uncached or unknown.
+    code: &'static str,
+    #[serde(flatten)]
+    regime: Regime,
+    cached: bool,
+}
+
+impl From<Regime> for RegimeFile {
+    fn from(regime: Regime) -> Self {
+        RegimeFile {
+            code: regime.code(),
+            regime,
+            cached: regime.cached(),
+        }
+    }
 }
 
 impl<'a> From<&'a RunResult> for RunFile<'a> {
@@ -103,6 +127,8 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                             kib_per_sec: m.kb_per_sec(),
                             ops_per_sec: m.ops_per_sec(),
                             micros_per_op: m.micros_per_op(),
+                            regime: regime(config, environment, m.pass, m.file_bytes, m.workers)
+                                .into(),
                         })
                         .collect(),
                 })

@@ -14,11 +14,12 @@ use serde::Serialize;
 
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::regime::regime;
 use crate::model::result::{PhaseResult, RunResult, WorkerResult};
 use crate::model::workload::Pass;
 
 /// The header row: the names of [`CsvRow`]'s fields, in order.
-pub const CSV_HEADER: [&str; 13] = [
+pub const CSV_HEADER: [&str; 14] = [
     "test",
     "pass",
     "file_bytes",
@@ -32,6 +33,7 @@ pub const CSV_HEADER: [&str; 13] = [
     "kib_per_sec",
     "ops_per_sec",
     "micros_per_op",
+    "regime",
 ];
 
 pub struct CsvReport;
@@ -53,6 +55,9 @@ struct CsvRow {
     kib_per_sec: u64,
     ops_per_sec: u64,
     micros_per_op: u64,
+    /// The cache regime's code (model::regime): cpu_cache, page_cache,
+    /// device, uncached or unknown.
+    regime: &'static str,
 }
 
 impl Exporter for CsvReport {
@@ -89,6 +94,14 @@ impl Exporter for CsvReport {
                 kib_per_sec: m.kb_per_sec(),
                 ops_per_sec: m.ops_per_sec(),
                 micros_per_op: m.micros_per_op(),
+                regime: regime(
+                    &result.config,
+                    &result.environment,
+                    m.pass,
+                    m.file_bytes,
+                    m.workers,
+                )
+                .code(),
             })?;
         }
         w.into_inner().map_err(|e| io::Error::other(e.to_string()))
@@ -266,27 +279,35 @@ mod tests {
 
     #[test]
     fn one_row_per_measurement_in_run_order() {
-        let result = sample_result(
+        let mut result = sample_result(
             test_config(&["-a", "-n", "64k", "-g", "128k", "-i", "0", "-i", "2"]),
             vec![
                 cell(64, 4, &[Pass::Write, Pass::Rewrite, Pass::RandomRead]),
                 cell(128, 64, &[Pass::Write, Pass::RandomWrite]),
             ],
         );
+        // A 96 KiB last-level cache and 1 MiB free: 64 KiB fits the CPU
+        // cache, 128 KiB the page cache.
+        result.environment.cpu_caches = vec![crate::model::environment::CpuCache {
+            level: 3,
+            kind: "Unified".into(),
+            size_bytes: 96 << 10,
+        }];
+        result.environment.memory_available_bytes = Some(1 << 20);
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         // 64 KiB in 1 ms = 64000 KiB/s; 16 records: 16000 ops/s, 62 µs each.
         let expected = "\
-test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op
-0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500
-2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500
+test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op,regime
+0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
+2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
 ";
         assert_eq!(text, expected);
         for row in result.cells.iter().flat_map(|c| &c.measurements) {
             assert!(text.contains(&format!(
-                ",{},{},{}\n",
+                ",{},{},{},",
                 row.kb_per_sec(),
                 row.ops_per_sec(),
                 row.micros_per_op()

@@ -61,6 +61,13 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 .pass-column { display: flex; flex-direction: column; gap: 0.8em; min-width: 0; }
 .heat-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.6em; font-size: 0.85em; color: #555; }
 .heat-title { font-weight: 600; color: #1d1d1f; }
+.regime-legend { display: flex; flex-wrap: wrap; gap: 0.3em 1em; font-size: 0.85em; color: #555; }
+.regime::after { font-size: 0.7em; vertical-align: super; margin-left: 0.15em; color: #444; }
+.regime.cpu_cache::after { content: "C"; }
+.regime.page_cache::after { content: "P"; }
+.regime.device::after { content: "D"; }
+.regime.uncached::after { content: "U"; }
+.regime.unknown::after { content: "?"; }
 .heat-scale { display: inline-flex; border: 1px solid #d5d9e0; }
 .heat-step { display: inline-block; min-width: 3.2em; padding: 0.1em 0.4em; text-align: center; color: #1d1d1f; font-variant-numeric: tabular-nums; }
 figure { margin: 0 0 1em; }
