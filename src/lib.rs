@@ -7,6 +7,7 @@
 //! records) → `RunResult` → `report`, all driven by `app`.
 //!
 //! - `model`: plain data every layer shares: config, plan, results (imports nothing of ours)
+//! - `analysis`: statistics over the samples of repeated runs (model)
 //! - `data`: bytes and offsets made before the clock (model)
 //! - `engine`: how one record moves, one trait for all (model, data)
 //! - `error`: the errors that end a run and the exit statuses (model)
@@ -17,6 +18,7 @@
 //! - `cli`: argv → a typed request (model)
 //! - `app`: one command end to end (everything; nothing imports it)
 
+pub mod analysis;
 pub mod app;
 pub mod cli;
 pub mod data;

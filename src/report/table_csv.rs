@@ -7,6 +7,12 @@
 //! IOzone's block (children see, parent sees, min, max and avg per worker,
 //! min xfer) in the run's unit, and with `-C` one row per worker after its
 //! phase's row, as the text prints a `Child[n]` line per worker.
+//!
+//! With `--runs N` every sample is a row (one per measurement, as ever: a
+//! row of means would be counted twice by any sum), and a last column,
+//! `run`, says which repetition measured it (from 0, as in the JSON); the
+//! means are in the table, `-R`, `-b` and the JSON summaries. Without
+//! repetitions the file is as it was, with no `run` column.
 
 use std::io;
 
@@ -58,6 +64,9 @@ struct CsvRow {
     /// The cache regime's code (model::regime): cpu_cache, page_cache,
     /// device, uncached or unknown.
     regime: &'static str,
+    /// With `--runs` above 1 only: which run measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<u32>,
 }
 
 impl Exporter for CsvReport {
@@ -66,19 +75,35 @@ impl Exporter for CsvReport {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
+        let repeated = result.config.runs > 1;
         if let Some(tp) = &result.config.throughput {
-            w.write_record(throughput_header(result.config.unit))?;
+            let mut header = throughput_header(result.config.unit);
+            if repeated {
+                header.push("run".to_string());
+            }
+            w.write_record(header)?;
+            let run_of = |phase: &PhaseResult| repeated.then_some(phase.run);
             for phase in &result.throughput {
-                w.serialize(phase_row(phase, &result.config))?;
+                w.serialize(ThroughputCsvRow {
+                    run: run_of(phase),
+                    ..phase_row(phase, &result.config)
+                })?;
                 if tp.per_worker_lines {
                     for worker in &phase.results {
-                        w.serialize(worker_row(phase, worker, &result.config))?;
+                        w.serialize(ThroughputCsvRow {
+                            run: run_of(phase),
+                            ..worker_row(phase, worker, &result.config)
+                        })?;
                     }
                 }
             }
             return w.into_inner().map_err(|e| io::Error::other(e.to_string()));
         }
-        w.write_record(CSV_HEADER)?;
+        if repeated {
+            w.write_record(CSV_HEADER.iter().chain(&["run"]))?;
+        } else {
+            w.write_record(CSV_HEADER)?;
+        }
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
             w.serialize(CsvRow {
                 test: m.pass.test().number(),
@@ -102,6 +127,7 @@ impl Exporter for CsvReport {
                     m.workers,
                 )
                 .code(),
+                run: repeated.then_some(m.run),
             })?;
         }
         w.into_inner().map_err(|e| io::Error::other(e.to_string()))
@@ -178,6 +204,9 @@ struct ThroughputCsvRow {
     /// A worker's rate and transfer.
     rate: Option<String>,
     xfer: Option<String>,
+    /// With `--runs` above 1 only: which run measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<u32>,
 }
 
 fn figure(v: f64) -> Option<String> {
@@ -216,6 +245,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         .map(figure),
         rate: None,
         xfer: None,
+        run: None,
     }
 }
 
@@ -240,6 +270,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         phase: Default::default(),
         rate: figure(w.rate(unit)),
         xfer: figure(w.xfer(unit)),
+        run: None,
     }
 }
 
@@ -261,6 +292,7 @@ mod tests {
             elapsed_ns,
             cpu_user_ns: 7,
             cpu_system_ns: 11,
+            run: 0,
         }
     }
 

@@ -362,6 +362,7 @@ mod tests {
             parent_elapsed_ns: 2_000_000_000,
             stonewall: false,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
+            run: 0,
         }];
         let html = render_html(&r).unwrap();
         assert!(

@@ -7,10 +7,11 @@ use std::fmt::Write as _;
 use std::io;
 
 use super::esc;
+use crate::model::config::OutputUnit;
 use crate::model::env_facts::size_words;
 use crate::model::plan::expand;
 use crate::model::regime::{CacheLimits, Regime, regime};
-use crate::model::result::RunResult;
+use crate::model::result::{PhaseResult, RunResult, mean, phase_runs};
 use crate::model::result_files::{PlotView, plot_file_name, plot_views};
 use crate::model::workload::Pass;
 use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, size_label, value_scale};
@@ -156,7 +157,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
             match measurement(file, rec) {
                 Some(m) => {
                     let raw = measured(m, config.unit);
-                    let regime = regime(config, &result.environment, pass, file, m.workers);
+                    let regime = regime(config, &result.environment, pass, file, m.first().workers);
                     // The title holds the number of the text table; the
                     // class draws the regime's marker after the value.
                     let _ = write!(
@@ -196,18 +197,24 @@ fn phases(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
          <th scope=\"col\">min</th><th scope=\"col\">avg</th><th scope=\"col\">max</th>\
          </tr></thead>\n<tbody>\n",
     );
-    for p in result.throughput.iter().filter(|p| p.pass == pass) {
+    // With --runs, one row per phase still: each figure the mean over the runs.
+    for runs in phase_runs(&result.throughput)
+        .into_iter()
+        .filter(|g| g[0].pass == pass)
+    {
+        let p = runs[0];
+        let avg = |f: fn(&PhaseResult, OutputUnit) -> f64| mean(runs.iter().map(|p| f(p, u)));
         let _ = writeln!(
             h,
             "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td></tr>",
             p.workers,
             size_label(p.file_bytes),
-            scale.value_text(p.children_see(u)),
-            scale.value_text(p.parent_sees(u)),
-            scale.value_text(p.min_rate(u)),
-            scale.value_text(p.avg_rate(u)),
-            scale.value_text(p.max_rate(u))
+            scale.value_text(avg(PhaseResult::children_see)),
+            scale.value_text(avg(PhaseResult::parent_sees)),
+            scale.value_text(avg(PhaseResult::min_rate)),
+            scale.value_text(avg(PhaseResult::avg_rate)),
+            scale.value_text(avg(PhaseResult::max_rate))
         );
     }
     h.push_str("</tbody></table></div>\n");
@@ -219,7 +226,13 @@ fn regime_legend(h: &mut String, result: &RunResult, pass: Pass) {
     let config = &result.config;
     let mut present: Vec<Regime> = Vec::new();
     for m in result.cells.iter().filter_map(|c| c.get(pass)) {
-        let r = regime(config, &result.environment, pass, m.file_bytes, m.workers);
+        let r = regime(
+            config,
+            &result.environment,
+            pass,
+            m.first().file_bytes,
+            m.first().workers,
+        );
         if !present.iter().any(|p| p.code() == r.code()) {
             present.push(r);
         }

@@ -6,11 +6,17 @@
 
 use super::axis::{TickedAxis, nice_top, value_ticks};
 use crate::model::config::OutputUnit;
-use crate::model::result::Measurement;
+use crate::model::result::{Measurement, PassRuns, mean};
 
-/// A measurement in the run's unit, unrounded: the table truncates as
+/// A pass of a cell in the run's unit, unrounded: the table truncates as
 /// IOzone does (a fast small record reads "0 µs/op"), a chart need not.
-pub fn measured(m: &Measurement, unit: OutputUnit) -> f64 {
+/// With `--runs`, the mean over the runs.
+pub fn measured(m: PassRuns<'_>, unit: OutputUnit) -> f64 {
+    mean(m.samples().map(|m| sample_measured(m, unit)))
+}
+
+/// One measurement in the run's unit, unrounded.
+fn sample_measured(m: &Measurement, unit: OutputUnit) -> f64 {
     let seconds = m.elapsed_ns.max(1) as f64 / 1e9;
     match unit {
         OutputUnit::KbPerSec => m.bytes as f64 / 1024.0 / seconds,
