@@ -49,6 +49,36 @@ pub struct Difference {
     /// `None`: unknown in that run (or absent from it).
     pub old: Option<String>,
     pub new: Option<String>,
+    /// Settings the kernel changes with this one, which differ with it:
+    /// a new I/O scheduler resets the queue's nr_requests.
+    pub with_it: Vec<Difference>,
+}
+
+/// Of a device, the settings the kernel sets anew with its scheduler.
+const SET_WITH_THE_SCHEDULER: [&str; 1] = ["nr_requests"];
+
+/// A device's scheduler that differs takes along the settings the kernel
+/// resets with it (of the same device), so one change is one difference.
+fn fold_into_the_scheduler(diffs: &mut Vec<Difference>) {
+    let schedulers: Vec<String> = diffs
+        .iter()
+        .filter_map(|d| d.name.strip_suffix("scheduler").map(str::to_string))
+        .collect();
+    for prefix in schedulers {
+        let (taken, kept): (Vec<Difference>, Vec<Difference>) =
+            std::mem::take(diffs).into_iter().partition(|d| {
+                SET_WITH_THE_SCHEDULER
+                    .iter()
+                    .any(|s| d.name == format!("{prefix}{s}"))
+            });
+        *diffs = kept;
+        if let Some(s) = diffs
+            .iter_mut()
+            .find(|d| d.name == format!("{prefix}scheduler"))
+        {
+            s.with_it = taken;
+        }
+    }
 }
 
 /// A size for people, without a fraction when it is whole: "2 MiB", "1.5 GiB".
@@ -146,7 +176,7 @@ impl Environment {
                 names.push(&f.name);
             }
         }
-        names
+        let mut diffs: Vec<Difference> = names
             .into_iter()
             .filter_map(|name| {
                 let (a, b) = (find(&old, name), find(&new, name));
@@ -154,9 +184,12 @@ impl Environment {
                     name: name.to_string(),
                     old: a,
                     new: b,
+                    with_it: Vec::new(),
                 })
             })
-            .collect()
+            .collect();
+        fold_into_the_scheduler(&mut diffs);
+        diffs
     }
 
     fn machine_facts(&self, f: &mut Facts) {
@@ -385,9 +418,20 @@ mod tests {
                 name: "scheduler".into(),
                 old: Some("mq-deadline".into()),
                 new: Some("none".into()),
+                with_it: Vec::new(),
             }]
         );
         assert!(old.differences(&old).is_empty());
+        // The kernel resets nr_requests with the scheduler: one change.
+        new.target.device.as_mut().unwrap().nr_requests = Some(256);
+        let d = old.differences(&new);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].with_it[0].name, "nr_requests");
+        assert_eq!(d[0].with_it[0].new.as_deref(), Some("256"));
+        // Without a new scheduler, a new nr_requests is a difference of its own.
+        let mut deeper = machine();
+        deeper.target.device.as_mut().unwrap().nr_requests = Some(256);
+        assert_eq!(old.differences(&deeper)[0].name, "nr_requests");
     }
 
     #[test]

@@ -72,8 +72,22 @@ pub fn further_facts(env: &Environment) -> Vec<Fact> {
 }
 
 /// One line a difference: `scheduler: mq-deadline → none`.
+/// What the kernel changed with it follows in parentheses.
 pub fn difference_line(d: &Difference) -> String {
-    format!("{}: {} → {}", d.name, shown(&d.old), shown(&d.new))
+    let mut line = format!("{}: {} → {}", d.name, shown(&d.old), shown(&d.new));
+    if !d.with_it.is_empty() {
+        let also: Vec<String> = d
+            .with_it
+            .iter()
+            .map(|w| format!("{} {} → {}", w.name, shown(&w.old), shown(&w.new)))
+            .collect();
+        let _ = write!(
+            line,
+            " (and with it, as the kernel sets it: {})",
+            also.join(", ")
+        );
+    }
+    line
 }
 
 /// What differs between two runs' environments, a line each, and a
@@ -278,6 +292,7 @@ mod tests {
             name: name.into(),
             old: old.map(str::to_string),
             new: new.map(str::to_string),
+            with_it: Vec::new(),
         };
         let one = [d("scheduler", Some("mq-deadline"), Some("none"))];
         assert_eq!(differences_lines(&one), ["scheduler: mq-deadline → none"]);
@@ -289,5 +304,12 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(differences_lines(&[]), ["environments: no setting differs"]);
+        let mut s = one[0].clone();
+        s.with_it = vec![d("nr_requests", Some("64"), Some("128"))];
+        assert_eq!(
+            difference_line(&s),
+            "scheduler: mq-deadline → none (and with it, as the kernel sets it: \
+             nr_requests 64 → 128)"
+        );
     }
 }
