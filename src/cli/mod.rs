@@ -6,6 +6,7 @@
 //! `ioz -h` (help.rs) and the refusals come from it. The result is a
 //! validated [`RunConfig`]; nothing after this module sees flags.
 
+mod compare_cmd;
 mod env_cmd;
 mod flags;
 mod help;
@@ -22,6 +23,7 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
+pub use compare_cmd::{CompareRequest, PAdjust, compare_help_text};
 pub use env_cmd::{ENV_HELP, EnvCommand};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};
@@ -34,6 +36,10 @@ pub enum Command {
     Run(Box<RunConfig>),
     /// `ioz report RUN.json …`: render a saved run again.
     Report(ReportRequest),
+    /// `ioz compare BASE OTHER…`: runs compared with a baseline.
+    Compare(CompareRequest),
+    /// `ioz compare -h`.
+    CompareHelp,
     /// `ioz env …`: the environment of a path, or what differs between two.
     Env(EnvCommand),
     /// `ioz -h`.
@@ -76,6 +82,12 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
     }
     if args.get(1).is_some_and(|a| a == "env") {
         return env_cmd::parse(args.into_iter().skip(2)).map(Command::Env);
+    }
+    if args.get(1).is_some_and(|a| a == "compare") {
+        return compare_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
+            compare_cmd::CompareCommand::Compare(request) => Command::Compare(request),
+            compare_cmd::CompareCommand::Help => Command::CompareHelp,
+        });
     }
     match parse::options(args, host)? {
         parse::Outcome::Help => Ok(Command::Help),

@@ -170,7 +170,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
                         m.value(config.unit),
                         esc(iozone_unit(config.unit)),
                         esc(&regime.words()),
-                        scale.value_text(raw)
+                        scale.grid_text(raw)
                     );
                 }
                 None => h.push_str("<td class=\"none\">–</td>"),

@@ -53,6 +53,33 @@ fn unit_for(unit: OutputUnit, max: f64) -> (&'static str, f64) {
     }
 }
 
+/// A value axis from zero for a chart drawn without plotters (`ioz
+/// compare`'s SVG bars): the readable unit for values up to `max` (in the
+/// run's unit), the factor into it, and round ticks from zero, in that
+/// unit — the same choices as every plot's axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainAxis {
+    pub unit: &'static str,
+    pub factor: f64,
+    pub ticks: Vec<f64>,
+}
+
+impl PlainAxis {
+    pub fn up_to(unit: OutputUnit, max: f64) -> PlainAxis {
+        let (name, factor) = unit_for(unit, max);
+        PlainAxis {
+            unit: name,
+            factor,
+            ticks: value_ticks(nice_top(max * factor)),
+        }
+    }
+
+    /// The top of the axis, in the axis's unit.
+    pub fn top(&self) -> f64 {
+        self.ticks.last().copied().unwrap_or(1.0)
+    }
+}
+
 impl ValueScale {
     /// A scale over the values `values` (in the run's unit): linear from zero
     /// to a round top, or (`log`) over the decades they span.
@@ -109,6 +136,24 @@ impl ValueScale {
     /// A value in the run's unit, as a number in this scale's unit ("1234", "5.67").
     pub fn value_text(&self, raw: f64) -> String {
         number(raw * self.factor)
+    }
+
+    /// A value in a grid of this scale (the HTML report's): on a linear
+    /// scale every value with the decimals that give the scale's largest
+    /// value three significant digits, so a column's numbers line up and no
+    /// cell is wider than the largest value's (a slow cell reads "0.09", not
+    /// "0.0941", and the grid keeps its width whatever was measured); on a
+    /// log scale, which spans decades, three significant digits each.
+    pub fn grid_text(&self, raw: f64) -> String {
+        if self.log || !self.hi.is_finite() || self.hi <= 0.0 {
+            return self.value_text(raw);
+        }
+        let decimals = if self.hi >= 100.0 {
+            0
+        } else {
+            (2 - self.hi.log10().floor() as i32).clamp(0, 9) as usize
+        };
+        format!("{:.decimals$}", raw * self.factor)
     }
 
     /// Where a value in the run's unit falls between the smallest and the
@@ -240,6 +285,37 @@ mod tests {
         assert_eq!(s.shade(5.0), 0.5);
         let flat = ValueScale::over(OutputUnit::KbPerSec, [7.0, 7.0], true);
         assert!(flat.top() > flat.bottom());
+    }
+
+    #[test]
+    fn a_plain_axis_reads_in_gb_per_second_with_round_ticks() {
+        // 4.6 GB/s of kB/s (1024 bytes): GB/s, ticks 0, 1, … 5.
+        let axis = PlainAxis::up_to(OutputUnit::KbPerSec, 4.6e9 / 1024.0);
+        assert_eq!(axis.unit, "GB/s");
+        assert_eq!(axis.ticks, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(axis.top(), 5.0);
+        let axis = PlainAxis::up_to(OutputUnit::OpsPerSec, 35_000.0);
+        assert_eq!(axis.unit, "k ops/s");
+    }
+
+    #[test]
+    fn grid_values_take_the_decimals_of_the_largest() {
+        // kB/s: the largest, 6.05 GB/s, reads with two decimals; so do the rest.
+        let kb = |gb: f64| gb * 1e9 / 1024.0;
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], false);
+        assert_eq!(scale.unit, "GB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.09");
+        assert_eq!(scale.grid_text(kb(6.05)), "6.05");
+        assert_eq!(scale.grid_text(kb(1.5)), "1.50");
+        // 56.8 GB/s: one decimal; 523 MB/s: none.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(56.8)], false);
+        assert_eq!(scale.grid_text(kb(0.26)), "0.3");
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.523)], false);
+        assert_eq!(scale.unit, "MB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "94");
+        // A log scale keeps three significant digits per value.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], true);
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.0941");
     }
 
     #[test]
