@@ -52,11 +52,36 @@ pub fn hypervisor(root: &Path) -> Option<String> {
                 .find(|(prefix, _)| v.starts_with(prefix))
                 .map(|(_, name)| *name)
         });
-    Some(match (flagged, vendor) {
-        (true, Some(v)) => format!("{v} (cpuinfo hypervisor flag, DMI vendor)"),
-        (true, None) => "yes, vendor not reported (cpuinfo hypervisor flag)".to_string(),
-        (false, Some(v)) => format!("{v} (DMI vendor)"),
-        (false, None) => "none reported".to_string(),
+    let clock = paravirtual_clock(root);
+    Some(match (flagged, vendor, clock) {
+        (true, Some(v), _) => format!("{v} (cpuinfo hypervisor flag, DMI vendor)"),
+        (true, None, Some((clock, who))) => {
+            format!("{who} (cpuinfo hypervisor flag, {clock} clocksource)")
+        }
+        (true, None, None) => "yes, vendor not reported (cpuinfo hypervisor flag)".to_string(),
+        (false, Some(v), _) => format!("{v} (DMI vendor)"),
+        (false, None, _) => "none reported".to_string(),
+    })
+}
+
+/// Clocksources only a hypervisor offers, and whose they are.
+const PARAVIRTUAL_CLOCKS: [(&str, &str); 4] = [
+    ("kvm-clock", "KVM"),
+    ("xen", "Xen"),
+    ("hyperv_clocksource_tsc_page", "Hyper-V"),
+    ("hyperv_clocksource_msr", "Hyper-V"),
+];
+
+/// The paravirtual clocksource the kernel offers and whose it is (a guest
+/// without DMI tables, such as a microVM, still has one).
+fn paravirtual_clock(root: &Path) -> Option<(&'static str, &'static str)> {
+    let available =
+        read_attr(root.join("sys/devices/system/clocksource/clocksource0/available_clocksource"))?;
+    available.split_whitespace().find_map(|c| {
+        PARAVIRTUAL_CLOCKS
+            .iter()
+            .find(|(name, _)| *name == c)
+            .copied()
     })
 }
 
@@ -136,6 +161,13 @@ mod tests {
         assert_eq!(
             hypervisor(r).as_deref(),
             Some("yes, vendor not reported (cpuinfo hypervisor flag)")
+        );
+        let clocks = r.join("sys/devices/system/clocksource/clocksource0");
+        fs::create_dir_all(&clocks).unwrap();
+        fs::write(clocks.join("available_clocksource"), "tsc kvm-clock \n").unwrap();
+        assert_eq!(
+            hypervisor(r).as_deref(),
+            Some("KVM (cpuinfo hypervisor flag, kvm-clock clocksource)")
         );
         fs::write(r.join("proc/1/cgroup"), "0::/kubepods/besteffort/pod1\n").unwrap();
         assert_eq!(container(r).as_deref(), Some("kubernetes (/proc/1/cgroup)"));
