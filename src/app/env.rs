@@ -22,6 +22,10 @@ pub(crate) fn env(command: EnvCommand) -> Exit {
 }
 
 fn show(path: &Path, json: bool) -> Exit {
+    if path.as_os_str().is_empty() {
+        say("env: the path is empty; name a file or directory (ioz env -h for help)");
+        return Exit::Usage;
+    }
     // A run creates its file in an existing directory: a path whose
     // directory is missing names no target.
     let dir = match path.parent() {

@@ -6,7 +6,8 @@
 //! (the memory free when the run began), or exceed it; and the pass may not
 //! be served from a cache at all: `-I` bypasses the page cache, and a pass
 //! that reads after `--drop-caches` or `-U` starts with none of the file in
-//! memory; `-o`/`-+D` writes wait for the device.
+//! memory; `-o`/`-+D` writes wait for the device, and `-e` times the fsync
+//! that takes a write pass's data there.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,9 @@ pub enum Uncached {
     Remount,
     /// `-o`/`-+D`: every write waits for the device.
     SyncWrites,
+    /// `-e`: the write pass's time includes the fsync that takes its data
+    /// to the device.
+    FlushInTiming,
 }
 
 impl Uncached {
@@ -50,6 +54,7 @@ impl Uncached {
             Uncached::DropCaches => "--drop-caches",
             Uncached::Remount => "-U",
             Uncached::SyncWrites => "-o/-+D",
+            Uncached::FlushInTiming => "-e",
         }
     }
 
@@ -60,6 +65,7 @@ impl Uncached {
             Uncached::DropCaches => "uncached (--drop-caches)",
             Uncached::Remount => "uncached (-U)",
             Uncached::SyncWrites => "uncached (-o/-+D)",
+            Uncached::FlushInTiming => "uncached (-e)",
         }
     }
 }
@@ -180,6 +186,8 @@ pub fn uncached(config: &RunConfig, pass: Pass) -> Option<Uncached> {
         && (config.open.sync_writes || config.open.dsync_writes)
     {
         Some(Uncached::SyncWrites)
+    } else if pass.direction() == Direction::Write && config.fsync_in_timing {
+        Some(Uncached::FlushInTiming)
     } else {
         None
     }
@@ -275,6 +283,11 @@ mod tests {
             Some(Uncached::SyncWrites)
         );
         assert!(judge(&["-a", "-o"], Pass::Read).cached());
+        assert_eq!(
+            judge(&["-a", "-e"], Pass::Rewrite).uncached,
+            Some(Uncached::FlushInTiming)
+        );
+        assert!(judge(&["-a", "-e"], Pass::Reread).cached());
         assert_eq!(judge(&["-a"], Pass::Read).code(), "cpu_cache");
     }
 }

@@ -114,6 +114,8 @@ fn env_of_a_path_in_a_missing_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let run = ioz(dir.path(), &["env", "missing/dir/ioz.tmp"]);
     assert_refused(&run, "env: missing/dir/ioz.tmp: no such file or directory");
+    let run = ioz(dir.path(), &["env", ""]);
+    assert_refused(&run, "env: the path is empty");
     let run = ioz(dir.path(), &["env", "--bogus"]);
     assert_refused(&run, "env: unknown option --bogus");
     let run = ioz(dir.path(), &["env", "--diff", "a.json"]);

@@ -91,6 +91,7 @@ impl Regions {
                     Uncached::DropCaches => "after the untimed cache drop,",
                     Uncached::Remount => "after the untimed remount,",
                     Uncached::SyncWrites => "with synchronous writes",
+                    Uncached::FlushInTiming => "with the fsync timed,",
                 },
                 why.option()
             );
