@@ -50,7 +50,7 @@ struct RunFile<'a> {
     environment: &'a Environment,
     time_resolution_ns: u64,
     cells: Vec<CellFile<'a>>,
-    throughput: &'a [PhaseResult],
+    throughput: Vec<PhaseFile<'a>>,
     /// Throughput mode: each phase's figures summarised over the runs.
     throughput_summaries: Vec<PhaseSummaryFile>,
     status: &'a RunStatus,
@@ -166,6 +166,15 @@ struct MeasurementFile<'a> {
     regime: RegimeFile,
 }
 
+/// A throughput phase with its cache regime (all workers' files together;
+/// derived, ignored on reading).
+#[derive(Serialize)]
+struct PhaseFile<'a> {
+    #[serde(flatten)]
+    phase: &'a PhaseResult,
+    regime: RegimeFile,
+}
+
 /// A measurement's cache regime, with its one-word code and whether it was
 /// served from a cache (derived; ignored on reading).
 #[derive(Serialize)]
@@ -234,7 +243,20 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                     summaries: pass_summaries(c, unit),
                 })
                 .collect(),
-            throughput,
+            throughput: throughput
+                .iter()
+                .map(|phase| PhaseFile {
+                    phase,
+                    regime: regime(
+                        config,
+                        environment,
+                        phase.pass,
+                        phase.file_bytes,
+                        phase.workers,
+                    )
+                    .into(),
+                })
+                .collect(),
             throughput_summaries: phase_summaries(throughput, unit),
             status,
         }

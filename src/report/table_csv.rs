@@ -84,14 +84,24 @@ impl Exporter for CsvReport {
             w.write_record(header)?;
             let run_of = |phase: &PhaseResult| repeated.then_some(phase.run);
             for phase in &result.throughput {
+                let code = regime(
+                    &result.config,
+                    &result.environment,
+                    phase.pass,
+                    phase.file_bytes,
+                    phase.workers,
+                )
+                .code();
                 w.serialize(ThroughputCsvRow {
                     run: run_of(phase),
+                    regime: code,
                     ..phase_row(phase, &result.config)
                 })?;
                 if tp.per_worker_lines {
                     for worker in &phase.results {
                         w.serialize(ThroughputCsvRow {
                             run: run_of(phase),
+                            regime: code,
                             ..worker_row(phase, worker, &result.config)
                         })?;
                     }
@@ -177,6 +187,7 @@ pub fn throughput_header(unit: OutputUnit) -> Vec<String> {
         format!("min_xfer_{xfer}"),
         rate.to_string(),
         format!("xfer_{xfer}"),
+        "regime".to_string(),
     ]);
     header
 }
@@ -204,6 +215,8 @@ struct ThroughputCsvRow {
     /// A worker's rate and transfer.
     rate: Option<String>,
     xfer: Option<String>,
+    /// The phase's cache regime (model::regime): all workers' files together.
+    regime: &'static str,
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
@@ -245,6 +258,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         .map(figure),
         rate: None,
         xfer: None,
+        regime: "",
         run: None,
     }
 }
@@ -270,6 +284,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         phase: Default::default(),
         rate: figure(w.rate(unit)),
         xfer: figure(w.xfer(unit)),
+        regime: "",
         run: None,
     }
 }
@@ -385,9 +400,9 @@ test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,c
         let result = throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "0", "-i", "1"]);
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         let expected = "\
-test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib
-0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,
-1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,
+test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib,regime
+0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,,unknown
+1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,,unknown
 ";
         assert_eq!(text, expected);
         // The same figures as the text's block.

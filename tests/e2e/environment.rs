@@ -22,6 +22,7 @@ pub fn tests() -> Vec<Test> {
         env_of_a_path_in_a_missing_directory_is_refused,
         every_cell_of_a_small_auto_run_is_in_the_regime_of_its_size,
         a_direct_io_run_has_no_cached_cell => [ODirect],
+        a_throughput_phase_is_judged_by_all_its_workers_files,
         dash_m_prints_the_settings_after_uname_and_the_html_marks_each_cell,
         two_runs_with_the_scheduler_switched_differ_by_exactly_the_scheduler => [Root, LoopDevice, Ext4],
     ]
@@ -202,6 +203,33 @@ fn every_cell_of_a_small_auto_run_is_in_the_regime_of_its_size() {
     // The text table keeps IOzone's layout: no regime in it.
     assert!(!printed.stdout.contains("regime"), "{}", printed.stdout);
     assert!(!printed.stdout.contains("cpu_cache"), "{}", printed.stdout);
+}
+
+fn a_throughput_phase_is_judged_by_all_its_workers_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-t", "2", "-s", "64k", "-r", "4k", "-i", "0", "-F", "a.tmp", "b.tmp", "--json", "r.json",
+        "--csv", "r.csv",
+    ];
+    ioz(dir.path(), &args).expect_code(0);
+    let run: Value = serde_json::from_slice(&fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+    let phases = run["throughput"].as_array().unwrap();
+    assert!(!phases.is_empty());
+    for p in phases {
+        let total = p["file_bytes"].as_u64().unwrap() * p["workers"].as_u64().unwrap();
+        let code = p["regime"]["code"].as_str().unwrap();
+        assert_eq!(code, expected_regime(&run["environment"], total), "{p}");
+    }
+    let mut csv = csv::Reader::from_path(dir.path().join("r.csv")).unwrap();
+    let column = csv
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "regime")
+        .unwrap();
+    for (row, p) in csv.records().zip(phases) {
+        assert_eq!(Some(&row.unwrap()[column]), p["regime"]["code"].as_str());
+    }
 }
 
 fn a_direct_io_run_has_no_cached_cell() {
