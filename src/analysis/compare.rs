@@ -19,6 +19,8 @@ use super::samples::{CellKey, SampleSet, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
 use crate::model::config::OutputUnit;
+use crate::model::env_facts::Difference;
+use crate::model::environment::Environment;
 use crate::model::workload::Pass;
 
 /// A difference is significant below this adjusted p-value.
@@ -43,6 +45,9 @@ pub struct Input {
 pub struct Side {
     pub input: Input,
     pub samples: SampleSet,
+    /// The machine it ran on, when the input recorded it (IOzone's
+    /// output does not).
+    pub environment: Option<Environment>,
 }
 
 /// What the user asked of the statistics.
@@ -151,6 +156,10 @@ pub struct Pair {
     /// Cells only one side has (not compared).
     pub only_in_base: usize,
     pub only_in_other: usize,
+    /// What differs between the baseline's environment and this input's,
+    /// setting by setting (empty: nothing); `None` when either input
+    /// recorded no environment.
+    pub environment_differences: Option<Vec<Difference>>,
 }
 
 /// The whole comparison.
@@ -242,7 +251,7 @@ pub fn compare(base: &Side, others: &[Side], options: Options) -> Result<Compari
     let higher = higher_is_better(unit);
     let pairs = others
         .iter()
-        .map(|side| pair(&base.samples, side, options, higher))
+        .map(|side| pair(base, side, options, higher))
         .collect();
     Ok(Comparison {
         unit,
@@ -255,7 +264,12 @@ pub fn compare(base: &Side, others: &[Side], options: Options) -> Result<Compari
     })
 }
 
-fn pair(base: &SampleSet, side: &Side, options: Options, higher: bool) -> Pair {
+fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
+    let base = &base_side.samples;
+    let environment_differences = match (&base_side.environment, &side.environment) {
+        (Some(old), Some(new)) => Some(old.differences(new)),
+        _ => None,
+    };
     let usable = |v: &Vec<f64>| -> Vec<f64> {
         v.iter()
             .copied()
@@ -289,6 +303,7 @@ fn pair(base: &SampleSet, side: &Side, options: Options, higher: bool) -> Pair {
         only_in_base: base.cells.len() - compared.min(base.cells.len()),
         only_in_other: side.samples.cells.len() - compared.min(side.samples.cells.len()),
         cells,
+        environment_differences,
     }
 }
 

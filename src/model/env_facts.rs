@@ -5,6 +5,8 @@
 //! A fact's value is `None` when the system could not tell: views show it
 //! as "unknown", never a guess.
 
+use serde::Serialize;
+
 use crate::model::environment::{DeviceInfo, Environment, FreePageReporting, TargetEnvironment};
 
 /// What a fact is about: the views group facts under these headings.
@@ -43,7 +45,7 @@ pub struct Fact {
 }
 
 /// A setting that differs between two environments.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Difference {
     pub name: String,
     /// `None`: unknown in that run (or absent from it).

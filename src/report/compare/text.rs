@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, Verdict};
 use crate::model::workload::Pass;
+use crate::report::environment_text::differences_lines;
 
 /// The text report; `colour`: ANSI colours for a terminal.
 pub fn render_text(c: &Comparison, colour: bool) -> String {
@@ -74,6 +75,18 @@ fn mark(v: Verdict) -> char {
     }
 }
 
+/// The pair's environment differences, a line each (report::environment_text),
+/// or why there are none to show.
+pub fn environment_lines(c: &Comparison, pair: &Pair) -> Vec<String> {
+    match &pair.environment_differences {
+        Some(diffs) => differences_lines(diffs),
+        None => vec![format!(
+            "environments: not compared ({} or {} records none: IOzone's output does not)",
+            c.baseline.label, pair.other.label
+        )],
+    }
+}
+
 fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
     let _ = writeln!(
         out,
@@ -82,6 +95,11 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         c.baseline.label,
         described(&pair.other)
     );
+    // What else differs between the machines, before any number: a
+    // comparison means little when more than the intended setting changed.
+    for line in environment_lines(c, pair) {
+        let _ = writeln!(out, "  {line}");
+    }
     let count = |v| pair.cells.iter().filter(|x| x.verdict == v).count();
     let _ = writeln!(
         out,
