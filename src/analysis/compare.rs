@@ -133,6 +133,10 @@ pub struct CellComparison {
     pub mann_whitney_p: Option<f64>,
     pub verdict: Verdict,
     pub basis: Basis,
+    /// The cell's cache regime on each side ("CPU cache", "page cache",
+    /// "device", "uncached (-I)"), when both inputs recorded it and they
+    /// differ: the two numbers then measure different things.
+    pub regimes_differ: Option<(String, String)>,
 }
 
 impl CellComparison {
@@ -287,7 +291,12 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
         if b.is_empty() || o.is_empty() {
             continue;
         }
-        cells.push(cell(*key, &b, &o));
+        let mut compared = cell(*key, &b, &o);
+        compared.regimes_differ = match (base.regimes.get(key), side.samples.regimes.get(key)) {
+            (Some(old), Some(new)) if old.code() != new.code() => Some((old.words(), new.words())),
+            _ => None,
+        };
+        cells.push(compared);
     }
     let adjusted = adjust(
         options.adjust,
@@ -335,6 +344,7 @@ fn cell(key: CellKey, base: &[f64], other: &[f64]) -> CellComparison {
         } else {
             Basis::BandOnly
         },
+        regimes_differ: None,
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
 use super::svg::{SERIES, mean_sd_bars, mountain, percent_bars, ratio_heat, verdict_colour};
-use super::text::environment_lines;
+use super::text::{environment_lines, regime_line};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
 use crate::model::workload::Pass;
 use crate::report::plots::{PlainAxis, number};
@@ -69,7 +69,10 @@ pub fn render_html(c: &Comparison) -> String {
             esc(&pair.other.label),
             esc(&c.baseline.label)
         );
-        for line in environment_lines(c, pair) {
+        for line in environment_lines(c, pair)
+            .into_iter()
+            .chain(regime_line(pair))
+        {
             let _ = write!(h, "<li>{}</li>", esc(&line));
         }
         h.push_str("</ul>");

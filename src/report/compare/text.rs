@@ -75,6 +75,32 @@ fn mark(v: Verdict) -> char {
     }
 }
 
+/// The cells whose cache regime differs between the two inputs, in one
+/// line (the first few named), or `None` when every regime agrees.
+pub fn regime_line(pair: &Pair) -> Option<String> {
+    const NAMED: usize = 4;
+    let differ: Vec<String> = pair
+        .cells
+        .iter()
+        .filter_map(|x| {
+            let (old, new) = x.regimes_differ.as_ref()?;
+            Some(format!("{}: {old} → {new}", cell_name(&x.cell)))
+        })
+        .collect();
+    if differ.is_empty() {
+        return None;
+    }
+    let more = match differ.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!("; and {n} more"),
+    };
+    Some(format!(
+        "warning: {} cell(s) in different cache regimes, whose numbers measure different things: {}{more}",
+        differ.len(),
+        differ[..differ.len().min(NAMED)].join("; ")
+    ))
+}
+
 /// The pair's environment differences, a line each (report::environment_text),
 /// or why there are none to show.
 pub fn environment_lines(c: &Comparison, pair: &Pair) -> Vec<String> {
@@ -110,6 +136,9 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         count(Verdict::Same),
         only_in(c, pair)
     );
+    if let Some(line) = regime_line(pair) {
+        let _ = writeln!(out, "  {line}");
+    }
     let band_only = pair
         .cells
         .iter()
