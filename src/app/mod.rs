@@ -6,6 +6,7 @@ mod cluster;
 mod cluster_rank;
 mod compare;
 mod compare_inputs;
+mod env;
 mod output;
 mod progress;
 mod report;
@@ -45,5 +46,6 @@ fn dispatch(command: Command) -> Exit {
         Command::Report(request) => report::report(request),
         Command::CompareHelp => output::print_text(&compare_help_text(), "the help"),
         Command::Compare(request) => compare::compare(request),
+        Command::Env(command) => env::env(command),
     }
 }
