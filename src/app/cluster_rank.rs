@@ -21,6 +21,10 @@ use crate::system::cluster::{Launcher, Peers};
 use crate::system::signals::{self, StopFlag};
 use crate::system::{environment, host, time};
 
+/// The rank named here panics after its first phase (tests/e2e/cluster.rs
+/// proves with it that a panicking rank ends the job).
+const PANIC_RANK_VARIABLE: &str = "IOZ_TEST_PANIC_RANK";
+
 /// Runs this rank of the job `launcher` started, and says how it ended.
 pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
     let job: MpiJob = match mpi::start(launcher) {
@@ -30,8 +34,8 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
             return Exit::Usage;
         }
     };
-    abort_the_job_on_panic();
     let peers = &job.peers;
+    abort_the_job_on_panic(peers.rank(), peers.host().to_string());
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             if peers.rank() == 0 {
@@ -50,10 +54,14 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
 
 /// A panicking rank would leave the others waiting for it in their next
 /// collective call: say what happened, then end the whole job.
-fn abort_the_job_on_panic() {
+fn abort_the_job_on_panic(rank: u32, host: String) {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         default(info);
+        say(format_args!(
+            "rank {rank} on {host} panicked: removing its files and ending the job"
+        ));
+        signals::remove_registered_files();
         mpi::abort_job(101);
     }));
 }
@@ -167,9 +175,15 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
     if speaks {
-        out.put(&text.opening(&started, time_resolution_ns));
+        out.put(&text.opening(&environment, &started, time_resolution_ns));
     }
+    // Fault injection for the end-to-end tests: this rank panics after its
+    // first phase, while the others already wait for it at the next barrier.
+    let panics = std::env::var(PANIC_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string());
     let outcome = runner::measure_across(&mine, &stop, &across, |event| {
+        if panics && matches!(event, Event::PhaseDone { .. }) {
+            panic!("{PANIC_RANK_VARIABLE} asked rank {rank} to panic");
+        }
         if !speaks {
             return Ok(());
         }

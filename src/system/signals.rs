@@ -218,6 +218,17 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
+    remove_registered_files();
+    // nix has no _exit, and std::process::exit runs atexit handlers, which
+    // are not async-signal-safe.
+    // SAFETY: _exit takes a plain integer, never returns, and is
+    // async-signal-safe.
+    unsafe { libc::_exit(128 + signal) }
+}
+
+/// Removes the registered test files that are still ioz's (a panicking
+/// rank's last act before it ends the job). Async-signal-safe.
+pub fn remove_registered_files() {
     if let Some(removals) = EMERGENCY_REMOVALS
         .get()
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
@@ -237,11 +248,6 @@ fn leave_now(signal: i32) -> ! {
             }
         }
     }
-    // nix has no _exit, and std::process::exit runs atexit handlers, which
-    // are not async-signal-safe.
-    // SAFETY: _exit takes a plain integer, never returns, and is
-    // async-signal-safe.
-    unsafe { libc::_exit(128 + signal) }
 }
 
 impl StopFlag {

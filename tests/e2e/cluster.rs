@@ -5,7 +5,10 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::fixtures::cluster::{host_name, mpirun_ioz, ranks_left};
+use crate::fixtures::cluster::{
+    MPI_BIN_VARIABLE, host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left,
+};
+use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, assert_refused, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -17,6 +20,10 @@ pub fn tests() -> Vec<Test> {
         four_ranks_remove_their_files_and_leave_no_process => [Mpi],
         the_first_rank_to_finish_stonewalls_a_slowed_one => [Mpi],
         workers_that_ranks_cannot_share_evenly_are_refused_once => [Mpi],
+        an_io_error_on_one_rank_ends_the_job_naming_rank_and_host => [Mpi, FlipShim],
+        a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
+        sigint_or_sigterm_to_mpirun_removes_every_rank_s_files => [Mpi],
+        a_binary_under_another_mpi_s_launcher_is_refused => [Mpi],
     ]
 }
 
@@ -111,6 +118,9 @@ fn four_ranks_write_and_read_their_own_files_phase_by_phase() {
             "-C",
             "-w",
             "-R",
+            // Without stonewalling every rank moves all its bytes (with it,
+            // on 2 loaded cores, one rank can finish before another starts).
+            "-x",
             "-f",
             base.to_str().unwrap(),
             "--json",
@@ -191,7 +201,7 @@ fn four_ranks_remove_their_files_and_leave_no_process() {
     );
     expect(&r, 0);
     assert_eq!(list_dir(d), Vec::<String>::new(), "{}", r.stdout);
-    assert_eq!(ranks_left(), Vec::<u32>::new());
+    assert_eq!(ranks_left(d), Vec::<u32>::new());
 }
 
 fn the_first_rank_to_finish_stonewalls_a_slowed_one() {
@@ -248,4 +258,140 @@ fn workers_that_ranks_cannot_share_evenly_are_refused_once() {
     );
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+/// The `ioz: ` lines of a job's stderr, its warnings left out (mpirun's
+/// own report of a failed job is not ioz's).
+fn ioz_errors(r: &Run) -> Vec<&str> {
+    r.stderr
+        .lines()
+        .filter(|l| l.starts_with("ioz: ") && !l.starts_with("ioz: warning"))
+        .collect()
+}
+
+fn an_io_error_on_one_rank_ends_the_job_naming_rank_and_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let shim = shim().to_str().unwrap().to_string();
+    let preload = format!("LD_PRELOAD={shim}");
+    // Only rank 2's file ends in "t.tmp": the shim corrupts its second read
+    // (record 1 of the read pass), which -V finds.
+    let r = run(&mut mpirun_command(
+        d,
+        4,
+        &["-x", &preload, "-x", "FLIP_CALL=2", "-x", "FLIP_BYTE=100"],
+        &[
+            "-t", "4", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-x", "-V", "165", "-F",
+            "a", "b", "c-t.tmp", "e",
+        ],
+    ));
+    expect(&r, 1);
+    let host = host_name();
+    let errors = ioz_errors(&r);
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].starts_with(&format!(
+            "ioz: rank 2 on {host}: worker 0: verify the data read from c-t.tmp at offset 65536 \
+             during the read pass: data mismatch (-V 165)"
+        )),
+        "{}",
+        errors[0]
+    );
+    // The phases before it were printed, the failed one not.
+    assert!(r.stdout.contains("4 rewriters"), "{}", r.stdout);
+    assert!(!r.stdout.contains("4 readers"), "{}", r.stdout);
+    assert_eq!(list_dir(d), Vec::<String>::new());
+    assert_eq!(ranks_left(d), Vec::<u32>::new());
+}
+
+fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let started = std::time::Instant::now();
+    // Rank 2 panics after the write phase, while the others wait for it at
+    // the next phase's barrier.
+    let r = run(&mut mpirun_command(
+        d,
+        4,
+        &["-x", "IOZ_TEST_PANIC_RANK=2"],
+        &["-t", "4", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1"],
+    ));
+    expect(&r, 101);
+    // Ended by the panic hook, long before mpirun's time limit.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let host = host_name();
+    assert!(
+        r.stderr.contains(&format!(
+            "ioz: rank 2 on {host} panicked: removing its files and ending the job"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("MPI_ABORT was invoked on rank 2"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(list_dir(d), Vec::<String>::new(), "LEFT {}", r.stderr);
+    assert_eq!(ranks_left(d), Vec::<u32>::new());
+}
+
+fn sigint_or_sigterm_to_mpirun_removes_every_rank_s_files() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // -d: worker i (rank i) waits i × 20 s before it starts, so the
+        // job is under way, its files made, when the signal comes.
+        let child = mpirun_command(
+            d,
+            4,
+            &[],
+            &[
+                "-t", "4", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-d", "20000000",
+            ],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while list_dir(d).len() < 4 {
+            assert!(std::time::Instant::now() < deadline, "no files made");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // Past the start of the phase on every rank.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // SAFETY: our own child, still running.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "signal {signal}: {out:?}");
+        assert_eq!(
+            list_dir(d),
+            Vec::<String>::new(),
+            "signal {signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(ranks_left(d), Vec::<u32>::new(), "signal {signal}");
+    }
+}
+
+fn a_binary_under_another_mpi_s_launcher_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // As MPICH's mpiexec would start it: PMI_SIZE says 4 ranks, but Open
+    // MPI's library sees a job of one.
+    let r = run(Command::new(ioz_mpi())
+        .args(["-t", "4", "-s", "64k", "-r", "4k", "-i", "0"])
+        .env("PMI_SIZE", "4")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .current_dir(dir.path()));
+    let line = assert_refused(
+        &r,
+        "started by a launcher of 4 ranks (PMI_SIZE is set) but MPI sees 1",
+    );
+    assert!(
+        line.contains("built with another MPI than the launcher's"),
+        "{line}"
+    );
+    let _ = MPI_BIN_VARIABLE;
 }
