@@ -5,13 +5,31 @@
 
 use std::ffi::OsString;
 
+#[cfg(not(feature = "mpi"))]
 use super::output::say;
 use crate::error::Exit;
+use crate::model::config::RunConfig;
 use crate::system::cluster::{self, BUILD_HINT};
+
+/// IOzone's options for its own cluster clients (started by rsh, talking
+/// back over TCP): ioz's clients are MPI ranks instead.
+const CLIENT_SIDE_FLAGS: &[&str] = &["-+c", "-+s", "-+i", "-+h"];
 
 /// What cluster mode makes of this command line: nothing (an ordinary
 /// run), or how it ended.
 pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
+    if let Some(flag) = args.iter().skip(1).find(|a| {
+        CLIENT_SIDE_FLAGS
+            .iter()
+            .any(|f| a.as_encoded_bytes() == f.as_bytes())
+    }) {
+        super::output::say(format_args!(
+            "{}: ioz has no cluster client to start by hand: its clients are MPI ranks, \
+             started by mpirun (ioz -+m clientfile -t N …, or mpirun -np N ioz -t N …)",
+            flag.to_string_lossy()
+        ));
+        return Some(Exit::Usage);
+    }
     let launcher = cluster::launcher();
     let client_file = client_file_option(args);
     if launcher.is_none() && client_file.is_none() {
@@ -31,12 +49,41 @@ pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
         let _ = BUILD_HINT;
         match (launcher, client_file) {
             (Some(launcher), _) => Some(super::cluster_rank::run(&launcher, args.to_vec())),
-            (None, _) => {
-                say("-+m is not done yet");
-                Some(Exit::Usage)
+            (None, Some((at, file))) => {
+                Some(super::cluster_launch::launch(args, at, file.as_ref()))
             }
+            (None, None) => None,
         }
     }
+}
+
+/// Why `config` cannot run across `ranks` ranks, if it cannot.
+pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
+    let Some(tp) = &config.throughput else {
+        return Some(
+            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
+        );
+    };
+    if tp.worker_counts.len() != 1 {
+        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
+    }
+    let workers = tp.worker_counts[0];
+    if workers % ranks != 0 {
+        return Some(format!(
+            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
+             multiple of {ranks}"
+        ));
+    }
+    if tp.constant_total {
+        return Some("-+k is not done across ranks yet".into());
+    }
+    if tp.shared_file {
+        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
+    }
+    if config.variations.offset_latency_files {
+        return Some("-Q is not done across ranks yet".into());
+    }
+    None
 }
 
 /// `-+m FILE` (or `-+mFILE`): where it is in `args`, and the file, if given.

@@ -7,6 +7,7 @@
 
 use std::ffi::OsString;
 
+use super::cluster_launch::CLIENT_FILE_VARIABLE;
 use super::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
@@ -66,35 +67,6 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
     }));
 }
 
-/// Why `config` cannot run across `ranks` ranks, if it cannot.
-fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
-    let Some(tp) = &config.throughput else {
-        return Some(
-            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
-        );
-    };
-    if tp.worker_counts.len() != 1 {
-        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
-    }
-    let workers = tp.worker_counts[0];
-    if workers % ranks != 0 {
-        return Some(format!(
-            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
-             multiple of {ranks}"
-        ));
-    }
-    if tp.constant_total {
-        return Some("-+k is not done across ranks yet".into());
-    }
-    if tp.shared_file {
-        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
-    }
-    if config.variations.offset_latency_files {
-        return Some("-Q is not done across ranks yet".into());
-    }
-    None
-}
-
 /// The share of `config` that rank `rank` of `ranks` runs: its workers (as
 /// threads) and their files, named as the whole job names them (worker i of
 /// rank r is the job's worker r × per-rank + i). Only rank 0 writes the
@@ -103,8 +75,19 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
     let mut mine = config.clone();
     if let (Some(job), Some(tp)) = (&config.throughput, mine.throughput.as_mut()) {
         let per_rank = job.worker_counts[0] / ranks;
+        // -+m's client file names this client's test file (fourth column):
+        // the file of its worker, or with several `<file>.<i>`.
+        let client_file = std::env::var_os(CLIENT_FILE_VARIABLE).map(std::path::PathBuf::from);
         tp.files = (0..per_rank)
-            .map(|i| job.worker_path(&config.path, rank * per_rank + i))
+            .map(|i| match &client_file {
+                Some(f) if per_rank == 1 => f.clone(),
+                Some(f) => {
+                    let mut name = f.clone().into_os_string();
+                    name.push(format!(".{i}"));
+                    name.into()
+                }
+                None => job.worker_path(&config.path, rank * per_rank + i),
+            })
             .collect();
         tp.worker_counts = vec![per_rank];
         tp.first_worker = rank * per_rank;
@@ -122,7 +105,7 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let rank = peers.rank();
     let speaks = rank == 0;
-    if let Some(why) = refusal(&config, peers.size()) {
+    if let Some(why) = super::cluster::refusal(&config, peers.size()) {
         if speaks {
             say(why);
         }

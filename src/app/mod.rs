@@ -2,6 +2,7 @@
 //! the exit status every ending maps to.
 
 mod cluster;
+mod cluster_launch;
 #[cfg(feature = "mpi")]
 mod cluster_rank;
 mod compare;

@@ -24,6 +24,10 @@ pub fn tests() -> Vec<Test> {
         a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
         sigint_or_sigterm_to_mpirun_removes_every_rank_s_files => [Mpi],
         a_binary_under_another_mpi_s_launcher_is_refused => [Mpi],
+        iozone_s_client_side_flags_are_refused_with_one_line,
+        plus_m_runs_a_rank_per_client_line_in_its_directory => [Mpi],
+        plus_m_dry_run_prints_the_mpirun_command_and_the_appfile => [Mpi],
+        bad_client_files_are_refused_with_one_line => [Mpi],
     ]
 }
 
@@ -394,4 +398,140 @@ fn a_binary_under_another_mpi_s_launcher_is_refused() {
         "{line}"
     );
     let _ = MPI_BIN_VARIABLE;
+}
+
+fn iozone_s_client_side_flags_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["-+c", "-+s", "-+i", "-+h"] {
+        let r = run(Command::new(IOZ)
+            .args(["-t", "2", "-s", "64k", flag, "node1"])
+            .current_dir(dir.path()));
+        let line = assert_refused(&r, "its clients are MPI ranks, started by mpirun");
+        assert!(line.starts_with(&format!("ioz: {flag}: ")), "{line}");
+    }
+}
+
+/// A client file naming this host `lines` times, each line with its
+/// working directory and, where given, its test file.
+fn client_file(dir: &Path, lines: &[(&Path, Option<&str>)]) -> std::path::PathBuf {
+    let mut text = String::from("# host  workdir  ioz  [test file]\n\n");
+    for (workdir, file) in lines {
+        text.push_str(&format!(
+            "localhost {} {} {}  # a client\n",
+            workdir.display(),
+            ioz_mpi(),
+            file.unwrap_or("")
+        ));
+    }
+    let path = dir.join("clients");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn plus_m_runs_a_rank_per_client_line_in_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (w1, w2) = (d.join("w1"), d.join("w2"));
+    fs::create_dir(&w1).unwrap();
+    fs::create_dir(&w2).unwrap();
+    let clients = client_file(d, &[(&w1, None), (&w2, Some("mine.dat"))]);
+    let r = run(Command::new(ioz_mpi())
+        .args([
+            "-t", "2", "-s", "128k", "-r", "16k", "-i", "0", "-C", "-w", "-x",
+        ])
+        .arg("-+m")
+        .arg(&clients)
+        .args(["-b", "r.xls"])
+        .current_dir(d));
+    expect(&r, 0);
+    let host = host_name();
+    let lines = child_lines(&r.stdout, "2 initial writers");
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    for (rank, line) in lines.iter().enumerate() {
+        assert!(
+            line.ends_with(&format!(", rank {rank} on {host}")),
+            "{line}"
+        );
+        assert_eq!(xfer_kb(line), 128.0, "{line}");
+    }
+    // Each rank in its client's directory, on its client's test file.
+    assert_eq!(list_dir(&w1), ["ioz.tmp.0"]);
+    assert_eq!(list_dir(&w2), ["mine.dat"]);
+    assert_eq!(file_len(&w2.join("mine.dat")), 128 << 10);
+    // Rank 0's result file where the user is; the appfile gone.
+    assert!(file_len(&d.join("r.xls")) > 0);
+    assert_eq!(ranks_left(&w1), Vec::<u32>::new());
+}
+
+fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let clients = client_file(
+        d,
+        &[(Path::new("/w1"), None), (Path::new("/w2"), Some("f2"))],
+    );
+    let r = run(Command::new(ioz_mpi())
+        .args(["-t", "4", "-s", "1m", "-i", "0", "-+m"])
+        .arg(&clients)
+        .arg("--dry-run")
+        .current_dir(d));
+    expect(&r, 0);
+    let bin = ioz_mpi();
+    let root = if crate::fixtures::is_root() {
+        "--allow-run-as-root "
+    } else {
+        ""
+    };
+    assert_eq!(
+        r.stdout,
+        format!(
+            "mpirun {root}--timeout 86400 --mca mpi_yield_when_idle 1 --app APPFILE\n\
+             # APPFILE\n\
+             -np 1 --host localhost:2 --wdir /w1 {bin} -t 4 -s 1m -i 0\n\
+             -np 1 --host localhost:2 --wdir /w2 -x IOZ_CLIENT_TEST_FILE=f2 {bin} -t 4 -s 1m -i 0\n"
+        )
+    );
+    // Nothing started, nothing written.
+    assert_eq!(list_dir(d), ["clients"]);
+}
+
+fn bad_client_files_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let refused_with = |text: Option<&str>, args: &[&str], part: &str| {
+        let clients = d.join("clients");
+        let _ = fs::remove_file(&clients);
+        if let Some(text) = text {
+            fs::write(&clients, text).unwrap();
+        }
+        let r = run(Command::new(ioz_mpi())
+            .args(args)
+            .arg("-+m")
+            .arg(&clients)
+            .current_dir(d));
+        assert_refused(&r, part).to_string()
+    };
+    let tp = ["-t", "2", "-s", "64k", "-i", "0"];
+    refused_with(None, &tp, "No such file or directory");
+    refused_with(Some("# none\n"), &tp, "no client in it");
+    refused_with(
+        Some("localhost /tmp\n"),
+        &tp,
+        "line 1: give a host, its working directory",
+    );
+    let one = format!(
+        "localhost /tmp {}\nlocalhost /tmp {}\n",
+        ioz_mpi(),
+        ioz_mpi()
+    );
+    refused_with(
+        Some(&one),
+        &["-s", "64k"],
+        "cluster mode runs throughput mode",
+    );
+    refused_with(
+        Some(&one),
+        &["-t", "3", "-s", "64k"],
+        "cannot be shared evenly by 2 ranks",
+    );
 }
