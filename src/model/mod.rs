@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod environment;
+pub mod histogram;
 pub mod host;
 pub mod identity;
 pub mod latency;
