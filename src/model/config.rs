@@ -328,6 +328,9 @@ pub struct RunConfig {
     /// Engines, cache and timing controls, verification (IOzone's I/O variations).
     #[serde(default)]
     pub variations: IoVariations,
+    /// `--latency`, `--percentiles`, `-+z`, `-+O`, `-+T`: per-operation timing.
+    #[serde(default)]
+    pub latency: crate::model::latency::LatencyOptions,
     /// `-X`/`-Y`: a summary of the telemetry files the run replays, filled in
     /// when they are read before the run (the command line only names them).
     /// The file size is then the largest end over them (`sizes` holds it, with

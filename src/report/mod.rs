@@ -6,6 +6,7 @@
 
 pub mod files;
 pub mod html;
+pub mod iozone_files;
 pub mod json;
 pub mod latency_files;
 pub mod layout;

@@ -245,6 +245,7 @@ mod tests {
             workers: 1,
             bytes: file_kb << 10,
             records: file_kb / rec_kb,
+            latency: None,
             elapsed_ns,
             cpu_user_ns: 7,
             cpu_system_ns: 11,

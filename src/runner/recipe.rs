@@ -215,6 +215,9 @@ impl<'a> Recipe<'a> {
             size,
             check,
             record_latencies: v.offset_latency_files,
+            latency_histogram: config.latency.histograms,
+            iozone_bands: config.latency.iozone_histograms,
+            pace_ns: config.latency.pace_ns(),
             counts_operations: self.replay.is_some(),
             mix_roles: (pass == Pass::RandomMix).then(|| config.mix_roles()),
         }
@@ -408,6 +411,12 @@ pub(crate) struct PassRecipe {
     pub check: CheckKind,
     /// `-Q`: time every operation.
     pub record_latencies: bool,
+    /// `--latency`: every operation in a histogram.
+    pub latency_histogram: bool,
+    /// `-+z`: every operation in IOzone's buckets.
+    pub iozone_bands: bool,
+    /// `-+O`: the least time from one operation's start to the next's, ns.
+    pub pace_ns: u64,
     /// Telemetry: a replayed operation is not a record, so throughput
     /// workers count operations instead of whole records.
     pub counts_operations: bool,

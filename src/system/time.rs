@@ -5,11 +5,23 @@ use std::time::Instant;
 
 /// The current local time as ctime(3) writes it, without the newline.
 pub fn ctime_now() -> String {
+    // SAFETY: time(NULL) only returns the time.
+    ctime_at(unsafe { libc::time(std::ptr::null_mut()) })
+}
+
+/// The wall-clock time `ago_ns` before now, as ctime(3) writes it (`-+T`).
+pub fn ctime_ago(ago_ns: u64) -> String {
+    // SAFETY: time(NULL) only returns the time.
+    let now = unsafe { libc::time(std::ptr::null_mut()) };
+    ctime_at(now - (ago_ns / 1_000_000_000) as libc::time_t)
+}
+
+/// A Unix time as ctime(3) writes it, local time, without the newline.
+fn ctime_at(when: libc::time_t) -> String {
     let mut buf = [0 as libc::c_char; 64];
     // SAFETY: ctime_r writes at most 26 bytes into a buffer of 64.
     unsafe {
-        let now = libc::time(std::ptr::null_mut());
-        if libc::ctime_r(&now, buf.as_mut_ptr()).is_null() {
+        if libc::ctime_r(&when, buf.as_mut_ptr()).is_null() {
             return String::from("unknown");
         }
         std::ffi::CStr::from_ptr(buf.as_ptr())

@@ -338,6 +338,7 @@ mod tests {
             worker,
             bytes,
             records: bytes >> 16,
+            latency: None,
             elapsed_ns: 1_000_000_000,
             start_after_release_ns: 0,
             end_after_release_ns: 1_000_000_000,
@@ -353,6 +354,7 @@ mod tests {
             record_bytes: 64 << 10,
             parent_elapsed_ns: 2_000_000_000,
             stonewall: false,
+            latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
         }];
         let html = render_html(&r).unwrap();
