@@ -12,6 +12,8 @@ use std::io;
 
 use serde::Serialize;
 
+mod latency;
+
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::result::{PhaseResult, RunResult, WorkerResult};
@@ -71,7 +73,10 @@ impl Exporter for CsvReport {
                     }
                 }
             }
-            return w.into_inner().map_err(|e| io::Error::other(e.to_string()));
+            let table = w
+                .into_inner()
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            return latency::with_latency_columns(table, result);
         }
         w.write_record(CSV_HEADER)?;
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
@@ -91,7 +96,10 @@ impl Exporter for CsvReport {
                 micros_per_op: m.micros_per_op(),
             })?;
         }
-        w.into_inner().map_err(|e| io::Error::other(e.to_string()))
+        let table = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        latency::with_latency_columns(table, result)
     }
 }
 
