@@ -82,6 +82,35 @@ pub fn latency_table(result: &RunResult) -> String {
     s
 }
 
+/// `-+O`: the rate each pass or phase achieved against the limit, in
+/// operations per second per worker (a phase: its slowest and fastest worker).
+pub fn rate_lines(result: &RunResult) -> String {
+    let Some(limit) = result.config.latency.rate_limit else {
+        return String::new();
+    };
+    let mut s = format!(
+        "\nOperation rate achieved (-+O {limit}: at most {limit} per second per worker):\n"
+    );
+    for m in result.cells.iter().flat_map(|c| &c.measurements) {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>10.1} ops/sec",
+            m.pass.name().replace(' ', "_"),
+            m.records as f64 * 1e9 / m.elapsed_ns.max(1) as f64
+        );
+    }
+    for phase in &result.throughput {
+        let rates = phase
+            .results
+            .iter()
+            .map(|w| w.records as f64 * 1e9 / w.elapsed_ns.max(1) as f64);
+        let (min, max) = rates.fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(r), hi.max(r)));
+        let name = format!("{}({})", phase.pass.name().replace(' ', "_"), phase.workers);
+        let _ = writeln!(s, "{name:<16} {min:>10.1} to {max:.1} ops/sec per worker");
+    }
+    s
+}
+
 /// What the numbers are: the unit, and for engines with requests in flight
 /// that a latency runs from submission to completion.
 fn heading(config: &RunConfig) -> String {

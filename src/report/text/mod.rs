@@ -77,10 +77,12 @@ impl<'a> LiveText<'a> {
                 s.push_str(&throughput_report(&result.throughput, self.config));
             }
             s.push_str(&latency::latency_table(result));
+            s.push_str(&latency::rate_lines(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&latency::latency_table(result));
+            s.push_str(&latency::rate_lines(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
             if self.config.excel_report {
