@@ -166,7 +166,7 @@ fn run_cell(
                 on_event(Event::PassDone {
                     measurement: &m,
                     latencies: latencies.as_deref(),
-                    bands: bands.as_ref(),
+                    bands: bands.as_deref(),
                 })?;
                 row.measurements.push(m);
                 pause_between_tests(cell);
@@ -187,7 +187,7 @@ pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
 
 enum PassEnd {
     /// With -Q each operation's latency, with -+z the IOzone buckets.
-    Measured(Measurement, Option<Vec<OpLatency>>, Option<IozoneBands>),
+    Measured(Measurement, Option<Vec<OpLatency>>, Option<Box<IozoneBands>>),
     Interrupted(i32),
 }
 
@@ -248,7 +248,7 @@ impl WithEngine for SinglePass<'_> {
         Ok(PassEnd::Measured(
             measurement,
             ready.latencies(ops),
-            ready.bands().cloned(),
+            ready.bands().cloned().map(Box::new),
         ))
     }
 }
