@@ -217,6 +217,8 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
     } else {
         0
     };
+    // -+O: when the operation under way was due to start.
+    let mut scheduled = started;
     for op in ops {
         if let Some(why) = stops.check() {
             progress.stopped = Some(why);
@@ -244,15 +246,21 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
         };
         if TIMED {
             let ended = crate::engine::clock::now_ns();
-            let took = ended - started;
-            io.timing.record(took);
-            started = if took < io.timing.pace_ns {
-                // -+O: the rest of this operation's share of the second is
-                // slept away, outside the next operation's latency.
-                pace(started + io.timing.pace_ns, &stops)
-            } else {
-                ended
-            };
+            io.timing.record(ended - started);
+            started = ended;
+            if io.timing.pace_ns > 0 {
+                // -+O: the next operation is due one interval after this
+                // one was; the wait is slept away outside its latency. Due
+                // times follow the schedule (a late wake-up is not carried
+                // over), and a late operation starts the schedule anew.
+                let due = scheduled + io.timing.pace_ns;
+                if ended < due {
+                    started = pace(due, &stops);
+                    scheduled = due;
+                } else {
+                    scheduled = ended;
+                }
+            }
         }
         if let Err(error) = result {
             return Err(LoopFailure::of(op, error));

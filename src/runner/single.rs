@@ -187,7 +187,11 @@ pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
 
 enum PassEnd {
     /// With -Q each operation's latency, with -+z the IOzone buckets.
-    Measured(Measurement, Option<Vec<OpLatency>>, Option<Box<IozoneBands>>),
+    Measured(
+        Measurement,
+        Option<Vec<OpLatency>>,
+        Option<Box<IozoneBands>>,
+    ),
     Interrupted(i32),
 }
 

@@ -159,10 +159,11 @@ mod tests {
                 "test", "kB", "reclen", "ops", "min", "p50", "p99", "p99.9", "max"
             ]
         );
+        // 2000 ns falls in the bucket 2000..=2015: its middle, 2007 ns.
         assert_eq!(
             lines[3].split_whitespace().collect::<Vec<_>>(),
             [
-                "write", "64", "4", "4", "1.00", "2.00", "40.00", "40.00", "40.00"
+                "write", "64", "4", "4", "1.00", "2.01", "40.00", "40.00", "40.00"
             ]
         );
         assert_eq!(lines.len(), 4, "the rewrite had no histogram: no row");
