@@ -46,6 +46,7 @@ use std::time::Instant;
 use ioz::data::buffer::{AlignedBuf, fill};
 use ioz::data::pattern::{random_permutation, strided};
 use ioz::model::config::DataPattern;
+use ioz::model::workload::{Direction, Pass, TestId};
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.97;
@@ -129,7 +130,7 @@ impl Test {
     /// The `-i` tests of the ioz run that measures this one: test 0 makes
     /// the file, then the test that holds the pass.
     fn ioz_tests(self) -> &'static [u32] {
-        match self.pass().test() {
+        match self.pass().test().number() {
             0 => &[0],
             1 => &[0, 1],
             2 => &[0, 2],
@@ -144,91 +145,12 @@ impl Test {
     }
 }
 
-/// Every pass of the tests the bench runs, as ioz names them in its JSON.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Pass {
-    Write,
-    Rewrite,
-    Read,
-    Reread,
-    RandomRead,
-    RandomWrite,
-    BackwardRead,
-    RecordRewrite,
-    StrideRead,
-    Fwrite,
-    Frewrite,
-    Pwrite,
-    Repwrite,
-    Pread,
-    Repread,
-}
-
-impl Pass {
-    fn json_name(self) -> &'static str {
-        match self {
-            Pass::Write => "write",
-            Pass::Rewrite => "rewrite",
-            Pass::Read => "read",
-            Pass::Reread => "reread",
-            Pass::RandomRead => "random_read",
-            Pass::RandomWrite => "random_write",
-            Pass::BackwardRead => "backward_read",
-            Pass::RecordRewrite => "record_rewrite",
-            Pass::StrideRead => "stride_read",
-            Pass::Fwrite => "fwrite",
-            Pass::Frewrite => "frewrite",
-            Pass::Pwrite => "pwrite",
-            Pass::Repwrite => "repwrite",
-            Pass::Pread => "pread",
-            Pass::Repread => "repread",
-        }
-    }
-
-    fn test(self) -> u32 {
-        match self {
-            Pass::Write | Pass::Rewrite => 0,
-            Pass::Read | Pass::Reread => 1,
-            Pass::RandomRead | Pass::RandomWrite => 2,
-            Pass::BackwardRead => 3,
-            Pass::RecordRewrite => 4,
-            Pass::StrideRead => 5,
-            Pass::Fwrite | Pass::Frewrite => 6,
-            Pass::Pwrite | Pass::Repwrite => 9,
-            Pass::Pread | Pass::Repread => 10,
-        }
-    }
-
-    /// The passes of `-i test`, in the order ioz runs them (single mode:
-    /// test 3's second, unreported pass is not IOzone's in ioz).
-    fn of_test(test: u32) -> &'static [Pass] {
-        match test {
-            0 => &[Pass::Write, Pass::Rewrite],
-            1 => &[Pass::Read, Pass::Reread],
-            2 => &[Pass::RandomRead, Pass::RandomWrite],
-            3 => &[Pass::BackwardRead],
-            4 => &[Pass::RecordRewrite],
-            5 => &[Pass::StrideRead],
-            6 => &[Pass::Fwrite, Pass::Frewrite],
-            9 => &[Pass::Pwrite, Pass::Repwrite],
-            10 => &[Pass::Pread, Pass::Repread],
-            t => unreachable!("no bench run for test {t}"),
-        }
-    }
-
-    fn writes(self) -> bool {
-        matches!(
-            self,
-            Pass::Write
-                | Pass::Rewrite
-                | Pass::RandomWrite
-                | Pass::RecordRewrite
-                | Pass::Fwrite
-                | Pass::Frewrite
-                | Pass::Pwrite
-                | Pass::Repwrite
-        )
-    }
+/// The pass's name in ioz's JSON (model::workload::Pass, as serde writes it).
+fn json_name(pass: Pass) -> String {
+    serde_json::to_value(pass)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .expect("a pass serialises as its name")
 }
 
 /// Which time a rate is measured over.
@@ -330,8 +252,8 @@ fn run_ioz(path: &Path, size_mb: u64, record: u64, test: Test) -> Timing {
         .as_array()
         .expect("measurements")
         .iter()
-        .find(|m| m["pass"] == test.pass().json_name())
-        .unwrap_or_else(|| panic!("no {} pass in ioz's JSON", test.pass().json_name()));
+        .find(|m| m["pass"] == json_name(test.pass()))
+        .unwrap_or_else(|| panic!("no {} pass in ioz's JSON", json_name(test.pass())));
     let num = |k: &str| m[k].as_u64().unwrap_or_else(|| panic!("no {k} in {m}"));
     Timing {
         bytes: num("bytes"),
@@ -398,7 +320,7 @@ impl Bare {
     fn pass(&mut self, pass: Pass) -> Timing {
         let mut flags = libc::O_CLOEXEC;
         // IOzone's access modes (the random passes open read-write).
-        flags |= if pass.writes() || pass == Pass::RandomRead {
+        flags |= if (pass.direction() == Direction::Write) || pass == Pass::RandomRead {
             libc::O_RDWR
         } else {
             libc::O_RDONLY
@@ -427,7 +349,7 @@ impl Bare {
         }
         // SAFETY: plain syscalls on our descriptor, which is not used again.
         unsafe {
-            if pass.writes() && libc::fsync(fd) < 0 {
+            if (pass.direction() == Direction::Write) && libc::fsync(fd) < 0 {
                 fail("fsync", -1);
             }
             if libc::close(fd) < 0 {
@@ -461,7 +383,7 @@ impl Bare {
             pass,
             Pass::Pread | Pass::Repread | Pass::Pwrite | Pass::Repwrite
         );
-        let reads = !pass.writes();
+        let reads = !(pass.direction() == Direction::Write);
         let cpu0 = cpu_now_ns();
         let start = Instant::now();
         let mut position = 0u64;
@@ -552,7 +474,10 @@ impl Bare {
     fn run(&mut self, test: Test) -> Timing {
         let mut result = None;
         for &t in test.ioz_tests() {
-            for &pass in Pass::of_test(t) {
+            for &pass in TestId::from_number(t.into())
+                .expect("a test number")
+                .passes()
+            {
                 let timing = self.pass(pass);
                 if pass == test.pass() {
                     result = Some(timing);

@@ -7,16 +7,18 @@
 //! records) → `RunResult` → `report`, all driven by `app`.
 //!
 //! - `model`: plain data every layer shares: config, plan, results (imports nothing of ours)
+//! - `analysis`: statistics over measured rates: summaries of repeated runs, comparisons (model)
 //! - `data`: bytes and offsets made before the clock (model)
 //! - `engine`: how one record moves, one trait for all (model, data)
 //! - `error`: the errors that end a run and the exit statuses (model)
 //! - `system`: what reads or changes the machine (model, error)
 //! - `safety`: what ioz may do, decided before any I/O (model, data, system, error)
 //! - `runner`: cells and passes → measurements, handed out as events (all of the above)
-//! - `report`: a `RunResult` → bytes, one exporter per format (model)
+//! - `report`: a `RunResult` (or a comparison) → bytes, one exporter per format (model, analysis)
 //! - `cli`: argv → a typed request (model)
 //! - `app`: one command end to end (everything; nothing imports it)
 
+pub mod analysis;
 pub mod app;
 pub mod cli;
 pub mod data;

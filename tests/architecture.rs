@@ -38,6 +38,7 @@ use syn::{
 /// (src/main.rs, outside the library, does).
 const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
+    ("analysis", &["model"]),
     ("data", &["model"]),
     ("engine", &["model", "data"]),
     ("error", &["model"]),
@@ -47,12 +48,13 @@ const LAYERS: &[(&str, &[&str])] = &[
         "runner",
         &["model", "data", "engine", "system", "safety", "error"],
     ),
-    ("report", &["model"]),
+    ("report", &["model", "analysis"]),
     ("cli", &["model"]),
     (
         "app",
         &[
-            "model", "data", "engine", "error", "system", "safety", "runner", "report", "cli",
+            "model", "analysis", "data", "engine", "error", "system", "safety", "runner", "report",
+            "cli",
         ],
     ),
 ];

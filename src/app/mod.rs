@@ -1,6 +1,8 @@
 //! One command end to end: parse → preflight → measure → print → save, and
 //! the exit status every ending maps to.
 
+mod compare;
+mod compare_inputs;
 mod output;
 mod progress;
 mod report;
@@ -8,7 +10,7 @@ mod run;
 
 use std::ffi::OsString;
 
-use crate::cli::{self, Command, help_text, report_help_text, version_text};
+use crate::cli::{self, Command, compare_help_text, help_text, report_help_text, version_text};
 use crate::error::Exit;
 use crate::system::{allocator, host};
 
@@ -25,6 +27,8 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Ok(Command::Version) => output::print_text(&version_text(), "the version"),
         Ok(Command::Run(config)) => run::run(*config),
         Ok(Command::Report(request)) => report::report(request),
+        Ok(Command::CompareHelp) => output::print_text(&compare_help_text(), "the help"),
+        Ok(Command::Compare(request)) => compare::compare(request),
     };
     exit.code()
 }

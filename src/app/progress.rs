@@ -51,7 +51,8 @@ impl<'a> Progress<'a> {
             r => format!("{} kB records", kb_number(r)),
         };
         self.bar.set_message(format!(
-            "{} kB file, {records}: {}",
+            "{}{} kB file, {records}: {}",
+            self.run_words(m.run),
             kb_number(m.file_bytes),
             m.pass.name()
         ));
@@ -60,9 +61,21 @@ impl<'a> Progress<'a> {
 
     /// A phase of throughput mode is done.
     pub fn phase_done(&self, phase: &PhaseResult) {
-        self.bar
-            .set_message(format!("{} workers: {}", phase.workers, phase.pass.name()));
+        self.bar.set_message(format!(
+            "{}{} workers: {}",
+            self.run_words(phase.run),
+            phase.workers,
+            phase.pass.name()
+        ));
         self.bar.inc(phase.planned_bytes(self.config));
+    }
+
+    /// `run 2/3: ` with --runs, nothing for one run.
+    fn run_words(&self, run: u32) -> String {
+        match self.config.runs {
+            0 | 1 => String::new(),
+            runs => format!("run {}/{runs}: ", run + 1),
+        }
     }
 
     pub fn finish(&self) {
@@ -71,8 +84,14 @@ impl<'a> Progress<'a> {
 }
 
 /// Bytes every pass of the run will move: every cell's passes, or every
-/// phase of every worker count (all workers).
+/// phase of every worker count (all workers), once per run (`--runs`), so
+/// that the ETA counts every repetition.
 pub(crate) fn planned_bytes(config: &RunConfig) -> u64 {
+    one_run_bytes(config).saturating_mul(u64::from(config.runs.max(1)))
+}
+
+/// What one run of the plan moves.
+fn one_run_bytes(config: &RunConfig) -> u64 {
     let passes = plan::passes(config);
     let Some(tp) = &config.throughput else {
         return expand(config)
@@ -128,5 +147,19 @@ mod tests {
             ])),
             (1 + 2) * 2 * (64 << 10)
         );
+    }
+
+    #[test]
+    fn the_plan_counts_every_run() {
+        for mode in [
+            &["-s", "64k", "-i", "0"][..],
+            &["-a", "-n", "64k", "-g", "128k", "-i", "0"],
+            &["-t", "2", "-s", "64k", "-i", "0"],
+        ] {
+            let once = planned_bytes(&test_config(mode));
+            let thrice = planned_bytes(&test_config(&[mode, &["--runs", "3"]].concat()));
+            assert!(once > 0, "{mode:?}");
+            assert_eq!(thrice, 3 * once, "{mode:?}");
+        }
     }
 }

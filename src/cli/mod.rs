@@ -6,6 +6,7 @@
 //! `ioz -h` (help.rs) and the refusals come from it. The result is a
 //! validated [`RunConfig`]; nothing after this module sees flags.
 
+mod compare_cmd;
 mod flags;
 mod help;
 mod number;
@@ -21,6 +22,7 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
+pub use compare_cmd::{CompareRequest, PAdjust, compare_help_text};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};
 pub use number::{parse_count, parse_record_size, parse_size};
@@ -32,6 +34,10 @@ pub enum Command {
     Run(Box<RunConfig>),
     /// `ioz report RUN.json …`: render a saved run again.
     Report(ReportRequest),
+    /// `ioz compare BASE OTHER…`: runs compared with a baseline.
+    Compare(CompareRequest),
+    /// `ioz compare -h`.
+    CompareHelp,
     /// `ioz -h`.
     Help,
     /// `ioz report -h`.
@@ -68,6 +74,12 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
         return report_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
             report_cmd::ReportCommand::Render(request) => Command::Report(request),
             report_cmd::ReportCommand::Help => Command::ReportHelp,
+        });
+    }
+    if args.get(1).is_some_and(|a| a == "compare") {
+        return compare_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
+            compare_cmd::CompareCommand::Compare(request) => Command::Compare(request),
+            compare_cmd::CompareCommand::Help => Command::CompareHelp,
         });
     }
     match parse::options(args, host)? {

@@ -57,6 +57,10 @@ pub(super) struct Seen {
     pub start_delay_us: Option<u64>,
     pub record_locking: bool,
     pub destroy_data: Vec<String>,
+    /// `--runs`: repetitions of the whole plan.
+    pub runs: Option<u32>,
+    /// `--label`: the configuration's name, as given (checked in validate.rs).
+    pub label: Option<String>,
     pub variations: IoVariations,
     /// `--latency`, `-+z`, `-+O`, `-+T` (the percentiles come from `percentiles`).
     pub latency: LatencyOptions,

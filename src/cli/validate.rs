@@ -167,8 +167,12 @@ pub(super) fn finish(
         OutputUnit::KbPerSec
     };
 
+    let label = label(&seen)?;
     let mut option_lines = seen.option_lines;
     option_lines.extend(mix_note);
+    if let Some(name) = &label {
+        option_lines.push(format!("Label: {name}"));
+    }
     Ok(RunConfig {
         command_line,
         option_lines,
@@ -200,6 +204,8 @@ pub(super) fn finish(
         variations,
         latency,
         telemetry: None,
+        runs: seen.runs.unwrap_or(1),
+        label,
     })
 }
 
@@ -244,6 +250,21 @@ fn percentiles(list: &str) -> Result<Vec<f64>, UsageError> {
     out.sort_by(f64::total_cmp);
     out.dedup();
     Ok(out)
+}
+
+/// `--label`: one line of printable text, since it is printed in the header
+/// and stored in the results, where a line break would split a line scripts read.
+fn label(seen: &Seen) -> Result<Option<String>, UsageError> {
+    let Some(name) = &seen.label else {
+        return Ok(None);
+    };
+    if name.chars().any(char::is_control) {
+        return Err(usage(format!(
+            "--label: {:?} is not one line of text: give a name without line breaks or control characters",
+            name
+        )));
+    }
+    Ok(Some(name.clone()))
 }
 
 /// `-+K n` and `-+F` shape test 8 of throughput mode: workers below n read,

@@ -33,6 +33,10 @@ pub const MAX_FILE_BYTES: u64 = 1 << 50;
 /// with every record size): far more than IOzone's own grid (14 file sizes,
 /// 13 record sizes), few enough that the grid stays small.
 pub const MAX_LISTED_SIZES: usize = 256;
+
+/// The most repetitions `--runs` takes: far beyond any useful count, low
+/// enough that a typo (`--runs 10000000`) is refused rather than started.
+pub const MAX_RUNS: u32 = 10_000;
 /// Longest any delay or pause may be (`-J`, `-+q`, `-d`, a telemetry line's
 /// delay): an hour. A longer wait measures nothing a shorter one does not,
 /// and a mistyped number must not leave ioz asleep for years.
@@ -328,8 +332,12 @@ pub struct RunConfig {
     /// Engines, cache and timing controls, verification (IOzone's I/O variations).
     #[serde(default)]
     pub variations: IoVariations,
-    /// `--latency`, `--percentiles`, `-+z`, `-+O`, `-+T`: per-operation timing.
-    #[serde(default)]
+    /// `--latency`, `--percentiles`, `-+z`, `-+O`, `-+T`: per-operation
+    /// timing (left out of the JSON when none is asked for).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::model::latency::LatencyOptions::is_off"
+    )]
     pub latency: crate::model::latency::LatencyOptions,
     /// `-X`/`-Y`: a summary of the telemetry files the run replays, filled in
     /// when they are read before the run (the command line only names them).
@@ -337,6 +345,17 @@ pub struct RunConfig {
     /// the record size of the passes they do not drive); the table's reclen is 0.
     #[serde(default)]
     pub telemetry: Option<Telemetry>,
+    /// `--runs N`: the whole plan is measured N times, one repetition after
+    /// the other (a run saved before repetitions existed is one run).
+    #[serde(default = "one_run")]
+    pub runs: u32,
+    /// `--label NAME`: the configuration being measured (e.g. `bcache-cfq`).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+fn one_run() -> u32 {
+    1
 }
 
 impl RunConfig {

@@ -38,6 +38,11 @@ pub struct LatencyOptions {
 }
 
 impl LatencyOptions {
+    /// Nothing asked for: the run's JSON leaves the options out.
+    pub fn is_off(&self) -> bool {
+        *self == LatencyOptions::default()
+    }
+
     /// The percentiles to show and save.
     pub fn percentiles(&self) -> &[f64] {
         if self.percentiles.is_empty() {

@@ -26,6 +26,10 @@ pub struct Measurement {
     pub elapsed_ns: u64,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
+    /// Which repetition of the plan (`--runs`) measured it, from 0; a run
+    /// saved before repetitions existed is one run, run 0.
+    #[serde(default)]
+    pub run: u32,
 }
 
 impl Measurement {
@@ -61,7 +65,8 @@ impl Measurement {
     }
 }
 
-/// The passes measured on one cell (one table row).
+/// The passes measured on one cell (one table row): with `--runs N`, N
+/// measurements of each pass, in run order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellResult {
     pub cell: Cell,
@@ -69,9 +74,77 @@ pub struct CellResult {
 }
 
 impl CellResult {
-    pub fn get(&self, pass: Pass) -> Option<&Measurement> {
-        self.measurements.iter().find(|m| m.pass == pass)
+    /// Every run's measurement of `pass`, if it ran at all.
+    pub fn get(&self, pass: Pass) -> Option<PassRuns<'_>> {
+        let first = self.measurements.iter().find(|m| m.pass == pass)?;
+        Some(PassRuns {
+            first,
+            all: &self.measurements,
+        })
     }
+
+    /// The passes measured, each once, in the order they first ran.
+    pub fn passes(&self) -> Vec<Pass> {
+        let mut passes: Vec<Pass> = Vec::new();
+        for m in &self.measurements {
+            if !passes.contains(&m.pass) {
+                passes.push(m.pass);
+            }
+        }
+        passes
+    }
+}
+
+/// One pass of one cell over every run (`--runs`): what the table, `-R`,
+/// the spreadsheets, CSV, HTML and plots show is the mean over the runs,
+/// which for one run is that run's number exactly.
+#[derive(Clone, Copy, Debug)]
+pub struct PassRuns<'a> {
+    first: &'a Measurement,
+    all: &'a [Measurement],
+}
+
+impl<'a> PassRuns<'a> {
+    /// Each run's measurement, in run order.
+    pub fn samples(&self) -> impl Iterator<Item = &'a Measurement> + 'a {
+        let pass = self.first.pass;
+        self.all.iter().filter(move |m| m.pass == pass)
+    }
+
+    /// The first run's measurement: sizes and counts, which every run shares.
+    pub fn first(&self) -> &'a Measurement {
+        self.first
+    }
+
+    pub fn runs(&self) -> usize {
+        self.samples().count()
+    }
+
+    /// Each run's number in the unit, in run order.
+    pub fn values(&self, unit: OutputUnit) -> Vec<f64> {
+        self.samples().map(|m| m.value(unit) as f64).collect()
+    }
+
+    /// The mean of the runs' numbers, rounded to a whole number as the
+    /// table prints them (one run: its number, untouched).
+    pub fn value(&self, unit: OutputUnit) -> u64 {
+        match self.runs() {
+            1 => self.first.value(unit),
+            _ => mean(self.samples().map(|m| m.value(unit) as f64)).round() as u64,
+        }
+    }
+
+    /// The mean CPU percentage (-+u) over the runs.
+    pub fn cpu_percent(&self) -> f64 {
+        mean(self.samples().map(Measurement::cpu_percent))
+    }
+}
+
+/// The arithmetic mean (0 for nothing): the one figure the IOzone-shaped
+/// outputs show for several runs. The full summary is `analysis::summary`'s.
+pub fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { 0.0 } else { sum / n as f64 }
 }
 
 /// One worker's share of a throughput phase.
@@ -138,6 +211,9 @@ pub struct PhaseResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<LatencySummary>,
     pub results: Vec<WorkerResult>,
+    /// Which repetition of the plan (`--runs`) it belongs to, from 0.
+    #[serde(default)]
+    pub run: u32,
 }
 
 impl PhaseResult {
@@ -210,6 +286,28 @@ impl PhaseResult {
     }
 }
 
+/// Throughput mode's phases over every run (`--runs`): one group per phase
+/// of the plan, in the order of the first run, each holding that phase of
+/// every run in run order. A run measures the same phases in the same
+/// order, so a phase is matched by its place in its run.
+pub fn phase_runs(phases: &[PhaseResult]) -> Vec<Vec<&PhaseResult>> {
+    let mut groups: Vec<Vec<&PhaseResult>> = Vec::new();
+    let mut place = 0;
+    let mut run = phases.first().map_or(0, |p| p.run);
+    for phase in phases {
+        if phase.run != run {
+            run = phase.run;
+            place = 0;
+        }
+        match groups.get_mut(place) {
+            Some(group) => group.push(phase),
+            None => groups.push(vec![phase]),
+        }
+        place += 1;
+    }
+    groups
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -233,7 +331,11 @@ pub fn signal_name(sig: i32) -> String {
 }
 
 /// Version of the JSON layout of [`RunResult`]; bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The layouts a reader accepts: version 1 is version 2 with one run (no
+/// `run` fields, no `runs` in the config).
+pub const READABLE_SCHEMA_VERSIONS: [u32; 2] = [1, 2];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -300,6 +402,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 cpu_system_ns: 0,
             })
             .collect(),
+        run: 0,
     }
 }
 
@@ -329,6 +432,7 @@ pub(crate) fn sample_cells(
                     elapsed_ns: 1_000_000_000,
                     cpu_user_ns: 0,
                     cpu_system_ns: 0,
+                    run: 0,
                 })
                 .collect(),
         })

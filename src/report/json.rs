@@ -12,13 +12,19 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::Exporter;
+use crate::analysis::summary::{Summary, summarize};
+use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
-use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::result::{
+    CellResult, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult, RunStatus,
+    SCHEMA_VERSION, phase_runs,
+};
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
+use crate::model::workload::Pass;
 
 pub struct JsonReport;
 
@@ -44,6 +50,8 @@ struct RunFile<'a> {
     time_resolution_ns: u64,
     cells: Vec<CellFile<'a>>,
     throughput: &'a [PhaseResult],
+    /// Throughput mode: each phase's figures summarised over the runs.
+    throughput_summaries: Vec<PhaseSummaryFile>,
     status: &'a RunStatus,
 }
 
@@ -51,6 +59,95 @@ struct RunFile<'a> {
 struct CellFile<'a> {
     cell: &'a Cell,
     measurements: Vec<MeasurementFile<'a>>,
+    /// Each pass's samples (one per run) summarised (ignored on reading).
+    summaries: Vec<PassSummaryFile>,
+}
+
+/// A pass of a cell over the runs: the summary of the measurements' `of`
+/// field (the table's unit), outliers named by their run.
+#[derive(Serialize)]
+struct PassSummaryFile {
+    pass: Pass,
+    of: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+/// A throughput phase (a pass with a worker count) over the runs: each
+/// figure of its block summarised, in the run's unit.
+#[derive(Serialize)]
+struct PhaseSummaryFile {
+    pass: Pass,
+    workers: u32,
+    unit: &'static str,
+    children_see: Summary,
+    parent_sees: Summary,
+    min_per_worker: Summary,
+    max_per_worker: Summary,
+    avg_per_worker: Summary,
+}
+
+/// The measurement field a unit's numbers come from.
+fn unit_field(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kib_per_sec",
+        OutputUnit::OpsPerSec => "ops_per_sec",
+        OutputUnit::MicrosPerOp => "micros_per_op",
+    }
+}
+
+/// The summaries of a cell's passes, in the order they first ran; an
+/// outlier is named by its `run`, not its place among the samples.
+fn pass_summaries(cell: &CellResult, unit: OutputUnit) -> Vec<PassSummaryFile> {
+    cell.passes()
+        .into_iter()
+        .filter_map(|pass| {
+            let runs = cell.get(pass)?;
+            let samples: Vec<&Measurement> = runs.samples().collect();
+            let mut summary = summarize(&runs.values(unit))?;
+            summary.outliers = summary
+                .outliers
+                .iter()
+                .map(|&i| samples[i].run as usize)
+                .collect();
+            Some(PassSummaryFile {
+                pass,
+                of: unit_field(unit),
+                summary,
+            })
+        })
+        .collect()
+}
+
+fn phase_summaries(phases: &[PhaseResult], unit: OutputUnit) -> Vec<PhaseSummaryFile> {
+    phase_runs(phases)
+        .into_iter()
+        .filter_map(|runs| {
+            let of = |figure: fn(&PhaseResult, OutputUnit) -> f64| {
+                let values: Vec<f64> = runs.iter().map(|p| figure(p, unit)).collect();
+                summarize(&values)
+            };
+            Some(PhaseSummaryFile {
+                pass: runs[0].pass,
+                workers: runs[0].workers,
+                unit: unit_name(unit),
+                children_see: of(PhaseResult::children_see)?,
+                parent_sees: of(PhaseResult::parent_sees)?,
+                min_per_worker: of(PhaseResult::min_rate)?,
+                max_per_worker: of(PhaseResult::max_rate)?,
+                avg_per_worker: of(PhaseResult::avg_rate)?,
+            })
+        })
+        .collect()
+}
+
+/// The unit of the throughput figures.
+fn unit_name(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kB/s",
+        OutputUnit::OpsPerSec => "operations/s",
+        OutputUnit::MicrosPerOp => "µs/operation",
+    }
 }
 
 /// A measurement plus what the reports compute from it (ignored on reading).
@@ -82,8 +179,11 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             throughput,
             status,
         } = result;
+        // A run read from an older file is written in this version's layout.
+        let _ = schema_version;
+        let unit = config.unit;
         RunFile {
-            schema_version: *schema_version,
+            schema_version: SCHEMA_VERSION,
             tool_version,
             config,
             started,
@@ -105,9 +205,11 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                             micros_per_op: m.micros_per_op(),
                         })
                         .collect(),
+                    summaries: pass_summaries(c, unit),
                 })
                 .collect(),
             throughput,
+            throughput_summaries: phase_summaries(throughput, unit),
             status,
         }
     }
@@ -312,9 +414,13 @@ pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
                 "{shown} is not a saved ioz run: it has no schema_version"
             ));
         }
-        Some(ref v) if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) => {
+        Some(ref v)
+            if !v
+                .as_u64()
+                .is_some_and(|v| READABLE_SCHEMA_VERSIONS.iter().any(|&r| u64::from(r) == v)) =>
+        {
             return Err(format!(
-                "{shown} has schema_version {v}; this ioz reads {SCHEMA_VERSION}"
+                "{shown} has schema_version {v}; this ioz reads 1 and {SCHEMA_VERSION}"
             ));
         }
         Some(_) => {}
@@ -411,6 +517,7 @@ mod tests {
             elapsed_ns: 250_000,
             cpu_user_ns: 1_000,
             cpu_system_ns: 200_000,
+            run: 0,
         }
     }
 
@@ -473,7 +580,8 @@ mod tests {
         assert_eq!(m["kib_per_sec"], original.kb_per_sec());
         assert_eq!(m["ops_per_sec"], original.ops_per_sec());
         assert_eq!(m["micros_per_op"], original.micros_per_op());
-        // Nothing else is added: the top level is RunResult's fields.
+        // Nothing else is added: the top level is RunResult's fields, and
+        // the summaries of throughput mode's phases over the runs.
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = keys;
         keys.sort_unstable();
@@ -489,11 +597,99 @@ mod tests {
                 "started_at",
                 "status",
                 "throughput",
+                "throughput_summaries",
                 "time_resolution_ns",
                 "tool_version"
             ]
         );
         assert!(bytes.ends_with(b"}\n"));
+    }
+
+    /// `sample()` measured three times: each pass's elapsed time 1×, 2×
+    /// and 4× the first run's (kB/s 256000, 128000, 64000 for random read).
+    fn three_runs() -> RunResult {
+        let mut r = sample();
+        r.config.runs = 3;
+        r.config.label = Some("bcache-cfq".into());
+        let first = r.cells[0].measurements.clone();
+        for run in 1..3u32 {
+            for m in &first {
+                let mut m = m.clone();
+                m.run = run;
+                m.elapsed_ns <<= run;
+                r.cells[0].measurements.push(m);
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn a_repeated_cell_has_every_sample_and_each_pass_summarised() {
+        let result = three_runs();
+        let v: serde_json::Value =
+            serde_json::from_slice(&JsonReport.render(&result).unwrap()).unwrap();
+        assert_eq!(v["schema_version"], 2);
+        assert_eq!(v["config"]["runs"], 3);
+        assert_eq!(v["config"]["label"], "bcache-cfq");
+        let cell = &v["cells"][0];
+        let random_reads: Vec<&serde_json::Value> = cell["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["pass"] == "random_read")
+            .collect();
+        let runs: Vec<_> = random_reads.iter().map(|m| m["run"].clone()).collect();
+        assert_eq!(runs, [0, 1, 2]);
+        let summary = cell["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["pass"] == "random_read")
+            .unwrap();
+        // 256000, 128000, 64000 kB/s: mean 149333.33, sd 97761.61 (NumPy:
+        // np.std([256000, 128000, 64000], ddof=1)), t(0.975, 2) = 4.302653.
+        assert_eq!(summary["of"], "kib_per_sec");
+        assert_eq!(summary["n"], 3);
+        let mean = summary["mean"].as_f64().unwrap();
+        assert!((mean - 149_333.333_333).abs() < 1e-3, "{summary}");
+        let sd = summary["sd"].as_f64().unwrap();
+        assert!((sd - 97_761.614_825_724_58).abs() < 1e-6, "{summary}");
+        let low = summary["ci95"]["low"].as_f64().unwrap();
+        assert!((low - (mean - 4.302_652_73 * sd / 3f64.sqrt())).abs() < 1e-2);
+        assert_eq!(summary["median"], 128_000.0);
+        assert_eq!(summary["mad"], 64_000.0);
+        assert_eq!(
+            (&summary["min"], &summary["max"]),
+            (&64_000.0.into(), &256_000.0.into())
+        );
+        assert_eq!(summary["outliers"], serde_json::json!([]));
+        // Read back: every sample, in run order.
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "r.json", &JsonReport.render(&result).unwrap());
+        assert_eq!(read_run(&p), Ok(result));
+    }
+
+    #[test]
+    fn a_version_1_file_reads_as_one_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 1.into();
+        let config = v["config"].as_object_mut().unwrap();
+        config.remove("runs");
+        config.remove("label");
+        for m in v["cells"][0]["measurements"].as_array_mut().unwrap() {
+            m.as_object_mut().unwrap().remove("run");
+        }
+        let p = write(dir.path(), "v1.json", v.to_string().as_bytes());
+        let read = read_run(&p).unwrap();
+        assert_eq!(read.config.runs, 1);
+        assert_eq!(read.config.label, None);
+        assert!(read.cells[0].measurements.iter().all(|m| m.run == 0));
+        assert_eq!(read.cells, sample().cells);
+        // Written again, it is a version 2 file.
+        let again: serde_json::Value =
+            serde_json::from_slice(&JsonReport.render(&read).unwrap()).unwrap();
+        assert_eq!(again["schema_version"], 2);
     }
 
     #[test]
@@ -508,13 +704,16 @@ mod tests {
     fn another_schema_version_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let mut v = serde_json::to_value(sample()).unwrap();
-        v["schema_version"] = 2.into();
+        v["schema_version"] = 3.into();
         v["cells"] = "changed layout".into();
-        let p = write(dir.path(), "v2.json", v.to_string().as_bytes());
+        let p = write(dir.path(), "v3.json", v.to_string().as_bytes());
         let e = read_run(&p).unwrap_err();
         assert_eq!(
             e,
-            format!("{} has schema_version 2; this ioz reads 1", p.display())
+            format!(
+                "{} has schema_version 3; this ioz reads 1 and 2",
+                p.display()
+            )
         );
         v["schema_version"] = "1".into();
         let p = write(dir.path(), "str.json", v.to_string().as_bytes());

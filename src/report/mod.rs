@@ -4,9 +4,11 @@
 //! files. Each format is an [`Exporter`], a pure function of the result;
 //! [`files`] and [`latency_files`] put the bytes where the user asked.
 
+pub mod compare;
 pub mod files;
 pub mod html;
 pub mod iozone_files;
+pub mod iozone_log;
 pub mod json;
 pub mod latency_files;
 pub mod layout;

@@ -7,6 +7,12 @@
 //! IOzone's block (children see, parent sees, min, max and avg per worker,
 //! min xfer) in the run's unit, and with `-C` one row per worker after its
 //! phase's row, as the text prints a `Child[n]` line per worker.
+//!
+//! With `--runs N` every sample is a row (one per measurement, as ever: a
+//! row of means would be counted twice by any sum), and a last column,
+//! `run`, says which repetition measured it (from 0, as in the JSON); the
+//! means are in the table, `-R`, `-b` and the JSON summaries. Without
+//! repetitions the file is as it was, with no `run` column.
 
 use std::io;
 
@@ -55,6 +61,9 @@ struct CsvRow {
     kib_per_sec: u64,
     ops_per_sec: u64,
     micros_per_op: u64,
+    /// With `--runs` above 1 only: which run measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<u32>,
 }
 
 impl Exporter for CsvReport {
@@ -63,13 +72,25 @@ impl Exporter for CsvReport {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
+        let repeated = result.config.runs > 1;
         if let Some(tp) = &result.config.throughput {
-            w.write_record(throughput_header(result.config.unit))?;
+            let mut header = throughput_header(result.config.unit);
+            if repeated {
+                header.push("run".to_string());
+            }
+            w.write_record(header)?;
+            let run_of = |phase: &PhaseResult| repeated.then_some(phase.run);
             for phase in &result.throughput {
-                w.serialize(phase_row(phase, &result.config))?;
+                w.serialize(ThroughputCsvRow {
+                    run: run_of(phase),
+                    ..phase_row(phase, &result.config)
+                })?;
                 if tp.per_worker_lines {
                     for worker in &phase.results {
-                        w.serialize(worker_row(phase, worker, &result.config))?;
+                        w.serialize(ThroughputCsvRow {
+                            run: run_of(phase),
+                            ..worker_row(phase, worker, &result.config)
+                        })?;
                     }
                 }
             }
@@ -78,7 +99,11 @@ impl Exporter for CsvReport {
                 .map_err(|e| io::Error::other(e.to_string()))?;
             return latency::with_latency_columns(table, result);
         }
-        w.write_record(CSV_HEADER)?;
+        if repeated {
+            w.write_record(CSV_HEADER.iter().chain(&["run"]))?;
+        } else {
+            w.write_record(CSV_HEADER)?;
+        }
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
             w.serialize(CsvRow {
                 test: m.pass.test().number(),
@@ -94,6 +119,7 @@ impl Exporter for CsvReport {
                 kib_per_sec: m.kb_per_sec(),
                 ops_per_sec: m.ops_per_sec(),
                 micros_per_op: m.micros_per_op(),
+                run: repeated.then_some(m.run),
             })?;
         }
         let table = w
@@ -173,6 +199,9 @@ struct ThroughputCsvRow {
     /// A worker's rate and transfer.
     rate: Option<String>,
     xfer: Option<String>,
+    /// With `--runs` above 1 only: which run measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<u32>,
 }
 
 fn figure(v: f64) -> Option<String> {
@@ -211,6 +240,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         .map(figure),
         rate: None,
         xfer: None,
+        run: None,
     }
 }
 
@@ -235,6 +265,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         phase: Default::default(),
         rate: figure(w.rate(unit)),
         xfer: figure(w.xfer(unit)),
+        run: None,
     }
 }
 
@@ -257,6 +288,7 @@ mod tests {
             elapsed_ns,
             cpu_user_ns: 7,
             cpu_system_ns: 11,
+            run: 0,
         }
     }
 

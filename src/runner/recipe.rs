@@ -74,6 +74,12 @@ impl<'a> Recipe<'a> {
         self.config
     }
 
+    /// `--runs`: how many times the whole plan is measured (a config saved
+    /// without the field, or a zero, is one run).
+    pub fn runs(&self) -> u32 {
+        self.config.runs.max(1)
+    }
+
     /// Everything the passes of `cell` need.
     pub fn cell(&self, cell: Cell) -> CellRecipe<'_> {
         let config = self.config;

@@ -38,47 +38,52 @@ pub(crate) fn run(
     let mut signal = None;
     let mut error: Option<RunError> = None;
     let mut left = Vec::new();
-    for (index, &cell) in expand(config).cells.iter().enumerate() {
-        if let Some(sig) = controls.stop.signal() {
-            signal = Some(sig);
-            break;
-        }
-        let cell = recipe.cell(cell);
-        let mut row = CellResult {
-            cell: cell.cell,
-            measurements: Vec::new(),
-        };
-        let end = run_cell(
-            &cell,
-            index as u64,
-            &mut target,
-            &mut controls,
-            &mut row,
-            &mut on_event,
-        )
-        .and_then(|sig| {
-            remove_unless_kept(recipe, &mut target, &mut left)?;
-            Ok(sig)
-        });
-        if !row.measurements.is_empty() {
-            let shown = on_event(Event::RowDone(&row));
-            cells.push(row);
-            if let Err(e) = shown {
-                error = Some(e);
-                break;
-            }
-        }
-        match end {
-            // A file left behind would be in the next cell's way.
-            Ok(None) if !left.is_empty() => break,
-            Ok(None) => {}
-            Ok(Some(sig)) => {
+    let plan = expand(config);
+    // --runs: the whole plan again, one repetition after the other, so that
+    // a drift over time shows across runs rather than inside one cell.
+    'runs: for run in 0..recipe.runs() {
+        for (index, &cell) in plan.cells.iter().enumerate() {
+            if let Some(sig) = controls.stop.signal() {
                 signal = Some(sig);
-                break;
+                break 'runs;
             }
-            Err(e) => {
-                error = Some(e);
-                break;
+            let cell = recipe.cell(cell);
+            let mut row = CellResult {
+                cell: cell.cell,
+                measurements: Vec::new(),
+            };
+            let end = run_cell(
+                &cell,
+                (index as u64, run),
+                &mut target,
+                &mut controls,
+                &mut row,
+                &mut on_event,
+            )
+            .and_then(|sig| {
+                remove_unless_kept(recipe, &mut target, &mut left)?;
+                Ok(sig)
+            });
+            if !row.measurements.is_empty() {
+                let shown = on_event(Event::RowDone(&row));
+                add_run(&mut cells, row);
+                if let Err(e) = shown {
+                    error = Some(e);
+                    break 'runs;
+                }
+            }
+            match end {
+                // A file left behind would be in the next cell's way.
+                Ok(None) if !left.is_empty() => break 'runs,
+                Ok(None) => {}
+                Ok(Some(sig)) => {
+                    signal = Some(sig);
+                    break 'runs;
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break 'runs;
+                }
             }
         }
     }
@@ -91,6 +96,16 @@ pub(crate) fn run(
     let cleanup = remove_unless_kept(recipe, &mut target, &mut left);
     let error = error.or(cleanup.err());
     Outcome::ended(cells, Vec::new(), signal, error, left)
+}
+
+/// A row measured by one run, added to the run's rows: the first run's
+/// rows in plan order, later runs' measurements appended to the row of the
+/// same cell.
+fn add_run(cells: &mut Vec<CellResult>, row: CellResult) {
+    match cells.iter_mut().find(|c| c.cell == row.cell) {
+        Some(existing) => existing.measurements.extend(row.measurements),
+        None => cells.push(row),
+    }
 }
 
 /// Removes ioz's file unless -w keeps it: one that cannot be removed goes
@@ -116,7 +131,7 @@ fn remove_unless_kept(
 /// Runs one cell's passes into `row`; returns the stopping signal, if any.
 fn run_cell(
     cell: &CellRecipe<'_>,
-    seed: u64,
+    (seed, run): (u64, u32),
     target: &mut TargetFile,
     controls: &mut Controls<'_>,
     row: &mut CellResult,
@@ -162,7 +177,8 @@ fn run_cell(
         };
         let open = pass.open.expecting(target.expected());
         match with_engine(pass, &open, target.path(), body)?? {
-            PassEnd::Measured(m, latencies, bands) => {
+            PassEnd::Measured(mut m, latencies, bands) => {
+                m.run = run;
                 on_event(Event::PassDone {
                     measurement: &m,
                     latencies: latencies.as_deref(),
@@ -248,6 +264,7 @@ impl WithEngine for SinglePass<'_> {
             elapsed_ns: outcome.elapsed_ns(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
+            run: 0,
         };
         Ok(PassEnd::Measured(
             measurement,

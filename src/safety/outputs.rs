@@ -1,7 +1,8 @@
 //! The guard every result path of a command goes through before any I/O
-//! (--json, --csv, --html, --plots, -b, for a run and for `ioz report`), so
-//! that nothing ioz writes at the end lands on data it does not own, and a
-//! long run does not end with results that cannot be saved.
+//! (--json, --csv, --html, --plots, -b, for a run, `ioz report` and
+//! `ioz compare`), so that nothing ioz writes at the end lands on data it
+//! does not own, and a long run does not end with results that cannot be
+//! saved.
 //!
 //! A result path is refused when it is an input of the same command (a test
 //! file of the run, a -X/-Y telemetry file, the saved run `ioz report`
@@ -141,6 +142,25 @@ pub fn check_for_report(
     .check(outputs, saved, &plan::passes(saved))
 }
 
+/// The result paths of `ioz compare`, approved: `inputs` are every file it
+/// reads (the files named, and those of the directories named), none of
+/// which an output may take.
+pub fn check_for_compare(
+    outputs: &OutputFiles,
+    inputs: &[&Path],
+    force: bool,
+) -> Result<ResultPlaces, String> {
+    Guard {
+        claims: inputs
+            .iter()
+            .map(|p| Claim::new("an input of this comparison".into(), p))
+            .collect(),
+        force,
+    }
+    // ioz compare has no --plots: no plot names.
+    .check_with_plots(outputs, &[])
+}
+
 /// A file the command already uses, and what it is (for the message).
 struct Claim {
     what: String,
@@ -168,7 +188,7 @@ struct Guard {
 
 impl Guard {
     fn check(
-        mut self,
+        self,
         outputs: &OutputFiles,
         config: &RunConfig,
         passes: &[Pass],
@@ -177,12 +197,21 @@ impl Guard {
             .iter()
             .flat_map(|&p| plot_file_names(config, p))
             .collect();
+        self.check_with_plots(outputs, &plot_names)
+    }
+
+    /// [`check`](Self::check) with the names --plots would write.
+    fn check_with_plots(
+        mut self,
+        outputs: &OutputFiles,
+        plot_names: &[String],
+    ) -> Result<ResultPlaces, String> {
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
         for (opt, path) in outputs.requested() {
             if opt == "--plots" {
                 self.claim(opt, path, "the --plots directory")?;
-                for name in &plot_names {
+                for name in plot_names {
                     self.claim(opt, &path.join(name), "a --plots file")?;
                 }
             } else {
@@ -201,7 +230,7 @@ impl Guard {
             plots: outputs
                 .plots
                 .as_deref()
-                .map(|dir| plot_places(dir, &plot_names, self.force))
+                .map(|dir| plot_places(dir, plot_names, self.force))
                 .transpose()?,
             spreadsheets: outputs
                 .spreadsheets

@@ -124,7 +124,7 @@ fn broken_documents_fail_validation() {
         ("no schema_version", |d| {
             d.as_object_mut().unwrap().remove("schema_version");
         }),
-        ("schema_version 2", |d| d["schema_version"] = json!(2)),
+        ("schema_version 3", |d| d["schema_version"] = json!(3)),
         ("schema_version as text", |d| {
             d["schema_version"] = json!("1")
         }),

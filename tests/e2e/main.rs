@@ -18,6 +18,8 @@ mod fixtures;
 // Command lines refused before any I/O: exit 2, one `ioz:` line naming the
 // culprit, nothing on stdout, nothing written.
 mod cli_errors;
+// ioz compare: runs against a baseline, IOzone logs, significance, views.
+mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
 // test, engine and worker sends, compressibility, and the memory check.
 mod dedup;
@@ -112,6 +114,7 @@ fn main() -> std::process::ExitCode {
         // The harness itself: a missing need makes a test ignored, not passed.
         fixtures::harness::tests(),
         cli_errors::tests(),
+        compare::tests(),
         dedup::tests(),
         devices::tests(),
         engines::tests(),

@@ -212,14 +212,18 @@ fn bad_saved_runs_are_refused_with_one_line() {
     let good = fs::read_to_string(d.join("r.json")).unwrap();
     fs::write(d.join("text.json"), "Run began: yesterday\n").unwrap();
     fs::write(d.join("cut.json"), &good[..good.len() / 2]).unwrap();
-    let v99 = good.replacen("\"schema_version\": 1,", "\"schema_version\": 99,", 1);
+    let v99 = good.replacen("\"schema_version\": 2,", "\"schema_version\": 99,", 1);
     assert_ne!(v99, good);
     fs::write(d.join("v99.json"), v99).unwrap();
 
     assert_refused(d, "absent.json", "cannot read");
     assert_refused(d, "text.json", "line 1 column 1");
     assert_refused(d, "cut.json", "EOF while parsing");
-    assert_refused(d, "v99.json", "has schema_version 99; this ioz reads 1");
+    assert_refused(
+        d,
+        "v99.json",
+        "has schema_version 99; this ioz reads 1 and 2",
+    );
     // A directory is not a saved run either.
     fs::create_dir(d.join("dir.json")).unwrap();
     assert_refused(d, "dir.json", "cannot read");

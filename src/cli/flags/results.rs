@@ -1,8 +1,8 @@
 //! Files the run writes, and ioz's own options.
 
 use super::Spelling::{Long, Short};
-use super::{Choice, Flag, Section};
-use crate::model::config::{DataPattern, PlotStyle};
+use super::{Choice, Flag, Number, Section};
+use crate::model::config::{DataPattern, MAX_RUNS, PlotStyle};
 
 /// The words of `--plot-scale` (also taken by `ioz report`).
 pub(in crate::cli) const PLOT_SCALE: Choice = Choice {
@@ -50,6 +50,28 @@ pub(super) const SECTION: Section = Section {
             "PNG and SVG plots of each test pass: a 3-D surface and 2-D views by file \
              size and by record size (DIR is made if missing)",
             |s, dir| s.outputs.plots = Some(dir),
+        ),
+        Flag::number(
+            Long("runs"),
+            "N",
+            Number::count(1, MAX_RUNS as u64, "runs"),
+            "measure the whole plan N times, one repetition after the other; every \
+             sample is kept, the table shows each cell's mean, then its standard \
+             deviation",
+            |s, n| s.runs = Some(n as u32),
+        )
+        .header_number(|n| {
+            vec![format!(
+                "Runs: {n} (the whole plan, measured again each run; the table shows the mean)"
+            )]
+        }),
+        Flag::word(
+            Long("label"),
+            "NAME",
+            "a name for the configuration measured",
+            "name the configuration being measured (e.g. bcache-cfq): shown in the \
+             header, saved in the results",
+            |s, name| s.label = Some(name.to_string()),
         ),
         Flag::choice(
             Long("plot-scale"),

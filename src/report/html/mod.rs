@@ -356,6 +356,7 @@ mod tests {
             stonewall: false,
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
+            run: 0,
         }];
         let html = render_html(&r).unwrap();
         assert!(
@@ -365,6 +366,22 @@ mod tests {
         );
         assert_eq!(html.matches("<svg").count(), 1);
         assert!(!html.contains("numbers grid"));
+        assert!(!html.contains("<th scope=\"col\">run</th>"));
+
+        // With --runs, each run's phase is a row that says which run it is.
+        let mut second = r.throughput[0].clone();
+        second.run = 1;
+        second.results[1].bytes = 64 << 10;
+        r.throughput.push(second);
+        let html = render_html(&r).unwrap();
+        assert!(html.contains("One row per phase and run"));
+        assert!(html.contains("<th scope=\"col\">pass</th><th scope=\"col\">run</th>"));
+        assert!(html.contains(
+            "<th scope=\"row\">write</th><td>1</td><td>2 processes</td><td>64</td><td>64</td><td>192.00</td>"
+        ));
+        assert!(html.contains(
+            "<th scope=\"row\">write</th><td>2</td><td>2 processes</td><td>64</td><td>64</td><td>128.00</td>"
+        ));
     }
 
     #[test]

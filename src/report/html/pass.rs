@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use std::io;
 
 use super::esc;
+use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
-use crate::model::result::RunResult;
+use crate::model::result::{PhaseResult, RunResult, mean, phase_runs};
 use crate::model::result_files::{PlotView, plot_file_name, plot_views};
 use crate::model::workload::Pass;
 use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, size_label, value_scale};
@@ -162,7 +163,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
                         size_label(rec),
                         m.value(config.unit),
                         esc(iozone_unit(config.unit)),
-                        scale.value_text(raw)
+                        scale.grid_text(raw)
                     );
                 }
                 None => h.push_str("<td class=\"none\">–</td>"),
@@ -189,18 +190,24 @@ fn phases(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
          <th scope=\"col\">min</th><th scope=\"col\">avg</th><th scope=\"col\">max</th>\
          </tr></thead>\n<tbody>\n",
     );
-    for p in result.throughput.iter().filter(|p| p.pass == pass) {
+    // With --runs, one row per phase still: each figure the mean over the runs.
+    for runs in phase_runs(&result.throughput)
+        .into_iter()
+        .filter(|g| g[0].pass == pass)
+    {
+        let p = runs[0];
+        let avg = |f: fn(&PhaseResult, OutputUnit) -> f64| mean(runs.iter().map(|p| f(p, u)));
         let _ = writeln!(
             h,
             "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td></tr>",
             p.workers,
             size_label(p.file_bytes),
-            scale.value_text(p.children_see(u)),
-            scale.value_text(p.parent_sees(u)),
-            scale.value_text(p.min_rate(u)),
-            scale.value_text(p.avg_rate(u)),
-            scale.value_text(p.max_rate(u))
+            scale.value_text(avg(PhaseResult::children_see)),
+            scale.value_text(avg(PhaseResult::parent_sees)),
+            scale.value_text(avg(PhaseResult::min_rate)),
+            scale.value_text(avg(PhaseResult::avg_rate)),
+            scale.value_text(avg(PhaseResult::max_rate))
         );
     }
     h.push_str("</tbody></table></div>\n");

@@ -60,19 +60,30 @@ pub(super) fn size_kb(bytes: u64) -> String {
     }
 }
 
-/// Throughput mode: one row per phase.
+/// Throughput mode: one row per phase (and per run of it, with `--runs`).
 pub(super) fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
     let u = result.config.unit;
+    let repeated = result.throughput.iter().any(|p| p.run > 0);
     let _ = writeln!(
         h,
-        "<div class=\"scroll\"><table class=\"numbers throughput\">\n<caption>One row per phase, in run order; rates in {}.</caption>",
+        "<div class=\"scroll\"><table class=\"numbers throughput\">\n<caption>One row per phase{}, in run order; rates in {}.</caption>",
+        if repeated { " and run" } else { "" },
         esc(unit)
     );
-    h.push_str("<thead><tr><th scope=\"col\">pass</th><th scope=\"col\">workers</th><th scope=\"col\">file kB</th><th scope=\"col\">record kB</th><th scope=\"col\">children see</th><th scope=\"col\">parent sees</th><th scope=\"col\">min</th><th scope=\"col\">max</th><th scope=\"col\">avg</th></tr></thead>\n<tbody>\n");
+    h.push_str("<thead><tr><th scope=\"col\">pass</th>");
+    if repeated {
+        h.push_str("<th scope=\"col\">run</th>");
+    }
+    h.push_str("<th scope=\"col\">workers</th><th scope=\"col\">file kB</th><th scope=\"col\">record kB</th><th scope=\"col\">children see</th><th scope=\"col\">parent sees</th><th scope=\"col\">min</th><th scope=\"col\">max</th><th scope=\"col\">avg</th></tr></thead>\n<tbody>\n");
     for p in &result.throughput {
+        let run = if repeated {
+            format!("<td>{}</td>", p.run + 1)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             h,
-            "<tr><th scope=\"row\">{}</th><td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            "<tr><th scope=\"row\">{}</th>{run}<td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
             esc(p.pass.name()),
             p.workers,
             match (p.threads, p.workers) {

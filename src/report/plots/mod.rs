@@ -38,7 +38,7 @@ use crate::model::workload::Pass;
 
 pub use labels::{human_size, size_label};
 pub use output::{plot_files, plot_svg};
-pub use scale::{ValueScale, measured, number};
+pub use scale::{PlainAxis, ValueScale, measured, number};
 
 /// Width and height of every plot file, in pixels (PNG) or user units (SVG).
 pub const PLOT_SIZE: (u32, u32) = (1200, 900);

@@ -6,11 +6,17 @@
 
 use super::axis::{TickedAxis, nice_top, value_ticks};
 use crate::model::config::OutputUnit;
-use crate::model::result::Measurement;
+use crate::model::result::{Measurement, PassRuns, mean};
 
-/// A measurement in the run's unit, unrounded: the table truncates as
+/// A pass of a cell in the run's unit, unrounded: the table truncates as
 /// IOzone does (a fast small record reads "0 µs/op"), a chart need not.
-pub fn measured(m: &Measurement, unit: OutputUnit) -> f64 {
+/// With `--runs`, the mean over the runs.
+pub fn measured(m: PassRuns<'_>, unit: OutputUnit) -> f64 {
+    mean(m.samples().map(|m| sample_measured(m, unit)))
+}
+
+/// One measurement in the run's unit, unrounded.
+fn sample_measured(m: &Measurement, unit: OutputUnit) -> f64 {
     let seconds = m.elapsed_ns.max(1) as f64 / 1e9;
     match unit {
         OutputUnit::KbPerSec => m.bytes as f64 / 1024.0 / seconds,
@@ -44,6 +50,33 @@ fn unit_for(unit: OutputUnit, max: f64) -> (&'static str, f64) {
         OutputUnit::OpsPerSec if max >= 1e4 => ("k ops/s", 1e-3),
         OutputUnit::OpsPerSec => ("ops/s", 1.0),
         OutputUnit::MicrosPerOp => ("µs/op", 1.0),
+    }
+}
+
+/// A value axis from zero for a chart drawn without plotters (`ioz
+/// compare`'s SVG bars): the readable unit for values up to `max` (in the
+/// run's unit), the factor into it, and round ticks from zero, in that
+/// unit — the same choices as every plot's axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainAxis {
+    pub unit: &'static str,
+    pub factor: f64,
+    pub ticks: Vec<f64>,
+}
+
+impl PlainAxis {
+    pub fn up_to(unit: OutputUnit, max: f64) -> PlainAxis {
+        let (name, factor) = unit_for(unit, max);
+        PlainAxis {
+            unit: name,
+            factor,
+            ticks: value_ticks(nice_top(max * factor)),
+        }
+    }
+
+    /// The top of the axis, in the axis's unit.
+    pub fn top(&self) -> f64 {
+        self.ticks.last().copied().unwrap_or(1.0)
     }
 }
 
@@ -103,6 +136,24 @@ impl ValueScale {
     /// A value in the run's unit, as a number in this scale's unit ("1234", "5.67").
     pub fn value_text(&self, raw: f64) -> String {
         number(raw * self.factor)
+    }
+
+    /// A value in a grid of this scale (the HTML report's): on a linear
+    /// scale every value with the decimals that give the scale's largest
+    /// value three significant digits, so a column's numbers line up and no
+    /// cell is wider than the largest value's (a slow cell reads "0.09", not
+    /// "0.0941", and the grid keeps its width whatever was measured); on a
+    /// log scale, which spans decades, three significant digits each.
+    pub fn grid_text(&self, raw: f64) -> String {
+        if self.log || !self.hi.is_finite() || self.hi <= 0.0 {
+            return self.value_text(raw);
+        }
+        let decimals = if self.hi >= 100.0 {
+            0
+        } else {
+            (2 - self.hi.log10().floor() as i32).clamp(0, 9) as usize
+        };
+        format!("{:.decimals$}", raw * self.factor)
     }
 
     /// Where a value in the run's unit falls between the smallest and the
@@ -234,6 +285,37 @@ mod tests {
         assert_eq!(s.shade(5.0), 0.5);
         let flat = ValueScale::over(OutputUnit::KbPerSec, [7.0, 7.0], true);
         assert!(flat.top() > flat.bottom());
+    }
+
+    #[test]
+    fn a_plain_axis_reads_in_gb_per_second_with_round_ticks() {
+        // 4.6 GB/s of kB/s (1024 bytes): GB/s, ticks 0, 1, … 5.
+        let axis = PlainAxis::up_to(OutputUnit::KbPerSec, 4.6e9 / 1024.0);
+        assert_eq!(axis.unit, "GB/s");
+        assert_eq!(axis.ticks, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(axis.top(), 5.0);
+        let axis = PlainAxis::up_to(OutputUnit::OpsPerSec, 35_000.0);
+        assert_eq!(axis.unit, "k ops/s");
+    }
+
+    #[test]
+    fn grid_values_take_the_decimals_of_the_largest() {
+        // kB/s: the largest, 6.05 GB/s, reads with two decimals; so do the rest.
+        let kb = |gb: f64| gb * 1e9 / 1024.0;
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], false);
+        assert_eq!(scale.unit, "GB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.09");
+        assert_eq!(scale.grid_text(kb(6.05)), "6.05");
+        assert_eq!(scale.grid_text(kb(1.5)), "1.50");
+        // 56.8 GB/s: one decimal; 523 MB/s: none.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(56.8)], false);
+        assert_eq!(scale.grid_text(kb(0.26)), "0.3");
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.523)], false);
+        assert_eq!(scale.unit, "MB/s");
+        assert_eq!(scale.grid_text(kb(0.0941)), "94");
+        // A log scale keeps three significant digits per value.
+        let scale = ValueScale::over(OutputUnit::KbPerSec, [kb(0.0941), kb(6.05)], true);
+        assert_eq!(scale.grid_text(kb(0.0941)), "0.0941");
     }
 
     #[test]

@@ -12,7 +12,8 @@ use super::scale::ValueScale;
 use super::text::{Typesetter, style, text_width};
 use super::two_d::chart_2d;
 use super::{DrawResult, LINE_COLOR, REGION_COLORS};
-use crate::model::result::{PhaseResult, RunResult};
+use crate::model::config::OutputUnit;
+use crate::model::result::{PhaseResult, RunResult, mean};
 use crate::model::workload::Pass;
 
 /// The phases of `pass`, in run order.
@@ -36,6 +37,28 @@ fn by_count<'a>(phases: &[&'a PhaseResult]) -> Vec<&'a PhaseResult> {
         .collect()
 }
 
+/// `figure` of the phase with `p`'s worker count: with `--runs`, the mean
+/// over the runs (for one run, its figure).
+fn over_runs(
+    phases: &[&PhaseResult],
+    p: &PhaseResult,
+    figure: impl Fn(&PhaseResult) -> f64,
+) -> f64 {
+    mean(
+        phases
+            .iter()
+            .filter(|q| q.workers == p.workers)
+            .map(|q| figure(q)),
+    )
+}
+
+/// Each worker's rate in the phase with `p`'s worker count, the mean over the runs.
+fn worker_rates(phases: &[&PhaseResult], p: &PhaseResult, u: OutputUnit) -> Vec<f64> {
+    (0..p.results.len())
+        .map(|i| over_runs(phases, p, |q| q.results.get(i).map_or(0.0, |w| w.rate(u))))
+        .collect()
+}
+
 /// The values the plot of a throughput pass draws, in the run's unit: the
 /// children's and the parent's rates by worker count, or each worker's rate.
 pub(super) fn throughput_values(result: &RunResult, pass: Pass) -> Vec<f64> {
@@ -44,10 +67,15 @@ pub(super) fn throughput_values(result: &RunResult, pass: Pass) -> Vec<f64> {
     let counts = by_count(&phases);
     match counts.as_slice() {
         [] => Vec::new(),
-        [one] => one.results.iter().map(|w| w.rate(u)).collect(),
+        [one] => worker_rates(&phases, one, u),
         many => many
             .iter()
-            .flat_map(|p| [p.children_see(u), p.parent_sees(u)])
+            .flat_map(|p| {
+                [
+                    over_runs(&phases, p, |q| q.children_see(u)),
+                    over_runs(&phases, p, |q| q.parent_sees(u)),
+                ]
+            })
             .collect(),
     }
 }
@@ -121,8 +149,8 @@ pub(super) fn throughput_notes(
     if counts.len() == 1 {
         notes.push(format!(
             "Children see {} {unit}, parent sees {} {unit}.",
-            scale.value_text(phase.children_see(u)),
-            scale.value_text(phase.parent_sees(u)),
+            scale.value_text(over_runs(&phases, phase, |q| q.children_see(u))),
+            scale.value_text(over_runs(&phases, phase, |q| q.parent_sees(u))),
             unit = scale.unit,
         ));
     }
@@ -147,7 +175,13 @@ pub(super) fn draw_throughput<DB: DrawingBackend>(
     if counts.len() > 1 {
         let rows: Vec<(f64, f64, f64)> = counts
             .iter()
-            .map(|p| (f64::from(p.workers), p.children_see(u), p.parent_sees(u)))
+            .map(|p| {
+                (
+                    f64::from(p.workers),
+                    over_runs(&phases, p, |q| q.children_see(u)),
+                    over_runs(&phases, p, |q| q.parent_sees(u)),
+                )
+            })
             .collect();
         let x_axis = TickedAxis::new(rows.iter().map(|r| r.0).collect(), 0.5);
         let count_label = |x: f64| format!("{x:.0}");
@@ -200,7 +234,7 @@ pub(super) fn draw_throughput<DB: DrawingBackend>(
         }
     } else {
         let phase = first;
-        let rates: Vec<f64> = phase.results.iter().map(|w| w.rate(u)).collect();
+        let rates = worker_rates(&phases, phase, u);
         let x_axis = TickedAxis::new((0..rates.len()).map(|i| i as f64).collect(), 0.6);
         let worker_label = |x: f64| format!("{x:.0}");
         let title = format!(

@@ -137,6 +137,15 @@ fn grid_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
             row = grid_block(biff, row, &cpu_block_title(grid.pass), &grid)?;
         }
     }
+    let runs = result.config.runs;
+    if runs > 1 {
+        // --runs: the blocks above hold means; after one empty row, as the
+        // CPU blocks, each cell's standard deviation.
+        row += 1;
+        for grid in sd_grids(result) {
+            row = grid_block(biff, row, &sd_block_title(grid.pass, runs), &grid)?;
+        }
+    }
     Ok(())
 }
 
@@ -166,10 +175,18 @@ fn throughput_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
     let record = format!("Record size = {}", throughput_record_words(phases));
     let unit = format!("Output is in {}", throughput_unit(result.config.unit));
     let rows = throughput_rows(phases, result.config.unit);
-    let after = throughput_block(biff, 1, [THROUGHPUT_HEADING, &record, &unit], &rows)?;
+    let mut after = throughput_block(biff, 1, [THROUGHPUT_HEADING, &record, &unit], &rows)?;
     if result.config.variations.cpu_utilisation {
         let heading = [THROUGHPUT_CPU_HEADING, &record, THROUGHPUT_CPU_UNIT];
-        throughput_block(biff, after, heading, &throughput_cpu_rows(phases))?;
+        after = throughput_block(biff, after, heading, &throughput_cpu_rows(phases))?;
+    }
+    if result.config.runs > 1 {
+        let heading = format!(
+            "Standard deviation over {} runs: {THROUGHPUT_HEADING}",
+            result.config.runs
+        );
+        let sd_rows = throughput_sd_rows(phases, result.config.unit);
+        throughput_block(biff, after, [&heading, &record, &unit], &sd_rows)?;
     }
     Ok(())
 }
@@ -283,6 +300,7 @@ mod tests {
             elapsed_ns: 1_000_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            run: 0,
         }
     }
 

@@ -2,9 +2,10 @@
 //! the `-R` report's blocks as grids, their titles, and the throughput
 //! report's rows. The writers lay them out in their own formats.
 
+use crate::analysis::summary::summarize;
 use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
-use crate::model::result::{Measurement, PhaseResult, RunResult, RunStatus};
+use crate::model::result::{PassRuns, PhaseResult, RunResult, RunStatus, mean, phase_runs};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 use crate::report::layout::TableLayout;
@@ -86,17 +87,36 @@ pub(crate) struct Grid {
 /// [`TableLayout::reported_passes`], file sizes without any cell left out.
 pub(crate) fn grids(result: &RunResult) -> Vec<Grid> {
     let unit = result.config.unit;
-    grids_of(result, |m| m.value(unit) as f64)
+    grids_of(result, |m| Some(m.value(unit) as f64))
+}
+
+/// With several runs, the `-R` grids of each cell's standard deviation
+/// (none where a cell has one run: an empty cell, or IOzone's 0 in .xls).
+pub(crate) fn sd_grids(result: &RunResult) -> Vec<Grid> {
+    let unit = result.config.unit;
+    grids_of(result, |m| {
+        summarize(&m.values(unit))
+            .and_then(|x| x.sd)
+            .map(f64::round)
+    })
+}
+
+/// The title of a pass's standard-deviation block in the spreadsheets.
+pub(crate) fn sd_block_title(pass: Pass, runs: u32) -> String {
+    format!(
+        "{} standard deviation over {runs} runs",
+        spreadsheet_title(pass)
+    )
 }
 
 /// The -+u blocks of the `-R` report: the same grids, each cell the pass's
 /// CPU time as a percentage of its wall time, as the text prints it.
 pub(crate) fn cpu_grids(result: &RunResult) -> Vec<Grid> {
-    grids_of(result, |m| two_decimals(m.cpu_percent()))
+    grids_of(result, |m| Some(two_decimals(m.cpu_percent())))
 }
 
-/// The `-R` grids with `value` of each measurement in the cells.
-fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid> {
+/// The `-R` grids with `value` of each cell's pass (its runs) in the cells.
+fn grids_of(result: &RunResult, value: impl Fn(PassRuns<'_>) -> Option<f64>) -> Vec<Grid> {
     let config = &result.config;
     let plan = expand(config);
     let layout = TableLayout::for_config(config);
@@ -125,7 +145,7 @@ fn grids_of(result: &RunResult, value: impl Fn(&Measurement) -> f64) -> Vec<Grid
                                 .iter()
                                 .find(|c| c.cell.record_bytes == rec)
                                 .and_then(|c| c.get(pass))
-                                .map(&value)
+                                .and_then(&value)
                         })
                         .collect();
                     Some(GridRow {
@@ -190,13 +210,31 @@ pub(crate) fn throughput_cpu_rows(phases: &[PhaseResult]) -> Vec<ThroughputRow> 
     throughput_rows_of(phases, |p| p.cpu_utilisation().2)
 }
 
+/// With several runs: the rows of the throughput report's standard
+/// deviations (0 where a phase has one run).
+pub(crate) fn throughput_sd_rows(phases: &[PhaseResult], unit: OutputUnit) -> Vec<ThroughputRow> {
+    rows_over_runs(phases, |runs| {
+        let values: Vec<f64> = runs.iter().map(|p| p.children_see(unit)).collect();
+        summarize(&values).and_then(|x| x.sd).unwrap_or(0.0)
+    })
+}
+
+/// Each phase's `value`, the mean over its runs.
 fn throughput_rows_of(
     phases: &[PhaseResult],
     value: impl Fn(&PhaseResult) -> f64,
 ) -> Vec<ThroughputRow> {
+    rows_over_runs(phases, |runs| mean(runs.iter().map(|p| value(p))))
+}
+
+fn rows_over_runs(
+    phases: &[PhaseResult],
+    value: impl Fn(&[&PhaseResult]) -> f64,
+) -> Vec<ThroughputRow> {
     let mut rows: Vec<ThroughputRow> = Vec::new();
-    for p in phases {
-        let value = (p.workers, two_decimals(value(p)));
+    for runs in phase_runs(phases) {
+        let p = runs[0];
+        let value = (p.workers, two_decimals(value(&runs)));
         match rows.iter_mut().find(|r| r.pass == p.pass) {
             Some(row) => row.values.push(value),
             None => rows.push(ThroughputRow {

@@ -31,8 +31,9 @@ use rust_xlsxwriter::{
 };
 
 use super::grid::{
-    Grid, ThroughputRow, cpu_grids, grids, spreadsheet_title, status_text, throughput_cpu_rows,
-    throughput_label, throughput_record_words, throughput_rows,
+    Grid, ThroughputRow, cpu_grids, grids, sd_block_title, sd_grids, spreadsheet_title,
+    status_text, throughput_cpu_rows, throughput_label, throughput_record_words, throughput_rows,
+    throughput_sd_rows,
 };
 use crate::model::config::OutputUnit;
 use crate::model::environment::Environment;
@@ -106,9 +107,19 @@ pub fn render_xlsx(result: &RunResult) -> Result<Vec<u8>, XlsxError> {
         write_throughput(workbook.add_worksheet(), result)?;
     } else {
         let cpu_grids = if cpu { cpu_grids(result) } else { Vec::new() };
+        let runs = result.config.runs;
+        let sd_grids = if runs > 1 {
+            sd_grids(result)
+        } else {
+            Vec::new()
+        };
         for (i, grid) in grids(result).iter().enumerate() {
             let sheet = workbook.add_worksheet();
-            write_grid(sheet, grid, cpu_grids.get(i), result.config.unit)?;
+            let extra = Extra {
+                cpu: cpu_grids.get(i),
+                sd: sd_grids.get(i).map(|g| (g, runs)),
+            };
+            write_grid(sheet, grid, extra, result.config.unit)?;
         }
     }
     let sheet = workbook.add_worksheet();
@@ -159,10 +170,17 @@ fn grid_cells(
     }))
 }
 
+/// The blocks a pass's sheet holds below its grid of values: -+u's CPU
+/// percentages, and with several runs each cell's standard deviation.
+struct Extra<'a> {
+    cpu: Option<&'a Grid>,
+    sd: Option<(&'a Grid, u32)>,
+}
+
 fn write_grid(
     sheet: &mut Worksheet,
     grid: &Grid,
-    cpu: Option<&Grid>,
+    Extra { cpu, sd }: Extra<'_>,
     unit_kind: OutputUnit,
 ) -> Result<(), XlsxError> {
     let name = spreadsheet_title(grid.pass);
@@ -201,6 +219,13 @@ fn write_grid(
         let percent = Format::new().set_num_format("0.00");
         if let Some(a) = grid_cells(sheet, chart_row, &title, cpu, &percent)? {
             sheet.add_conditional_format(a.first_row, 1, a.last_row, a.last_col, &cpu_scale())?;
+            chart_row = a.last_row + 2;
+        }
+    }
+    if let Some((sd, runs)) = sd {
+        let title = format!("{} ({unit})", sd_block_title(grid.pass, runs));
+        let whole = Format::new().set_num_format("0");
+        if let Some(a) = grid_cells(sheet, chart_row, &title, sd, &whole)? {
             chart_row = a.last_row + 2;
         }
     }
@@ -320,6 +345,16 @@ fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xls
             chart_row = a.last_row + 2;
         }
     }
+    if result.config.runs > 1 {
+        let title = format!(
+            "Standard deviation over {} runs ({unit}, children see)",
+            result.config.runs
+        );
+        let sd_rows = throughput_sd_rows(&result.throughput, result.config.unit);
+        if let Some(a) = phase_cells(sheet, chart_row, &title, &counts, &sd_rows)? {
+            chart_row = a.last_row + 2;
+        }
+    }
     let mut line = Chart::new(ChartType::Line);
     line.title().set_name("Throughput by worker count");
     line.x_axis().set_name("workers");
@@ -417,6 +452,7 @@ mod tests {
             elapsed_ns: 1_000_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            run: 0,
         };
         CellResult {
             cell: Cell {

@@ -4,8 +4,9 @@
 use std::fmt::Write as _;
 use std::io;
 
+use crate::analysis::summary::summarize;
 use crate::model::plan::expand;
-use crate::model::result::{Measurement, RunResult};
+use crate::model::result::{PassRuns, RunResult};
 use crate::model::units::{KIB, kb_number};
 use crate::model::workload::Pass;
 use crate::report::Exporter;
@@ -35,7 +36,26 @@ pub fn render_excel_text(result: &RunResult) -> String {
             let name = pass.report_title().trim_end_matches(" report");
             let title = format!("{name} CPU utilization report (Zero values should be ignored)");
             block(&mut s, result, pass, &title, |m| {
-                format!(" {:6.2}", m.map_or(0.0, Measurement::cpu_percent))
+                format!(" {:6.2}", m.map_or(0.0, |m| m.cpu_percent()))
+            });
+        }
+    }
+    if config.runs > 1 {
+        // The blocks above hold each cell's mean; these its standard
+        // deviation, titled so that no script looking for IOzone's titles
+        // ("Writer report") takes them for IOzone's.
+        for &pass in &passes {
+            let title = format!(
+                "Standard deviation over {} runs: {}",
+                config.runs,
+                pass.report_title()
+            );
+            block(&mut s, result, pass, &title, |m| {
+                let sd = m.and_then(|m| summarize(&m.values(config.unit)).and_then(|x| x.sd));
+                match sd {
+                    Some(sd) => format!(" {} ", sd.round() as u64),
+                    None => " - ".to_string(),
+                }
             });
         }
     }
@@ -50,7 +70,7 @@ fn block(
     result: &RunResult,
     pass: Pass,
     title: &str,
-    cell: impl Fn(Option<&Measurement>) -> String,
+    cell: impl Fn(Option<PassRuns<'_>>) -> String,
 ) {
     let plan = expand(&result.config);
     let _ = write!(s, "\n\"{title}\"\n      ");

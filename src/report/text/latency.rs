@@ -20,16 +20,20 @@ pub fn latency_table(result: &RunResult) -> String {
         return String::new();
     }
     let percentiles = config.latency.percentiles();
+    // With --runs, each run's row says which run it is ("write#2").
+    let run_mark = |run: u32| {
+        if config.runs > 1 {
+            format!("#{}", run + 1)
+        } else {
+            String::new()
+        }
+    };
     let mut rows: Vec<(String, u64, u64, &LatencySummary)> = Vec::new();
     for cell in &result.cells {
         for m in &cell.measurements {
             if let Some(l) = &m.latency {
-                rows.push((
-                    m.pass.name().replace(' ', "_"),
-                    m.file_bytes,
-                    m.record_bytes,
-                    l,
-                ));
+                let name = format!("{}{}", m.pass.name().replace(' ', "_"), run_mark(m.run));
+                rows.push((name, m.file_bytes, m.record_bytes, l));
             }
         }
     }
@@ -38,7 +42,12 @@ pub fn latency_table(result: &RunResult) -> String {
         .as_ref()
         .is_some_and(|t| t.per_worker_lines);
     for phase in &result.throughput {
-        let name = format!("{}({})", phase.pass.name().replace(' ', "_"), phase.workers);
+        let name = format!(
+            "{}({}){}",
+            phase.pass.name().replace(' ', "_"),
+            phase.workers,
+            run_mark(phase.run)
+        );
         if let Some(l) = &phase.latency {
             rows.push((name, phase.file_bytes, phase.record_bytes, l));
         }

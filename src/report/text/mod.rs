@@ -12,10 +12,13 @@ use std::io;
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
+use crate::model::result::phase_runs;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
-use table::{closing_line, preamble, table_header, table_row, verify_note};
-use throughput::{phase_block, run_header, throughput_preamble, throughput_report};
+use table::{closing_line, preamble, spread_section, table_header, table_row, verify_note};
+use throughput::{
+    phase_block, repeated_phase_block, run_header, throughput_preamble, throughput_report,
+};
 
 /// The text of a run, piece by piece, in the order it is printed: the
 /// opening (banner, option lines, and the table header or the throughput
@@ -45,14 +48,24 @@ impl<'a> LiveText<'a> {
         s
     }
 
+    /// With `--runs` above 1 the table and the blocks show means, known
+    /// only at the end: rows and phases print then, in [`Self::closing`].
+    fn repeated(&self) -> bool {
+        self.config.runs > 1
+    }
+
     /// A row of the table.
     pub fn row(&self, row: &CellResult) -> String {
+        if self.repeated() {
+            return String::new();
+        }
         table_row(&self.layout, row, self.config.unit)
     }
 
     /// Throughput mode: a run with this many workers begins.
     pub fn workers_start(&self, file_bytes: u64, record_bytes: u64) -> String {
         match &self.config.throughput {
+            Some(_) if self.repeated() => String::new(),
             Some(tp) => run_header(tp, file_bytes, record_bytes),
             None => String::new(),
         }
@@ -60,17 +73,55 @@ impl<'a> LiveText<'a> {
 
     /// Throughput mode: a phase's block.
     pub fn phase(&self, phase: &PhaseResult) -> String {
+        if self.repeated() {
+            return String::new();
+        }
         phase_block(phase, self.config)
     }
 
     /// Throughput mode: the run with this many workers is over.
     pub fn workers_end(&self) -> String {
+        if self.repeated() {
+            return String::new();
+        }
         "\n\n".to_string()
+    }
+
+    /// `--runs`: the table of means and the spread after it, or the
+    /// throughput blocks of means, each worker count in turn.
+    fn repeated_results(&self, result: &RunResult) -> String {
+        let mut s = String::new();
+        match &self.config.throughput {
+            None => {
+                for row in &result.cells {
+                    s.push_str(&table_row(&self.layout, row, self.config.unit));
+                }
+                s.push_str(&spread_section(&self.layout, result));
+            }
+            Some(tp) => {
+                let groups = phase_runs(&result.throughput);
+                let mut rest = groups.as_slice();
+                while let Some(first) = rest.first() {
+                    let workers = first[0].workers;
+                    let len = rest.iter().take_while(|g| g[0].workers == workers).count();
+                    s.push_str(&run_header(tp, first[0].file_bytes, first[0].record_bytes));
+                    for runs in &rest[..len] {
+                        s.push_str(&repeated_phase_block(runs, self.config));
+                    }
+                    s.push_str("\n\n");
+                    rest = &rest[len..];
+                }
+            }
+        }
+        s
     }
 
     /// Everything after the last measurement.
     pub fn closing(&self, result: &RunResult) -> String {
         let mut s = String::new();
+        if self.repeated() {
+            s.push_str(&self.repeated_results(result));
+        }
         if self.config.throughput.is_some() {
             // IOzone prints the throughput -R block before its closing line.
             if self.config.excel_report {

@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use crate::analysis::summary::{OUTLIER_RULE, summarize};
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::order::mix_reads_among_first;
 use crate::model::result::{CellResult, RunResult, RunStatus, signal_name};
@@ -102,6 +103,128 @@ pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> St
     s
 }
 
+/// With several runs (`--runs`), after the table of means: the same grid
+/// with each cell's standard deviation, then how many runs each cell has
+/// and which samples are outliers. The standard deviation rather than the
+/// CV: it is in the table's own unit, so mean ± sd reads off the two grids
+/// directly (the error bars of seed 004's charts), and the CV is one
+/// division away (the JSON holds it). Its header says `file kB  rec kB`,
+/// not IOzone's `KB  reclen`, and each deviation reads `±123`, so scripts
+/// that find IOzone's table by its header, or its rows as lines of plain
+/// numbers, find the table of means only.
+pub fn spread_section(layout: &TableLayout, result: &RunResult) -> String {
+    let unit = result.config.unit;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\n\tStandard deviation over the runs ({}; - where a cell has one run):",
+        unit_label(unit)
+    );
+    let mut upper = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "", "");
+    let mut lower = format!("{:>KB_WIDTH$}{:>RECLEN_WIDTH$}", "file kB", "rec kB");
+    for c in &layout.columns {
+        let _ = write!(upper, "{:>w$}", c.upper_label, w = c.head_width);
+        let _ = write!(lower, "{:>w$}", c.label, w = c.head_width);
+    }
+    let _ = writeln!(s, "{upper}\n{lower}");
+    for row in &result.cells {
+        field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
+        field(&mut s, kb_number(row.cell.record_bytes), RECLEN_WIDTH);
+        for c in &layout.columns {
+            match row.get(c.pass) {
+                Some(runs) => match summarize(&runs.values(unit)).and_then(|x| x.sd) {
+                    Some(sd) => field(&mut s, format!("±{}", sd.round() as u64), c.data_width),
+                    None => field(&mut s, "-", c.data_width),
+                },
+                None => s.push_str(&" ".repeat(c.data_width)),
+            }
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s.push_str(&runs_line(layout, result));
+    s.push_str(&outliers_line(layout, result));
+    s
+}
+
+/// A cell as the spread lines name it: `64 kB file, 4 kB records`.
+fn cell_words(cell: &CellResult) -> String {
+    format!(
+        "{} kB file, {} kB records",
+        kb_number(cell.cell.file_bytes),
+        kb_number(cell.cell.record_bytes)
+    )
+}
+
+/// How many runs each cell has: one number when all agree, else the cells
+/// that have fewer (a run that stopped early).
+fn runs_line(layout: &TableLayout, result: &RunResult) -> String {
+    let counts: Vec<(&CellResult, Pass, usize)> = result
+        .cells
+        .iter()
+        .flat_map(|c| {
+            layout
+                .columns
+                .iter()
+                .filter_map(move |col| c.get(col.pass).map(|r| (c, col.pass, r.runs())))
+        })
+        .collect();
+    let most = counts.iter().map(|&(_, _, n)| n).max().unwrap_or(0);
+    let fewer: Vec<String> = counts
+        .iter()
+        .filter(|&&(_, _, n)| n < most)
+        .map(|&(c, pass, n)| format!("{}, {}: {n}", cell_words(c), pass.name()))
+        .collect();
+    if fewer.is_empty() {
+        format!("\tRuns per cell: {most} (every cell).\n")
+    } else {
+        format!("\tRuns per cell: {most}, except {}.\n", fewer.join("; "))
+    }
+}
+
+/// The samples the outlier rule flags, each with its run (kept in the mean).
+fn outliers_line(layout: &TableLayout, result: &RunResult) -> String {
+    let unit = result.config.unit;
+    let mut found = Vec::new();
+    for c in &result.cells {
+        for col in &layout.columns {
+            let Some(runs) = c.get(col.pass) else {
+                continue;
+            };
+            let samples: Vec<_> = runs.samples().collect();
+            let Some(summary) = summarize(&runs.values(unit)) else {
+                continue;
+            };
+            for i in summary.outliers {
+                found.push(format!(
+                    "{}, {}: {} {} in run {}/{}",
+                    cell_words(c),
+                    col.pass.name(),
+                    samples[i].value(unit),
+                    unit_label(unit),
+                    samples[i].run + 1,
+                    result.config.runs.max(1)
+                ));
+            }
+        }
+    }
+    let list = if found.is_empty() {
+        "none".to_string()
+    } else {
+        found.join("; ")
+    };
+    format!("\tOutliers ({OUTLIER_RULE}; kept in the mean): {list}.\n")
+}
+
+/// The unit the table's numbers are in, in words.
+pub fn unit_label(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kB/s",
+        OutputUnit::OpsPerSec => "operations/s",
+        OutputUnit::MicrosPerOp => "µs/operation",
+    }
+}
+
 /// What follows the last row: a blank line and the closing line, which
 /// says how the run ended. Only a complete run gets IOzone's line (scripts
 /// take it to mean the results are whole); a run that stopped early says why.
@@ -179,6 +302,42 @@ mod tests {
     use crate::model::result::{sample_cells, sample_result};
     use crate::model::workload::Pass;
     use crate::report::text::render_output;
+
+    #[test]
+    fn a_cell_with_one_run_has_no_sd_and_is_named_never_nan() {
+        // Three runs of a plan of two cells, the last run stopped after
+        // the first cell: 64 kB has three runs, 128 kB one.
+        let mut config = test_config(&[
+            "-a", "-n", "64k", "-g", "128k", "-y", "64k", "-q", "64k", "-i", "0",
+        ]);
+        config.runs = 3;
+        let mut cells = sample_cells(&config, &[Pass::Write, Pass::Rewrite], |f, _| f);
+        let first = cells[0].measurements.clone();
+        for run in 1..3u32 {
+            for m in &first {
+                let mut m = m.clone();
+                m.run = run;
+                m.elapsed_ns *= u64::from(run) + 1;
+                cells[0].measurements.push(m);
+            }
+        }
+        let mut result = sample_result(config, cells);
+        result.status = RunStatus::Interrupted(2);
+        let text = render_output(&result);
+        // 64 kB in 1, 2 and 3 s: 64, 32 and 21 kB/s, mean 39, sd 22.
+        let has = |line: &str| text.lines().any(|l| l.trim_end() == line);
+        assert!(has("              64      64      39      39"), "{text}");
+        assert!(has("              64      64     ±22     ±22"), "{text}");
+        assert!(has("             128      64       -       -"), "{text}");
+        assert!(
+            text.contains(
+                "\tRuns per cell: 3, except 128 kB file, 64 kB records, write: 1; \
+                 128 kB file, 64 kB records, rewrite: 1.\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+    }
 
     #[test]
     fn only_a_complete_run_says_it_completed() {

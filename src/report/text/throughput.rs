@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
+use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
-use crate::model::result::PhaseResult;
+use crate::model::result::{PhaseResult, WorkerResult, mean, phase_runs};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
@@ -112,6 +113,35 @@ fn units(unit: OutputUnit) -> (&'static str, &'static str) {
 
 /// One phase's block, preceded by its blank line.
 pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
+    repeated_phase_block(&[phase], config)
+}
+
+/// The mean of `figure` over the runs of a phase (for one run, its figure
+/// exactly: the outputs of a single run stay as they were).
+fn mean_over(runs: &[&PhaseResult], figure: impl Fn(&PhaseResult) -> f64) -> f64 {
+    mean(runs.iter().map(|p| figure(p)))
+}
+
+/// The six figures of a phase's block, in its order: children see, parent
+/// sees, min, max and avg per worker (rates), and min xfer.
+fn figures(phase: &PhaseResult, unit: OutputUnit) -> [f64; 6] {
+    [
+        phase.children_see(unit),
+        phase.parent_sees(unit),
+        phase.min_rate(unit),
+        phase.max_rate(unit),
+        phase.avg_rate(unit),
+        phase.min_xfer(unit),
+    ]
+}
+
+/// A phase's block over its runs (`--runs`): IOzone's lines, each figure the
+/// mean over the runs, then with several runs a line of each figure's mean
+/// ± standard deviation.
+pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String {
+    let Some(&phase) = runs.first() else {
+        return String::new();
+    };
     let unit = config.unit;
     let (rate, xfer) = units(unit);
     let (noun, nouns) = if phase.threads {
@@ -120,53 +150,54 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         ("process", "processes")
     };
     let (children, parent) = phase_labels(phase.pass, phase.workers);
+    let figure = |i: usize| mean_over(runs, |p| figures(p, unit)[i]);
     // Label (with IOzone's tabs), value, unit, and the trailing space IOzone
     // leaves after the Min line only.
     let lines = [
         (
             format!("Children see throughput for {children}"),
-            phase.children_see(unit),
+            figure(0),
             rate,
             "",
         ),
         (
             format!("Parent sees throughput for {parent}"),
-            phase.parent_sees(unit),
+            figure(1),
             rate,
             "",
         ),
         (
             format!("Min throughput per {noun} \t\t\t"),
-            phase.min_rate(unit),
+            figure(2),
             rate,
             " ",
         ),
         (
             format!("Max throughput per {noun} \t\t\t"),
-            phase.max_rate(unit),
+            figure(3),
             rate,
             "",
         ),
         (
             format!("Avg throughput per {noun} \t\t\t"),
-            phase.avg_rate(unit),
+            figure(4),
             rate,
             "",
         ),
-        (
-            "Min xfer \t\t\t\t\t".to_string(),
-            phase.min_xfer(unit),
-            xfer,
-            "",
-        ),
+        ("Min xfer \t\t\t\t\t".to_string(), figure(5), xfer, ""),
     ];
     let mut s = String::from("\n");
     for (label, value, unit_word, tail) in lines {
         let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");
     }
+    if runs.len() > 1 {
+        s.push_str(&spread_line(runs, unit));
+    }
     let cpu = config.variations.cpu_utilisation;
     if cpu {
-        let (wall, cpu_secs, pct) = phase.cpu_utilisation();
+        let wall = mean_over(runs, |p| p.cpu_utilisation().0);
+        let cpu_secs = mean_over(runs, |p| p.cpu_utilisation().1);
+        let pct = mean_over(runs, |p| p.cpu_utilisation().2);
         // IOzone capitalises the word on the initial writers' line only.
         let word = if phase.pass == Pass::Write {
             "Utilization"
@@ -180,12 +211,13 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
     }
     if phase.stonewall {
         let planned = phase.planned_bytes(config);
-        let moved = phase.moved_bytes();
-        let pct = if planned == 0 {
-            0.0
-        } else {
-            100.0 * moved as f64 / planned as f64
-        };
+        let pct = mean_over(runs, |p| {
+            if planned == 0 {
+                0.0
+            } else {
+                100.0 * p.moved_bytes() as f64 / planned as f64
+            }
+        });
         let _ = writeln!(
             s,
             "\tStonewalled: {pct:.2}% of the planned {:.2} KB counted while all {nouns} ran",
@@ -197,31 +229,74 @@ pub fn phase_block(phase: &PhaseResult, config: &RunConfig) -> String {
         .as_ref()
         .is_some_and(|t| t.per_worker_lines)
     {
-        for w in &phase.results {
+        for (i, w) in phase.results.iter().enumerate() {
+            // The same worker in every run: its mean xfer and rate.
+            let worker = |f: &dyn Fn(&WorkerResult) -> f64| {
+                mean_over(runs, |p| p.results.get(i).map_or(0.0, f))
+            };
             let _ = write!(
                 s,
                 "\tChild[{}] xfer count = {:10.2} {xfer}, Throughput = {:10.2} {rate}",
                 w.worker,
-                w.xfer(unit),
-                w.rate(unit)
+                worker(&|w| w.xfer(unit)),
+                worker(&|w| w.rate(unit))
             );
             if cpu {
-                let wall = w.elapsed_ns as f64 / 1e9;
-                let pct = if wall > 0.0 {
-                    100.0 * w.cpu_seconds() / wall
-                } else {
-                    0.0
+                let pct_of = |w: &WorkerResult| {
+                    let wall = w.elapsed_ns as f64 / 1e9;
+                    if wall > 0.0 {
+                        100.0 * w.cpu_seconds() / wall
+                    } else {
+                        0.0
+                    }
                 };
                 let _ = write!(
                     s,
-                    ", wall={wall:6.3}, cpu={:6.3}, %={pct:6.2}",
-                    w.cpu_seconds()
+                    ", wall={:6.3}, cpu={:6.3}, %={:6.2}",
+                    worker(&|w| w.elapsed_ns as f64 / 1e9),
+                    worker(&|w| w.cpu_seconds()),
+                    worker(&pct_of)
                 );
             }
             s.push('\n');
         }
     }
     s
+}
+
+/// With several runs, after a block's figures: each one's mean ± standard
+/// deviation over the runs (IOzone's lines above keep their layout, with
+/// the mean, for the scripts that read them).
+fn spread_line(runs: &[&PhaseResult], unit: OutputUnit) -> String {
+    let (rate, xfer) = units(unit);
+    let names = [
+        "children see",
+        "parent sees",
+        "min",
+        "max",
+        "avg",
+        "min xfer",
+    ];
+    let parts: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let values: Vec<f64> = runs.iter().map(|p| figures(p, unit)[i]).collect();
+            let unit_word = if i == 5 { xfer } else { rate };
+            match summarize(&values) {
+                Some(Summary {
+                    mean, sd: Some(sd), ..
+                }) => format!("{name} {mean:.2} ± {sd:.2} {unit_word}"),
+                Some(Summary { mean, .. }) => format!("{name} {mean:.2} {unit_word} (one run)"),
+                None => format!("{name} n/a"),
+            }
+        })
+        .collect();
+    format!(
+        "\tMean ± sd over {} runs: {}\n",
+        runs.len(),
+        parts.join(", ")
+    )
 }
 
 /// `Output is in …` of the throughput report.
@@ -243,11 +318,14 @@ pub fn record_words(phases: &[PhaseResult]) -> String {
     }
 }
 
-/// The -R block: one row per phase, one column per worker count.
+/// The -R block: one row per phase, one column per worker count (each the
+/// mean over the runs); with several runs, the same rows of standard
+/// deviations follow.
 pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
     let unit = config.unit;
     let record_words = record_words(phases);
     let output = unit_words(unit);
+    let groups = phase_runs(phases);
     let mut s = String::new();
     s.push_str("\n\"Throughput report Y-axis is type of test X-axis is number of processes\"\n");
     let _ = writeln!(s, "\"Record size = {record_words} \"");
@@ -259,14 +337,29 @@ pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
             order.push(p.pass);
         }
     }
-    rows(&mut s, phases, &order, |p| p.children_see(unit));
+    rows(&mut s, &groups, &order, |runs| {
+        mean_over(runs, |p| p.children_see(unit))
+    });
     if config.variations.cpu_utilisation {
         s.push_str(
             "\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n",
         );
         let _ = writeln!(s, "\"Record size = {record_words} \"");
         s.push_str("\"Output is in CPU%\"\n\n");
-        rows(&mut s, phases, &order, |p| p.cpu_utilisation().2);
+        rows(&mut s, &groups, &order, |runs| {
+            mean_over(runs, |p| p.cpu_utilisation().2)
+        });
+    }
+    let most = groups.iter().map(Vec::len).max().unwrap_or(0);
+    if most > 1 {
+        let _ = writeln!(
+            s,
+            "\n\"Standard deviation over {most} runs: Throughput report Y-axis is type of test X-axis is number of processes\""
+        );
+        let _ = writeln!(s, "\"Record size = {record_words} \"");
+        let _ = writeln!(s, "\"Output is in {output}\"");
+        s.push('\n');
+        sd_rows(&mut s, &groups, &order, unit);
     }
     s
 }
@@ -274,14 +367,33 @@ pub fn throughput_report(phases: &[PhaseResult], config: &RunConfig) -> String {
 /// A row per phase, a value per worker count.
 fn rows(
     s: &mut String,
-    phases: &[PhaseResult],
+    groups: &[Vec<&PhaseResult>],
     order: &[Pass],
-    value: impl Fn(&PhaseResult) -> f64,
+    value: impl Fn(&[&PhaseResult]) -> f64,
 ) {
     for &pass in order {
         let _ = write!(s, "\"{:>15} \"", report_label(pass));
-        for p in phases.iter().filter(|p| p.pass == pass) {
-            let _ = write!(s, " {:10.2} ", value(p));
+        for runs in groups.iter().filter(|g| g[0].pass == pass) {
+            let _ = write!(s, " {:10.2} ", value(runs));
+        }
+        s.push_str("\n\n");
+    }
+}
+
+/// The standard deviation rows: `-` where a phase has one run.
+fn sd_rows(s: &mut String, groups: &[Vec<&PhaseResult>], order: &[Pass], unit: OutputUnit) {
+    for &pass in order {
+        let _ = write!(s, "\"{:>15} \"", report_label(pass));
+        for runs in groups.iter().filter(|g| g[0].pass == pass) {
+            let values: Vec<f64> = runs.iter().map(|p| p.children_see(unit)).collect();
+            match summarize(&values).and_then(|x| x.sd) {
+                Some(sd) => {
+                    let _ = write!(s, " {sd:10.2} ");
+                }
+                None => {
+                    let _ = write!(s, " {:>10} ", "-");
+                }
+            }
         }
         s.push_str("\n\n");
     }

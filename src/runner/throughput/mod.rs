@@ -50,87 +50,91 @@ pub(crate) fn run(
     let mut signal = None;
     let mut error = None;
     let mut left = Vec::new();
-    for &workers in &throughput.worker_counts {
-        let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
-        let cell = Cell {
-            file_bytes: per_worker,
-            record_bytes,
-        };
-        if cell.records() == 0 {
-            error = Some(RunError::Refused(format!(
-                "-+k: {} kB shared by {workers} workers leaves less than one {} kB record each",
-                file_bytes / 1024,
-                record_bytes / 1024
-            )));
-            break;
-        }
-        let cell = recipe.cell(cell);
-        let started = on_event(Event::WorkersStart {
-            file_bytes: per_worker,
-            record_bytes,
-        });
-        if let Err(e) = started {
-            error = Some(e);
-            break;
-        }
-        let mut files = match worker_files(recipe, throughput, workers, &mut left) {
-            Ok(f) => f,
-            Err(e) => {
+    // --runs: every worker count again, one repetition after the other.
+    'runs: for repetition in 0..recipe.runs() {
+        for &workers in &throughput.worker_counts {
+            let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
+            let cell = Cell {
+                file_bytes: per_worker,
+                record_bytes,
+            };
+            if cell.records() == 0 {
+                error = Some(RunError::Refused(format!(
+                    "-+k: {} kB shared by {workers} workers leaves less than one {} kB record each",
+                    file_bytes / 1024,
+                    record_bytes / 1024
+                )));
+                break;
+            }
+            let cell = recipe.cell(cell);
+            let started = on_event(Event::WorkersStart {
+                file_bytes: per_worker,
+                record_bytes,
+            });
+            if let Err(e) = started {
                 error = Some(e);
                 break;
             }
-        };
-        let run = Run {
-            cell: &cell,
-            throughput,
-            workers,
-            files: &files,
-            stop,
-        };
-        for pass in &cell.passes {
-            if let Some(sig) = stop.signal() {
-                signal = Some(sig);
-                break;
-            }
-            let phase = run
-                .prepare_files(pass)
-                .map_err(RunError::Io)
-                .and_then(|()| run.phase(pass));
-            let done = match phase {
-                Ok(PhaseEnd::Done(phase, latencies, bands)) => {
-                    let shown = on_event(Event::PhaseDone {
-                        phase: &phase,
-                        latencies: latencies.as_deref(),
-                        bands: bands.as_deref(),
-                    });
-                    // A phase whose results could not be handed on (its -Q
-                    // files not written) is not counted, as in single mode.
-                    if shown.is_ok() {
-                        phases.push(phase);
-                    }
-                    shown
+            let mut files = match worker_files(recipe, throughput, workers, &mut left) {
+                Ok(f) => f,
+                Err(e) => {
+                    error = Some(e);
+                    break;
                 }
-                Ok(PhaseEnd::Interrupted(sig)) => {
+            };
+            let run = Run {
+                cell: &cell,
+                throughput,
+                workers,
+                files: &files,
+                stop,
+            };
+            for pass in &cell.passes {
+                if let Some(sig) = stop.signal() {
                     signal = Some(sig);
                     break;
                 }
-                Err(e) => Err(e),
-            };
-            if let Err(e) = done {
-                error = Some(e);
-                break;
+                let phase = run
+                    .prepare_files(pass)
+                    .map_err(RunError::Io)
+                    .and_then(|()| run.phase(pass));
+                let done = match phase {
+                    Ok(PhaseEnd::Done(mut phase, latencies, bands)) => {
+                        phase.run = repetition;
+                        let shown = on_event(Event::PhaseDone {
+                            phase: &phase,
+                            latencies: latencies.as_deref(),
+                            bands: bands.as_deref(),
+                        });
+                        // A phase whose results could not be handed on (its -Q
+                        // files not written) is not counted, as in single mode.
+                        if shown.is_ok() {
+                            phases.push(phase);
+                        }
+                        shown
+                    }
+                    Ok(PhaseEnd::Interrupted(sig)) => {
+                        signal = Some(sig);
+                        break;
+                    }
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = done {
+                    error = Some(e);
+                    break;
+                }
+                pause_between_tests(&cell);
             }
-            pause_between_tests(&cell);
-        }
-        let ended = on_event(Event::WorkersEnd);
-        if let Err(e) = ended {
-            error.get_or_insert(e);
-        }
-        if !config.keep_file {
-            files.remove_all(&mut error, &mut left);
-        }
-        if error.is_some() || signal.is_some() || !left.is_empty() {
-            break;
+            let ended = on_event(Event::WorkersEnd);
+            if let Err(e) = ended {
+                error.get_or_insert(e);
+            }
+            if !config.keep_file {
+                files.remove_all(&mut error, &mut left);
+            }
+            if error.is_some() || signal.is_some() || !left.is_empty() {
+                break 'runs;
+            }
         }
     }
     Outcome::ended(Vec::new(), phases, signal, error, left)
@@ -357,6 +361,7 @@ impl Run<'_> {
             stonewall: self.throughput.stonewall,
             latency: phase_latency,
             results,
+            run: 0,
         };
         Ok(PhaseEnd::Done(phase, latencies, bands))
     }

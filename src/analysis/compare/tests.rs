@@ -1,0 +1,177 @@
+use super::*;
+
+fn key(pass: Pass, record_kb: u64) -> CellKey {
+    CellKey {
+        pass,
+        workers: None,
+        file_bytes: 1 << 20,
+        record_bytes: record_kb << 10,
+    }
+}
+
+fn side(label: &str, unit: OutputUnit, cells: &[(CellKey, &[f64])]) -> Side {
+    let mut samples = SampleSet::new(unit);
+    for (k, values) in cells {
+        for v in *values {
+            samples.add(*k, *v);
+        }
+    }
+    Side {
+        input: Input {
+            label: label.into(),
+            date: None,
+            source: format!("{label}.json"),
+            runs: 1,
+        },
+        samples,
+    }
+}
+
+const OPTIONS: Options = Options {
+    band_percent: 5.0,
+    adjust: Adjust::BenjaminiHochberg,
+};
+
+#[test]
+fn an_input_compared_with_itself_is_the_same_everywhere() {
+    let kb = OutputUnit::KbPerSec;
+    let a = side(
+        "a",
+        kb,
+        &[
+            (key(Pass::Write, 4), &[100.0, 120.0, 90.0]),
+            (key(Pass::Read, 4), &[500.0]),
+            (key(Pass::Read, 8), &[7.0, 7.0]),
+        ],
+    );
+    let c = compare(&a, std::slice::from_ref(&a), OPTIONS).unwrap();
+    let cells = &c.pairs[0].cells;
+    assert_eq!(cells.len(), 3);
+    for cell in cells {
+        assert_eq!(cell.verdict, Verdict::Same, "{cell:?}");
+        assert_eq!(cell.ratio, 1.0);
+    }
+    assert!(c.slower_than(0.0).is_empty());
+}
+
+#[test]
+fn a_clear_slowdown_is_slower_with_a_small_adjusted_p() {
+    let kb = OutputUnit::KbPerSec;
+    let base = side(
+        "base",
+        kb,
+        &[
+            (key(Pass::Write, 4), &[100.0, 102.0, 98.0, 101.0, 99.0]),
+            (key(Pass::Read, 4), &[100.0, 102.0, 98.0, 101.0, 99.0]),
+        ],
+    );
+    let other = side(
+        "other",
+        kb,
+        &[
+            (key(Pass::Write, 4), &[80.0, 82.0, 79.0, 81.0, 78.0]),
+            (key(Pass::Read, 4), &[100.0, 101.0, 99.0, 102.0, 98.0]),
+        ],
+    );
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    let pair = &c.pairs[0];
+    // Sorted by pass: write before read.
+    let write = &pair.cells[0];
+    assert_eq!(write.cell.pass, Pass::Write);
+    assert_eq!(write.verdict, Verdict::Slower);
+    assert_eq!(write.basis, Basis::Significance);
+    // Welch's p from SciPy (see welch/tests.rs) is 8.0126e-08; BH over two
+    // tests multiplies the smaller by 2/1.
+    assert!((write.p_adjusted.unwrap() - 2.0 * 8.012566137870666e-08).abs() < 1e-12);
+    assert!((write.percent - (0.7999549816538166 - 1.0) * 100.0).abs() < 1e-9);
+    assert_eq!(pair.cells[1].verdict, Verdict::Same);
+    let slow = c.slower_than(5.0);
+    assert_eq!(slow.len(), 1);
+    assert_eq!(slow[0].1.cell.pass, Pass::Write);
+    assert!(c.slower_than(25.0).is_empty());
+    let summary = pair.by_pass();
+    assert_eq!(summary[0].verdict, Verdict::Slower);
+    assert_eq!(summary[1].verdict, Verdict::Same);
+}
+
+#[test]
+fn one_sample_a_side_uses_the_band_alone() {
+    let kb = OutputUnit::KbPerSec;
+    let base = side(
+        "base",
+        kb,
+        &[
+            (key(Pass::Write, 4), &[100.0]),
+            (key(Pass::Read, 4), &[100.0]),
+            (key(Pass::Reread, 4), &[100.0]),
+        ],
+    );
+    let other = side(
+        "other",
+        kb,
+        &[
+            (key(Pass::Write, 4), &[94.0]),
+            (key(Pass::Read, 4), &[104.0]),
+            (key(Pass::Reread, 4), &[110.0]),
+        ],
+    );
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    let verdicts: Vec<_> = c.pairs[0].cells.iter().map(|c| c.verdict).collect();
+    assert_eq!(verdicts, [Verdict::Slower, Verdict::Same, Verdict::Faster]);
+    for cell in &c.pairs[0].cells {
+        assert_eq!(cell.basis, Basis::BandOnly);
+        assert_eq!((cell.p, cell.p_adjusted, cell.ci_low), (None, None, None));
+        assert_eq!(cell.base.sd, None);
+    }
+}
+
+#[test]
+fn fewer_microseconds_per_operation_is_faster() {
+    let us = OutputUnit::MicrosPerOp;
+    let base = side("base", us, &[(key(Pass::Write, 4), &[20.0])]);
+    let other = side("other", us, &[(key(Pass::Write, 4), &[10.0])]);
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    assert!(!c.higher_is_better);
+    assert_eq!(c.pairs[0].cells[0].verdict, Verdict::Faster);
+    assert!(c.slower_than(5.0).is_empty());
+}
+
+#[test]
+fn cells_in_one_side_only_are_counted_not_compared() {
+    let kb = OutputUnit::KbPerSec;
+    let base = side(
+        "base",
+        kb,
+        &[(key(Pass::Write, 4), &[1.0]), (key(Pass::Write, 8), &[1.0])],
+    );
+    let other = side(
+        "other",
+        kb,
+        &[(key(Pass::Write, 4), &[1.0]), (key(Pass::Read, 4), &[1.0])],
+    );
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    let pair = &c.pairs[0];
+    assert_eq!(
+        (pair.cells.len(), pair.only_in_base, pair.only_in_other),
+        (1, 1, 1)
+    );
+}
+
+#[test]
+fn zero_rates_are_left_out() {
+    let kb = OutputUnit::KbPerSec;
+    let base = side("base", kb, &[(key(Pass::Read, 4), &[0.0])]);
+    let c = compare(&base, std::slice::from_ref(&base), OPTIONS).unwrap();
+    assert!(c.pairs[0].cells.is_empty());
+}
+
+#[test]
+fn inputs_in_different_units_are_refused() {
+    let base = side("base", OutputUnit::KbPerSec, &[]);
+    let other = side("other", OutputUnit::OpsPerSec, &[]);
+    let e = compare(&base, &[other], OPTIONS).unwrap_err();
+    assert_eq!(
+        e,
+        "base.json is in kB/s and other.json in ops/s; ioz compares inputs in one unit"
+    );
+}

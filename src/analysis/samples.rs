@@ -1,0 +1,209 @@
+//! The samples a comparison works on: every rate measured, per cell, as
+//! plain numbers in the run's unit.
+//!
+//! A cell may hold several samples: a run with repetitions keeps several
+//! measurements of one pass in one cell (and several throughput phases of
+//! one shape), and a directory of runs pools them. [`of_run`] is the one
+//! place that reads them out of a [`RunResult`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::config::OutputUnit;
+use crate::model::result::{Measurement, RunResult};
+use crate::model::workload::Pass;
+
+/// Where a sample was measured: a cell of the table (single and auto mode)
+/// or the shape of a throughput phase. Ordered as a report lists them:
+/// by pass, then workers, file size and record size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct CellKey {
+    pub pass: Pass,
+    /// Workers of a throughput phase; `None` for a cell of the table.
+    pub workers: Option<u32>,
+    pub file_bytes: u64,
+    pub record_bytes: u64,
+}
+
+/// Every sample of one input (a run, a directory of runs, an IOzone log).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleSet {
+    /// The unit of every sample (kB/s, ops/s or µs/op).
+    pub unit: OutputUnit,
+    /// The samples of each cell, in the order they were read.
+    pub cells: BTreeMap<CellKey, Vec<f64>>,
+}
+
+impl SampleSet {
+    pub fn new(unit: OutputUnit) -> SampleSet {
+        SampleSet {
+            unit,
+            cells: BTreeMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, key: CellKey, value: f64) {
+        self.cells.entry(key).or_default().push(value);
+    }
+
+    /// Pools `other`'s samples into this set (the caller checked the units agree).
+    pub fn pool(&mut self, other: SampleSet) {
+        for (key, values) in other.cells {
+            self.cells.entry(key).or_default().extend(values);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.values().all(Vec::is_empty)
+    }
+}
+
+/// The samples of a saved run: each measurement of a pass in a cell is one
+/// sample of that cell (several with repetitions), and each throughput
+/// phase one sample ("Children see") of its pass and shape.
+pub fn of_run(run: &RunResult) -> SampleSet {
+    let unit = run.config.unit;
+    let mut set = SampleSet::new(unit);
+    for cell in &run.cells {
+        for m in &cell.measurements {
+            let key = CellKey {
+                pass: m.pass,
+                workers: None,
+                file_bytes: m.file_bytes,
+                record_bytes: m.record_bytes,
+            };
+            set.add(key, exact_rate(m, unit));
+        }
+    }
+    for phase in &run.throughput {
+        let key = CellKey {
+            pass: phase.pass,
+            workers: Some(phase.workers),
+            file_bytes: phase.file_bytes,
+            record_bytes: phase.record_bytes,
+        };
+        set.add(key, phase.children_see(unit));
+    }
+    set
+}
+
+/// The pass's rate in `unit`, not truncated to an integer as the table
+/// prints it (a small cell's truncation would be noise in the statistics).
+fn exact_rate(m: &Measurement, unit: OutputUnit) -> f64 {
+    let secs = m.elapsed_ns.max(1) as f64 / 1e9;
+    match unit {
+        OutputUnit::KbPerSec => m.bytes as f64 / 1024.0 / secs,
+        OutputUnit::OpsPerSec => m.records as f64 / secs,
+        OutputUnit::MicrosPerOp => 1e6 * secs / m.records.max(1) as f64,
+    }
+}
+
+/// Whether a larger number is better in `unit` (not for µs per operation).
+pub fn higher_is_better(unit: OutputUnit) -> bool {
+    unit != OutputUnit::MicrosPerOp
+}
+
+/// The unit's name as reports print it.
+pub fn unit_name(unit: OutputUnit) -> &'static str {
+    match unit {
+        OutputUnit::KbPerSec => "kB/s",
+        OutputUnit::OpsPerSec => "ops/s",
+        OutputUnit::MicrosPerOp => "µs/op",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::plan::Cell;
+    use crate::model::result::{CellResult, sample_phase, sample_result};
+
+    fn measurement(pass: Pass, bytes: u64, elapsed_ns: u64, run: u32) -> Measurement {
+        Measurement {
+            run,
+            pass,
+            file_bytes: 1 << 20,
+            record_bytes: 64 << 10,
+            workers: 1,
+            bytes,
+            records: bytes / (64 << 10),
+            latency: None,
+            elapsed_ns,
+            cpu_user_ns: 0,
+            cpu_system_ns: 0,
+        }
+    }
+
+    #[test]
+    fn repeated_measurements_of_a_pass_are_samples_of_one_cell() {
+        let cell = CellResult {
+            cell: Cell {
+                file_bytes: 1 << 20,
+                record_bytes: 64 << 10,
+            },
+            measurements: vec![
+                measurement(Pass::Write, 1 << 20, 1_000_000_000, 0),
+                measurement(Pass::Rewrite, 1 << 20, 500_000_000, 0),
+                measurement(Pass::Write, 1 << 20, 2_000_000_000, 1),
+            ],
+        };
+        let run = sample_result(
+            crate::cli::test_config(&["-s", "1m", "-r", "64k"]),
+            vec![cell],
+        );
+        let set = of_run(&run);
+        let write = CellKey {
+            pass: Pass::Write,
+            workers: None,
+            file_bytes: 1 << 20,
+            record_bytes: 64 << 10,
+        };
+        // 1 MiB in 1 s and in 2 s: 1024 and 512 kB/s, not truncated.
+        assert_eq!(set.cells[&write], [1024.0, 512.0]);
+        let rewrite = CellKey {
+            pass: Pass::Rewrite,
+            ..write
+        };
+        assert_eq!(set.cells[&rewrite], [2048.0]);
+    }
+
+    #[test]
+    fn repeated_throughput_phases_are_samples_of_one_shape() {
+        let mut run = sample_result(
+            crate::cli::test_config(&["-s", "1m", "-r", "64k"]),
+            Vec::new(),
+        );
+        run.throughput = vec![
+            sample_phase(Pass::Write, 2, 1 << 20),
+            sample_phase(Pass::Read, 2, 1 << 20),
+            sample_phase(Pass::Write, 2, 2 << 20),
+        ];
+        let set = of_run(&run);
+        let write = CellKey {
+            pass: Pass::Write,
+            workers: Some(2),
+            file_bytes: 1 << 20,
+            record_bytes: 64 << 10,
+        };
+        // Children see: the sum of two workers' 1024 (then 2048) kB/s.
+        assert_eq!(set.cells[&write], [2048.0, 4096.0]);
+        assert_eq!(set.cells.len(), 2);
+    }
+
+    #[test]
+    fn pooling_appends_the_samples_of_each_cell() {
+        let key = CellKey {
+            pass: Pass::Read,
+            workers: None,
+            file_bytes: 1,
+            record_bytes: 1,
+        };
+        let mut a = SampleSet::new(OutputUnit::KbPerSec);
+        a.add(key, 1.0);
+        let mut b = SampleSet::new(OutputUnit::KbPerSec);
+        b.add(key, 2.0);
+        a.pool(b);
+        assert_eq!(a.cells[&key], [1.0, 2.0]);
+    }
+}

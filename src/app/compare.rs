@@ -1,0 +1,112 @@
+//! `ioz compare BASE OTHER…`: inputs read, result paths approved, the
+//! comparison made, its text printed and its files written; with
+//! `--fail-if-slower`, exit 1 naming every cell slower than allowed.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+
+use super::compare_inputs::{Loaded, load};
+use super::output::SIGPIPE;
+use crate::analysis::adjust::Adjust;
+use crate::analysis::compare::{Options, compare as make_comparison};
+use crate::cli::{CompareRequest, PAdjust};
+use crate::error::Exit;
+use crate::report::compare::{cell_name, render_text, write_all};
+use crate::safety::outputs;
+
+pub(crate) fn compare(request: CompareRequest) -> Exit {
+    let mut loaded: Vec<Loaded> = Vec::new();
+    for path in std::iter::once(&request.base).chain(&request.others) {
+        match load(path) {
+            Ok(l) => loaded.push(l),
+            Err(e) => return refuse(&e),
+        }
+    }
+    let inputs: Vec<&Path> = loaded
+        .iter()
+        .flat_map(|l| l.files.iter().map(|f| f.as_path()))
+        .collect();
+    let places = match outputs::check_for_compare(&request.outputs, &inputs, request.force) {
+        Ok(p) => p,
+        Err(e) => return refuse(&e),
+    };
+    let options = Options {
+        band_percent: request.band_percent,
+        adjust: match request.adjust {
+            PAdjust::BenjaminiHochberg => Adjust::BenjaminiHochberg,
+            PAdjust::Holm => Adjust::Holm,
+        },
+    };
+    let mut sides = loaded.into_iter().map(|l| l.side);
+    let Some(base) = sides.next() else {
+        return refuse("no baseline");
+    };
+    let others: Vec<_> = sides.collect();
+    let comparison = match make_comparison(&base, &others, options) {
+        Ok(c) => c,
+        Err(e) => return refuse(&e),
+    };
+    if comparison.pairs.iter().all(|p| p.cells.is_empty()) {
+        say(&format!(
+            "ioz: compare: warning: {} shares no cell with any input (different sizes or tests): nothing compared",
+            comparison.baseline.source
+        ));
+    }
+    if request.text {
+        let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        if io::stdout()
+            .write_all(render_text(&comparison, colour).as_bytes())
+            .is_err()
+        {
+            return Exit::Signal(SIGPIPE);
+        }
+    }
+    let written = write_all(&comparison, &places);
+    let mut exit = if written {
+        Exit::Success
+    } else {
+        Exit::Failure
+    };
+    if let Some(limit) = request.fail_if_slower {
+        let slow = comparison.slower_than(limit);
+        for (input, cell) in &slow {
+            let why = match cell.p_adjusted {
+                Some(p) => format!("adjusted p = {}", fmt_p(p)),
+                None => "one sample: the band alone".into(),
+            };
+            say(&format!(
+                "ioz: compare: {}: {} is {:.1} % slower than {} ({why})",
+                input.label,
+                cell_name(&cell.cell),
+                cell.slowdown_percent(comparison.higher_is_better),
+                comparison.baseline.label
+            ));
+        }
+        if !slow.is_empty() {
+            say(&format!(
+                "ioz: compare: {} cell(s) slower than {} by more than {limit} % (--fail-if-slower)",
+                slow.len(),
+                comparison.baseline.label
+            ));
+            exit = Exit::Failure;
+        }
+    }
+    exit
+}
+
+fn fmt_p(p: f64) -> String {
+    if p != 0.0 && p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn refuse(e: &str) -> Exit {
+    say(&format!("ioz: compare: {e}"));
+    Exit::Usage
+}
+
+fn say(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}

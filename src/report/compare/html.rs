@@ -1,0 +1,362 @@
+//! `--html FILE` of a comparison: one self-contained page (inline style
+//! and SVG, nothing to fetch): seed 003's coloured ratio table, then per
+//! test seed 004's mean ± sd bars and percent differences with the band,
+//! and, where a test covers a grid of cells, seed 001's mountains of the
+//! baseline and each input on one scale beside a ratio heat grid.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
+use super::svg::{SERIES, mean_sd_bars, mountain, percent_bars, ratio_heat, verdict_colour};
+use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
+use crate::model::workload::Pass;
+use crate::report::plots::{PlainAxis, number};
+
+const STYLE: &str = r#"
+body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1300px;
+  padding: 1.5em 2em 3em; color: #1d1d1f; background: #fff; line-height: 1.4; }
+h1 { font-size: 1.7em; margin: 0 0 0.3em; }
+h2 { font-size: 1.3em; margin: 2em 0 0.6em; border-bottom: 2px solid #2166ac; }
+h3 { font-size: 1.05em; margin: 1.2em 0 0.4em; }
+table { border-collapse: collapse; margin: 0.4em 0 1em; font-size: 0.9em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+th, td { border: 1px solid #d5d9e0; padding: 0.2em 0.55em; text-align: right; }
+th { background: #eef2f7; }
+td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { background: #ededed; }
+.figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.note { color: #555; }
+.key span { display: inline-block; padding: 0 0.5em; margin-right: 0.5em; }
+"#;
+
+pub fn render_html(c: &Comparison) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ioz compare: {}</title><style>{STYLE}</style></head><body>",
+        esc(&c.baseline.label)
+    );
+    let _ = write!(h, "<h1>ioz compare</h1>");
+    let _ = write!(
+        h,
+        "<p class=\"note\">Baseline <b>{}</b> ({}{}). Values in {}. Ratio = input / baseline, of geometric means; \
+         its 95 % interval from Welch's t on the log rates. Faster or slower: adjusted p &lt; {} ({}) and beyond \
+         the band of ±{} %; with one sample on a side, the band alone.</p>",
+        esc(&c.baseline.label),
+        esc(&c.baseline.source),
+        c.baseline
+            .date
+            .as_deref()
+            .map(|d| format!(", {}", esc(d)))
+            .unwrap_or_default(),
+        unit_of(c),
+        c.alpha,
+        c.adjust.name(),
+        c.band_percent
+    );
+    let _ = write!(
+        h,
+        "<p class=\"key\"><span class=\"faster\" style=\"background:#c6efce\">faster</span>\
+         <span style=\"background:#ffc7ce\">slower</span><span style=\"background:#ededed\">same</span></p>"
+    );
+    tests_table(&mut h, c);
+    let labels: Vec<String> = std::iter::once(c.baseline.label.clone())
+        .chain(c.pairs.iter().map(|p| p.other.label.clone()))
+        .collect();
+    for (pass, workers) in groups(c) {
+        let name = test_name(pass, workers);
+        let _ = write!(h, "<h2 id=\"{}\">{}</h2>", slug(&name), esc(&name));
+        let of = |x: &&CellComparison| x.cell.pass == pass && x.cell.workers == workers;
+        // Every cell of this test any pair has, with each input's moments.
+        let keys: BTreeSet<(u64, u64)> = c
+            .pairs
+            .iter()
+            .flat_map(|p| p.cells.iter().filter(of))
+            .map(|x| (x.cell.file_bytes, x.cell.record_bytes))
+            .collect();
+        let bars: Vec<(u64, u64, Vec<Option<Moments>>)> = keys
+            .iter()
+            .map(|&(f, r)| {
+                fn at(
+                    p: &crate::analysis::compare::Pair,
+                    key: (Pass, Option<u32>, u64, u64),
+                ) -> Option<&CellComparison> {
+                    p.cells.iter().find(|x| {
+                        (
+                            x.cell.pass,
+                            x.cell.workers,
+                            x.cell.file_bytes,
+                            x.cell.record_bytes,
+                        ) == key
+                    })
+                }
+                let key = (pass, workers, f, r);
+                let base = c.pairs.iter().find_map(|p| at(p, key).map(|x| x.base));
+                let sides = std::iter::once(base)
+                    .chain(c.pairs.iter().map(|p| at(p, key).map(|x| x.other)))
+                    .collect();
+                (f, r, sides)
+            })
+            .collect();
+        let _ = write!(h, "<div class=\"figs\">");
+        h.push_str(&mean_sd_bars(
+            &format!("{name}: mean ± sd"),
+            c.unit,
+            &labels,
+            &bars,
+        ));
+        for pair in &c.pairs {
+            let cells: Vec<&CellComparison> = pair.cells.iter().filter(of).collect();
+            h.push_str(&percent_bars(
+                &format!("{name}: {} vs {} (%)", pair.other.label, c.baseline.label),
+                c.band_percent,
+                &cells,
+            ));
+        }
+        let _ = write!(h, "</div>");
+        for pair in &c.pairs {
+            let cells: Vec<&CellComparison> = pair.cells.iter().filter(of).collect();
+            let files: Vec<u64> = cells
+                .iter()
+                .map(|x| x.cell.file_bytes)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let records: Vec<u64> = cells
+                .iter()
+                .map(|x| x.cell.record_bytes)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if files.len() < 2 || records.len() < 2 {
+                continue;
+            }
+            let zmax = cells
+                .iter()
+                .map(|x| x.base.mean.max(x.other.mean))
+                .fold(0.0, f64::max);
+            let find = |f: u64, r: u64| {
+                cells
+                    .iter()
+                    .find(|x| x.cell.file_bytes == f && x.cell.record_bytes == r)
+            };
+            let _ = write!(
+                h,
+                "<h3>{}: mountains on one scale, and the ratio</h3><div class=\"figs\">",
+                esc(&pair.other.label)
+            );
+            h.push_str(&mountain(
+                &c.baseline.label,
+                &files,
+                &records,
+                &|f, r| find(f, r).map(|x| x.base.mean),
+                zmax,
+                c.unit,
+            ));
+            h.push_str(&mountain(
+                &pair.other.label,
+                &files,
+                &records,
+                &|f, r| find(f, r).map(|x| x.other.mean),
+                zmax,
+                c.unit,
+            ));
+            h.push_str(&ratio_heat(
+                &format!("{} / {}", pair.other.label, c.baseline.label),
+                &cells,
+                c.higher_is_better,
+            ));
+            let _ = write!(h, "</div>");
+        }
+        details(&mut h, c, pass, workers);
+    }
+    let _ = write!(
+        h,
+        "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval.</p></body></html>",
+        labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!(
+                "<span style=\"color:{}\">{}</span>",
+                SERIES[i % SERIES.len()],
+                esc(l)
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+        c.band_percent
+    );
+    h.push('\n');
+    h
+}
+
+fn groups(c: &Comparison) -> Vec<(Pass, Option<u32>)> {
+    let set: BTreeSet<(Pass, Option<u32>)> = c
+        .pairs
+        .iter()
+        .flat_map(|p| p.cells.iter().map(|x| (x.cell.pass, x.cell.workers)))
+        .collect();
+    set.into_iter().collect()
+}
+
+fn class(v: Verdict) -> &'static str {
+    v.name()
+}
+
+/// Seed 003's table: rows are the inputs, columns the tests; then each
+/// input's ratio row, coloured by its cells' verdicts.
+fn tests_table(h: &mut String, c: &Comparison) {
+    let passes: Vec<Pass> = groups(c)
+        .into_iter()
+        .map(|g| g.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if passes.is_empty() {
+        let _ = write!(h, "<p>No cell in common: nothing to compare.</p>");
+        return;
+    }
+    // The means read in MB/s or GB/s (k ops/s …) with three significant
+    // digits, as ioz's figures do, so that thirteen tests fit the page.
+    let first = c.pairs[0].by_pass();
+    let largest = first
+        .iter()
+        .map(|s| s.base_mean)
+        .chain(
+            c.pairs
+                .iter()
+                .flat_map(|p| p.by_pass().into_iter().map(|s| s.other_mean)),
+        )
+        .fold(0.0, f64::max);
+    let axis = PlainAxis::up_to(c.unit, largest);
+    let _ = write!(
+        h,
+        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio rows: the geometric mean of the cells' ratios, green when some cell is faster and none slower, red the reverse.</p><div class=\"scroll\"><table><tr><th></th>",
+        axis.unit
+    );
+    for p in &passes {
+        let _ = write!(h, "<th>{}</th>", p.name());
+    }
+    let _ = write!(h, "</tr>");
+    let row = |h: &mut String, label: &str, date: Option<&str>, values: Vec<Option<f64>>| {
+        let _ = write!(
+            h,
+            "<tr><th style=\"text-align:left\">{}{}</th>",
+            esc(label),
+            date.map(|d| format!("<br><small>{}</small>", esc(d)))
+                .unwrap_or_default()
+        );
+        for v in values {
+            let _ = write!(
+                h,
+                "<td>{}</td>",
+                v.map(|v| number(v * axis.factor)).unwrap_or_default()
+            );
+        }
+        let _ = write!(h, "</tr>");
+    };
+    row(
+        h,
+        &c.baseline.label,
+        c.baseline.date.as_deref(),
+        passes
+            .iter()
+            .map(|p| first.iter().find(|s| s.pass == *p).map(|s| s.base_mean))
+            .collect(),
+    );
+    for pair in &c.pairs {
+        let s = pair.by_pass();
+        row(
+            h,
+            &pair.other.label,
+            pair.other.date.as_deref(),
+            passes
+                .iter()
+                .map(|p| s.iter().find(|x| x.pass == *p).map(|x| x.other_mean))
+                .collect(),
+        );
+    }
+    for pair in &c.pairs {
+        let s = pair.by_pass();
+        let _ = write!(
+            h,
+            "<tr><th style=\"text-align:left\">{} / {}</th>",
+            esc(&pair.other.label),
+            esc(&c.baseline.label)
+        );
+        for p in &passes {
+            match s.iter().find(|x| x.pass == *p) {
+                Some(x) => {
+                    let _ = write!(
+                        h,
+                        "<td class=\"{}\">{}</td>",
+                        class(x.verdict),
+                        ratio(x.ratio)
+                    );
+                }
+                None => h.push_str("<td></td>"),
+            }
+        }
+        let _ = write!(h, "</tr>");
+    }
+    let _ = write!(h, "</table></div>");
+}
+
+/// Every cell of a test in a table: both sides, ratio, interval, p, verdict.
+fn details(h: &mut String, c: &Comparison, pass: Pass, workers: Option<u32>) {
+    let _ = write!(
+        h,
+        "<details><summary>Every cell</summary><table><tr><th>input</th><th>cell</th><th>base n</th><th>base mean ± sd</th>\
+         <th>n</th><th>mean ± sd</th><th>ratio</th><th>95 % interval</th><th>%</th><th>p (adjusted)</th><th>Mann-Whitney p</th><th>verdict</th></tr>"
+    );
+    let ms = |m: &Moments| match m.sd {
+        Some(sd) => format!("{:.0} ± {:.0}", m.mean, sd),
+        None => format!("{:.0}", m.mean),
+    };
+    for pair in &c.pairs {
+        for x in pair
+            .cells
+            .iter()
+            .filter(|x| x.cell.pass == pass && x.cell.workers == workers)
+        {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td class=\"{}\" style=\"color:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&pair.other.label),
+                esc(&cell_name(&x.cell)),
+                x.base.n,
+                ms(&x.base),
+                x.other.n,
+                ms(&x.other),
+                class(x.verdict),
+                verdict_colour(x.verdict),
+                ratio(x.ratio),
+                match (x.ci_low, x.ci_high) {
+                    (Some(a), Some(b)) => format!("{} … {}", ratio(a), ratio(b)),
+                    _ => String::new(),
+                },
+                percent(x.percent),
+                x.p_adjusted.map(p_value).unwrap_or_default(),
+                x.mann_whitney_p.map(p_value).unwrap_or_default(),
+                match x.basis {
+                    Basis::Significance => x.verdict.name().to_string(),
+                    Basis::BandOnly => format!("{} (band only)", x.verdict.name()),
+                }
+            );
+        }
+    }
+    let _ = write!(h, "</table></details>");
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

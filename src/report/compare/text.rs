@@ -1,0 +1,316 @@
+//! `ioz compare`'s text: for each input, a ratio grid per test (file size ×
+//! record size) with each cell's verdict, every cell with a p-value in
+//! detail, then seed 003's table (rows: the inputs, columns: the tests). Colours
+//! (green faster, red slower, grey same) only when the caller says the
+//! output is a terminal that wants them.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
+use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, Verdict};
+use crate::model::workload::Pass;
+
+/// The text report; `colour`: ANSI colours for a terminal.
+pub fn render_text(c: &Comparison, colour: bool) -> String {
+    let mut out = String::new();
+    let paint = Paint(colour);
+    let _ = writeln!(
+        out,
+        "ioz compare: baseline {}{}",
+        c.baseline.label,
+        described(&c.baseline)
+    );
+    let _ = writeln!(
+        out,
+        "Values in {}; ratio = input / baseline (of geometric means); faster or slower when \
+         adjusted p < {} ({}) and beyond the band of {} %.",
+        unit_of(c),
+        c.alpha,
+        c.adjust.name(),
+        c.band_percent
+    );
+    for pair in &c.pairs {
+        render_pair(&mut out, c, pair, paint);
+    }
+    render_tests_table(&mut out, c, paint);
+    out
+}
+
+fn described(input: &crate::analysis::compare::Input) -> String {
+    let mut parts = vec![input.source.clone()];
+    if input.runs > 1 {
+        parts.push(format!("{} runs pooled", input.runs));
+    }
+    if let Some(d) = &input.date {
+        parts.push(d.clone());
+    }
+    format!(" ({})", parts.join(", "))
+}
+
+#[derive(Clone, Copy)]
+struct Paint(bool);
+
+impl Paint {
+    fn verdict(self, v: Verdict, text: &str) -> String {
+        if !self.0 {
+            return text.to_string();
+        }
+        let code = match v {
+            Verdict::Faster => "32",
+            Verdict::Slower => "31",
+            Verdict::Same => "90",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// The mark after a ratio in a grid: a reader without colours sees the verdict too.
+fn mark(v: Verdict) -> char {
+    match v {
+        Verdict::Faster => '+',
+        Verdict::Slower => '-',
+        Verdict::Same => ' ',
+    }
+}
+
+fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
+    let _ = writeln!(
+        out,
+        "\n{} against {}{}",
+        pair.other.label,
+        c.baseline.label,
+        described(&pair.other)
+    );
+    let count = |v| pair.cells.iter().filter(|x| x.verdict == v).count();
+    let _ = writeln!(
+        out,
+        "  {} cells compared: {} faster, {} slower, {} the same{}",
+        pair.cells.len(),
+        count(Verdict::Faster),
+        count(Verdict::Slower),
+        count(Verdict::Same),
+        only_in(c, pair)
+    );
+    let band_only = pair
+        .cells
+        .iter()
+        .filter(|x| x.basis == Basis::BandOnly)
+        .count();
+    if band_only > 0 {
+        let _ = writeln!(
+            out,
+            "  {band_only} of them with a single sample on a side: no p-value, the verdict uses the band of {} % alone",
+            c.band_percent
+        );
+    }
+    if pair.cells.is_empty() {
+        let _ = writeln!(out, "  no cell in common: nothing to compare");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  Ratio grids: rows file size (kB), columns record size (kB); + faster, - slower"
+    );
+    let mut groups: Vec<(Pass, Option<u32>)> = pair
+        .cells
+        .iter()
+        .map(|x| (x.cell.pass, x.cell.workers))
+        .collect();
+    groups.dedup();
+    for (pass, workers) in groups {
+        let cells: Vec<&CellComparison> = pair
+            .cells
+            .iter()
+            .filter(|x| x.cell.pass == pass && x.cell.workers == workers)
+            .collect();
+        render_grid(out, pass, workers, &cells, paint);
+    }
+    let differing: Vec<&CellComparison> = pair
+        .cells
+        .iter()
+        .filter(|x| x.basis == Basis::Significance)
+        .collect();
+    if !differing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  Every cell: n, mean ± sd of each side, ratio [95 % interval], adjusted p"
+        );
+        for x in differing {
+            let _ = writeln!(out, "  {}", paint.verdict(x.verdict, &detail(x)));
+        }
+    }
+}
+
+fn only_in(c: &Comparison, pair: &Pair) -> String {
+    let mut parts = Vec::new();
+    if pair.only_in_base > 0 {
+        parts.push(format!(
+            "{} only in {}",
+            pair.only_in_base, c.baseline.label
+        ));
+    }
+    if pair.only_in_other > 0 {
+        parts.push(format!(
+            "{} only in {}",
+            pair.only_in_other, pair.other.label
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({}, not compared)", parts.join(", "))
+    }
+}
+
+fn render_grid(
+    out: &mut String,
+    pass: Pass,
+    workers: Option<u32>,
+    cells: &[&CellComparison],
+    paint: Paint,
+) {
+    let files: BTreeSet<u64> = cells.iter().map(|x| x.cell.file_bytes).collect();
+    let records: BTreeSet<u64> = cells.iter().map(|x| x.cell.record_bytes).collect();
+    let _ = writeln!(out, "\n  {}", test_name(pass, workers));
+    let mut head = format!("  {:>10}", "kB");
+    for r in &records {
+        let _ = write!(head, " {:>8}", size_kb(*r));
+    }
+    let _ = writeln!(out, "{}", head.trim_end());
+    for f in &files {
+        let mut row = format!("  {:>10}", size_kb(*f));
+        for r in &records {
+            match cells
+                .iter()
+                .find(|x| x.cell.file_bytes == *f && x.cell.record_bytes == *r)
+            {
+                Some(x) => {
+                    let text = format!("{:>7}{}", ratio(x.ratio), mark(x.verdict));
+                    let _ = write!(row, " {}", paint.verdict(x.verdict, &text));
+                }
+                None => row.push_str("         "),
+            }
+        }
+        let _ = writeln!(out, "{}", row.trim_end());
+    }
+}
+
+/// One cell on one line: where, both sides, ratio, interval, p, verdict.
+fn detail(x: &CellComparison) -> String {
+    let side = |m: &crate::analysis::compare::Moments| match m.sd {
+        Some(sd) => format!("n={} {:.0} ± {:.0}", m.n, m.mean, sd),
+        None => format!("n={} {:.0}", m.n, m.mean),
+    };
+    let ci = match (x.ci_low, x.ci_high) {
+        (Some(lo), Some(hi)) => format!(" [{} … {}]", ratio(lo), ratio(hi)),
+        _ => String::new(),
+    };
+    let p = match (x.p_adjusted, x.basis) {
+        (Some(p), _) => format!("p={}", p_value(p)),
+        (None, _) => "no p (one sample)".to_string(),
+    };
+    let mw = x
+        .mann_whitney_p
+        .map(|p| format!(", Mann-Whitney p={}", p_value(p)))
+        .unwrap_or_default();
+    format!(
+        "{}: {} vs {}: ratio {}{ci} ({}), {p}{mw}: {}",
+        cell_name(&x.cell),
+        side(&x.base),
+        side(&x.other),
+        ratio(x.ratio),
+        percent(x.percent),
+        x.verdict.name()
+    )
+}
+
+/// Seed 003's table: a row per input (the mean over the cells compared of
+/// each test), then a ratio row per input against the baseline, coloured
+/// by the test's cells' verdicts.
+fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
+    let Some(first) = c.pairs.first() else {
+        return;
+    };
+    let passes: Vec<Pass> = {
+        let mut seen = Vec::new();
+        for pair in &c.pairs {
+            for s in pair.by_pass() {
+                if !seen.contains(&s.pass) {
+                    seen.push(s.pass);
+                }
+            }
+        }
+        seen.sort();
+        seen
+    };
+    if passes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nPer test: the mean over the cells compared ({}), then each input's ratio to {}",
+        unit_of(c),
+        c.baseline.label
+    );
+    let label_width = c
+        .pairs
+        .iter()
+        .map(|p| p.other.label.chars().count() + c.baseline.label.chars().count() + 3)
+        .chain(std::iter::once(c.baseline.label.chars().count()))
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let col = |p: &Pass| p.name().len().max(11);
+    let mut head = format!("{:label_width$}", "");
+    for p in &passes {
+        let _ = write!(head, " {:>w$}", p.name(), w = col(p));
+    }
+    let _ = writeln!(out, "{}", head.trim_end());
+    let row_of = |label: &str, values: &dyn Fn(Pass) -> Option<String>| {
+        let mut row = format!("{label:label_width$}");
+        for p in &passes {
+            let v = values(*p).unwrap_or_default();
+            let _ = write!(row, " {v:>w$}", w = col(p));
+        }
+        row.trim_end().to_string()
+    };
+    let base = first.by_pass();
+    let _ = writeln!(
+        out,
+        "{}",
+        row_of(&c.baseline.label, &|p| base
+            .iter()
+            .find(|s| s.pass == p)
+            .map(|s| format!("{:.0}", s.base_mean)))
+    );
+    for pair in &c.pairs {
+        let s = pair.by_pass();
+        let _ = writeln!(
+            out,
+            "{}",
+            row_of(&pair.other.label, &|p| s
+                .iter()
+                .find(|x| x.pass == p)
+                .map(|x| format!("{:.0}", x.other_mean)))
+        );
+    }
+    for pair in &c.pairs {
+        let s = pair.by_pass();
+        let label = format!("{} / {}", pair.other.label, c.baseline.label);
+        let mut row = format!("{label:label_width$}");
+        for p in &passes {
+            let w = col(p);
+            match s.iter().find(|x| x.pass == *p) {
+                Some(x) => {
+                    let text = format!("{:>w$}", format!("{}{}", ratio(x.ratio), mark(x.verdict)));
+                    let _ = write!(row, " {}", paint.verdict(x.verdict, &text));
+                }
+                None => {
+                    let _ = write!(row, " {:w$}", "");
+                }
+            }
+        }
+        let _ = writeln!(out, "{}", row.trim_end());
+    }
+}
