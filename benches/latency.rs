@@ -13,7 +13,10 @@
 //!
 //! Run with `cargo bench --bench latency`. Environment (all optional):
 //! - IOZ_BENCH_SIZE_MB: the file, in MiB (default 256);
-//! - IOZ_BENCH_PAIRS: pairs (default 7);
+//! - IOZ_BENCH_PAIRS: pairs (default 8: as many of each order);
+//! - IOZ_BENCH_CLOCK: `wall` (default: the pass's elapsed time, as ioz
+//!   reports it) or `cpu` (the pass's user+system CPU time: steadier on a
+//!   busy machine, where other processes take the CPU away mid-pass);
 //! - IOZ_BENCH_DIR: where the file goes (default: the current directory).
 
 use std::path::{Path, PathBuf};
@@ -33,8 +36,9 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// One ioz run: each compared pass's (elapsed ns, operations).
-fn run(dir: &Path, size_mb: u64, latency: bool) -> Vec<(u64, u64)> {
+/// One ioz run: each compared pass's (time in ns, operations), the time
+/// being the elapsed or, with `cpu`, the CPU time of the pass.
+fn run(dir: &Path, size_mb: u64, latency: bool, cpu: bool) -> Vec<(u64, u64)> {
     let json = dir.join("bench-latency.json");
     let size = format!("{size_mb}m");
     let mut cmd = Command::new(IOZ);
@@ -64,17 +68,25 @@ fn run(dir: &Path, size_mb: u64, latency: bool) -> Vec<(u64, u64)> {
                 .iter()
                 .find(|m| m["pass"] == *name)
                 .unwrap_or_else(|| panic!("no {name} pass"));
-            (
-                m["elapsed_ns"].as_u64().unwrap(),
-                m["records"].as_u64().unwrap(),
-            )
+            let ns = |k: &str| m[k].as_u64().unwrap();
+            let time = if cpu {
+                ns("cpu_user_ns") + ns("cpu_system_ns")
+            } else {
+                ns("elapsed_ns")
+            };
+            (time.max(1), ns("records"))
         })
         .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// The histogram's percentiles against the sorted -Q latencies of one run.
@@ -150,20 +162,21 @@ fn main() {
         return;
     }
     let size_mb = env_u64("IOZ_BENCH_SIZE_MB", 256);
-    let pairs = env_u64("IOZ_BENCH_PAIRS", 7).max(1);
+    let pairs = env_u64("IOZ_BENCH_PAIRS", 8).max(1);
+    let cpu = std::env::var("IOZ_BENCH_CLOCK").is_ok_and(|c| c == "cpu");
     let dir = std::env::var_os("IOZ_BENCH_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
     check_against_raw_latencies(&dir);
 
     let mut ratios = vec![Vec::new(); PASSES.len()];
     let mut cost_ns = vec![Vec::new(); PASSES.len()];
-    run(&dir, size_mb, false); // warm the page cache
+    run(&dir, size_mb, false, cpu); // warm the page cache
     for pair in 0..pairs {
         let (without, with) = if pair % 2 == 0 {
-            let a = run(&dir, size_mb, false);
-            (a, run(&dir, size_mb, true))
+            let a = run(&dir, size_mb, false, cpu);
+            (a, run(&dir, size_mb, true, cpu))
         } else {
-            let b = run(&dir, size_mb, true);
-            (run(&dir, size_mb, false), b)
+            let b = run(&dir, size_mb, true, cpu);
+            (run(&dir, size_mb, false, cpu), b)
         };
         for k in 0..PASSES.len() {
             let ((t0, ops), (t1, _)) = (without[k], with[k]);
@@ -174,7 +187,10 @@ fn main() {
     let _ = std::fs::remove_file(dir.join("bench-latency.tmp"));
     let _ = std::fs::remove_file(dir.join("bench-latency.json"));
 
-    println!("--latency against without, {size_mb} MiB cached file, 4 KiB records, {pairs} pairs");
+    let clock = if cpu { "CPU time" } else { "elapsed time" };
+    println!(
+        "--latency against without, {size_mb} MiB cached file, 4 KiB records, {pairs} pairs, {clock}"
+    );
     println!(
         "{:<12} {:>14} {:>18}",
         "pass", "median ratio", "median ns per op"
