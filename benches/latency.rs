@@ -11,6 +11,9 @@
 //! `-Q` latencies of the same operations (within the histogram's 0.8 %
 //! plus -Q's rounding to whole µs).
 //!
+//! It also prints what a clock read and a histogram record cost in this
+//! process, without I/O: the floor of the cost per operation.
+//!
 //! Run with `cargo bench --bench latency`. Environment (all optional):
 //! - IOZ_BENCH_SIZE_MB: the file, in MiB (default 256);
 //! - IOZ_BENCH_PAIRS: pairs (default 8: as many of each order);
@@ -153,6 +156,45 @@ fn check_against_raw_latencies(dir: &Path) {
     let _ = std::fs::remove_dir_all(&sub);
 }
 
+/// What `--latency` adds to each operation, measured in this process
+/// without I/O: one clock read (the TSC where the kernel's clocksource is
+/// `tsc`, else clock_gettime) and one histogram record. A floor for the
+/// pairs' cost per operation, steady on a busy machine.
+fn per_operation_floor() {
+    use ioz::model::histogram::LatencyHistogram;
+    use std::hint::black_box;
+    const N: u64 = 5_000_000;
+    let time = |f: &mut dyn FnMut(u64)| {
+        let t = std::time::Instant::now();
+        for i in 0..N {
+            f(i);
+        }
+        t.elapsed().as_nanos() as f64 / N as f64
+    };
+    let mut h = LatencyHistogram::new();
+    let record = time(&mut |i| h.record(black_box(1000 + (i & 0xffff))));
+    black_box(&h);
+    let gettime = time(&mut |_| {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the timespec we own.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        black_box(ts);
+    });
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: rdtsc only reads the time-stamp counter.
+    let tsc = time(&mut |_| {
+        black_box(unsafe { core::arch::x86_64::_rdtsc() });
+    });
+    #[cfg(not(target_arch = "x86_64"))]
+    let tsc = f64::NAN;
+    println!(
+        "per operation, no I/O: histogram record {record:.1} ns, clock_gettime {gettime:.1} ns, rdtsc {tsc:.1} ns"
+    );
+}
+
 fn main() {
     // `cargo bench` passes --bench; a filter argument other than ours skips us.
     if std::env::args()
@@ -166,6 +208,7 @@ fn main() {
     let cpu = std::env::var("IOZ_BENCH_CLOCK").is_ok_and(|c| c == "cpu");
     let dir = std::env::var_os("IOZ_BENCH_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
     check_against_raw_latencies(&dir);
+    per_operation_floor();
 
     let mut ratios = vec![Vec::new(); PASSES.len()];
     let mut cost_ns = vec![Vec::new(); PASSES.len()];

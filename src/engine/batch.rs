@@ -212,11 +212,9 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
     let mut progress = Progress::default();
     // One clock read per operation boundary: the end of one operation is
     // the start of the next (read again only after a -J/-K/-+O pause).
-    let mut started = if TIMED {
-        crate::engine::clock::now_ns()
-    } else {
-        0
-    };
+    // -+O's deadlines are monotonic ns: a paced loop never reads the TSC.
+    debug_assert!(io.timing.pace_ns == 0 || io.timing.tsc.is_none());
+    let mut started = if TIMED { io.timing.now() } else { 0 };
     // -+O: when the operation under way was due to start.
     let mut scheduled = started;
     for op in ops {
@@ -230,7 +228,7 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
             probe(engine, io.read_buf, op)?;
         }
         if TIMED && (busy != 0 || op.probes.any()) {
-            started = crate::engine::clock::now_ns();
+            started = io.timing.now();
         }
         let result = match op.kind {
             OpKind::Read => {
@@ -245,8 +243,8 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
             }
         };
         if TIMED {
-            let ended = crate::engine::clock::now_ns();
-            io.timing.record(ended - started);
+            let ended = io.timing.now();
+            io.timing.record(io.timing.elapsed_ns(started, ended));
             started = ended;
             if io.timing.pace_ns > 0 {
                 // -+O: the next operation is due one interval after this

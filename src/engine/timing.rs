@@ -4,6 +4,7 @@
 //! operations into that memory. Without any of them the engines run their
 //! untimed loop, compiled apart, which reads no clock per operation.
 
+use super::clock::{Tsc, now_ns};
 use crate::model::histogram::LatencyHistogram;
 use crate::model::latency::IozoneBands;
 
@@ -20,6 +21,9 @@ pub struct OpTiming<'a> {
     /// `-+O`: the least time from one operation's start to the next one's,
     /// ns; 0 for no limit. Synchronous engines only.
     pub pace_ns: u64,
+    /// Synchronous engines: read the TSC rather than CLOCK_MONOTONIC per
+    /// operation (never with a pace, whose deadlines are monotonic).
+    pub tsc: Option<Tsc>,
 }
 
 impl OpTiming<'_> {
@@ -32,6 +36,25 @@ impl OpTiming<'_> {
     #[inline]
     pub fn is_on(&self) -> bool {
         self.list.is_some() || self.histogram.is_some() || self.bands.is_some() || self.pace_ns > 0
+    }
+
+    /// The per-operation clock now: TSC ticks, or monotonic ns.
+    #[inline(always)]
+    pub fn now(&self) -> u64 {
+        match self.tsc {
+            Some(tsc) => tsc.now(),
+            None => now_ns(),
+        }
+    }
+
+    /// The time between two reads of [`OpTiming::now`], in ns.
+    #[inline(always)]
+    pub fn elapsed_ns(&self, from: u64, to: u64) -> u64 {
+        let d = to.wrapping_sub(from);
+        match self.tsc {
+            Some(tsc) => tsc.ns(d),
+            None => d,
+        }
     }
 
     /// One operation's latency, to every recorder the run asked for.

@@ -216,6 +216,7 @@ impl<'r> ReadyPass<'r> {
             histogram: self.histogram.as_mut(),
             bands: self.bands.as_mut(),
             pace_ns: self.checked.recipe.pace_ns,
+            tsc: self.checked.recipe.tsc,
         };
         self.checked.run(engine, ops, buffers, stops, timing)
     }

@@ -52,6 +52,15 @@ pub fn utc_now_rfc3339() -> String {
     }
 }
 
+/// Whether the kernel keeps time with the CPU's time-stamp counter (its
+/// clocksource is `tsc`, which it only keeps when the counter is invariant
+/// and synchronised across CPUs): then ioz may time single operations with
+/// it (engine::clock::Tsc). Any doubt (another clocksource, no sysfs) is no.
+pub fn tsc_is_the_clocksource() -> bool {
+    std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .is_ok_and(|s| s.trim() == "tsc")
+}
+
 /// The smallest non-zero step of the monotonic clock the timings use.
 pub fn clock_resolution_ns() -> u64 {
     let mut best = u64::MAX;
