@@ -184,8 +184,8 @@ fn per_operation_floor() {
         black_box(ts);
     });
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: rdtsc only reads the time-stamp counter.
     let tsc = time(&mut |_| {
+        // SAFETY: rdtsc only reads the time-stamp counter.
         black_box(unsafe { core::arch::x86_64::_rdtsc() });
     });
     #[cfg(not(target_arch = "x86_64"))]
