@@ -21,6 +21,7 @@ pub fn tests() -> Vec<Test> {
         throughput_mode_with_io_uring => [IoUring],
         the_json_matches_the_schema_and_reads_back,
         csv_has_the_percentile_columns,
+        the_html_report_has_a_latency_view_per_test,
         iozone_histograms_hold_every_q_latency_once,
         iozone_histograms_per_worker_in_throughput_mode,
         rate_limit_paces_each_worker,
@@ -348,6 +349,52 @@ fn csv_has_the_percentile_columns() {
         assert_eq!(ops, 16, "{line}");
         assert!(min <= p50 && p50 <= p99 && p99 <= max, "{line}");
     }
+}
+
+fn the_html_report_has_a_latency_view_per_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-s",
+        "64k",
+        "-s",
+        "128k",
+        "-r",
+        "4k",
+        "-r",
+        "16k",
+        "-i",
+        "0",
+        "--latency",
+        "-f",
+        "t.tmp",
+        "--html",
+        "r.html",
+    ];
+    ok(dir.path(), &args);
+    let html = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let section = html
+        .split("<section id=\"latency\">")
+        .nth(1)
+        .expect("a latency section")
+        .split("</section>")
+        .next()
+        .unwrap();
+    for pass in ["write", "rewrite"] {
+        assert!(section.contains(&format!("<h3>{pass}</h3>")), "{section}");
+        assert!(section.contains(&format!(
+            "{pass}: p99 (solid) and p50 (dashed) latency against file size, a line per record size"
+        )));
+        assert!(section.contains(&format!("{pass} — file 128 KiB, record 4 KiB")));
+    }
+    // Two record sizes × p50 and p99 per test, and one CDF per test.
+    assert_eq!(section.matches("<polyline").count(), 2 * (4 + 1));
+    // Without --latency, no section.
+    ok(
+        dir.path(),
+        &["-s", "64k", "-i", "0", "-f", "t.tmp", "--html", "s.html"],
+    );
+    let plain = fs::read_to_string(dir.path().join("s.html")).unwrap();
+    assert!(!plain.contains("id=\"latency\""));
 }
 
 /// IOzone's bucket bounds in whole µs (each label's value), then 120+ s.

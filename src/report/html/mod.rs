@@ -4,6 +4,7 @@
 //! with its charts beside it, and the long tables folded.
 
 mod environment;
+mod latency;
 mod pass;
 mod tables;
 
@@ -168,6 +169,8 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         results_table(&mut h, result, &passes, unit);
     }
     h.push_str("</section>\n");
+
+    latency::latency_section(&mut h, result);
 
     for &pass in &passes {
         pass_section(&mut h, result, pass)?;
