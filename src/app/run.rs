@@ -89,7 +89,7 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
 
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
-    out.put(&text.opening(&started, time_resolution_ns));
+    out.put(&text.opening(&environment, &started, time_resolution_ns));
     let progress = Progress::for_run(&config);
     let outcome =
         runner::measure(

@@ -11,7 +11,7 @@ use calamine::{Reader, Xlsx, open_workbook};
 use serde_json::Value;
 
 use crate::fixtures::chromium::{Headless, chromium, headless_once};
-use crate::fixtures::{Test, assert_refused, data_file, ioz, skip, trials};
+use crate::fixtures::{Ext4, Test, assert_refused, data_file, ioz, skip, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -29,6 +29,8 @@ pub fn tests() -> Vec<Test> {
         the_help_lists_every_option,
         colours_on_a_terminal_only_and_never_with_no_color,
         chromium_renders_the_comparison_page => [Chromium],
+        o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate => [Ext4],
+        seed_004_scaled_down_ends_in_the_charts => [Chromium],
     ]
 }
 
@@ -534,4 +536,137 @@ fn headless(chromium: &Path, page: &Path, extra: &[String]) -> Option<String> {
         }
     }
     None
+}
+
+/// Issue 14's proof on a real file system: writes with O_SYNC (`-o`) against
+/// plain writes, five runs each, on an ext4 image (a tmpfs would make O_SYNC
+/// free). The write cells are slower with small p-values, the read cells
+/// are not, and `--fail-if-slower 5` exits 1 naming the write cells.
+fn o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate() {
+    let fs = Ext4::new("relatime");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = fs.mnt().join("t.tmp");
+    let file = file.to_str().unwrap();
+    for (label, extra) in [("plain", None), ("osync", Some("-o"))] {
+        let mut args = vec![
+            "-s", "1m", "-r", "64k", "-i", "0", "--runs", "5", "--label", label, "-f", file,
+        ];
+        args.extend(extra);
+        let json = format!("{label}.json");
+        args.extend(["--json", &json]);
+        ioz(d, &args).expect_code(0);
+    }
+    let (run, doc) = compare_json(d, &["plain.json", "osync.json", "--fail-if-slower", "5"], 1);
+    for pass in ["write", "rewrite"] {
+        let c = cell(&doc, pass, 1024, 64, None);
+        assert_eq!(c["base"]["n"], 5, "{c}");
+        assert_eq!(c["other"]["n"], 5, "{c}");
+        assert_eq!(c["verdict"], "slower", "{c}");
+        let p = c["p_adjusted"].as_f64().expect("a p-value");
+        assert!(p < 0.01, "O_SYNC {pass}: p = {p}: {c}");
+        assert!(
+            run.stderr.contains(&format!(
+                "ioz: compare: osync: {pass} 1024 kB file, 64 kB records is "
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    // Each side's regime is named: O_SYNC writes could not stay in a cache.
+    assert!(
+        run.stdout
+            .contains("  warning: 2 cell(s) in different cache regimes, whose numbers measure different things: write 1024 kB file, 64 kB records: "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(" → uncached (-o/-+D); rewrite 1024 kB file, 64 kB records: "),
+        "{}",
+        run.stdout
+    );
+    let write = cell(&doc, "write", 1024, 64, None);
+    assert_eq!(write["regimes_differ"][1], "uncached (-o/-+D)", "{write}");
+    assert!(
+        run.stderr
+            .lines()
+            .last()
+            .is_some_and(|l| l.ends_with("slower than plain by more than 5 % (--fail-if-slower)")),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Seed 004 scaled down: the 13 tests at 4 record sizes, 3 runs each, on two
+/// configurations (plain, and with fsync in the timing: -e), compared in
+/// one HTML page; Chromium renders it with a mean ± sd chart and a percent
+/// chart for every test.
+fn seed_004_scaled_down_ends_in_the_charts() {
+    let chromium = chromium().expect("chromium");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let all_tests: Vec<String> = (0..=12)
+        .flat_map(|t| ["-i".to_string(), t.to_string()])
+        .collect();
+    for (label, extra) in [("plain", None), ("fsync", Some("-e"))] {
+        let mut args: Vec<String> = [
+            "-a", "-n", "256k", "-g", "256k", "-y", "8k", "-q", "64k", "--runs", "3", "--label",
+            label, "-f", "t.tmp", "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!("{label}.json"));
+        args.extend(all_tests.iter().cloned());
+        args.extend(extra.map(str::to_string));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ioz(d, &args).expect_code(0);
+    }
+    let (_, doc) = compare_json(d, &["plain.json", "fsync.json"], 0);
+    // 13 tests' passes (22 of them) × 4 record sizes, each with 3 runs a side.
+    let all = cells(&doc, 0);
+    assert_eq!(all.len(), 22 * 4, "cells compared");
+    assert!(
+        all.iter()
+            .all(|c| c["base"]["n"] == 3 && c["other"]["n"] == 3)
+    );
+    ioz(
+        d,
+        &[
+            "compare",
+            "plain.json",
+            "fsync.json",
+            "--html",
+            "seed004.html",
+        ],
+    )
+    .expect_code(0);
+    let page = d.join("seed004.html");
+    let Some(dom) = headless(&chromium, &page, &["--dump-dom".to_string()]) else {
+        skip("chromium did not finish twice")
+    };
+    for pass in [
+        "write",
+        "random read",
+        "stride read",
+        "fread",
+        "random mix",
+        "preadv",
+    ] {
+        assert!(
+            dom.contains(&format!("<title>{pass}: mean ± sd</title>")),
+            "{pass}"
+        );
+        assert!(
+            dom.contains(&format!("<title>{pass}: fsync vs plain (%)</title>")),
+            "{pass}"
+        );
+    }
+    assert_eq!(
+        dom.matches(": mean ± sd</title>").count(),
+        22,
+        "a chart per pass"
+    );
+    assert!(dom.contains("fsync / plain"));
 }
