@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use crate::model::environment::{DeviceInfo, Environment, FreePageReporting, TargetEnvironment};
+use crate::model::units::size_words;
 
 /// What a fact is about: the views group facts under these headings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,24 +81,6 @@ fn fold_into_the_scheduler(diffs: &mut Vec<Difference>) {
         {
             s.with_it = taken;
         }
-    }
-}
-
-/// A size for people, without a fraction when it is whole: "2 MiB", "1.5 GiB".
-pub fn size_words(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[unit])
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
     }
 }
 
