@@ -83,6 +83,12 @@ pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
     if config.variations.offset_latency_files {
         return Some("-Q is not done across ranks yet".into());
     }
+    if !config.latency.is_off() {
+        return Some(
+            "--latency, -+z, -+O, -+T (per-operation latencies) are not done across ranks yet"
+                .into(),
+        );
+    }
     None
 }
 

@@ -188,7 +188,7 @@ impl<'a> Across<'a> {
             local = Err(RunError::System(e));
         }
         let mine = match &local {
-            Ok(PhaseEnd::Done(phase, _)) => RankPhase::Done {
+            Ok(PhaseEnd::Done(phase, _, _)) => RankPhase::Done {
                 results: phase.results.clone(),
                 parent_elapsed_ns: phase.parent_elapsed_ns,
             },
@@ -232,16 +232,19 @@ impl<'a> Across<'a> {
             Verdict::Refuse(m) => Err(RunError::Refused(m)),
             Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
             Verdict::GoOn => match local {
-                Ok(PhaseEnd::Done(phase, latencies)) if peers.rank() == 0 => Ok(PhaseEnd::Done(
-                    PhaseResult {
-                        workers: job_results.len() as u32,
-                        threads: self.threads,
-                        results: job_results,
-                        parent_elapsed_ns: job_parent_ns,
-                        ..phase
-                    },
-                    latencies,
-                )),
+                Ok(PhaseEnd::Done(phase, latencies, bands)) if peers.rank() == 0 => {
+                    Ok(PhaseEnd::Done(
+                        PhaseResult {
+                            workers: job_results.len() as u32,
+                            threads: self.threads,
+                            results: job_results,
+                            parent_elapsed_ns: job_parent_ns,
+                            ..phase
+                        },
+                        latencies,
+                        bands,
+                    ))
+                }
                 other => other,
             },
         }
