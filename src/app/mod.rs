@@ -2,9 +2,6 @@
 //! the exit status every ending maps to.
 
 mod cluster;
-mod cluster_launch;
-#[cfg(feature = "mpi")]
-mod cluster_rank;
 mod compare;
 mod compare_inputs;
 mod env;
@@ -24,7 +21,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
     allocator::return_freed_buffers();
     // Under an MPI launcher or with -+m, before the parser: cluster mode
     // decides what the command line means there.
-    if let Some(exit) = cluster::intercept(&args) {
+    if let Some(exit) = cluster::intercept(&args, dispatch) {
         return exit.code();
     }
     let exit = match cli::parse(args, &host::facts()) {

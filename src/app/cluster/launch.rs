@@ -17,8 +17,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::cluster::refusal;
-use super::output::say;
+use super::refusal;
+use crate::app::output::say;
 use crate::cli::{self, Command as Parsed};
 use crate::error::Exit;
 use crate::system::host;

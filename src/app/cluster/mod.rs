@@ -3,10 +3,15 @@
 //! binary built without MPI refuses both with the line that says how to
 //! build the MPI one.
 
+mod launch;
+#[cfg(feature = "mpi")]
+mod rank;
+
 use std::ffi::OsString;
 
 #[cfg(not(feature = "mpi"))]
 use super::output::say;
+use crate::cli::Command;
 use crate::error::Exit;
 use crate::model::config::RunConfig;
 use crate::system::cluster::{self, BUILD_HINT};
@@ -17,7 +22,7 @@ const CLIENT_SIDE_FLAGS: &[&str] = &["-+c", "-+s", "-+i", "-+h"];
 
 /// What cluster mode makes of this command line: nothing (an ordinary
 /// run), or how it ended.
-pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
+pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Option<Exit> {
     if let Some(flag) = args.iter().skip(1).find(|a| {
         CLIENT_SIDE_FLAGS
             .iter()
@@ -37,6 +42,8 @@ pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
     }
     #[cfg(not(feature = "mpi"))]
     {
+        // Nothing to carry out here: the MPI build's ranks need it.
+        let _ = dispatch;
         let asked = match &launcher {
             Some(l) => format!("started by an MPI launcher ({} is set)", l.variable),
             None => "-+m".to_string(),
@@ -48,10 +55,8 @@ pub(crate) fn intercept(args: &[OsString]) -> Option<Exit> {
     {
         let _ = BUILD_HINT;
         match (launcher, client_file) {
-            (Some(launcher), _) => Some(super::cluster_rank::run(&launcher, args.to_vec())),
-            (None, Some((at, file))) => {
-                Some(super::cluster_launch::launch(args, at, file.as_ref()))
-            }
+            (Some(launcher), _) => Some(rank::run(&launcher, args.to_vec(), dispatch)),
+            (None, Some((at, file))) => Some(launch::launch(args, at, file.as_ref())),
             (None, None) => None,
         }
     }

@@ -7,8 +7,8 @@
 
 use std::ffi::OsString;
 
-use super::cluster_launch::CLIENT_FILE_VARIABLE;
-use super::output::{Output, say, stdout_failed};
+use super::launch::CLIENT_FILE_VARIABLE;
+use crate::app::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
@@ -27,7 +27,7 @@ use crate::system::{environment, host, time};
 const PANIC_RANK_VARIABLE: &str = "IOZ_TEST_PANIC_RANK";
 
 /// Runs this rank of the job `launcher` started, and says how it ended.
-pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
+pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command) -> Exit) -> Exit {
     let job: MpiJob = match mpi::start(launcher) {
         Ok(job) => job,
         Err(e) => {
@@ -46,7 +46,7 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>) -> Exit {
         }
         Ok(Command::Run(config)) => run_rank(*config, peers),
         // -h, -v, ioz report, ioz compare: once, by rank 0.
-        Ok(command) if peers.rank() == 0 => super::dispatch(command),
+        Ok(command) if peers.rank() == 0 => dispatch(command),
         Ok(_) => Exit::Success,
     };
     drop(job);
@@ -105,7 +105,7 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let rank = peers.rank();
     let speaks = rank == 0;
-    if let Some(why) = super::cluster::refusal(&config, peers.size()) {
+    if let Some(why) = super::refusal(&config, peers.size()) {
         if speaks {
             say(why);
         }
