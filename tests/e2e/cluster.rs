@@ -331,12 +331,9 @@ fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
         "{}",
         r.stderr
     );
-    assert!(
-        r.stderr.contains("MPI_ABORT was invoked on rank 2"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(list_dir(d), Vec::<String>::new(), "LEFT {}", r.stderr);
+    // mpirun's own "MPI_ABORT was invoked on rank 2" is not asserted: under
+    // load Open MPI 4.1 has been seen to lose it (ORTE_ERROR_LOG in show_help).
+    assert_eq!(list_dir(d), Vec::<String>::new(), "{}", r.stderr);
     assert_eq!(ranks_left(d), Vec::<u32>::new());
 }
 
