@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::fixtures::cluster::{
-    MPI_BIN_VARIABLE, host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left,
+    MPI_BIN_VARIABLE, TwoHosts, host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, assert_refused, list_dir, run, trials};
@@ -28,6 +28,9 @@ pub fn tests() -> Vec<Test> {
         plus_m_runs_a_rank_per_client_line_in_its_directory => [Mpi],
         plus_m_dry_run_prints_the_mpirun_command_and_the_appfile => [Mpi],
         bad_client_files_are_refused_with_one_line => [Mpi],
+        plus_m_across_two_hosts_places_each_rank_on_its_host => [Mpi, Root],
+        a_remote_io_error_is_named_by_its_rank_and_host => [Mpi, Root, FlipShim],
+        a_remote_rank_that_cannot_make_its_file_ends_the_job => [Mpi, Root],
     ]
 }
 
@@ -531,4 +534,132 @@ fn bad_client_files_are_refused_with_one_line() {
         &["-t", "3", "-s", "64k"],
         "cannot be shared evenly by 2 ranks",
     );
+}
+
+/// Two hosts in network namespaces, or the test skipped with the reason.
+fn two_hosts() -> TwoHosts {
+    TwoHosts::try_new()
+        .unwrap_or_else(|e| crate::fixtures::skip(format!("no network namespaces here: {e}")))
+}
+
+/// A client file naming the two hosts, each with its working directory in
+/// `dir` (made here) and, where given, its test file.
+fn two_host_clients(
+    dir: &Path,
+    hosts: &TwoHosts,
+    files: [Option<&str>; 2],
+) -> [std::path::PathBuf; 2] {
+    let workdirs = [dir.join("wa"), dir.join("wb")];
+    let mut text = String::from("# two hosts\n");
+    for ((address, workdir), file) in hosts.addresses.iter().zip(&workdirs).zip(files) {
+        fs::create_dir_all(workdir).unwrap();
+        text.push_str(&format!(
+            "{address}  {}  {}  {}\n",
+            workdir.display(),
+            ioz_mpi(),
+            file.unwrap_or("")
+        ));
+    }
+    fs::write(dir.join("clients"), text).unwrap();
+    workdirs
+}
+
+fn plus_m_across_two_hosts_places_each_rank_on_its_host() {
+    let hosts = two_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let [wa, wb] = two_host_clients(d, &hosts, [None, Some("b.dat")]);
+    let r = hosts.ioz(
+        d,
+        &[
+            "-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-C", "-w", "-x", "-+m",
+            "clients", "--json", "run.json",
+        ],
+        &[],
+    );
+    expect(&r, 0);
+    for label in [
+        "2 initial writers",
+        "2 rewriters",
+        "2 readers",
+        "2 re-readers",
+    ] {
+        let lines = child_lines(&r.stdout, label);
+        assert_eq!(lines.len(), 2, "{}", r.stdout);
+        assert!(lines[0].ends_with(", rank 0 on node-a"), "{}", lines[0]);
+        assert!(lines[1].ends_with(", rank 1 on node-b"), "{}", lines[1]);
+    }
+    // Each host in its own directory, on its own test file.
+    assert_eq!(list_dir(&wa), ["ioz.tmp.0"]);
+    assert_eq!(list_dir(&wb), ["b.dat"]);
+    assert_eq!(file_len(&wb.join("b.dat")), 256 << 10);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&fs::read(d.join("run.json")).unwrap()).unwrap();
+    let hosts_seen: Vec<&str> = saved["throughput"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["client"]["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts_seen, ["node-a", "node-b"]);
+}
+
+fn a_remote_io_error_is_named_by_its_rank_and_host() {
+    let hosts = two_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let [wa, wb] = two_host_clients(d, &hosts, [None, None]);
+    let shim = shim().to_str().unwrap().to_string();
+    // Only node-b's file ends in "t.tmp": the shim corrupts its second read.
+    let r = hosts.ioz(
+        d,
+        &[
+            "-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-x", "-V", "165", "-F",
+            "a.dat", "b-t.tmp", "-+m", "clients",
+        ],
+        &[
+            ("LD_PRELOAD", &shim),
+            ("FLIP_CALL", "2"),
+            ("FLIP_BYTE", "100"),
+        ],
+    );
+    expect(&r, 1);
+    let errors = ioz_errors(&r);
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].starts_with(
+            "ioz: rank 1 on node-b: worker 0: verify the data read from b-t.tmp at offset 65536"
+        ),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(list_dir(&wa), Vec::<String>::new());
+    assert_eq!(list_dir(&wb), Vec::<String>::new());
+}
+
+fn a_remote_rank_that_cannot_make_its_file_ends_the_job() {
+    let hosts = two_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let [wa, wb] = two_host_clients(d, &hosts, [None, Some("/nonexistent-ioz-dir/f")]);
+    let r = hosts.ioz(
+        d,
+        &[
+            "-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-+m", "clients",
+        ],
+        &[],
+    );
+    expect(&r, 2);
+    assert_eq!(
+        ioz_errors(&r),
+        [
+            "ioz: rank 1 on node-b: cannot create the test file /nonexistent-ioz-dir/f: the \
+          directory /nonexistent-ioz-dir does not exist"
+        ],
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(list_dir(&wa), Vec::<String>::new());
+    assert_eq!(list_dir(&wb), Vec::<String>::new());
 }
