@@ -158,8 +158,18 @@ fn four_ranks_write_and_read_their_own_files_phase_by_phase() {
         at.windows(2).all(|w| w[0] < w[1]),
         "phases out of order: {out}"
     );
-    // No parent's view across ranks' clocks.
-    assert!(!out.contains("Parent sees"), "{out}");
+    // The parent's view spans the ranks' clocks, aligned by round trips,
+    // and says it is an estimate.
+    assert_eq!(
+        out.matches(" KB/sec (estimated: the ranks' clocks aligned by round trips)")
+            .count(),
+        4,
+        "{out}"
+    );
+    assert!(
+        out.contains("\tParent sees throughput for  4 initial writers \t= "),
+        "{out}"
+    );
     let host = host_name();
     for label in labels {
         let lines = child_lines(out, &format!("4 {label}"));
@@ -185,6 +195,8 @@ fn four_ranks_write_and_read_their_own_files_phase_by_phase() {
     assert_eq!(phases.len(), 4);
     for phase in phases {
         assert_eq!(phase["workers"], 4);
+        assert_eq!(phase["parent_estimated"], true);
+        assert!(phase["parent_elapsed_ns"].as_u64().unwrap() > 0);
         let results = phase["results"].as_array().unwrap();
         assert_eq!(results.len(), 4);
         for (rank, w) in results.iter().enumerate() {

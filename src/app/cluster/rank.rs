@@ -112,7 +112,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
         return Exit::Usage;
     }
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
-    let across = Across::new(peers, threads);
+    let mut across = Across::new(peers, threads);
     let mine = for_rank(&config, rank, peers.size());
     let removals = mine.run_paths();
     let ready = preflight(mine);
@@ -125,6 +125,12 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
             return e.exit();
         }
     };
+    if let Err(e) = across.align_clocks() {
+        if speaks {
+            say(&e);
+        }
+        return e.exit();
+    }
     let Some(Ready {
         config: mine,
         warning,

@@ -173,12 +173,19 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
         ),
         ("Min xfer \t\t\t\t\t".to_string(), figure(5), xfer, ""),
     ];
-    // Cluster mode: the ranks' clocks are not one clock, so there is no
-    // parent's view to print (IOzone leaves it out there too).
+    // Cluster mode: the ranks' clocks are not one clock. The parent's view
+    // is printed only when rank 0 could align them, and said to be an
+    // estimate; otherwise left out (as IOzone does in cluster mode).
     let across_ranks = phase.results.iter().any(|w| w.client.is_some());
     let mut s = String::from("\n");
     for (i, (label, value, unit_word, tail)) in lines.into_iter().enumerate() {
         if i == 1 && across_ranks {
+            if phase.parent_estimated {
+                let _ = writeln!(
+                    s,
+                    "\t{label}= {value:10.2} {unit_word} (estimated: the ranks' clocks aligned by round trips)"
+                );
+            }
             continue;
         }
         let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");

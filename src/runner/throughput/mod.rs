@@ -413,6 +413,7 @@ impl Run<'_> {
             file_bytes: self.cell.cell.file_bytes,
             record_bytes: self.cell.cell.record_bytes,
             parent_elapsed_ns: parent_end,
+            parent_estimated: false,
             stonewall: self.throughput.stonewall,
             latency: phase_latency,
             results,

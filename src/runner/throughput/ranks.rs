@@ -39,6 +39,11 @@ pub(crate) struct Across<'a> {
     stopped: Cell<bool>,
     /// A failure of the MPI calls during the phase.
     failure: Cell<Option<String>>,
+    /// This rank's release of the phase's workers (its CLOCK_MONOTONIC).
+    release_ns: Cell<u64>,
+    /// Rank 0: how far each rank's clock is ahead of rank 0's, where known
+    /// ([`Across::align_clocks`]).
+    offsets: Vec<Option<i64>>,
 }
 
 /// What a rank tells rank 0 after a phase.
@@ -47,6 +52,7 @@ enum RankPhase {
     Done {
         results: Vec<WorkerResult>,
         parent_elapsed_ns: u64,
+        release_ns: u64,
     },
     Failed(String),
     Interrupted(i32),
@@ -73,7 +79,17 @@ impl<'a> Across<'a> {
             heard: Cell::new(false),
             stopped: Cell::new(false),
             failure: Cell::new(None),
+            release_ns: Cell::new(0),
+            offsets: Vec::new(),
         }
+    }
+
+    /// Collective: rank 0 estimates how far each rank's clock is from its
+    /// own, so that the job's "Parent sees" can span the ranks.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn align_clocks(&mut self) -> Result<(), RunError> {
+        self.offsets = self.peers.clock_offsets().map_err(RunError::System)?;
+        Ok(())
     }
 
     /// Where this rank's failures are named: "rank 2 on node7".
@@ -191,12 +207,16 @@ impl<'a> Across<'a> {
             Ok(PhaseEnd::Done(phase, _, _)) => RankPhase::Done {
                 results: phase.results.clone(),
                 parent_elapsed_ns: phase.parent_elapsed_ns,
+                release_ns: self.release_ns.get(),
             },
             Ok(PhaseEnd::Interrupted(sig)) => RankPhase::Interrupted(*sig),
             Err(e) => RankPhase::Failed(e.to_string()),
         };
         let mut job_results = Vec::new();
         let mut job_parent_ns = 0;
+        // On rank 0's clock: the first release, the last end, while every
+        // rank's offset is known.
+        let mut span: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
         let verdict = self.decide(&mine, |all| {
             let mut verdict = Verdict::GoOn;
             for (rank, (host, report)) in all.into_iter().enumerate() {
@@ -205,8 +225,17 @@ impl<'a> Across<'a> {
                     RankPhase::Done {
                         results,
                         parent_elapsed_ns,
+                        release_ns,
                     } => {
                         job_parent_ns = job_parent_ns.max(parent_elapsed_ns);
+                        let offset = self.offsets.get(rank as usize).copied().flatten();
+                        span = span.zip(offset).map(|((first, last), offset)| {
+                            let release = release_ns as i64 - offset;
+                            (
+                                first.min(release),
+                                last.max(release + parent_elapsed_ns as i64),
+                            )
+                        });
                         job_results.extend(results.into_iter().map(|mut w| {
                             w.worker += rank * workers_per_rank;
                             w.client = Some(Client {
@@ -233,12 +262,15 @@ impl<'a> Across<'a> {
             Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
             Verdict::GoOn => match local {
                 Ok(PhaseEnd::Done(phase, latencies, bands)) if peers.rank() == 0 => {
+                    let estimated = span.filter(|(first, last)| last >= first);
                     Ok(PhaseEnd::Done(
                         PhaseResult {
                             workers: job_results.len() as u32,
                             threads: self.threads,
                             results: job_results,
-                            parent_elapsed_ns: job_parent_ns,
+                            parent_elapsed_ns: estimated
+                                .map_or(job_parent_ns, |(first, last)| (last - first) as u64),
+                            parent_estimated: estimated.is_some(),
                             ..phase
                         },
                         latencies,
@@ -279,6 +311,9 @@ impl RankCoordinator<'_, '_> {
         self.across
             .stopped
             .set(Self::stopped_here(self.flags, self.stonewall));
+        self.across
+            .release_ns
+            .set(self.flags.release_ns.load(Ordering::SeqCst));
     }
 }
 

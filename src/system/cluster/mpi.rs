@@ -8,10 +8,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
 
-use super::{Launcher, Peers};
+use super::{
+    CLOCK_ROUND_TRIPS, LONGEST_TRUSTED_ROUND_TRIP_NS, Launcher, Peers, monotonic_ns, offset_of,
+};
 
 /// Tag of the stop messages (one byte: why).
 const STOP: i32 = 17;
+/// Tag of the clock round trips (rank 0's ping, the peer's clock).
+const CLOCK: i32 = 18;
 
 /// MPI_COMM_WORLD, for the panic hook and the signal thread, which abort
 /// the job from wherever they run.
@@ -183,6 +187,45 @@ impl Peers for MpiPeers {
             .zip(&displacements)
             .map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec())
             .collect())
+    }
+
+    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, String> {
+        let me = self.world.rank();
+        if me != 0 {
+            for _ in 0..CLOCK_ROUND_TRIPS {
+                let mut ping = [0u8; 1];
+                self.world
+                    .recv(&mut ping, 0, Tag::Value(CLOCK))
+                    .map_err(mpi_error("receive"))?;
+                self.world
+                    .send(&[monotonic_ns()], 0, CLOCK)
+                    .map_err(mpi_error("send"))?;
+            }
+            return Ok(Vec::new());
+        }
+        let mut offsets = vec![Some(0)];
+        for peer in 1..self.world.size() {
+            let mut best: Option<(i64, u64)> = None;
+            for _ in 0..CLOCK_ROUND_TRIPS {
+                let sent = monotonic_ns();
+                self.world
+                    .send(&[0u8], peer, CLOCK)
+                    .map_err(mpi_error("send"))?;
+                let mut theirs = [0u64; 1];
+                self.world
+                    .recv(&mut theirs, peer, Tag::Value(CLOCK))
+                    .map_err(mpi_error("receive"))?;
+                let (offset, trip) = offset_of(sent, theirs[0], monotonic_ns());
+                if best.is_none_or(|(_, shortest)| trip < shortest) {
+                    best = Some((offset, trip));
+                }
+            }
+            offsets.push(
+                best.filter(|&(_, trip)| trip <= LONGEST_TRUSTED_ROUND_TRIP_NS)
+                    .map(|(offset, _)| offset),
+            );
+        }
+        Ok(offsets)
     }
 
     fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
