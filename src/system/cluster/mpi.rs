@@ -8,14 +8,32 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
 
-use super::{
-    CLOCK_ROUND_TRIPS, LONGEST_TRUSTED_ROUND_TRIP_NS, Launcher, Peers, monotonic_ns, offset_of,
-};
+use super::{Launcher, Peers, offset_of};
 
 /// Tag of the stop messages (one byte: why).
 const STOP: i32 = 17;
 /// Tag of the clock round trips (rank 0's ping, the peer's clock).
 const CLOCK: i32 = 18;
+
+/// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
+/// with: see engine::clock).
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own; CLOCK_MONOTONIC
+    // always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// How many round trips the offset of each rank's clock is estimated from.
+const CLOCK_ROUND_TRIPS: u32 = 32;
+
+/// A round trip longer than this says nothing useful of the offset (half
+/// of it is the estimate's possible error).
+const LONGEST_TRUSTED_ROUND_TRIP_NS: u64 = 2_000_000;
 
 /// MPI_COMM_WORLD, for the panic hook and the signal thread, which abort
 /// the job from wherever they run.
