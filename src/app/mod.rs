@@ -5,6 +5,7 @@ mod compare;
 mod compare_inputs;
 mod output;
 mod progress;
+mod record;
 mod report;
 mod run;
 

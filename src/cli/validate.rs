@@ -203,6 +203,7 @@ pub(super) fn finish(
         telemetry: None,
         runs: seen.runs.unwrap_or(1),
         label,
+        history: seen.history,
     })
 }
 

@@ -30,4 +30,4 @@ mod store;
 
 pub use index::{Entry, Filter, StatusKind};
 pub use place::{HISTORY_ENV, Location, NO_HISTORY_ENV, default_dir, locate};
-pub use store::{History, ImportedLog, Stored};
+pub use store::{History, ImportedLog, Stored, check};

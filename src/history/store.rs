@@ -307,6 +307,25 @@ impl History {
     }
 }
 
+/// Whether `dir` can take the history, checked before a run so that a bad
+/// directory is refused before anything is measured; nothing is made.
+pub fn check(dir: &Path) -> Result<(), String> {
+    match fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => Err(format!("{} is not a directory", dir.display())),
+        Ok(_) if dir.join(MARK).is_file() => Ok(()),
+        Ok(_) => match fs::read_dir(dir) {
+            Ok(mut entries) => match entries.next() {
+                None => Ok(()),
+                Some(_) => Err(not_ours(dir)),
+            },
+            Err(e) => Err(format!("cannot read {}: {e}", dir.display())),
+        },
+        // Made when the run is recorded.
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot use {}: {e}", dir.display())),
+    }
+}
+
 /// Makes `dir` ioz's history (an empty directory gets the mark) or finds
 /// it so; refuses a directory that holds anything else. Returns the mark,
 /// open for locking.
