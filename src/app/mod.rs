@@ -3,6 +3,7 @@
 
 mod compare;
 mod compare_inputs;
+mod env;
 mod output;
 mod progress;
 mod record;
@@ -30,6 +31,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Ok(Command::Report(request)) => report::report(request),
         Ok(Command::CompareHelp) => output::print_text(&compare_help_text(), "the help"),
         Ok(Command::Compare(request)) => compare::compare(request),
+        Ok(Command::Env(command)) => env::env(command),
     };
     exit.code()
 }

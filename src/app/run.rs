@@ -111,7 +111,7 @@ fn measure_and_save(
 
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
-    out.put(&text.opening(&started, time_resolution_ns));
+    out.put(&text.opening(&environment, &started, time_resolution_ns));
     let progress = Progress::for_run(&config);
     let outcome =
         runner::measure(

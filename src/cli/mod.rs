@@ -7,6 +7,7 @@
 //! validated [`RunConfig`]; nothing after this module sees flags.
 
 mod compare_cmd;
+mod env_cmd;
 mod flags;
 mod help;
 mod number;
@@ -23,6 +24,7 @@ use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
 pub use compare_cmd::{CompareRequest, PAdjust, compare_help_text};
+pub use env_cmd::{ENV_HELP, EnvCommand};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};
 pub use number::{parse_count, parse_record_size, parse_size};
@@ -38,6 +40,8 @@ pub enum Command {
     Compare(CompareRequest),
     /// `ioz compare -h`.
     CompareHelp,
+    /// `ioz env …`: the environment of a path, or what differs between two.
+    Env(EnvCommand),
     /// `ioz -h`.
     Help,
     /// `ioz report -h`.
@@ -75,6 +79,9 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
             report_cmd::ReportCommand::Render(request) => Command::Report(request),
             report_cmd::ReportCommand::Help => Command::ReportHelp,
         });
+    }
+    if args.get(1).is_some_and(|a| a == "env") {
+        return env_cmd::parse(args.into_iter().skip(2)).map(Command::Env);
     }
     if args.get(1).is_some_and(|a| a == "compare") {
         return compare_cmd::parse(args.into_iter().skip(2)).map(|c| match c {

@@ -43,6 +43,8 @@ pub(super) struct Seen {
     pub outputs: OutputFiles,
     pub plot_style: PlotStyle,
     pub quiet: bool,
+    /// `-M`: the machine's settings in the header.
+    pub machine: bool,
     pub worker_counts: Vec<u32>,
     pub min_workers: Option<u32>,
     pub max_workers: Option<u32>,

@@ -196,6 +196,7 @@ pub(super) fn finish(
         outputs: seen.outputs,
         plot_style: seen.plot_style,
         quiet: seen.quiet,
+        environment_header: seen.machine,
         throughput,
         record_locking: seen.record_locking,
         destroy_data: seen.destroy_data,

@@ -324,6 +324,9 @@ pub struct RunConfig {
     /// `--quiet`: no progress bar.
     #[serde(default)]
     pub quiet: bool,
+    /// `-M`: the header shows the machine's settings after uname.
+    #[serde(default)]
+    pub environment_header: bool,
     /// `--destroy-data=ID` (repeatable): the block devices, named by WWN,
     /// serial, /dev/disk/by-id name or (lacking those) path, whose data the
     /// run may destroy.

@@ -16,6 +16,114 @@ pub struct Environment {
     pub cpu_caches: Vec<CpuCache>,
     pub memory_bytes: u64,
     pub target: TargetEnvironment,
+    /// MemAvailable when the run began: what the page cache could grow to
+    /// without swapping. Not a setting: it is never compared between runs.
+    #[serde(default)]
+    pub memory_available_bytes: Option<u64>,
+    /// The page-cache and memory tunables.
+    #[serde(default)]
+    pub page_cache: PageCacheSettings,
+    /// CPU frequency, NUMA, virtualisation and the kernel's mitigations.
+    #[serde(default)]
+    pub platform: Platform,
+    /// The socket buffer sysctls a network file system's transfers go through.
+    #[serde(default)]
+    pub sockets: SocketBuffers,
+}
+
+/// /proc/sys/vm and what decides how long written data stays in memory.
+/// `None`: could not be read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PageCacheSettings {
+    pub dirty_ratio: Option<u64>,
+    pub dirty_background_ratio: Option<u64>,
+    /// vm.dirty_bytes: when not 0 it replaces dirty_ratio.
+    pub dirty_bytes: Option<u64>,
+    /// vm.dirty_background_bytes: when not 0 it replaces dirty_background_ratio.
+    pub dirty_background_bytes: Option<u64>,
+    pub dirty_expire_centisecs: Option<u64>,
+    pub dirty_writeback_centisecs: Option<u64>,
+    pub vfs_cache_pressure: Option<u64>,
+    pub swappiness: Option<u64>,
+    /// The active word of /sys/kernel/mm/transparent_hugepage/enabled.
+    pub transparent_hugepages: Option<String>,
+    /// SwapTotal of /proc/meminfo (0: no swap).
+    pub swap_total_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Platform {
+    /// cpu0's cpufreq scaling_governor (`None` also when the kernel has no
+    /// cpufreq driver, as in most virtual machines).
+    pub cpu_governor: Option<String>,
+    /// Online NUMA nodes.
+    pub numa_nodes: Option<u32>,
+    /// The hypervisor the system reports ("none" when it reports none),
+    /// with where it said so.
+    pub hypervisor: Option<String>,
+    /// The container the system reports ("none" when it reports none).
+    pub container: Option<String>,
+    /// virtio-balloon free page reporting.
+    pub free_page_reporting: Option<FreePageReporting>,
+    /// /sys/devices/system/cpu/vulnerabilities, one entry a file, by name.
+    pub mitigations: Vec<Mitigation>,
+}
+
+/// A virtio balloon that reports free pages hands blocks of 2^order pages
+/// back to the host; a later write that gets its page-cache folios from
+/// such a block waits for the host to fault them in again (measured: 2-8 MiB
+/// records an order of magnitude slower than 256 KiB-1 MiB ones).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FreePageReporting {
+    /// A balloon device negotiated VIRTIO_BALLOON_F_REPORTING.
+    pub active: bool,
+    /// page_reporting_order: the smallest block reported, in pages (log2).
+    pub order: Option<u32>,
+    /// The page size the order counts.
+    pub page_bytes: u64,
+}
+
+impl FreePageReporting {
+    /// The smallest block handed back to the host, in bytes.
+    pub fn block_bytes(&self) -> Option<u64> {
+        self.page_bytes.checked_shl(self.order?)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mitigation {
+    /// The file's name: spectre_v2, meltdown, …
+    pub name: String,
+    /// Its text: "Not affected", "Mitigation: …", "Vulnerable".
+    pub state: String,
+}
+
+/// net.core and net.ipv4 socket buffer sysctls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SocketBuffers {
+    pub wmem_max: Option<u64>,
+    pub rmem_max: Option<u64>,
+    /// min, default and max, as the kernel lists them.
+    pub tcp_wmem: Option<String>,
+    pub tcp_rmem: Option<String>,
+}
+
+/// What a network file system's mount options say of its transport.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NetworkMount {
+    /// The negotiated protocol version (vers=, version=).
+    pub version: Option<String>,
+    /// The transport (proto= for NFS, trans= for 9p; rdma for SMB).
+    pub protocol: Option<String>,
+    pub rsize: Option<u64>,
+    pub wsize: Option<u64>,
+    /// The server's address (addr=), when the options name it.
+    pub server: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,6 +146,9 @@ pub struct TargetEnvironment {
     pub source: String,
     /// The block device behind the source, when there is one.
     pub device: Option<DeviceInfo>,
+    /// A network file system's transport, from its mount options.
+    #[serde(default)]
+    pub network: Option<NetworkMount>,
 }
 
 impl TargetEnvironment {
@@ -70,6 +181,32 @@ pub struct DeviceInfo {
     /// `None` when it has none (loop, device mapper) or the run predates it.
     #[serde(default)]
     pub driver: Option<String>,
+    /// queue/read_ahead_kb.
+    #[serde(default)]
+    pub read_ahead_kb: Option<u64>,
+    /// queue/nr_requests: the queue depth the scheduler keeps.
+    #[serde(default)]
+    pub nr_requests: Option<u64>,
+    #[serde(default)]
+    pub logical_block_bytes: Option<u64>,
+    #[serde(default)]
+    pub physical_block_bytes: Option<u64>,
+    /// queue/write_cache: "write back" or "write through".
+    #[serde(default)]
+    pub write_cache: Option<String>,
+    /// Whether the device takes discards (queue/discard_max_bytes > 0).
+    #[serde(default)]
+    pub discard: Option<bool>,
+    /// A device mapper device's name (dm/name: vg-root, cryptroot).
+    #[serde(default)]
+    pub mapper_name: Option<String>,
+    /// A loop device's backing file (loop/backing_file).
+    #[serde(default)]
+    pub backing_file: Option<String>,
+    /// A stacked device's (dm, md, bcache) devices below it (slaves/ in
+    /// sysfs); a loop device's, the device holding its backing file.
+    #[serde(default)]
+    pub underneath: Vec<DeviceInfo>,
 }
 
 /// Drivers of disks a hypervisor makes up: they tell nothing of the medium
@@ -147,6 +284,7 @@ mod tests {
             rotational,
             scheduler: None,
             driver: driver.map(str::to_string),
+            ..DeviceInfo::default()
         }
     }
 

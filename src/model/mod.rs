@@ -2,12 +2,14 @@
 //! IOzone tests and passes, the plan, and what a run measured.
 
 pub mod config;
+pub mod env_facts;
 pub mod environment;
 pub mod host;
 pub mod identity;
 pub mod latency;
 pub mod order;
 pub mod plan;
+pub mod regime;
 pub mod result;
 pub mod result_files;
 pub mod telemetry;

@@ -18,6 +18,7 @@ use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
+use crate::model::regime::{Regime, regime};
 use crate::model::result::{
     CellResult, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult, RunStatus,
     SCHEMA_VERSION, phase_runs,
@@ -49,7 +50,7 @@ struct RunFile<'a> {
     environment: &'a Environment,
     time_resolution_ns: u64,
     cells: Vec<CellFile<'a>>,
-    throughput: &'a [PhaseResult],
+    throughput: Vec<PhaseFile<'a>>,
     /// Throughput mode: each phase's figures summarised over the runs.
     throughput_summaries: Vec<PhaseSummaryFile>,
     status: &'a RunStatus,
@@ -161,6 +162,38 @@ struct MeasurementFile<'a> {
     ops_per_sec: u64,
     /// Microseconds per record (`-N`).
     micros_per_op: u64,
+    /// Where the pass's data could have been served from (model::regime).
+    regime: RegimeFile,
+}
+
+/// A throughput phase with its cache regime (all workers' files together;
+/// derived, ignored on reading).
+#[derive(Serialize)]
+struct PhaseFile<'a> {
+    #[serde(flatten)]
+    phase: &'a PhaseResult,
+    regime: RegimeFile,
+}
+
+/// A measurement's cache regime, with its one-word code and whether it was
+/// served from a cache (derived; ignored on reading).
+#[derive(Serialize)]
+struct RegimeFile {
+    /// cpu_cache, page_cache, device, uncached or unknown.
+    code: &'static str,
+    #[serde(flatten)]
+    regime: Regime,
+    cached: bool,
+}
+
+impl From<Regime> for RegimeFile {
+    fn from(regime: Regime) -> Self {
+        RegimeFile {
+            code: regime.code(),
+            regime,
+            cached: regime.cached(),
+        }
+    }
 }
 
 impl<'a> From<&'a RunResult> for RunFile<'a> {
@@ -203,12 +236,27 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                             kib_per_sec: m.kb_per_sec(),
                             ops_per_sec: m.ops_per_sec(),
                             micros_per_op: m.micros_per_op(),
+                            regime: regime(config, environment, m.pass, m.file_bytes, m.workers)
+                                .into(),
                         })
                         .collect(),
                     summaries: pass_summaries(c, unit),
                 })
                 .collect(),
-            throughput,
+            throughput: throughput
+                .iter()
+                .map(|phase| PhaseFile {
+                    phase,
+                    regime: regime(
+                        config,
+                        environment,
+                        phase.pass,
+                        phase.file_bytes,
+                        phase.workers,
+                    )
+                    .into(),
+                })
+                .collect(),
             throughput_summaries: phase_summaries(throughput, unit),
             status,
         }
@@ -552,6 +600,7 @@ mod tests {
             rotational: Some(true),
             scheduler: Some("mq-deadline".into()),
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         r.status = RunStatus::Interrupted(2);
         r

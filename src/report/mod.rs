@@ -5,6 +5,7 @@
 //! [`files`] and [`latency_files`] put the bytes where the user asked.
 
 pub mod compare;
+pub mod environment_text;
 pub mod files;
 pub mod html;
 pub mod iozone_log;

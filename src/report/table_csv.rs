@@ -20,11 +20,12 @@ use serde::Serialize;
 
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::regime::regime;
 use crate::model::result::{PhaseResult, RunResult, WorkerResult};
 use crate::model::workload::Pass;
 
 /// The header row: the names of [`CsvRow`]'s fields, in order.
-pub const CSV_HEADER: [&str; 13] = [
+pub const CSV_HEADER: [&str; 14] = [
     "test",
     "pass",
     "file_bytes",
@@ -38,6 +39,7 @@ pub const CSV_HEADER: [&str; 13] = [
     "kib_per_sec",
     "ops_per_sec",
     "micros_per_op",
+    "regime",
 ];
 
 pub struct CsvReport;
@@ -59,6 +61,9 @@ struct CsvRow {
     kib_per_sec: u64,
     ops_per_sec: u64,
     micros_per_op: u64,
+    /// The cache regime's code (model::regime): cpu_cache, page_cache,
+    /// device, uncached or unknown.
+    regime: &'static str,
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
@@ -79,14 +84,24 @@ impl Exporter for CsvReport {
             w.write_record(header)?;
             let run_of = |phase: &PhaseResult| repeated.then_some(phase.run);
             for phase in &result.throughput {
+                let code = regime(
+                    &result.config,
+                    &result.environment,
+                    phase.pass,
+                    phase.file_bytes,
+                    phase.workers,
+                )
+                .code();
                 w.serialize(ThroughputCsvRow {
                     run: run_of(phase),
+                    regime: code,
                     ..phase_row(phase, &result.config)
                 })?;
                 if tp.per_worker_lines {
                     for worker in &phase.results {
                         w.serialize(ThroughputCsvRow {
                             run: run_of(phase),
+                            regime: code,
                             ..worker_row(phase, worker, &result.config)
                         })?;
                     }
@@ -114,6 +129,14 @@ impl Exporter for CsvReport {
                 kib_per_sec: m.kb_per_sec(),
                 ops_per_sec: m.ops_per_sec(),
                 micros_per_op: m.micros_per_op(),
+                regime: regime(
+                    &result.config,
+                    &result.environment,
+                    m.pass,
+                    m.file_bytes,
+                    m.workers,
+                )
+                .code(),
                 run: repeated.then_some(m.run),
             })?;
         }
@@ -164,6 +187,7 @@ pub fn throughput_header(unit: OutputUnit) -> Vec<String> {
         format!("min_xfer_{xfer}"),
         rate.to_string(),
         format!("xfer_{xfer}"),
+        "regime".to_string(),
     ]);
     header
 }
@@ -191,6 +215,8 @@ struct ThroughputCsvRow {
     /// A worker's rate and transfer.
     rate: Option<String>,
     xfer: Option<String>,
+    /// The phase's cache regime (model::regime): all workers' files together.
+    regime: &'static str,
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
@@ -232,6 +258,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         .map(figure),
         rate: None,
         xfer: None,
+        regime: "",
         run: None,
     }
 }
@@ -257,6 +284,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         phase: Default::default(),
         rate: figure(w.rate(unit)),
         xfer: figure(w.xfer(unit)),
+        regime: "",
         run: None,
     }
 }
@@ -298,27 +326,35 @@ mod tests {
 
     #[test]
     fn one_row_per_measurement_in_run_order() {
-        let result = sample_result(
+        let mut result = sample_result(
             test_config(&["-a", "-n", "64k", "-g", "128k", "-i", "0", "-i", "2"]),
             vec![
                 cell(64, 4, &[Pass::Write, Pass::Rewrite, Pass::RandomRead]),
                 cell(128, 64, &[Pass::Write, Pass::RandomWrite]),
             ],
         );
+        // A 96 KiB last-level cache and 1 MiB free: 64 KiB fits the CPU
+        // cache, 128 KiB the page cache.
+        result.environment.cpu_caches = vec![crate::model::environment::CpuCache {
+            level: 3,
+            kind: "Unified".into(),
+            size_bytes: 96 << 10,
+        }];
+        result.environment.memory_available_bytes = Some(1 << 20);
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         // 64 KiB in 1 ms = 64000 KiB/s; 16 records: 16000 ops/s, 62 µs each.
         let expected = "\
-test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op
-0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62
-0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500
-2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500
+test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op,regime
+0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
+0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
+2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
 ";
         assert_eq!(text, expected);
         for row in result.cells.iter().flat_map(|c| &c.measurements) {
             assert!(text.contains(&format!(
-                ",{},{},{}\n",
+                ",{},{},{},",
                 row.kb_per_sec(),
                 row.ops_per_sec(),
                 row.micros_per_op()
@@ -364,9 +400,9 @@ test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,c
         let result = throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "0", "-i", "1"]);
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         let expected = "\
-test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib
-0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,
-1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,
+test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib,regime
+0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,,unknown
+1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,,unknown
 ";
         assert_eq!(text, expected);
         // The same figures as the text's block.

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::model::environment::{CpuCache, DeviceInfo, Environment, TargetEnvironment};
 use crate::system::device;
 use crate::system::mountinfo::{self, Mount};
-use crate::system::sysfs::read_attr;
+use crate::system::sysfs::parse_cpu_list_count;
+use crate::system::{netfs, queue, tunables, virt};
 
 /// Captures the environment of a run whose test file is `target`. Never
 /// fails: what cannot be read stays empty (or `None`).
@@ -33,7 +34,33 @@ pub fn capture(target: &Path) -> Environment {
     env.cpu_caches = cpu0_caches();
     env.memory_bytes = parse_mem_total(&read("/proc/meminfo")).unwrap_or(0);
     env.target = capture_target(target, Path::new("/sys"));
+    read_settings(&mut env, Path::new("/"));
     env
+}
+
+/// The settings that change storage results, from /proc and /sys under
+/// `root` ("/", or a fixture tree in tests): the memory free now, the page
+/// cache tunables and swap, the socket buffers, the platform and whether
+/// the machine is virtual.
+pub fn read_settings(env: &mut Environment, root: &Path) {
+    let meminfo = read(root.join("proc/meminfo"));
+    env.memory_available_bytes = parse_mem_available(&meminfo);
+    env.page_cache = tunables::page_cache(root);
+    env.page_cache.swap_total_bytes = parse_meminfo_bytes(&meminfo, "SwapTotal");
+    env.sockets = tunables::sockets(root);
+    env.platform = tunables::platform(root, page_bytes());
+    env.platform.hypervisor = virt::hypervisor(root);
+    env.platform.container = virt::container(root);
+}
+
+/// The page size free page reporting's order counts (4 KiB when unknown:
+/// every Linux architecture's smallest).
+fn page_bytes() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|b| u64::try_from(b).ok())
+        .unwrap_or(4096)
 }
 
 /// The file's text, or "" when it cannot be read.
@@ -64,29 +91,6 @@ fn parse_processor_count(cpuinfo: &str) -> usize {
                 .is_some_and(|(k, _)| k.trim() == "processor")
         })
         .count()
-}
-
-/// The number of CPUs in a sysfs CPU list such as "0-3,6,8-9".
-pub fn parse_cpu_list_count(list: &str) -> Option<u32> {
-    let list = list.trim();
-    if list.is_empty() {
-        return None;
-    }
-    let mut n: u32 = 0;
-    for part in list.split(',') {
-        let count = match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
-                b.checked_sub(a)?.checked_add(1)?
-            }
-            None => {
-                part.trim().parse::<u32>().ok()?;
-                1
-            }
-        };
-        n = n.checked_add(count)?;
-    }
-    Some(n)
 }
 
 /// MemTotal from /proc/meminfo, in bytes.
@@ -187,22 +191,6 @@ fn read_caches(dir: &Path) -> Vec<CpuCache> {
     indexed.into_iter().map(|(_, c)| c).collect()
 }
 
-/// The active scheduler in a queue/scheduler text such as
-/// "mq-deadline kyber [bfq] none" (a lone word is the active one).
-pub fn parse_scheduler(text: &str) -> Option<String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if let Some(w) = words
-        .iter()
-        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
-    {
-        return (!w.is_empty()).then(|| w.to_string());
-    }
-    match words.as_slice() {
-        [only] => Some(only.to_string()),
-        _ => None,
-    }
-}
-
 /// The canonical directory that holds (or will hold) `target`: its parent,
 /// or the nearest ancestor that exists.
 fn target_dir(target: &Path) -> Option<PathBuf> {
@@ -253,6 +241,7 @@ pub(super) fn describe_mount(t: &mut TargetEnvironment, mount: &Mount, sys: &Pat
     t.mount_point = mount.mount_point.to_string_lossy().into_owned();
     t.fs_type = mount.fs_type.clone();
     t.mount_options = mount.combined_options();
+    t.network = netfs::describe(mount);
 }
 
 /// The whole disk behind a mount source such as /dev/vda1,
@@ -273,46 +262,15 @@ fn device_info(sys: &Path, source: &str, dev: (u32, u32)) -> Option<DeviceInfo> 
         if major == 0 {
             return None;
         }
-        let link = fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()?;
-        Some(link.file_name()?.to_string_lossy().into_owned())
+        queue::by_number(sys, (major, minor))
     })?;
-    let disk = whole_disk(&class, &name);
-    let block = sys.join("block").join(&disk);
-    Some(DeviceInfo {
-        model: read_attr(block.join("device/model")),
-        rotational: read_attr(block.join("queue/rotational")).and_then(|r| match r.as_str() {
-            "0" => Some(false),
-            "1" => Some(true),
-            _ => None,
-        }),
-        scheduler: parse_scheduler(&read(block.join("queue/scheduler"))),
-        driver: link_name(&block.join("device/driver")),
-        name: disk,
-    })
-}
-
-/// The last part of where the link `path` points (a driver's name).
-fn link_name(path: &Path) -> Option<String> {
-    let target = fs::read_link(path).ok()?;
-    Some(target.file_name()?.to_string_lossy().into_owned())
-}
-
-/// The disk a block device belongs to: a partition's parent in sysfs, or
-/// the device itself.
-fn whole_disk(class: &Path, name: &str) -> String {
-    let entry = class.join(name);
-    if entry.join("partition").exists()
-        && let Ok(real) = fs::canonicalize(&entry)
-        && let Some(parent) = real.parent().and_then(Path::file_name)
-    {
-        return parent.to_string_lossy().into_owned();
-    }
-    name.to_string()
+    Some(queue::describe(sys, &name))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::queue::whole_disk;
 
     const CPUINFO: &str = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\nflags\t\t: fpu vme\n\nprocessor\t: 1\nmodel name\t: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz\n";
 
@@ -325,16 +283,6 @@ mod tests {
         assert_eq!(parse_processor_count(CPUINFO), 2);
         assert_eq!(parse_cpu_model("processor : 0\nflags : fpu\n"), None);
         assert_eq!(parse_cpu_model(""), None);
-    }
-
-    #[test]
-    fn cpu_lists_are_counted() {
-        assert_eq!(parse_cpu_list_count("0-7\n"), Some(8));
-        assert_eq!(parse_cpu_list_count("0"), Some(1));
-        assert_eq!(parse_cpu_list_count("0-3,6,8-9"), Some(7));
-        assert_eq!(parse_cpu_list_count(""), None);
-        assert_eq!(parse_cpu_list_count("3-1"), None);
-        assert_eq!(parse_cpu_list_count("x"), None);
     }
 
     #[test]
@@ -383,21 +331,6 @@ mod tests {
             ..Environment::default()
         };
         assert_eq!(env.last_level_cache_bytes(), Some(32 << 20));
-    }
-
-    #[test]
-    fn scheduler_is_the_bracketed_word() {
-        assert_eq!(
-            parse_scheduler("mq-deadline kyber [bfq] none\n").as_deref(),
-            Some("bfq")
-        );
-        assert_eq!(
-            parse_scheduler("[none] mq-deadline").as_deref(),
-            Some("none")
-        );
-        assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
-        assert_eq!(parse_scheduler("mq-deadline kyber"), None);
-        assert_eq!(parse_scheduler(""), None);
     }
 
     #[test]
@@ -466,6 +399,7 @@ mod tests {
             rotational: Some(false),
             scheduler: Some("mq-deadline".into()),
             driver: Some("sd".into()),
+            ..DeviceInfo::default()
         };
         // device_info only follows sources under /dev/; the fake tree is
         // elsewhere, so test the two steps it is made of.
@@ -481,6 +415,44 @@ mod tests {
         );
         assert_eq!(device_info(&sys, "/dev/root-ioz-absent", (0, 33)), None);
         assert_eq!(device_info(&sys, "tmpfs", (8, 2)), None);
+    }
+
+    #[test]
+    fn the_settings_are_read_from_a_fixture_tree() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/environment");
+        let mut env = Environment::default();
+        read_settings(&mut env, &root);
+        assert_eq!(env.memory_available_bytes, Some(6_291_456 * 1024));
+        assert_eq!(env.page_cache.swap_total_bytes, Some(2_097_148 * 1024));
+        assert_eq!(env.page_cache.dirty_ratio, Some(20));
+        assert_eq!(env.sockets.wmem_max, Some(212_992));
+        assert!(env.platform.hypervisor.unwrap().starts_with("QEMU"));
+        assert!(env.platform.container.unwrap().starts_with("docker"));
+        let fpr = env.platform.free_page_reporting.unwrap();
+        assert!(fpr.active && fpr.order == Some(9), "{fpr:?}");
+        // The NFS mount of the same tree: its transport is in the target.
+        let mounts = mountinfo::parse(&read(root.join("proc/self/mountinfo")));
+        let mut t = TargetEnvironment::default();
+        let nfs = mountinfo::mount_holding(&mounts, Path::new("/mnt/nfs/dir")).unwrap();
+        describe_mount(&mut t, nfs, &root.join("sys"));
+        let n = t.network.unwrap();
+        assert_eq!(
+            (n.version.as_deref(), n.protocol.as_deref()),
+            (Some("4.2"), Some("tcp"))
+        );
+        assert_eq!(t.device, None);
+        // The dm device: described with the disk underneath.
+        let dm = mountinfo::mount_holding(&mounts, Path::new("/srv/data/x")).unwrap();
+        let mut t = TargetEnvironment::default();
+        describe_mount(&mut t, dm, &root.join("sys"));
+        assert_eq!(t.network, None);
+        // /dev/mapper/vg0-data is no node of this machine: found by 252:0.
+        assert_eq!(t.source, "/dev/mapper/vg0-data");
+        let dm = t.device.unwrap();
+        assert_eq!(dm.name, "dm-0");
+        assert_eq!(dm.mapper_name.as_deref(), Some("vg0-data"));
+        assert_eq!(dm.underneath[0].name, "vda");
+        assert_eq!(dm.underneath[0].scheduler.as_deref(), Some("mq-deadline"));
     }
 
     #[test]

@@ -8,10 +8,14 @@ pub mod environment;
 pub mod host;
 pub mod locks;
 pub mod mountinfo;
+pub mod netfs;
+pub mod queue;
 pub mod remount;
 pub mod signals;
 pub mod sysfs;
 pub mod time;
+pub mod tunables;
+pub mod virt;
 
 #[cfg(test)]
 mod tests;

@@ -33,6 +33,9 @@ mod engines;
 // under 1 KiB, the closing line of a run that stopped, `ioz report -h`, -R
 // in `ioz report`, two -b spreadsheets.
 mod first_contact;
+// What a result says of the system (issue 18): ioz env on a loop device and
+// a tmpfs, every cell's cache regime, -M's lines, environment differences.
+mod environment;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
 mod faults;
@@ -118,6 +121,7 @@ fn main() -> std::process::ExitCode {
         dedup::tests(),
         devices::tests(),
         engines::tests(),
+        environment::tests(),
         faults::tests(),
         figures::tests(),
         first_contact::tests(),

@@ -40,8 +40,13 @@ pub(super) const SECTION: Section = Section {
                 "CPU utilization Excel chart enabled".to_string(),
             ]
         }),
-        Flag::switch(Short('M'), "include uname in the header", |_| {})
-            .header_host(|host| vec![String::new(), format!("Machine = {}", host.machine)]),
+        Flag::switch(
+            Short('M'),
+            "include uname and the machine's settings (device, page cache, \
+             virtualisation) in the header",
+            |s| s.machine = true,
+        )
+        .header_host(|host| vec![String::new(), format!("Machine = {}", host.machine)]),
         Flag::help(Short('h'), "this help"),
         Flag::help(Long("help"), "the same as -h"),
         Flag::version(Short('v'), "the version"),

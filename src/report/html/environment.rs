@@ -2,7 +2,10 @@
 //! them, "unknown" where it could not tell.
 
 use super::{UNKNOWN, esc, fact, opt_or_unknown, text_or_unknown};
+use std::fmt::Write as _;
+
 use crate::model::environment::Environment;
+use crate::report::environment_text::further_facts;
 use crate::report::plots::human_size;
 
 pub(super) fn environment_section(h: &mut String, env: &Environment) {
@@ -76,5 +79,18 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
         "I/O scheduler",
         &opt_or_unknown(dev.and_then(|d| d.scheduler.as_deref())),
     );
+    // Everything else the run recorded, under its group's heading.
+    let mut group = None;
+    for f in further_facts(env) {
+        if group != Some(f.group) {
+            group = Some(f.group);
+            let _ = writeln!(
+                h,
+                "<tr><th colspan=\"2\" class=\"facts-group\">{}</th></tr>",
+                esc(f.group.title())
+            );
+        }
+        fact(h, &f.name, &opt_or_unknown(f.value.as_deref()));
+    }
     h.push_str("</table>\n</section>\n");
 }

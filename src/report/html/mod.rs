@@ -61,6 +61,21 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 .pass-column { display: flex; flex-direction: column; gap: 0.8em; min-width: 0; }
 .heat-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.6em; font-size: 0.85em; color: #555; }
 .heat-title { font-weight: 600; color: #1d1d1f; }
+/* A cell's cache regime: a stripe down its left edge (the figures' region
+   colours) and a small letter in its corner, neither taking any width. */
+.regime-legend { display: flex; flex-wrap: wrap; gap: 0.3em 1em; font-size: 0.85em; color: #555; }
+.regime { position: relative; }
+.regime::after { position: absolute; top: 1px; left: 4px; font-size: 0.6em; line-height: 1; color: #444; }
+.regime-key .regime { display: inline-block; width: 1.6em; height: 1.1em; border: 1px solid #d5d9e0; vertical-align: middle; }
+.regime.cpu_cache { box-shadow: inset 3px 0 0 rgb(214,96,77); }
+.regime.page_cache { box-shadow: inset 3px 0 0 rgb(67,147,195); }
+.regime.device { box-shadow: inset 3px 0 0 rgb(120,120,120); }
+.regime.uncached { box-shadow: inset 3px 0 0 #1d1d1f; }
+.regime.cpu_cache::after { content: "C"; }
+.regime.page_cache::after { content: "P"; }
+.regime.device::after { content: "D"; }
+.regime.uncached::after { content: "U"; }
+.regime.unknown::after { content: "?"; }
 .heat-scale { display: inline-flex; border: 1px solid #d5d9e0; }
 .heat-step { display: inline-block; min-width: 3.2em; padding: 0.1em 0.4em; text-align: center; color: #1d1d1f; font-variant-numeric: tabular-nums; }
 figure { margin: 0 0 1em; }
@@ -299,6 +314,7 @@ mod tests {
             rotational: Some(false),
             scheduler: Some("none".into()),
             driver: Some("nvme".into()),
+            ..Default::default()
         });
         let html = render_html(&r).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
@@ -391,6 +407,7 @@ mod tests {
             rotational: Some(true),
             scheduler: None,
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         let html = render_html(&r).unwrap();
         assert!(html.contains(

@@ -8,7 +8,9 @@ use std::io;
 
 use super::esc;
 use crate::model::config::OutputUnit;
+use crate::model::env_facts::size_words;
 use crate::model::plan::expand;
+use crate::model::regime::{CacheLimits, Regime, regime};
 use crate::model::result::{PhaseResult, RunResult, mean, phase_runs};
 use crate::model::result_files::{PlotView, plot_file_name, plot_views};
 use crate::model::workload::Pass;
@@ -56,6 +58,7 @@ pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io
     } else {
         grid(h, result, pass, &scale);
         heat_legend(h, &scale);
+        regime_legend(h, result, pass);
     }
     for view in left {
         chart(h, result, pass, view, &scale, throughput)?;
@@ -154,15 +157,19 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
             match measurement(file, rec) {
                 Some(m) => {
                     let raw = measured(m, config.unit);
-                    // The title holds the number of the text table.
+                    let regime = regime(config, &result.environment, pass, file, m.first().workers);
+                    // The title holds the number of the text table; the
+                    // class draws the regime's marker after the value.
                     let _ = write!(
                         h,
-                        "<td style=\"background:{}\" title=\"{} {}: {} {}\">{}</td>",
+                        "<td style=\"background:{}\" class=\"regime {}\" title=\"{} {}: {} {}; {}\">{}</td>",
                         shade_css(scale.shade(raw)),
+                        regime.code(),
                         size_label(file),
                         size_label(rec),
                         m.value(config.unit),
                         esc(iozone_unit(config.unit)),
+                        esc(&regime.words()),
                         scale.grid_text(raw)
                     );
                 }
@@ -212,6 +219,57 @@ fn phases(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
     }
     h.push_str("</tbody></table></div>\n");
 }
+
+/// The key to the grid's regime markers (model::regime): the regimes its
+/// cells are in, with the sizes that bound them.
+fn regime_legend(h: &mut String, result: &RunResult, pass: Pass) {
+    let config = &result.config;
+    let mut present: Vec<Regime> = Vec::new();
+    for m in result.cells.iter().filter_map(|c| c.get(pass)) {
+        let r = regime(
+            config,
+            &result.environment,
+            pass,
+            m.first().file_bytes,
+            m.first().workers,
+        );
+        if !present.iter().any(|p| p.code() == r.code()) {
+            present.push(r);
+        }
+    }
+    if present.is_empty() {
+        return;
+    }
+    present.sort_by_key(|r| REGIME_ORDER.iter().position(|c| *c == r.code()));
+    let limits = CacheLimits::of(&result.environment);
+    h.push_str("<div class=\"regime-legend\"><span class=\"heat-title\">Cache regime</span>");
+    for r in present {
+        let bound = match r.code() {
+            "cpu_cache" => limits
+                .llc
+                .map(|b| format!(": the file fits the {} last-level cache", size_words(b))),
+            "page_cache" => limits
+                .page_cache
+                .map(|b| format!(": the file fits the page cache ({})", b.words())),
+            "device" => limits
+                .page_cache
+                .map(|b| format!(": the file exceeds the page cache ({})", b.words())),
+            "uncached" => Some(": the pass could not be served from a cache".to_string()),
+            _ => Some(": the cache sizes were not recorded".to_string()),
+        };
+        let _ = write!(
+            h,
+            "<span class=\"regime-key\"><span class=\"regime {}\"></span> {}{}</span>",
+            r.code(),
+            esc(&r.words()),
+            esc(&bound.unwrap_or_default())
+        );
+    }
+    h.push_str("</div>\n");
+}
+
+/// The legend's order of the regimes.
+const REGIME_ORDER: [&str; 5] = ["cpu_cache", "page_cache", "device", "uncached", "unknown"];
 
 /// The key to the shading: five swatches from the lowest value to the highest.
 fn heat_legend(h: &mut String, scale: &ValueScale) {

@@ -62,7 +62,7 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let grid = Grid::of(result, pass);
-    let regions = Regions::of(&result.environment);
+    let regions = Regions::of(result, pass);
     let scale = value_scale(result, pass);
     let body_kind = body_of(result, pass, &grid, view);
     let center = w as i32 / 2;

@@ -40,6 +40,7 @@ use crate::model::environment::Environment;
 use crate::model::result::RunResult;
 use crate::model::units::{kb_number, kb_value};
 use crate::report::Exporter;
+use crate::report::environment_text::further_facts;
 
 pub struct XlsxReport;
 
@@ -422,10 +423,17 @@ fn write_environment(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xl
     let bold = Format::new().set_bold();
     sheet.set_column_width(0, 22)?;
     sheet.set_column_width(1, 80)?;
-    for (r, (key, value)) in environment_rows(result).into_iter().enumerate() {
+    let rows = environment_rows(result);
+    for (r, (key, value)) in rows.iter().enumerate() {
         let row = u32_row(r)?;
-        sheet.write_string_with_format(row, 0, key, &bold)?;
+        sheet.write_string_with_format(row, 0, *key, &bold)?;
         sheet.write_string(row, 1, value)?;
+    }
+    // Everything else the run recorded, after a blank row; unknown said so.
+    for (k, fact) in further_facts(&result.environment).iter().enumerate() {
+        let row = u32_row(rows.len() + 1 + k)?;
+        sheet.write_string_with_format(row, 0, &fact.name, &bold)?;
+        sheet.write_string(row, 1, fact.value.as_deref().unwrap_or("unknown"))?;
     }
     Ok(())
 }
@@ -548,6 +556,7 @@ mod tests {
             rotational: Some(true),
             scheduler: None,
             driver: Some("virtio_blk".into()),
+            ..Default::default()
         });
         let rows = environment_rows(&result);
         let get = |k: &str| rows.iter().find(|(key, _)| *key == k).unwrap().1.clone();

@@ -11,6 +11,7 @@ use std::io;
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::model::result::phase_runs;
 use crate::model::result::{CellResult, PhaseResult, RunResult};
 use excel::render_excel_text;
@@ -38,8 +39,8 @@ impl<'a> LiveText<'a> {
     }
 
     /// Everything before the first measurement.
-    pub fn opening(&self, started: &str, time_resolution_ns: u64) -> String {
-        let mut s = preamble(self.config, started, time_resolution_ns);
+    pub fn opening(&self, env: &Environment, started: &str, time_resolution_ns: u64) -> String {
+        let mut s = preamble(self.config, env, started, time_resolution_ns);
         match &self.config.throughput {
             Some(tp) => s.push_str(&throughput_preamble(tp)),
             None => s.push_str(&table_header(&self.layout)),
@@ -143,7 +144,11 @@ impl<'a> LiveText<'a> {
 /// live printer fed with the result's rows or phases.
 pub fn render_output(result: &RunResult) -> String {
     let text = LiveText::new(&result.config);
-    let mut s = text.opening(&result.started, result.time_resolution_ns);
+    let mut s = text.opening(
+        &result.environment,
+        &result.started,
+        result.time_resolution_ns,
+    );
     if result.config.throughput.is_some() {
         let mut rest = result.throughput.as_slice();
         while let Some(first) = rest.first() {

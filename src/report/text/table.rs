@@ -8,11 +8,13 @@ use std::fmt::Write as _;
 
 use crate::analysis::summary::{OUTLIER_RULE, summarize};
 use crate::model::config::{OutputUnit, RunConfig};
+use crate::model::environment::Environment;
 use crate::model::order::mix_reads_among_first;
 use crate::model::result::{CellResult, RunResult, RunStatus, signal_name};
 use crate::model::units::{KIB, kb_number};
 use crate::model::variations::Verify;
 use crate::model::workload::{Direction, Pass};
+use crate::report::environment_text::header_lines;
 use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 
 /// The line that ends the text of a complete run (IOzone's says "iozone
@@ -20,7 +22,12 @@ use crate::report::layout::{Column, KB_WIDTH, RECLEN_WIDTH, TableLayout};
 pub const COMPLETE_LINE: &str = "ioz test complete.";
 
 /// Everything before the table.
-pub fn preamble(config: &RunConfig, started: &str, time_resolution_ns: u64) -> String {
+pub fn preamble(
+    config: &RunConfig,
+    env: &Environment,
+    started: &str,
+    time_resolution_ns: u64,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -41,6 +48,12 @@ pub fn preamble(config: &RunConfig, started: &str, time_resolution_ns: u64) -> S
             s.push('\n');
         } else {
             let _ = writeln!(s, "\t{line}");
+        }
+        // -M: the machine's settings right after its uname.
+        if config.environment_header && line.starts_with("Machine = ") {
+            for line in header_lines(env) {
+                let _ = writeln!(s, "\t{line}");
+            }
         }
     }
     let _ = writeln!(s, "\tCommand line used: {}", config.command_line.join(" "));
