@@ -74,8 +74,6 @@ pub enum StatusKind {
 }
 
 impl StatusKind {
-    pub const NAMES: [&'static str; 3] = ["complete", "interrupted", "failed"];
-
     pub fn from_name(name: &str) -> Option<StatusKind> {
         match name {
             "complete" => Some(StatusKind::Complete),

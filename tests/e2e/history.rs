@@ -5,10 +5,11 @@
 //! and `ioz compare @42 @last @label:NAME`.
 
 use std::fs;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::fixtures::{IOZ, Run, Test, assert_refused, run, trials};
+use crate::fixtures::{IOZ, Run, Test, Tmpfs, assert_refused, data_file, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -18,6 +19,13 @@ pub fn tests() -> Vec<Test> {
         eight_concurrent_runs_are_all_recorded,
         a_truncated_index_is_rebuilt_with_one_warning,
         a_directory_that_is_not_a_history_is_refused,
+        a_failed_run_is_recorded_with_its_status => [Root, Tmpfs],
+        runs_are_listed_and_shown_byte_identical_to_report,
+        the_iozone_reference_logs_are_imported,
+        an_undated_log_takes_the_date_given_else_the_files_time,
+        removed_runs_are_gone_and_reindex_rebuilds_the_index,
+        compare_takes_history_references,
+        bad_history_commands_are_refused_with_one_line,
     ]
 }
 
@@ -225,4 +233,303 @@ fn a_directory_that_is_not_a_history_is_refused() {
         .arg(&dir));
     assert_refused(&r, &dir);
     assert_eq!(snapshot(&p.history), before);
+}
+
+fn a_failed_run_is_recorded_with_its_status() {
+    let p = place();
+    let mount = Tmpfs::mount(&p.work.join("mnt"), "size=12m");
+    let file = mount.path().join("f");
+    // As in faults.rs: 8-byte records make the write pass long, and the
+    // disk is filled by someone else while it runs.
+    let mut child = command(
+        &p,
+        &[
+            "-s",
+            "8m",
+            "-r",
+            "8b",
+            "-i",
+            "0",
+            "-f",
+            file.to_str().unwrap(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    assert!(lines.any(|l| l.unwrap_or_default().trim_start().starts_with("KB  reclen")));
+    let mut f = fs::File::create(mount.path().join("filler")).unwrap();
+    let chunk = vec![0xa5u8; 64 << 10];
+    while let Ok(n) = f.write(&chunk) {
+        if n == 0 {
+            break;
+        }
+    }
+    drop(f);
+    let _rest: Vec<_> = lines.collect();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.ends_with("ioz: saved as run 1 — ioz history show 1\n"),
+        "{stderr}"
+    );
+    let failed = ioz_h(&p, &["history", "list", "--status", "failed"]);
+    failed.expect_code(0);
+    assert_eq!(failed.stdout.lines().count(), 2, "{}", failed.context());
+    assert!(failed.stdout.contains("failed: "), "{}", failed.context());
+    let complete = ioz_h(&p, &["history", "list", "--status", "complete"]);
+    assert_eq!(complete.stdout.lines().count(), 1, "{}", complete.context());
+}
+
+/// `ioz history list`'s rows (the header left out), split on blanks.
+fn rows(list: &Run) -> Vec<Vec<String>> {
+    list.stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+fn runs_are_listed_and_shown_byte_identical_to_report() {
+    let p = place();
+    small(&p, &["--label", "ext4-a"]).expect_code(0);
+    let mut args = SMALL.to_vec();
+    args.extend(["-i", "1", "--label", "ext4-b"]);
+    ioz_h(&p, &args).expect_code(0);
+    let list = ioz_h(&p, &["history", "list"]);
+    list.expect_code(0);
+    assert!(list.stdout.starts_with("id  date"), "{}", list.context());
+    let listed = rows(&list);
+    assert_eq!(listed.len(), 2, "{}", list.context());
+    assert_eq!(listed[0][0], "1");
+    assert_eq!(listed[0][2], "ext4-a");
+    assert_eq!(listed[1][2], "ext4-b");
+    assert!(list.stdout.contains("complete"), "{}", list.context());
+    assert!(
+        list.stdout
+            .contains("-i 0 -s 64k -r 4k -i 1 --label ext4-b"),
+        "{}",
+        list.context()
+    );
+    let only_b = ioz_h(&p, &["history", "list", "--label", "ext4-b"]);
+    assert_eq!(rows(&only_b).len(), 1, "{}", only_b.context());
+    let none = ioz_h(&p, &["history", "list", "--since", "2999-01-01"]);
+    assert_eq!(rows(&none).len(), 0, "{}", none.context());
+
+    // Shown as ioz report shows the stored file, with every output.
+    let stored = p.history.join("runs/2.json");
+    let stored = stored.to_str().unwrap();
+    for (show, report) in [
+        (vec!["history", "show", "2"], vec!["report", stored]),
+        (
+            vec!["history", "show", "last", "-R"],
+            vec!["report", stored, "-R"],
+        ),
+    ] {
+        let a = ioz_h(&p, &show);
+        let b = ioz_h(&p, &report);
+        a.expect_code(0);
+        assert_eq!(a.stdout, b.stdout, "{}", a.context());
+        assert!(a.stdout.contains("Label: ext4-b"), "{}", a.context());
+    }
+    ioz_h(
+        &p,
+        &[
+            "history", "show", "@2", "--json", "a.json", "--csv", "a.csv",
+        ],
+    )
+    .expect_code(0);
+    ioz_h(
+        &p,
+        &["report", stored, "--json", "b.json", "--csv", "b.csv"],
+    )
+    .expect_code(0);
+    for (a, b) in [("a.json", "b.json"), ("a.csv", "b.csv")] {
+        assert_eq!(
+            fs::read(p.work.join(a)).unwrap(),
+            fs::read(p.work.join(b)).unwrap(),
+            "{a}"
+        );
+    }
+}
+
+/// The IOzone logs of tests/fixtures/iozone-reference/.
+fn reference_logs() -> Vec<PathBuf> {
+    let dir = data_file("iozone-reference");
+    let mut logs: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    logs.sort();
+    logs
+}
+
+fn the_iozone_reference_logs_are_imported() {
+    let p = place();
+    let logs = reference_logs();
+    assert!(logs.len() >= 10, "{logs:?}");
+    let mut args = vec![
+        "history".to_string(),
+        "import".into(),
+        "--label".into(),
+        "iozone".into(),
+    ];
+    args.extend(logs.iter().map(|l| l.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = ioz_h(&p, &args);
+    r.expect_code(0);
+    assert_eq!(r.stdout.lines().count(), logs.len(), "{}", r.context());
+    let list = ioz_h(&p, &["history", "list", "--label", "iozone"]);
+    let listed = rows(&list);
+    assert_eq!(listed.len(), logs.len(), "{}", list.context());
+    // Dated by their `Run began:` lines (Sat Nov 21 21:05:03 2026 …).
+    for row in &listed {
+        assert!(row[1].starts_with("2026-11-21T21:0"), "{}", list.context());
+    }
+    assert!(list.stdout.contains("./iozone -a"), "{}", list.context());
+    // A log is shown as IOzone printed it.
+    let first = ioz_h(&p, &["history", "show", "1"]);
+    first.expect_code(0);
+    assert_eq!(first.stdout, fs::read_to_string(&logs[0]).unwrap());
+}
+
+fn an_undated_log_takes_the_date_given_else_the_files_time() {
+    let p = place();
+    let text = fs::read_to_string(data_file("iozone-reference/auto.txt")).unwrap();
+    let undated: String = text
+        .lines()
+        .filter(|l| !l.contains("Run began:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let log = p.work.join("undated.txt");
+    fs::write(&log, undated).unwrap();
+    let f = fs::File::options().write(true).open(&log).unwrap();
+    // 2008-06-12T10:22:33Z
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_213_266_153))
+        .unwrap();
+    drop(f);
+    let log = log.to_str().unwrap();
+    ioz_h(&p, &["history", "import", log, "--date", "2007-09-06"]).expect_code(0);
+    ioz_h(&p, &["history", "import", log]).expect_code(0);
+    let list = ioz_h(&p, &["history", "list"]);
+    let dates: Vec<String> = rows(&list).into_iter().map(|r| r[1].clone()).collect();
+    assert_eq!(
+        dates,
+        ["2007-09-06T00:00:00Z", "2008-06-12T10:22:33Z"],
+        "{}",
+        list.context()
+    );
+}
+
+fn removed_runs_are_gone_and_reindex_rebuilds_the_index() {
+    let p = place();
+    for label in ["a", "b", "c"] {
+        small(&p, &["--label", label]).expect_code(0);
+    }
+    let r = ioz_h(&p, &["history", "rm", "2", "@3"]);
+    r.expect_code(0);
+    assert_eq!(r.stdout, "removed run 2\nremoved run 3\n");
+    assert_eq!(run_files(&p), ["1.json"]);
+    // An unknown id removes nothing.
+    small(&p, &["--label", "d"]).expect_code(0);
+    assert_refused(&ioz_h(&p, &["history", "rm", "4", "99"]), "no run 99");
+    assert_eq!(run_files(&p), ["1.json", "4.json"]);
+    let before = ioz_h(&p, &["history", "list"]).stdout;
+    fs::remove_file(p.history.join("history.sqlite")).unwrap();
+    let r = ioz_h(&p, &["history", "reindex"]);
+    r.expect_code(0);
+    assert!(r.stdout.starts_with("indexed 2 run(s)"), "{}", r.context());
+    assert_eq!(ioz_h(&p, &["history", "list"]).stdout, before);
+}
+
+fn compare_takes_history_references() {
+    let p = place();
+    let log = |name: &str| {
+        data_file(&format!("iozone-reference/{name}"))
+            .display()
+            .to_string()
+    };
+    for (label, file) in [
+        ("jffs2", "auto.txt"),
+        ("jffs2", "auto2.txt"),
+        ("ubifs", "auto.txt"),
+    ] {
+        ioz_h(&p, &["history", "import", "--label", label, &log(file)]).expect_code(0);
+    }
+    let r = ioz_h(
+        &p,
+        &[
+            "compare",
+            "@label:jffs2",
+            "@label:ubifs",
+            "--json",
+            "c.json",
+        ],
+    );
+    r.expect_code(0);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(p.work.join("c.json")).unwrap()).unwrap();
+    assert_eq!(doc["baseline"]["label"], "jffs2", "{doc}");
+    assert_eq!(doc["baseline"]["runs"], 2, "{doc}");
+    assert_eq!(doc["pairs"][0]["other"]["label"], "ubifs", "{doc}");
+    assert_eq!(doc["pairs"][0]["other"]["source"], "@label:ubifs", "{doc}");
+    // The run against itself: the same everywhere.
+    let r = ioz_h(&p, &["compare", "@1", "@label:jffs2", "--text"]);
+    r.expect_code(0);
+    let r = ioz_h(&p, &["compare", "@3", "@last"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("0 faster, 0 slower"), "{}", r.context());
+    assert_refused(
+        &ioz_h(&p, &["compare", "@label:none", "@1"]),
+        "no complete run with the label 'none'",
+    );
+    assert_refused(&ioz_h(&p, &["compare", "@1", "@77"]), "no run 77");
+}
+
+fn bad_history_commands_are_refused_with_one_line() {
+    let p = place();
+    small(&p, &[]).expect_code(0);
+    for (args, part) in [
+        (&["history"][..], "needs a subcommand"),
+        (&["history", "lst"], "unknown subcommand 'lst'"),
+        (
+            &["history", "list", "--since", "yesterday"],
+            "--since 'yesterday' is not a date",
+        ),
+        (&["history", "show", "42"], "no run 42"),
+        (&["history", "show", "x"], "'x' is not a run"),
+        (&["history", "import", "nothing.txt"], "nothing.txt"),
+        (
+            &["history", "trend", "--size", "1m"],
+            "give both or neither",
+        ),
+        (
+            &["history", "regressions", "--bogus"],
+            "unknown option --bogus",
+        ),
+    ] {
+        assert_refused(&ioz_h(&p, args), part);
+    }
+    for sub in [
+        "list",
+        "show",
+        "rm",
+        "reindex",
+        "import",
+        "trend",
+        "regressions",
+    ] {
+        let r = ioz_h(&p, &["history", sub, "-h"]);
+        r.expect_code(0);
+        assert!(
+            r.stdout.starts_with(&format!("Usage: ioz history {sub}")),
+            "{}",
+            r.context()
+        );
+    }
 }
