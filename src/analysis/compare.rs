@@ -19,6 +19,8 @@ use super::samples::{CellKey, SampleSet, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
 use crate::model::config::OutputUnit;
+use crate::model::env_facts::Difference;
+use crate::model::environment::Environment;
 use crate::model::workload::Pass;
 
 /// A difference is significant below this adjusted p-value.
@@ -43,6 +45,9 @@ pub struct Input {
 pub struct Side {
     pub input: Input,
     pub samples: SampleSet,
+    /// The machine it ran on, when the input recorded it (IOzone's
+    /// output does not).
+    pub environment: Option<Environment>,
 }
 
 /// What the user asked of the statistics.
@@ -128,6 +133,10 @@ pub struct CellComparison {
     pub mann_whitney_p: Option<f64>,
     pub verdict: Verdict,
     pub basis: Basis,
+    /// The cell's cache regime on each side ("CPU cache", "page cache",
+    /// "device", "uncached (-I)"), when both inputs recorded it and they
+    /// differ: the two numbers then measure different things.
+    pub regimes_differ: Option<(String, String)>,
 }
 
 impl CellComparison {
@@ -151,6 +160,10 @@ pub struct Pair {
     /// Cells only one side has (not compared).
     pub only_in_base: usize,
     pub only_in_other: usize,
+    /// What differs between the baseline's environment and this input's,
+    /// setting by setting (empty: nothing); `None` when either input
+    /// recorded no environment.
+    pub environment_differences: Option<Vec<Difference>>,
 }
 
 /// The whole comparison.
@@ -242,7 +255,7 @@ pub fn compare(base: &Side, others: &[Side], options: Options) -> Result<Compari
     let higher = higher_is_better(unit);
     let pairs = others
         .iter()
-        .map(|side| pair(&base.samples, side, options, higher))
+        .map(|side| pair(base, side, options, higher))
         .collect();
     Ok(Comparison {
         unit,
@@ -255,7 +268,12 @@ pub fn compare(base: &Side, others: &[Side], options: Options) -> Result<Compari
     })
 }
 
-fn pair(base: &SampleSet, side: &Side, options: Options, higher: bool) -> Pair {
+fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
+    let base = &base_side.samples;
+    let environment_differences = match (&base_side.environment, &side.environment) {
+        (Some(old), Some(new)) => Some(old.differences(new)),
+        _ => None,
+    };
     let usable = |v: &Vec<f64>| -> Vec<f64> {
         v.iter()
             .copied()
@@ -273,7 +291,12 @@ fn pair(base: &SampleSet, side: &Side, options: Options, higher: bool) -> Pair {
         if b.is_empty() || o.is_empty() {
             continue;
         }
-        cells.push(cell(*key, &b, &o));
+        let mut compared = cell(*key, &b, &o);
+        compared.regimes_differ = match (base.regimes.get(key), side.samples.regimes.get(key)) {
+            (Some(old), Some(new)) if old.code() != new.code() => Some((old.words(), new.words())),
+            _ => None,
+        };
+        cells.push(compared);
     }
     let adjusted = adjust(
         options.adjust,
@@ -289,6 +312,7 @@ fn pair(base: &SampleSet, side: &Side, options: Options, higher: bool) -> Pair {
         only_in_base: base.cells.len() - compared.min(base.cells.len()),
         only_in_other: side.samples.cells.len() - compared.min(side.samples.cells.len()),
         cells,
+        environment_differences,
     }
 }
 
@@ -320,6 +344,7 @@ fn cell(key: CellKey, base: &[f64], other: &[f64]) -> CellComparison {
         } else {
             Basis::BandOnly
         },
+        regimes_differ: None,
     }
 }
 

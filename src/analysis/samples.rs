@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::model::config::OutputUnit;
+use crate::model::regime::{Regime, regime};
 use crate::model::result::{Measurement, RunResult};
 use crate::model::workload::Pass;
 
@@ -33,6 +34,10 @@ pub struct SampleSet {
     pub unit: OutputUnit,
     /// The samples of each cell, in the order they were read.
     pub cells: BTreeMap<CellKey, Vec<f64>>,
+    /// Each cell's cache regime, where the input recorded what judges it
+    /// (a saved run's configuration and environment; IOzone's output
+    /// records neither). Pooled runs keep the first run's.
+    pub regimes: BTreeMap<CellKey, Regime>,
 }
 
 impl SampleSet {
@@ -40,6 +45,7 @@ impl SampleSet {
         SampleSet {
             unit,
             cells: BTreeMap::new(),
+            regimes: BTreeMap::new(),
         }
     }
 
@@ -51,6 +57,9 @@ impl SampleSet {
     pub fn pool(&mut self, other: SampleSet) {
         for (key, values) in other.cells {
             self.cells.entry(key).or_default().extend(values);
+        }
+        for (key, regime) in other.regimes {
+            self.regimes.entry(key).or_insert(regime);
         }
     }
 
@@ -74,6 +83,8 @@ pub fn of_run(run: &RunResult) -> SampleSet {
                 record_bytes: m.record_bytes,
             };
             set.add(key, exact_rate(m, unit));
+            let judged = regime(&run.config, &run.environment, m.pass, m.file_bytes, 1);
+            set.regimes.insert(key, judged);
         }
     }
     for phase in &run.throughput {
@@ -84,6 +95,14 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             record_bytes: phase.record_bytes,
         };
         set.add(key, phase.children_see(unit));
+        let judged = regime(
+            &run.config,
+            &run.environment,
+            phase.pass,
+            phase.file_bytes,
+            phase.workers,
+        );
+        set.regimes.insert(key, judged);
     }
     set
 }

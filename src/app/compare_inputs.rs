@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
+use crate::model::environment::Environment;
 use crate::report::iozone_log;
 use crate::report::json::read_run;
 
@@ -36,7 +37,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     if meta.is_dir() {
         return load_dir(path, &shown, name);
     }
-    let (samples, date, label) = load_file(path)?;
+    let (samples, date, label, environment) = load_file(path)?;
     let stem = path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
@@ -50,6 +51,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
                 runs: 1,
             },
             samples,
+            environment,
         },
         files: vec![path.to_path_buf()],
     })
@@ -68,6 +70,8 @@ fn load_dir(dir: &Path, shown: &str, name: String) -> Result<Loaded, String> {
     let mut files = Vec::new();
     let mut dates = Vec::new();
     let mut label = None;
+    // The first run's environment stands for the directory's.
+    let mut environment = None;
     for file in entries {
         let is_json = file
             .extension()
@@ -75,7 +79,8 @@ fn load_dir(dir: &Path, shown: &str, name: String) -> Result<Loaded, String> {
         if !is_json && !sniff_iozone(&file) {
             continue;
         }
-        let (samples, date, run_label) = load_file(&file)?;
+        let (samples, date, run_label, run_environment) = load_file(&file)?;
+        environment = environment.or(run_environment);
         match &mut pooled {
             None => pooled = Some(samples),
             Some(set) if set.unit != samples.unit => {
@@ -112,14 +117,24 @@ fn load_dir(dir: &Path, shown: &str, name: String) -> Result<Loaded, String> {
                 runs: files.len(),
             },
             samples,
+            environment,
         },
         files,
     })
 }
 
-/// A file's samples, date and label: a saved run when it is JSON, else
-/// IOzone's output, else refused.
-fn load_file(path: &Path) -> Result<(SampleSet, Option<String>, Option<String>), String> {
+/// What one file gives a comparison: its samples, date, label and (a saved
+/// run's) environment.
+type FileInput = (
+    SampleSet,
+    Option<String>,
+    Option<String>,
+    Option<Environment>,
+);
+
+/// A file's samples, date, label and environment: a saved run when it is
+/// JSON, else IOzone's output (which records no environment), else refused.
+fn load_file(path: &Path) -> Result<FileInput, String> {
     let shown = path.display();
     let head = read_head(path)?;
     if head.trim_start().starts_with('{') {
@@ -127,7 +142,12 @@ fn load_file(path: &Path) -> Result<(SampleSet, Option<String>, Option<String>),
         // The run's --label names the configuration; without one, the
         // file's (or directory's) name does.
         let label = run.config.label.clone();
-        return Ok((samples::of_run(&run), Some(run.started_at.clone()), label));
+        return Ok((
+            samples::of_run(&run),
+            Some(run.started_at.clone()),
+            label,
+            Some(run.environment),
+        ));
     }
     let text = read_text(path)?;
     if !iozone_log::looks_like_iozone(&text) {
@@ -136,7 +156,7 @@ fn load_file(path: &Path) -> Result<(SampleSet, Option<String>, Option<String>),
         ));
     }
     let log = iozone_log::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
-    Ok((log.samples, log.began, None))
+    Ok((log.samples, log.began, None, None))
 }
 
 /// Whether a file in a directory is IOzone's output (read only when small).

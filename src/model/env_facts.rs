@@ -5,7 +5,10 @@
 //! A fact's value is `None` when the system could not tell: views show it
 //! as "unknown", never a guess.
 
+use serde::Serialize;
+
 use crate::model::environment::{DeviceInfo, Environment, FreePageReporting, TargetEnvironment};
+use crate::model::units::size_words;
 
 /// What a fact is about: the views group facts under these headings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +46,7 @@ pub struct Fact {
 }
 
 /// A setting that differs between two environments.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Difference {
     pub name: String,
     /// `None`: unknown in that run (or absent from it).
@@ -78,24 +81,6 @@ fn fold_into_the_scheduler(diffs: &mut Vec<Difference>) {
         {
             s.with_it = taken;
         }
-    }
-}
-
-/// A size for people, without a fraction when it is whole: "2 MiB", "1.5 GiB".
-pub fn size_words(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[unit])
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
     }
 }
 

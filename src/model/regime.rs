@@ -12,8 +12,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::config::RunConfig;
-use crate::model::env_facts::size_words;
 use crate::model::environment::Environment;
+use crate::model::units::size_words;
 use crate::model::variations::DropCaches;
 use crate::model::workload::{Direction, Pass};
 

@@ -253,6 +253,19 @@ impl PhaseResult {
             .unwrap_or(0.0)
     }
 
+    /// The six figures of IOzone's block of a phase, in its order: children
+    /// see, parent sees, min, max and avg per worker (rates), and min xfer.
+    pub fn figures(&self, unit: OutputUnit) -> [f64; 6] {
+        [
+            self.children_see(unit),
+            self.parent_sees(unit),
+            self.min_rate(unit),
+            self.max_rate(unit),
+            self.avg_rate(unit),
+            self.min_xfer(unit),
+        ]
+    }
+
     /// -+u: (wall = the longest worker's time, CPU = all workers' CPU, percent).
     pub fn cpu_utilisation(&self) -> (f64, f64, f64) {
         let wall = self.results.iter().map(|w| w.elapsed_ns).max().unwrap_or(0) as f64 / 1e9;

@@ -4,8 +4,9 @@
 
 use std::fmt::Write;
 
-use crate::model::env_facts::{Difference, Fact, Group, size_words};
+use crate::model::env_facts::{Difference, Fact, Group};
 use crate::model::environment::{DeviceInfo, Environment};
+use crate::model::units::size_words;
 
 /// How an unknown value is shown.
 pub const UNKNOWN: &str = "unknown";

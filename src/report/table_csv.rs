@@ -247,15 +247,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         cpu_user_ns: sum(|w| w.cpu_user_ns),
         cpu_system_ns: sum(|w| w.cpu_system_ns),
         stonewalled: phase.results.iter().any(|w| w.stonewalled),
-        phase: [
-            phase.children_see(unit),
-            phase.parent_sees(unit),
-            phase.min_rate(unit),
-            phase.max_rate(unit),
-            phase.avg_rate(unit),
-            phase.min_xfer(unit),
-        ]
-        .map(figure),
+        phase: phase.figures(unit).map(figure),
         rate: None,
         xfer: None,
         regime: "",

@@ -573,6 +573,21 @@ fn o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate() {
             run.stderr
         );
     }
+    // Each side's regime is named: O_SYNC writes could not stay in a cache.
+    assert!(
+        run.stdout
+            .contains("  warning: 2 cell(s) in different cache regimes, whose numbers measure different things: write 1024 kB file, 64 kB records: "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(" → uncached (-o/-+D); rewrite 1024 kB file, 64 kB records: "),
+        "{}",
+        run.stdout
+    );
+    let write = cell(&doc, "write", 1024, 64, None);
+    assert_eq!(write["regimes_differ"][1], "uncached (-o/-+D)", "{write}");
     assert!(
         run.stderr
             .lines()

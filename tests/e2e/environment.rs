@@ -379,4 +379,26 @@ fn two_runs_with_the_scheduler_switched_differ_by_exactly_the_scheduler() {
         "{}",
         same.stdout
     );
+    // ioz compare says it before the numbers, in its text and its JSON.
+    let compared = ioz(
+        results.path(),
+        &["compare", "a.json", "b.json", "--text", "--json", "c.json"],
+    );
+    compared.expect_code(0);
+    let text = &compared.stdout;
+    let at = text
+        .find("  scheduler: none → mq-deadline")
+        .unwrap_or_else(|| panic!("no scheduler line: {text}"));
+    assert!(at < text.find("cells compared").unwrap(), "{text}");
+    assert!(!text.contains("warning: "), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.path().join("c.json")).unwrap())
+            .unwrap();
+    let diffs = doc["pairs"][0]["environment_differences"]
+        .as_array()
+        .expect("environment_differences");
+    assert_eq!(diffs.len(), 1, "{diffs:?}");
+    assert_eq!(diffs[0]["name"], "scheduler");
+    assert_eq!(diffs[0]["old"], "none");
+    assert_eq!(diffs[0]["new"], "mq-deadline");
 }

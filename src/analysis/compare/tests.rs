@@ -24,6 +24,7 @@ fn side(label: &str, unit: OutputUnit, cells: &[(CellKey, &[f64])]) -> Side {
             runs: 1,
         },
         samples,
+        environment: None,
     }
 }
 

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
 use super::svg::{SERIES, mean_sd_bars, mountain, percent_bars, ratio_heat, verdict_colour};
+use super::text::{environment_lines, regime_line};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
 use crate::model::workload::Pass;
 use crate::report::plots::{PlainAxis, number};
@@ -59,6 +60,23 @@ pub fn render_html(c: &Comparison) -> String {
         "<p class=\"key\"><span class=\"faster\" style=\"background:#c6efce\">faster</span>\
          <span style=\"background:#ffc7ce\">slower</span><span style=\"background:#ededed\">same</span></p>"
     );
+    // What differs between the machines, before any number.
+    let _ = write!(h, "<h2>Environments</h2>");
+    for pair in &c.pairs {
+        let _ = write!(
+            h,
+            "<p class=\"note\"><b>{}</b> against <b>{}</b>:</p><ul class=\"envdiff\">",
+            esc(&pair.other.label),
+            esc(&c.baseline.label)
+        );
+        for line in environment_lines(c, pair)
+            .into_iter()
+            .chain(regime_line(pair))
+        {
+            let _ = write!(h, "<li>{}</li>", esc(&line));
+        }
+        h.push_str("</ul>");
+    }
     tests_table(&mut h, c);
     let labels: Vec<String> = std::iter::once(c.baseline.label.clone())
         .chain(c.pairs.iter().map(|p| p.other.label.clone()))

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, Verdict};
 use crate::model::workload::Pass;
+use crate::report::environment_text::differences_lines;
 
 /// The text report; `colour`: ANSI colours for a terminal.
 pub fn render_text(c: &Comparison, colour: bool) -> String {
@@ -74,6 +75,44 @@ fn mark(v: Verdict) -> char {
     }
 }
 
+/// The cells whose cache regime differs between the two inputs, in one
+/// line (the first few named), or `None` when every regime agrees.
+pub fn regime_line(pair: &Pair) -> Option<String> {
+    const NAMED: usize = 4;
+    let differ: Vec<String> = pair
+        .cells
+        .iter()
+        .filter_map(|x| {
+            let (old, new) = x.regimes_differ.as_ref()?;
+            Some(format!("{}: {old} → {new}", cell_name(&x.cell)))
+        })
+        .collect();
+    if differ.is_empty() {
+        return None;
+    }
+    let more = match differ.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!("; and {n} more"),
+    };
+    Some(format!(
+        "warning: {} cell(s) in different cache regimes, whose numbers measure different things: {}{more}",
+        differ.len(),
+        differ[..differ.len().min(NAMED)].join("; ")
+    ))
+}
+
+/// The pair's environment differences, a line each (report::environment_text),
+/// or why there are none to show.
+pub fn environment_lines(c: &Comparison, pair: &Pair) -> Vec<String> {
+    match &pair.environment_differences {
+        Some(diffs) => differences_lines(diffs),
+        None => vec![format!(
+            "environments: not compared ({} or {} records none: IOzone's output does not)",
+            c.baseline.label, pair.other.label
+        )],
+    }
+}
+
 fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
     let _ = writeln!(
         out,
@@ -82,6 +121,11 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         c.baseline.label,
         described(&pair.other)
     );
+    // What else differs between the machines, before any number: a
+    // comparison means little when more than the intended setting changed.
+    for line in environment_lines(c, pair) {
+        let _ = writeln!(out, "  {line}");
+    }
     let count = |v| pair.cells.iter().filter(|x| x.verdict == v).count();
     let _ = writeln!(
         out,
@@ -92,6 +136,9 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         count(Verdict::Same),
         only_in(c, pair)
     );
+    if let Some(line) = regime_line(pair) {
+        let _ = writeln!(out, "  {line}");
+    }
     let band_only = pair
         .cells
         .iter()

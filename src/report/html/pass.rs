@@ -8,11 +8,11 @@ use std::io;
 
 use super::esc;
 use crate::model::config::OutputUnit;
-use crate::model::env_facts::size_words;
 use crate::model::plan::expand;
 use crate::model::regime::{CacheLimits, Regime, regime};
 use crate::model::result::{PhaseResult, RunResult, mean, phase_runs};
 use crate::model::result_files::{PlotView, plot_file_name, plot_views};
+use crate::model::units::size_words;
 use crate::model::workload::Pass;
 use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, size_label, value_scale};
 

@@ -1,5 +1,7 @@
 //! How sizes read on the plots: log2 sizes, tick labels.
 
+use crate::model::units::size_words;
+
 pub(super) fn lg(bytes: u64) -> f64 {
     (bytes.max(1) as f64).log2()
 }
@@ -10,18 +12,7 @@ fn unlg(x: f64) -> u64 {
 
 /// "64 KiB", "1.5 GiB".
 pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[i])
-    } else {
-        format!("{v:.1} {}", UNITS[i])
-    }
+    size_words(bytes)
 }
 
 /// Tick label of a size: "512B", "64K", "1M", "2G".

@@ -122,19 +122,6 @@ fn mean_over(runs: &[&PhaseResult], figure: impl Fn(&PhaseResult) -> f64) -> f64
     mean(runs.iter().map(|p| figure(p)))
 }
 
-/// The six figures of a phase's block, in its order: children see, parent
-/// sees, min, max and avg per worker (rates), and min xfer.
-fn figures(phase: &PhaseResult, unit: OutputUnit) -> [f64; 6] {
-    [
-        phase.children_see(unit),
-        phase.parent_sees(unit),
-        phase.min_rate(unit),
-        phase.max_rate(unit),
-        phase.avg_rate(unit),
-        phase.min_xfer(unit),
-    ]
-}
-
 /// A phase's block over its runs (`--runs`): IOzone's lines, each figure the
 /// mean over the runs, then with several runs a line of each figure's mean
 /// ± standard deviation.
@@ -150,7 +137,7 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
         ("process", "processes")
     };
     let (children, parent) = phase_labels(phase.pass, phase.workers);
-    let figure = |i: usize| mean_over(runs, |p| figures(p, unit)[i]);
+    let figure = |i: usize| mean_over(runs, |p| p.figures(unit)[i]);
     // Label (with IOzone's tabs), value, unit, and the trailing space IOzone
     // leaves after the Min line only.
     let lines = [
@@ -281,7 +268,7 @@ fn spread_line(runs: &[&PhaseResult], unit: OutputUnit) -> String {
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            let values: Vec<f64> = runs.iter().map(|p| figures(p, unit)[i]).collect();
+            let values: Vec<f64> = runs.iter().map(|p| p.figures(unit)[i]).collect();
             let unit_word = if i == 5 { xfer } else { rate };
             match summarize(&values) {
                 Some(Summary {
