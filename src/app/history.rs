@@ -16,6 +16,7 @@ use crate::error::Exit;
 use crate::history::{
     self, Entry, Filter, History, ImportedLog, Location, StatusKind, Stored, dates,
 };
+use crate::model::environment::Environment;
 use crate::report::iozone_log;
 use crate::report::json::read_run;
 
@@ -343,12 +344,16 @@ fn read_import(path: &Path, date: Option<&str>, label: Option<&str>) -> Result<T
     }))
 }
 
-/// The samples of a stored run.
-pub(crate) fn samples_of(h: &History, entry: &Entry) -> Result<SampleSet, String> {
+/// The samples of a stored run, and its environment (an IOzone log
+/// records none).
+pub(crate) fn samples_of(
+    h: &History,
+    entry: &Entry,
+) -> Result<(SampleSet, Option<Environment>), String> {
     match h.load(entry)? {
-        Stored::Run(run) => Ok(samples::of_run(&run)),
+        Stored::Run(run) => Ok((samples::of_run(&run), Some(run.environment))),
         Stored::Log(log) => iozone_log::parse(&log.text)
-            .map(|l| l.samples)
+            .map(|l| (l.samples, None))
             .map_err(|e| format!("run {}: {e}", entry.id)),
     }
 }
@@ -386,8 +391,12 @@ pub(crate) fn load_reference(reference: &str) -> Result<Loaded, String> {
         }
     };
     let mut pooled: Option<SampleSet> = None;
+    // The first run's environment stands for the label's, as a
+    // directory's first run does for it.
+    let mut environment = None;
     for e in &entries {
-        let s = samples_of(&h, e)?;
+        let (s, env) = samples_of(&h, e)?;
+        environment = environment.or(env);
         match &mut pooled {
             None => pooled = Some(s),
             Some(set) if set.unit != s.unit => {
@@ -417,6 +426,7 @@ pub(crate) fn load_reference(reference: &str) -> Result<Loaded, String> {
                 runs: entries.len(),
             },
             samples: pooled.expect("at least one run"),
+            environment,
         },
         files: entries.iter().map(|e| h.path_of(e)).collect(),
     })

@@ -24,7 +24,7 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
-pub use compare_cmd::{CompareRequest, PAdjust, compare_help_text};
+pub use compare_cmd::{CompareRequest, DEFAULT_BAND, PAdjust, compare_help_text};
 pub use env_cmd::{ENV_HELP, EnvCommand};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};

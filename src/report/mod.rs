@@ -17,6 +17,7 @@ pub mod put;
 pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;
+pub mod trend;
 
 use std::io;
 

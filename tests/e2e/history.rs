@@ -26,6 +26,8 @@ pub fn tests() -> Vec<Test> {
         removed_runs_are_gone_and_reindex_rebuilds_the_index,
         compare_takes_history_references,
         bad_history_commands_are_refused_with_one_line,
+        trends_over_runs_given_fixed_dates_by_import,
+        regressions_are_found_in_a_deliberately_slower_run,
     ]
 }
 
@@ -532,4 +534,277 @@ fn bad_history_commands_are_refused_with_one_line() {
             r.context()
         );
     }
+}
+
+/// `auto.txt` without its `Run began:` line, as `name` in `p.work`: dated
+/// by --date on import.
+fn undated_log(p: &Place, source: &str, name: &str) -> String {
+    let text = fs::read_to_string(data_file(&format!("iozone-reference/{source}"))).unwrap();
+    let undated: String = text
+        .lines()
+        .filter(|l| !l.contains("Run began:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = p.work.join(name);
+    fs::write(&path, undated).unwrap();
+    path.display().to_string()
+}
+
+fn trends_over_runs_given_fixed_dates_by_import() {
+    let p = place();
+    // Seed 003's shape: two file systems measured on two dates.
+    let jffs2 = undated_log(&p, "auto.txt", "jffs2.txt");
+    let ubifs = undated_log(&p, "auto_report.txt", "ubifs.txt");
+    for (date, label, log) in [
+        ("2008-06-12", "ubifs", &ubifs),
+        ("2007-09-06", "jffs2-lzo", &jffs2),
+        ("2007-09-06", "ubifs", &ubifs),
+        ("2008-06-12", "jffs2-lzo", &jffs2),
+    ] {
+        ioz_h(
+            &p,
+            &["history", "import", log, "--date", date, "--label", label],
+        )
+        .expect_code(0);
+    }
+    let r = ioz_h(
+        &p,
+        &[
+            "history",
+            "trend",
+            "--ratio-to",
+            "jffs2-lzo",
+            "--csv",
+            "t.csv",
+            "--json",
+            "t.json",
+            "--html",
+            "t.html",
+            "--text",
+        ],
+    );
+    r.expect_code(0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("ioz history trend: kB/s, each test's mean"),
+        "{}",
+        r.context()
+    );
+    let head: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(
+        &head[..6],
+        ["run", "date", "label", "write", "rewrite", "read"],
+        "{}",
+        r.context()
+    );
+    // Rows by date: ids 2, 3 (2007-09-06), then 1, 4 (2008-06-12).
+    let ids: Vec<&str> = lines[2..6]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ids, ["2", "3", "1", "4"], "{}", r.context());
+    assert!(
+        lines[2].contains("2007-09-06 00:00  jffs2-lzo"),
+        "{}",
+        r.context()
+    );
+    // The ratio rows: each ubifs run against the jffs2-lzo run of its day.
+    assert!(
+        lines[7].starts_with("Ratio to jffs2-lzo"),
+        "{}",
+        r.context()
+    );
+    let ratio_ids: Vec<&str> = lines[9..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ratio_ids, ["3", "1"], "{}", r.context());
+    // Not a terminal: no colours.
+    assert!(!r.stdout.contains('\x1b'), "{}", r.context());
+
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(p.work.join("t.json")).unwrap()).unwrap();
+    assert_eq!(doc["format"], "ioz-history-trend");
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(doc["ratios"][0]["reference_id"], 2, "{doc}");
+    assert_eq!(doc["ratios"][1]["reference_id"], 4, "{doc}");
+    // The same log on both days: the same value.
+    assert_eq!(doc["rows"][0]["values"], doc["rows"][3]["values"], "{doc}");
+    let csv = fs::read_to_string(p.work.join("t.csv")).unwrap();
+    assert!(
+        csv.starts_with("kind,id,date,label,reference_id,write,"),
+        "{csv}"
+    );
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("value,")).count(),
+        4,
+        "{csv}"
+    );
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("ratio,")).count(),
+        2,
+        "{csv}"
+    );
+    let html = fs::read_to_string(p.work.join("t.html")).unwrap();
+    // One chart per test, one line per label in each.
+    let tests = doc["tests"].as_array().unwrap().len();
+    assert_eq!(html.matches("<svg").count(), tests);
+    assert_eq!(html.matches("<polyline").count(), 2 * tests);
+
+    // One cell, some tests.
+    let r = ioz_h(
+        &p,
+        &[
+            "history",
+            "trend",
+            "--size",
+            "64k",
+            "--record",
+            "4k",
+            "--test",
+            "write",
+            "--test",
+            "random_read",
+            "--label",
+            "ubifs",
+        ],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("the cell of 64 kB files in 4 kB records"),
+        "{}",
+        r.context()
+    );
+    let head: Vec<&str> = r
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        head,
+        ["run", "date", "label", "write", "random", "read"],
+        "{}",
+        r.context()
+    );
+    assert_eq!(r.stdout.lines().count(), 4, "{}", r.context());
+    assert_refused(
+        &ioz_h(&p, &["history", "trend", "--test", "wrte"]),
+        "--test 'wrte' is not a test",
+    );
+    assert_refused(
+        &ioz_h(&p, &["history", "trend", "--ratio-to", "yaffs"]),
+        "--ratio-to yaffs",
+    );
+}
+
+/// A saved run with `rate` × a fixed rate in every measurement (a little
+/// jitter per repetition, so the statistics have a spread), dated `date`.
+fn fabricated(
+    template: &serde_json::Value,
+    date: &str,
+    slowdown: f64,
+    seed: u64,
+) -> serde_json::Value {
+    let mut run = template.clone();
+    run["started_at"] = date.into();
+    run["config"]["label"] = "nightly".into();
+    for cell in run["cells"].as_array_mut().unwrap() {
+        for (j, m) in cell["measurements"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            let jitter = 1.0 + 0.01 * (((seed + j as u64) % 3) as f64 - 1.0);
+            m["elapsed_ns"] = ((1_000_000.0 * slowdown * jitter) as u64).into();
+        }
+    }
+    run
+}
+
+fn regressions_are_found_in_a_deliberately_slower_run() {
+    let p = place();
+    let r = ioz_h(
+        &p,
+        &[
+            "-i",
+            "0",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "--runs",
+            "3",
+            "--json",
+            "t.json",
+            "--no-history",
+        ],
+    );
+    r.expect_code(0);
+    let template: serde_json::Value =
+        serde_json::from_slice(&fs::read(p.work.join("t.json")).unwrap()).unwrap();
+    let import = |name: &str, run: serde_json::Value| {
+        let path = p.work.join(name);
+        fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+        ioz_h(&p, &["history", "import", path.to_str().unwrap()]).expect_code(0);
+    };
+    for (i, day) in ["2026-11-01", "2026-11-02", "2026-11-03"]
+        .iter()
+        .enumerate()
+    {
+        import(
+            &format!("n{i}.json"),
+            fabricated(&template, &format!("{day}T02:00:00Z"), 1.0, i as u64),
+        );
+    }
+    // As fast as before: nothing to report, even with --fail.
+    let r = ioz_h(&p, &["history", "regressions", "--fail"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("nightly"), "{}", r.context());
+    assert!(
+        r.stdout.contains(
+            "run 3 (2026-11-03T02:00:00Z) against 2 earlier run(s): 0 of 2 cell(s) slower"
+        ),
+        "{}",
+        r.context()
+    );
+    // Twice as slow.
+    import(
+        "slow.json",
+        fabricated(&template, "2026-11-04T02:00:00Z", 2.0, 0),
+    );
+    let r = ioz_h(&p, &["history", "regressions"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains(
+            "run 4 (2026-11-04T02:00:00Z) against 3 earlier run(s): 2 of 2 cell(s) slower"
+        ),
+        "{}",
+        r.context()
+    );
+    assert!(r.stdout.contains("write 64 kB"), "{}", r.context());
+    assert!(
+        r.stdout.contains("50.0 % slower (adjusted p = "),
+        "{}",
+        r.context()
+    );
+    let r = ioz_h(
+        &p,
+        &["history", "regressions", "--fail", "--label", "nightly"],
+    );
+    r.expect_code(1);
+    assert!(
+        r.stderr
+            .contains("2 cell(s) slower than the runs before (--fail)"),
+        "{}",
+        r.context()
+    );
+    // Another label is not compared with these.
+    let r = ioz_h(
+        &p,
+        &["history", "regressions", "--fail", "--label", "other"],
+    );
+    assert_refused(&r, "no complete run matches");
 }
