@@ -97,13 +97,8 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
         let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         exit = print(&render_text(&t, colour));
     }
-    let files: [(&str, &Option<Place>, io::Result<Vec<u8>>); 3] = [
-        ("--json", &places.json, render_json(&t)),
-        ("--csv", &places.csv, Ok(render_csv(&t))),
-        ("--html", &places.html, Ok(render_html(&t).into_bytes())),
-    ];
-    for (opt, place, bytes) in files {
-        let Some(place) = place else { continue };
+    let mut save = |opt: &str, place: &Option<Place>, bytes: io::Result<Vec<u8>>| {
+        let Some(place) = place else { return };
         if let Err(e) = bytes.and_then(|b| put(place, &b)) {
             say(format_args!(
                 "{opt}: cannot write {}: {e}",
@@ -111,7 +106,10 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
             ));
             exit = Exit::Failure;
         }
-    }
+    };
+    save("--json", &places.json, render_json(&t));
+    save("--csv", &places.csv, Ok(render_csv(&t)));
+    save("--html", &places.html, Ok(render_html(&t).into_bytes()));
     exit
 }
 

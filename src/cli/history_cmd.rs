@@ -19,7 +19,7 @@ use crate::model::config::OutputFiles;
 /// What `ioz history …` asks for.
 #[derive(Debug, PartialEq)]
 pub enum HistoryCommand {
-    Run(HistoryRequest),
+    Run(Box<HistoryRequest>),
     /// The help of `ioz history` (None) or of one subcommand.
     Help(Option<&'static str>),
 }
@@ -127,7 +127,10 @@ pub fn parse(args: Vec<OsString>) -> Result<HistoryCommand, UsageError> {
         "trend" => trend(rest)?,
         _ => regressions(rest)?,
     };
-    Ok(HistoryCommand::Run(HistoryRequest { dir, action }))
+    Ok(HistoryCommand::Run(Box::new(HistoryRequest {
+        dir,
+        action,
+    })))
 }
 
 /// `--history DIR` (or `--history=DIR`) out of the arguments, wherever it is.

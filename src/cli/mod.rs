@@ -99,7 +99,7 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
     }
     if args.get(1).is_some_and(|a| a == "history") {
         return history_cmd::parse(args.into_iter().skip(2).collect()).map(|c| match c {
-            HistoryCommand::Run(request) => Command::History(request),
+            HistoryCommand::Run(request) => Command::History(*request),
             HistoryCommand::Help(sub) => Command::HistoryHelp(sub),
         });
     }
