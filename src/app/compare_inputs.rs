@@ -26,7 +26,8 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     // `@42`, `@last`, `@label:NAME`: runs of the history (a file whose
     // name starts with @ is ./@name).
     if let Some(reference) = path.to_str().filter(|p| p.starts_with('@')) {
-        return super::history::load_reference(reference);
+        let (side, files) = super::history_runs::load_reference(reference)?;
+        return Ok(Loaded { side, files });
     }
     let shown = path.display().to_string();
     let meta = fs::metadata(path).map_err(|e| format!("cannot read {shown}: {}", plain(&e)))?;

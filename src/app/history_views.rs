@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::path::Path;
 
-use super::history::{filter, open_to_read, print, refuse, samples_of};
+use super::history_runs::{filter, open_to_read, print, refuse, samples_of};
 use super::output::say;
 use crate::analysis::adjust::Adjust;
 use crate::analysis::compare::{Input, Options, Side, compare};
@@ -85,6 +85,18 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
         Ok(t) => t,
         Err(e) => return refuse(&format!("history trend: {e}")),
     };
+    if request.cell.is_none() {
+        let empty: Vec<&str> = (0..t.tests.len())
+            .filter(|&i| t.rows.iter().all(|r| r.values[i].is_none()))
+            .map(|i| t.tests[i])
+            .collect();
+        if !empty.is_empty() {
+            say(format_args!(
+                "history trend: warning: the runs share no cell of {}: pick runs of one plan (--label, --since) or one cell (--size, --record)",
+                empty.join(", ")
+            ));
+        }
+    }
     let inputs: Vec<std::path::PathBuf> = entries.iter().map(|e| history.path_of(e)).collect();
     let inputs: Vec<&Path> = inputs.iter().map(|p| p.as_path()).collect();
     let places = match outputs::check_for_compare(&request.outputs, &inputs, request.force) {

@@ -5,6 +5,7 @@ mod compare;
 mod compare_inputs;
 mod env;
 mod history;
+mod history_runs;
 mod history_views;
 mod output;
 mod progress;

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::fixtures::{IOZ, Run, Test, Tmpfs, assert_refused, data_file, run, trials};
+use crate::fixtures::{Ext4, IOZ, Run, Test, Tmpfs, assert_refused, data_file, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -20,6 +20,7 @@ pub fn tests() -> Vec<Test> {
         a_truncated_index_is_rebuilt_with_one_warning,
         a_directory_that_is_not_a_history_is_refused,
         a_failed_run_is_recorded_with_its_status => [Root, Tmpfs],
+        an_interrupted_run_is_recorded_with_its_status,
         runs_are_listed_and_shown_byte_identical_to_report,
         the_iozone_reference_logs_are_imported,
         an_undated_log_takes_the_date_given_else_the_files_time,
@@ -28,6 +29,7 @@ pub fn tests() -> Vec<Test> {
         bad_history_commands_are_refused_with_one_line,
         trends_over_runs_given_fixed_dates_by_import,
         regressions_are_found_in_a_deliberately_slower_run,
+        o_sync_nightly_run_is_a_regression_on_ext4 => [Ext4],
     ]
 }
 
@@ -807,4 +809,73 @@ fn regressions_are_found_in_a_deliberately_slower_run() {
         &["history", "regressions", "--fail", "--label", "other"],
     );
     assert_refused(&r, "no complete run matches");
+}
+
+/// Real runs, recorded as they end: two nightly runs on ext4, then one
+/// with O_SYNC writes (-o), which the regressions step must name.
+fn o_sync_nightly_run_is_a_regression_on_ext4() {
+    let fs = Ext4::new("relatime");
+    let p = place();
+    let file = fs.mnt().join("t.tmp");
+    let file = file.to_str().unwrap();
+    for extra in [None, None, Some("-o")] {
+        let mut args = vec![
+            "-s", "1m", "-r", "64k", "-i", "0", "--runs", "3", "--label", "nightly", "-f", file,
+        ];
+        args.extend(extra);
+        ioz_h(&p, &args).expect_code(0);
+    }
+    let r = ioz_h(&p, &["history", "regressions", "--fail"]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains("nightly on ") && r.stdout.contains("run 3 ("),
+        "{}",
+        r.context()
+    );
+    assert!(
+        r.stdout
+            .contains("against 2 earlier run(s): 2 of 2 cell(s) slower"),
+        "{}",
+        r.context()
+    );
+    for pass in ["write", "rewrite"] {
+        assert!(
+            r.stdout
+                .contains(&format!("  {pass} 1024 kB file, 64 kB records: ")),
+            "{}",
+            r.context()
+        );
+    }
+    assert!(r.stderr.contains("(--fail)"), "{}", r.context());
+}
+
+fn an_interrupted_run_is_recorded_with_its_status() {
+    let p = place();
+    // 8-byte records: a long write pass, stopped once its table has begun.
+    let mut child = command(&p, &["-s", "8m", "-r", "8b", "-i", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    assert!(lines.any(|l| l.unwrap_or_default().trim_start().starts_with("KB  reclen")));
+    // SAFETY: kill sends a signal to our own child, which is still running.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let _rest: Vec<_> = lines.collect();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.ends_with("ioz: saved as run 1 — ioz history show 1\n"),
+        "{stderr}"
+    );
+    let list = ioz_h(&p, &["history", "list", "--status", "interrupted"]);
+    assert!(
+        list.stdout.contains("interrupted by SIGINT"),
+        "{}",
+        list.context()
+    );
+    // Left out of trends and regressions, which take complete runs.
+    assert_refused(&ioz_h(&p, &["history", "trend"]), "no complete run matches");
 }
