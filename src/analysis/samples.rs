@@ -147,6 +147,7 @@ mod tests {
             workers: 1,
             bytes,
             records: bytes / (64 << 10),
+            latency: None,
             elapsed_ns,
             cpu_user_ns: 0,
             cpu_system_ns: 0,

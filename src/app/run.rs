@@ -9,11 +9,14 @@ use super::progress::Progress;
 use super::record;
 use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
-use crate::model::latency::OpLatency;
+use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION, signal_name};
-use crate::model::result_files::{latency_file_name, worker_latency_file_name};
+use crate::model::result_files::{
+    iozone_histogram_file_name, latency_file_name, worker_latency_file_name, worker_log_file_name,
+};
 use crate::model::workload::Pass;
 use crate::report::files;
+use crate::report::iozone_files::{histogram_block, log_lines};
 use crate::report::latency_files::LatencyFiles;
 use crate::report::text::LiveText;
 use crate::runner::{self, Event};
@@ -123,7 +126,18 @@ fn measure_and_save(
                 Event::PassDone {
                     measurement,
                     latencies,
+                    bands,
                 } => {
+                    if let Some(bands) = bands {
+                        let block = histogram_block(0, measurement.pass, bands);
+                        append_iozone_file(
+                            &mut latency_files,
+                            &config,
+                            0,
+                            measurement.pass,
+                            &block,
+                        )?;
+                    }
                     if let Some(ops) = latencies {
                         let cpu = (measurement.cpu_user_ns, measurement.cpu_system_ns);
                         latency_files
@@ -148,10 +162,15 @@ fn measure_and_save(
                     progress.suspend(|| out.put(&text.workers_start(file_bytes, record_bytes)));
                     Ok(())
                 }
-                Event::PhaseDone { phase, latencies } => {
+                Event::PhaseDone {
+                    phase,
+                    latencies,
+                    bands,
+                } => {
                     if let Some(latencies) = latencies {
                         write_worker_latencies(&mut latency_files, &config, phase, latencies)?;
                     }
+                    write_iozone_files(&mut latency_files, &config, phase, bands)?;
                     progress.phase_done(phase);
                     progress.suspend(|| out.put(&text.phase(phase)));
                     Ok(())
@@ -217,6 +236,64 @@ fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError 
         offset: None,
         pass: Some(pass),
         source,
+    })
+}
+
+/// `-+z` and `-+T` in throughput mode: each worker's histogram block and
+/// its phase's start and end lines.
+fn write_iozone_files(
+    files: &mut LatencyFiles,
+    config: &RunConfig,
+    phase: &crate::model::result::PhaseResult,
+    bands: Option<&[IozoneBands]>,
+) -> Result<(), RunError> {
+    for (k, r) in phase.results.iter().enumerate() {
+        if let Some(b) = bands.and_then(|b| b.get(k)) {
+            let block = histogram_block(r.worker, phase.pass, b);
+            append_iozone_file(files, config, r.worker, phase.pass, &block)?;
+        }
+        if config.latency.worker_logs {
+            // The phase ended (its last worker) just now: each worker's start
+            // and end are that long ago.
+            let end = phase.parent_elapsed_ns;
+            let ago = |t: i64| end.saturating_sub(t.max(0) as u64);
+            let started = time::ctime_ago(ago(r.start_after_release_ns));
+            let finished = time::ctime_ago(ago(r.end_after_release_ns));
+            if let Some(lines) = log_lines(phase.pass, &started, &finished) {
+                append_iozone_file(files, config, r.worker, phase.pass, &lines)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends to worker `worker`'s `-+z` file (a histogram block) or `-+T`
+/// file (log lines); an error names the file and the test file.
+fn append_iozone_file(
+    files: &mut LatencyFiles,
+    config: &RunConfig,
+    worker: u32,
+    pass: Pass,
+    text: &str,
+) -> Result<(), RunError> {
+    let name = if text.starts_with("Child: ") {
+        iozone_histogram_file_name(worker)
+    } else {
+        worker_log_file_name(worker)
+    };
+    files.append_text(&name, text).map_err(|e| {
+        let test_file = match &config.throughput {
+            Some(tp) => tp.worker_path(&config.path, worker),
+            None => config.path.clone(),
+        };
+        let source = io::Error::new(e.kind(), format!("{name}: {e}"));
+        RunError::Io(IoFailure {
+            operation: "write the -+z/-+T file for",
+            path: test_file,
+            offset: None,
+            pass: Some(pass),
+            source,
+        })
     })
 }
 

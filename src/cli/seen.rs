@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::spelling::Spelling;
 use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, OutputFiles, PlotStyle};
+use crate::model::latency::LatencyOptions;
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
 
@@ -65,6 +66,10 @@ pub(super) struct Seen {
     /// `--history DIR`, `--no-history`.
     pub history: HistoryChoice,
     pub variations: IoVariations,
+    /// `--latency`, `-+z`, `-+O`, `-+T` (the percentiles come from `percentiles`).
+    pub latency: LatencyOptions,
+    /// `--percentiles`, as given (checked in validate.rs).
+    pub percentiles: Option<String>,
     pub mmap_flag: bool,
     /// `-H` or `-k` (their letter) and the depth.
     pub aio_depth: Option<(char, u32)>,

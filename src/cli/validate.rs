@@ -9,6 +9,7 @@ use super::value::out_of_range;
 use super::{UsageError, usage};
 use crate::model::config::*;
 use crate::model::host::Host;
+use crate::model::latency::LatencyOptions;
 use crate::model::units::{KIB, kb_number};
 use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
 use crate::model::workload::TestId;
@@ -156,6 +157,7 @@ pub(super) fn finish(
     };
     tests.sort();
     let mix_note = mix_roles(&seen, &tests, &mut variations)?;
+    let latency = latency_options(&seen, &variations)?;
 
     let unit = if seen.micros_per_op {
         OutputUnit::MicrosPerOp
@@ -201,11 +203,55 @@ pub(super) fn finish(
         record_locking: seen.record_locking,
         destroy_data: seen.destroy_data,
         variations,
+        latency,
         telemetry: None,
         runs: seen.runs.unwrap_or(1),
         label,
         history: seen.history,
     })
+}
+
+/// `--latency`'s percentiles and `-+O`'s engines: checked here, since
+/// `--percentiles` is a list and `-+O` paces one operation at a time.
+fn latency_options(seen: &Seen, v: &IoVariations) -> Result<LatencyOptions, UsageError> {
+    let mut latency = seen.latency.clone();
+    if let Some(list) = &seen.percentiles {
+        latency.percentiles = percentiles(list)?;
+    }
+    if latency.rate_limit.is_some()
+        && let Some(engine @ (EngineChoice::Aio | EngineChoice::IoUring)) = v.engine
+    {
+        let engine = if engine == EngineChoice::Aio {
+            "aio"
+        } else {
+            "io_uring"
+        };
+        return Err(usage(format!(
+            "-+O: the rate limit paces one operation at a time; the {engine} engine keeps \
+             several in flight: leave out -+O or use another engine"
+        )));
+    }
+    Ok(latency)
+}
+
+/// `--percentiles 50,99,99.9`: each above 0 and at most 100, in any order
+/// (shown ascending, each once).
+fn percentiles(list: &str) -> Result<Vec<f64>, UsageError> {
+    let mut out: Vec<f64> = Vec::new();
+    for word in list.split(',').map(str::trim) {
+        match word.parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => out.push(p),
+            _ => {
+                return Err(usage(format!(
+                    "--percentiles: '{word}' is not a percentile: give numbers above 0 \
+                     and at most 100, separated by commas (e.g. 50,99,99.9)"
+                )));
+            }
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    out.dedup();
+    Ok(out)
 }
 
 /// `--label`: one line of printable text, since it is printed in the header

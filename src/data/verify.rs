@@ -609,6 +609,7 @@ mod tests {
             workers: 1,
             bytes: file,
             records: file / rec,
+            latency: None,
             elapsed_ns: 1_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,

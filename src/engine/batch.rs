@@ -8,6 +8,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Engine;
+use super::timing::OpTiming;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
 
@@ -88,9 +89,9 @@ pub struct LoopIo<'a, C: DataCheck> {
     /// The busy-waiting actually done (it can exceed the nominal delay when
     /// the CPU is taken away mid-wait); 0 when the engine did not measure it.
     pub busy_ns: u64,
-    /// `-Q`: each operation's latency in ns, in order. Its capacity is reserved
-    /// before the clock starts, so recording never allocates.
-    pub latencies: Option<&'a mut Vec<u64>>,
+    /// Per-operation latencies (-Q, --latency, -+z) and pacing (-+O), all
+    /// made before the clock starts, so recording never allocates.
+    pub timing: OpTiming<'a>,
 }
 
 impl<C: DataCheck> LoopIo<'_, C> {
@@ -122,17 +123,19 @@ impl QueuedLatencies {
     /// caller reserved it before the clock, as the runners do).
     #[inline]
     pub fn prepare<C: DataCheck>(io: &mut LoopIo<'_, C>, ops: usize) {
-        if let Some(v) = io.latencies.as_deref_mut() {
+        if let Some(v) = io.timing.list.as_deref_mut() {
             v.reserve(ops);
         }
     }
 
-    /// The latency of operation `index` of this loop.
+    /// The latency of operation `index` of this loop (completion minus
+    /// submission), to -Q's list at its index and to the summaries.
     #[inline(always)]
-    pub fn record(latencies: &mut Option<&mut Vec<u64>>, index: usize, ns: u64) {
-        if let Some(v) = latencies.as_deref_mut() {
+    pub fn record(timing: &mut OpTiming<'_>, index: usize, ns: u64) {
+        if let Some(v) = timing.list.as_deref_mut() {
             v.spare_capacity_mut()[index].write(ns);
         }
+        timing.record_summaries(ns);
     }
 
     /// Adds the latencies of operations `0..done` to the buffer.
@@ -142,7 +145,7 @@ impl QueuedLatencies {
     /// since [`QueuedLatencies::prepare`].
     #[inline]
     pub unsafe fn commit<C: DataCheck>(io: &mut LoopIo<'_, C>, done: usize) {
-        if let Some(v) = io.latencies.as_deref_mut() {
+        if let Some(v) = io.timing.list.as_deref_mut() {
             // SAFETY: the caller recorded (initialised) these `done` entries,
             // which lie within the capacity reserved by `prepare`.
             unsafe { v.set_len(v.len() + done) };
@@ -190,8 +193,9 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
     io: &mut LoopIo<'_, C>,
     stops: Stops<'_>,
 ) -> Result<Progress, LoopFailure> {
-    // Two compiled loops, so the usual one has no per-operation test for -Q.
-    if io.latencies.is_some() {
+    // Two compiled loops, so the usual one reads no clock and tests nothing
+    // per operation for -Q, --latency, -+z or -+O.
+    if io.timing.is_on() {
         ops_loop::<true, E, C>(engine, ops, io, stops)
     } else {
         ops_loop::<false, E, C>(engine, ops, io, stops)
@@ -199,27 +203,33 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
 }
 
 #[inline(always)]
-fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
+fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
     engine: &mut E,
     ops: &[IoOp],
     io: &mut LoopIo<'_, C>,
     stops: Stops<'_>,
 ) -> Result<Progress, LoopFailure> {
     let mut progress = Progress::default();
+    // One clock read per operation boundary: the end of one operation is
+    // the start of the next (read again only after a -J/-K/-+O pause).
+    // -+O's deadlines are monotonic ns: a paced loop never reads the TSC.
+    debug_assert!(io.timing.pace_ns == 0 || io.timing.tsc.is_none());
+    let mut started = if TIMED { io.timing.now() } else { 0 };
+    // -+O: when the operation under way was due to start.
+    let mut scheduled = started;
     for op in ops {
         if let Some(why) = stops.check() {
             progress.stopped = Some(why);
             break;
         }
-        io.busy_ns += delay_before(op, io.compute_delay_ns, &stops);
+        let busy = delay_before(op, io.compute_delay_ns, &stops);
+        io.busy_ns += busy;
         if op.probes.any() {
             probe(engine, io.read_buf, op)?;
         }
-        let started = if RECORD_LATENCY {
-            crate::engine::clock::now_ns()
-        } else {
-            0
-        };
+        if TIMED && (busy != 0 || op.probes.any()) {
+            started = io.timing.now();
+        }
         let result = match op.kind {
             OpKind::Read => {
                 let buf = &mut io.read_buf[op.source..op.source + op.len];
@@ -232,8 +242,23 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
                 engine.write_at(data, op.offset)
             }
         };
-        if RECORD_LATENCY && let Some(latencies) = io.latencies.as_deref_mut() {
-            latencies.push(crate::engine::clock::now_ns() - started);
+        if TIMED {
+            let ended = io.timing.now();
+            io.timing.record(io.timing.elapsed_ns(started, ended));
+            started = ended;
+            if io.timing.pace_ns > 0 {
+                // -+O: the next operation is due one interval after this
+                // one was; the wait is slept away outside its latency. Due
+                // times follow the schedule (a late wake-up is not carried
+                // over), and a late operation starts the schedule anew.
+                let due = scheduled + io.timing.pace_ns;
+                if ended < due {
+                    started = pace(due, &stops);
+                    scheduled = due;
+                } else {
+                    scheduled = ended;
+                }
+            }
         }
         if let Err(error) = result {
             return Err(LoopFailure::of(op, error));
@@ -242,6 +267,31 @@ fn ops_loop<const RECORD_LATENCY: bool, E: Engine, C: DataCheck>(
         progress.done += 1;
     }
     Ok(progress)
+}
+
+/// `-+O`: sleeps until `deadline_ns` (CLOCK_MONOTONIC), or until a stop
+/// comes; returns the clock when it woke.
+#[cold]
+#[inline(never)]
+fn pace(deadline_ns: u64, stops: &Stops<'_>) -> u64 {
+    let deadline = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
+    // A signal (EINTR) ends the sleep early; the loop then sees the stop.
+    if stops.check().is_none() {
+        // SAFETY: clock_nanosleep reads the timespec we own; with
+        // TIMER_ABSTIME the remainder pointer is not used.
+        unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &deadline,
+                std::ptr::null_mut(),
+            )
+        };
+    }
+    crate::engine::clock::now_ns()
 }
 
 /// `-K` for the engines with operations in flight: the probes before `op`,

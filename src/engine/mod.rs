@@ -11,6 +11,7 @@ mod open;
 mod positional;
 mod stdio;
 mod sync;
+pub mod timing;
 mod uring;
 mod vectored;
 
@@ -30,6 +31,7 @@ pub use open::open_fd;
 pub use positional::{PositionalEngine, pwrite_all};
 pub use stdio::StdioEngine;
 pub use sync::SyncEngine;
+pub use timing::OpTiming;
 pub use uring::UringEngine;
 pub use vectored::VectoredEngine;
 

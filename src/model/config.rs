@@ -335,6 +335,13 @@ pub struct RunConfig {
     /// Engines, cache and timing controls, verification (IOzone's I/O variations).
     #[serde(default)]
     pub variations: IoVariations,
+    /// `--latency`, `--percentiles`, `-+z`, `-+O`, `-+T`: per-operation
+    /// timing (left out of the JSON when none is asked for).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::model::latency::LatencyOptions::is_off"
+    )]
+    pub latency: crate::model::latency::LatencyOptions,
     /// `-X`/`-Y`: a summary of the telemetry files the run replays, filled in
     /// when they are read before the run (the command line only names them).
     /// The file size is then the largest end over them (`sizes` holds it, with

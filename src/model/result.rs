@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::environment::Environment;
+use crate::model::histogram::LatencySummary;
 use crate::model::plan::Cell;
 use crate::model::workload::Pass;
 
@@ -19,6 +20,9 @@ pub struct Measurement {
     pub bytes: u64,
     /// Records moved (a vectored call moves several).
     pub records: u64,
+    /// `--latency`: every operation's latency (in throughput mode, of every worker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencySummary>,
     pub elapsed_ns: u64,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
@@ -150,6 +154,9 @@ pub struct WorkerResult {
     /// Bytes moved inside the worker's timed region before stonewalling (if any).
     pub bytes: u64,
     pub records: u64,
+    /// `--latency`: this worker's operations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencySummary>,
     pub elapsed_ns: u64,
     /// Start and end of the timed region, ns after the barrier opened
     /// (signed, so a start before the release would show as negative).
@@ -200,6 +207,9 @@ pub struct PhaseResult {
     /// From the barrier's release to the end of the last worker's timed region.
     pub parent_elapsed_ns: u64,
     pub stonewall: bool,
+    /// `--latency`: every worker's operations together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencySummary>,
     pub results: Vec<WorkerResult>,
     /// Which repetition of the plan (`--runs`) it belongs to, from 0.
     #[serde(default)]
@@ -390,11 +400,13 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
         record_bytes: 64 << 10,
         parent_elapsed_ns: 1_000_000_000,
         stonewall: false,
+        latency: None,
         results: (0..workers)
             .map(|w| WorkerResult {
                 worker: w,
                 bytes: bytes_each,
                 records: 16,
+                latency: None,
                 elapsed_ns: 1_000_000_000,
                 start_after_release_ns: 0,
                 end_after_release_ns: 1_000_000_000,
@@ -429,6 +441,7 @@ pub(crate) fn sample_cells(
                     workers: 1,
                     bytes: bytes(cell.file_bytes, cell.record_bytes),
                     records: cell.records(),
+                    latency: None,
                     elapsed_ns: 1_000_000_000,
                     cpu_user_ns: 0,
                     cpu_system_ns: 0,

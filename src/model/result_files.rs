@@ -178,3 +178,14 @@ pub fn latency_file_name(pass: Pass) -> &'static str {
 pub fn worker_latency_file_name(pass: Pass, worker: u32) -> String {
     format!("Child_{worker}_{}", latency_file_name(pass))
 }
+
+/// `-+z`: worker `worker`'s IOzone histogram file (in single and auto mode,
+/// worker 0's), in the current directory.
+pub fn iozone_histogram_file_name(worker: u32) -> String {
+    format!("Iozone_histogram_child_{worker}.txt")
+}
+
+/// `-+T`: worker `worker`'s log of phase starts and ends, in the current directory.
+pub fn worker_log_file_name(worker: u32) -> String {
+    format!("Child_{worker}.log")
+}

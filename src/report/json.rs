@@ -561,6 +561,7 @@ mod tests {
             workers: 1,
             bytes: 64 << 10,
             records: 16,
+            latency: None,
             elapsed_ns: 250_000,
             cpu_user_ns: 1_000,
             cpu_system_ns: 200_000,

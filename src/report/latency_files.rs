@@ -59,6 +59,12 @@ impl LatencyFiles {
         write_pass(file, ops, cpu_ns, elapsed_ns)
     }
 
+    /// Appends `text` to the file `name` (`-+z` and `-+T`: report::iozone_files).
+    pub fn append_text(&mut self, name: &str, text: &str) -> io::Result<()> {
+        let mut file = self.open(name)?;
+        file.write_all(text.as_bytes())
+    }
+
     /// Opens `name` for appending: the approved file, or a new one ioz makes
     /// (and marks) where nothing was; from then on, that one.
     fn open(&mut self, name: &str) -> io::Result<File> {

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod environment_text;
 pub mod files;
 pub mod html;
+pub mod iozone_files;
 pub mod iozone_log;
 pub mod json;
 pub mod latency_files;

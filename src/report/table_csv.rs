@@ -18,6 +18,8 @@ use std::io;
 
 use serde::Serialize;
 
+mod latency;
+
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::regime::regime;
@@ -107,7 +109,10 @@ impl Exporter for CsvReport {
                     }
                 }
             }
-            return w.into_inner().map_err(|e| io::Error::other(e.to_string()));
+            let table = w
+                .into_inner()
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            return latency::with_latency_columns(table, result);
         }
         if repeated {
             w.write_record(CSV_HEADER.iter().chain(&["run"]))?;
@@ -140,7 +145,10 @@ impl Exporter for CsvReport {
                 run: repeated.then_some(m.run),
             })?;
         }
-        w.into_inner().map_err(|e| io::Error::other(e.to_string()))
+        let table = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        latency::with_latency_columns(table, result)
     }
 }
 
@@ -296,6 +304,7 @@ mod tests {
             workers: 1,
             bytes: file_kb << 10,
             records: file_kb / rec_kb,
+            latency: None,
             elapsed_ns,
             cpu_user_ns: 7,
             cpu_system_ns: 11,

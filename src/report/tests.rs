@@ -16,6 +16,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         workers: 1,
         bytes: kbps << 10,
         records: kbps / rec_kb,
+        latency: None,
         elapsed_ns: 1_000_000_000,
         cpu_user_ns: 0,
         cpu_system_ns: 0,

@@ -1,17 +1,19 @@
 //! What the runner hands out while it measures, and how the run ended.
 
 use crate::error::{IoFailure, RunError};
-use crate::model::latency::OpLatency;
+use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::result::{CellResult, Measurement, PhaseResult, RunStatus};
 
 /// Progress of a run, in order, as soon as each step is done. The handler
 /// may end the run by returning an error (results it cannot save).
 #[derive(Debug)]
 pub(crate) enum Event<'a> {
-    /// Single and auto mode: a pass finished; with -Q, every operation's latency.
+    /// Single and auto mode: a pass finished; with -Q, every operation's
+    /// latency; with -+z, its counts in IOzone's buckets.
     PassDone {
         measurement: &'a Measurement,
         latencies: Option<&'a [OpLatency]>,
+        bands: Option<&'a IozoneBands>,
     },
     /// Single and auto mode: a row is complete (or, when the run ends inside
     /// it, as complete as it got).
@@ -20,10 +22,12 @@ pub(crate) enum Event<'a> {
     /// worker on a file of `file_bytes` in records of `record_bytes`.
     WorkersStart { file_bytes: u64, record_bytes: u64 },
     /// Throughput mode: a phase finished; with -Q, each worker's latencies
-    /// (in worker order, as the phase's results).
+    /// (in worker order, as the phase's results); with -+z, each worker's
+    /// counts in IOzone's buckets (in the same order).
     PhaseDone {
         phase: &'a PhaseResult,
         latencies: Option<&'a [Vec<OpLatency>]>,
+        bands: Option<&'a [IozoneBands]>,
     },
     /// Throughput mode: the run with that worker count is over.
     WorkersEnd,

@@ -18,11 +18,12 @@ use crate::data::pattern::IoOp;
 use crate::data::stamp::Stamped;
 use crate::data::verify::Verifier;
 use crate::engine::{
-    AioEngine, Engine, LockedEngine, LoopFailure, LoopIo, MmapEngine, OpenSpec, PositionalEngine,
-    StdioEngine, Stops, SyncEngine, UringEngine, VectoredEngine, latency_buffer,
+    AioEngine, Engine, LockedEngine, LoopFailure, LoopIo, MmapEngine, OpTiming, OpenSpec,
+    PositionalEngine, StdioEngine, Stops, SyncEngine, UringEngine, VectoredEngine, latency_buffer,
 };
 use crate::error::IoFailure;
-use crate::model::latency::OpLatency;
+use crate::model::histogram::LatencyHistogram;
+use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::variations::EngineChoice;
 use crate::model::workload::Pass;
 
@@ -153,10 +154,13 @@ enum Check {
 }
 
 /// A pass made ready before the clock: its data check (-V/-+d, with its
-/// write buffer) and room for every operation's latency (-Q).
+/// write buffer) and room for every operation's latency (-Q), histogram
+/// (--latency) and IOzone buckets (-+z).
 pub(crate) struct ReadyPass<'r> {
     checked: CheckedLoop<'r>,
     latencies: Option<Vec<u64>>,
+    histogram: Option<LatencyHistogram>,
+    bands: Option<IozoneBands>,
 }
 
 /// The loop of a pass with its data check.
@@ -192,6 +196,8 @@ impl<'r> ReadyPass<'r> {
                 check,
             },
             latencies: recipe.record_latencies.then(|| latency_buffer(ops.len())),
+            histogram: recipe.latency_histogram.then(LatencyHistogram::new),
+            bands: recipe.iozone_bands.then(IozoneBands::default),
         }
     }
 
@@ -205,8 +211,14 @@ impl<'r> ReadyPass<'r> {
         buffers: &mut Buffers<'_>,
         stops: Stops<'_>,
     ) -> Result<LoopOutcome, IoFailure> {
-        self.checked
-            .run(engine, ops, buffers, stops, self.latencies.as_mut())
+        let timing = OpTiming {
+            list: self.latencies.as_mut(),
+            histogram: self.histogram.as_mut(),
+            bands: self.bands.as_mut(),
+            pace_ns: self.checked.recipe.pace_ns,
+            tsc: self.checked.recipe.tsc,
+        };
+        self.checked.run(engine, ops, buffers, stops, timing)
     }
 
     /// After a stonewall, uncounted: the writes a worker had left, so that
@@ -218,7 +230,18 @@ impl<'r> ReadyPass<'r> {
         buffers: &mut Buffers<'_>,
         stops: Stops<'_>,
     ) -> Result<LoopOutcome, IoFailure> {
-        self.checked.run(engine, rest, buffers, stops, None)
+        self.checked
+            .run(engine, rest, buffers, stops, OpTiming::none())
+    }
+
+    /// With --latency, the pass's histogram.
+    pub fn histogram(&self) -> Option<&LatencyHistogram> {
+        self.histogram.as_ref()
+    }
+
+    /// With -+z, the pass's counts in IOzone's buckets.
+    pub fn bands(&self) -> Option<&IozoneBands> {
+        self.bands.as_ref()
     }
 
     /// Fails the pass when a complete loop moved other than the whole pass.
@@ -265,7 +288,7 @@ impl CheckedLoop<'_> {
         ops: &[IoOp],
         buffers: &mut Buffers<'_>,
         stops: Stops<'_>,
-        latencies: Option<&mut Vec<u64>>,
+        timing: OpTiming<'_>,
     ) -> Result<LoopOutcome, IoFailure> {
         let recipe = self.recipe;
         let fail = failure(recipe.pass, self.path);
@@ -275,10 +298,10 @@ impl CheckedLoop<'_> {
                                 error,
                             }| fail(operation, offset, error);
         let looped = match &mut self.check {
-            Check::Plain => run_loop(engine, ops, buffers, &mut NoCheck, recipe, stops, latencies),
+            Check::Plain => run_loop(engine, ops, buffers, &mut NoCheck, recipe, stops, timing),
             // The default data: each write's blocks stamped in its pool slot.
             Check::Stamped(stamped) => {
-                run_loop(engine, ops, buffers, stamped, recipe, stops, latencies)
+                run_loop(engine, ops, buffers, stamped, recipe, stops, timing)
             }
             // Dedup data: the pool is the file's image, and writes take it at
             // their offsets.
@@ -294,11 +317,11 @@ impl CheckedLoop<'_> {
                     &mut ImageWrites,
                     recipe,
                     stops,
-                    latencies,
+                    timing,
                 )
             }
             Check::Verify(verifier) => {
-                let outcome = run_loop(engine, ops, buffers, verifier, recipe, stops, latencies)
+                let outcome = run_loop(engine, ops, buffers, verifier, recipe, stops, timing)
                     .map_err(loop_failure)?;
                 // Mismatches are counted to the end of the pass, then fail it.
                 if let Some(bad) = verifier.mismatches() {
@@ -323,7 +346,7 @@ fn run_loop<E: Engine, C: DataCheck>(
     check: &mut C,
     recipe: &PassRecipe,
     stops: Stops<'_>,
-    latencies: Option<&mut Vec<u64>>,
+    timing: OpTiming<'_>,
 ) -> Result<LoopOutcome, LoopFailure> {
     let mut io = LoopIo {
         read_buf: buffers.read_buf,
@@ -332,7 +355,7 @@ fn run_loop<E: Engine, C: DataCheck>(
         check,
         compute_delay_ns: recipe.compute_delay_ns,
         busy_ns: 0,
-        latencies,
+        timing,
     };
     timed_loop(engine, ops, &mut io, recipe.extras, stops)
 }

@@ -15,12 +15,14 @@ use crate::data::stamp;
 use crate::data::telemetry::{self, Replay};
 use crate::data::verify::record_bytes_for;
 use crate::engine::OpenSpec;
+use crate::engine::clock::Tsc;
 use crate::model::config::{DataPattern, MixRoles, RunConfig};
 use crate::model::plan::{self, Cell, PassSize, largest_replayed_op, pass_size};
 use crate::model::variations::{DropCaches, EngineChoice, MsyncMode, Verify};
 use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::runner::timed::TimedExtras;
 use crate::system::environment::purge_cache_bytes;
+use crate::system::time::tsc_is_the_clocksource;
 
 /// The run-wide decisions, and the source of every cell's recipe.
 pub(crate) struct Recipe<'a> {
@@ -33,6 +35,21 @@ pub(crate) struct Recipe<'a> {
     passes: Vec<Pass>,
     /// `-p`: the CPU cache to evict before each pass.
     purge: Option<CachePurge>,
+    /// The per-operation clock of --latency, -Q and -+z, where the TSC may
+    /// be used (not with -+O, which sleeps to monotonic deadlines).
+    tsc: Option<Tsc>,
+}
+
+/// The TSC, calibrated once, when operations are timed one by one (--latency,
+/// -Q, -+z) without -+O and the kernel keeps time with it; else none (the
+/// loop then reads CLOCK_MONOTONIC).
+fn op_clock(config: &RunConfig) -> Option<Tsc> {
+    let l = &config.latency;
+    let timed = l.histograms || l.iozone_histograms || config.variations.offset_latency_files;
+    if !timed || l.rate_limit.is_some() || !tsc_is_the_clocksource() {
+        return None;
+    }
+    Tsc::calibrate()
 }
 
 /// `-p`: walk a buffer twice the cache's size, one write per cache line.
@@ -67,6 +84,7 @@ impl<'a> Recipe<'a> {
             throughput: config.throughput.is_some(),
             passes: plan::passes(config),
             purge,
+            tsc: op_clock(config),
         }
     }
 
@@ -221,6 +239,10 @@ impl<'a> Recipe<'a> {
             size,
             check,
             record_latencies: v.offset_latency_files,
+            latency_histogram: config.latency.histograms,
+            iozone_bands: config.latency.iozone_histograms,
+            pace_ns: config.latency.pace_ns(),
+            tsc: self.tsc,
             counts_operations: self.replay.is_some(),
             mix_roles: (pass == Pass::RandomMix).then(|| config.mix_roles()),
         }
@@ -414,6 +436,14 @@ pub(crate) struct PassRecipe {
     pub check: CheckKind,
     /// `-Q`: time every operation.
     pub record_latencies: bool,
+    /// `--latency`: every operation in a histogram.
+    pub latency_histogram: bool,
+    /// `-+z`: every operation in IOzone's buckets.
+    pub iozone_bands: bool,
+    /// `-+O`: the least time from one operation's start to the next's, ns.
+    pub pace_ns: u64,
+    /// The TSC as the per-operation clock, where the kernel trusts it.
+    pub tsc: Option<Tsc>,
     /// Telemetry: a replayed operation is not a record, so throughput
     /// workers count operations instead of whole records.
     pub counts_operations: bool,

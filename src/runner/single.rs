@@ -10,7 +10,7 @@ use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::pattern::IoOp;
 use crate::engine::{EarlyStop, Engine, Stops};
 use crate::error::{IoFailure, RunError};
-use crate::model::latency::OpLatency;
+use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::plan::expand;
 use crate::model::result::{CellResult, Measurement};
 use crate::safety::target::{RemoveError, TargetFile};
@@ -177,11 +177,12 @@ fn run_cell(
         };
         let open = pass.open.expecting(target.expected());
         match with_engine(pass, &open, target.path(), body)?? {
-            PassEnd::Measured(mut m, latencies) => {
+            PassEnd::Measured(mut m, latencies, bands) => {
                 m.run = run;
                 on_event(Event::PassDone {
                     measurement: &m,
                     latencies: latencies.as_deref(),
+                    bands: bands.as_deref(),
                 })?;
                 row.measurements.push(m);
                 pause_between_tests(cell);
@@ -201,7 +202,12 @@ pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
 }
 
 enum PassEnd {
-    Measured(Measurement, Option<Vec<OpLatency>>),
+    /// With -Q each operation's latency, with -+z the IOzone buckets.
+    Measured(
+        Measurement,
+        Option<Vec<OpLatency>>,
+        Option<Box<IozoneBands>>,
+    ),
     Interrupted(i32),
 }
 
@@ -252,11 +258,18 @@ impl WithEngine for SinglePass<'_> {
             workers: 1,
             bytes: outcome.bytes,
             records: pass.size.ops,
+            latency: ready
+                .histogram()
+                .map(|h| h.summary(cell.config().latency.percentiles())),
             elapsed_ns: outcome.elapsed_ns(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
             run: 0,
         };
-        Ok(PassEnd::Measured(measurement, ready.latencies(ops)))
+        Ok(PassEnd::Measured(
+            measurement,
+            ready.latencies(ops),
+            ready.bands().cloned().map(Box::new),
+        ))
     }
 }

@@ -655,7 +655,7 @@ fn looped<E: Engine>(
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     timed_loop(engine, ops, &mut io, extras, stops)
 }
@@ -767,7 +767,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
         // -J 1 on top: 1+3, 1, 1+2 ms.
         compute_delay_ns: 1_000_000,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let stop = StopFlag::default();
     let stops = Stops {

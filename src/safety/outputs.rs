@@ -24,7 +24,8 @@ use super::writable_dir::check_writable_dir;
 use crate::model::config::{OutputFiles, RunConfig};
 use crate::model::plan;
 use crate::model::result_files::{
-    Place, PlotPlaces, ResultPlaces, latency_file_name, plot_file_names, worker_latency_file_name,
+    Place, PlotPlaces, ResultPlaces, iozone_histogram_file_name, latency_file_name,
+    plot_file_names, worker_latency_file_name, worker_log_file_name,
 };
 use crate::model::workload::Pass;
 
@@ -57,14 +58,18 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
         claims: inputs,
         force: config.force,
     };
-    let latency = latency_files(config, &passes);
+    let mut latency = latency_files(config, &passes);
     for name in &latency {
         guard.claim("-Q", Path::new(name), "a -Q latency file of this run")?;
+    }
+    for (flag, name) in iozone_files(config) {
+        guard.claim(flag, Path::new(&name), "a latency file of this run")?;
+        latency.push(name);
     }
     let mut places = guard.check(&config.outputs, config, &passes)?;
     places.latency = latency
         .iter()
-        .map(|name| resolve("-Q", Path::new(name))?.approve("-Q", config.force))
+        .map(|name| resolve(flag_of(name), Path::new(name))?.approve(flag_of(name), config.force))
         .collect::<Result<_, String>>()?;
     Ok(places)
 }
@@ -88,6 +93,35 @@ fn latency_files(config: &RunConfig, passes: &[Pass]) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     names.retain(|n| seen.insert(n.clone()));
     names
+}
+
+/// `-+z` and `-+T`: IOzone's per-worker files in the current directory
+/// (in single and auto mode, worker 0's histogram file), with their flag.
+fn iozone_files(config: &RunConfig) -> Vec<(&'static str, String)> {
+    let workers = config
+        .throughput
+        .as_ref()
+        .map_or(1, |tp| tp.max_worker_count());
+    let latency = &config.latency;
+    let mut names = Vec::new();
+    if latency.iozone_histograms {
+        names.extend((0..workers).map(|w| ("-+z", iozone_histogram_file_name(w))));
+    }
+    if latency.worker_logs && config.throughput.is_some() {
+        names.extend((0..workers).map(|w| ("-+T", worker_log_file_name(w))));
+    }
+    names
+}
+
+/// The flag that asked for the per-operation file `name` (for messages).
+fn flag_of(name: &str) -> &'static str {
+    if name.starts_with("Iozone_histogram_child_") {
+        "-+z"
+    } else if name.ends_with(".log") {
+        "-+T"
+    } else {
+        "-Q"
+    }
 }
 
 /// The result paths of `ioz report`, approved: `saved_run` is the file it

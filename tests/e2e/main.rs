@@ -52,6 +52,9 @@ mod history;
 // --html: one self-contained page, and the same page rendered by headless
 // Chromium.
 mod html_report;
+// --latency, --percentiles, -+z, -+O, -+T: tables, JSON, CSV, IOzone's
+// histogram and log files, the rate limit.
+mod latency;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -129,6 +132,7 @@ fn main() -> std::process::ExitCode {
         history::tests(),
         html_report::tests(),
         json_schema::tests(),
+        latency::tests(),
         open_flags::tests(),
         peak_memory::tests(),
         plots::tests(),

@@ -9,6 +9,7 @@ mod caches;
 mod data;
 mod engines;
 mod io;
+mod latency;
 mod modes;
 mod output;
 mod refused;
@@ -278,6 +279,7 @@ pub(super) const SECTIONS: &[Section] = &[
     caches::SECTION,
     data::SECTION,
     throughput::SECTION,
+    latency::SECTION,
     output::SECTION,
     results::SECTION,
     results::OWN_SECTION,

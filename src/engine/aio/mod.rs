@@ -163,7 +163,7 @@ impl Engine for AioEngine {
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
         // Two compiled loops, so the usual one reads no clock per request.
-        if io.latencies.is_some() {
+        if io.timing.is_on() {
             self.run_queued::<true, C>(ops, io, stops)
         } else {
             self.run_queued::<false, C>(ops, io, stops)
@@ -304,7 +304,7 @@ impl AioEngine {
                 }
                 if RECORD_LATENCY {
                     let ns = seen_ns.saturating_sub(self.submitted_ns[slot]);
-                    QueuedLatencies::record(&mut io.latencies, index, ns);
+                    QueuedLatencies::record(&mut io.timing, index, ns);
                 }
                 let done = result.and_then(|n| self.complete(slot, op.kind, n));
                 let checked = done.and_then(|()| match op.kind {

@@ -73,7 +73,7 @@ fn run<C: DataCheck>(
         check,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let stops = Stops {
         signal: stop.word(),
@@ -247,7 +247,10 @@ fn q_latencies_follow_the_operations_done() {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
-            latencies: Some(&mut latencies),
+            timing: crate::engine::OpTiming {
+                list: Some(&mut latencies),
+                ..Default::default()
+            },
         };
         let stops = Stops {
             signal: stop.word(),

@@ -338,7 +338,7 @@ impl Engine for UringEngine {
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
         // Two compiled loops, so the usual one reads no clock per request.
-        if io.latencies.is_some() {
+        if io.timing.is_on() {
             self.run_queued::<true, C>(ops, io, stops)
         } else {
             self.run_queued::<false, C>(ops, io, stops)
@@ -514,7 +514,7 @@ impl UringEngine {
                 } = table[slot];
                 table[slot] = InFlight::IDLE;
                 if RECORD_LATENCY {
-                    QueuedLatencies::record(&mut io.latencies, index, reaped_ns - queued_ns);
+                    QueuedLatencies::record(&mut io.timing, index, reaped_ns - queued_ns);
                 }
                 let op = &ops[index];
                 in_flight -= 1;

@@ -171,7 +171,7 @@ fn every_read_reaches_check_read_once(cases: &[(u32, bool)]) {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
-            latencies: None,
+            timing: crate::engine::OpTiming::none(),
         };
         let flag = StopFlag::default();
         let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -247,7 +247,7 @@ fn registered_reads_land_in_the_pages_registered_before_the_clock() {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
-            latencies: None,
+            timing: crate::engine::OpTiming::none(),
         };
         let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
         assert_eq!(p.done, n as usize);
@@ -314,7 +314,7 @@ fn a_stop_drains_what_is_in_flight_and_reports_a_prefix() {
         check: &mut check,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let flag = StopFlag::default();
     let p = engine
@@ -354,7 +354,10 @@ fn q_latencies_follow_the_operations_done() {
             check: &mut check,
             compute_delay_ns: 0,
             busy_ns: 0,
-            latencies: Some(&mut latencies),
+            timing: crate::engine::OpTiming {
+                list: Some(&mut latencies),
+                ..Default::default()
+            },
         };
         let p = engine
             .run_ops(&ops, &mut io, stops(&flag, Some(&wall)))
@@ -415,7 +418,7 @@ fn writes_land_like_one_at_a_time(fixed: bool) {
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let flag = StopFlag::default();
     let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -470,7 +473,7 @@ fn write_data_from_outside_the_pool_is_copied_per_request() {
         check: &mut check,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let flag = StopFlag::default();
     engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -499,7 +502,7 @@ fn errors_name_the_operation_and_offset() {
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let f = engine
         .run_ops(&ops, &mut io, stops(&flag, None))
@@ -516,7 +519,7 @@ fn errors_name_the_operation_and_offset() {
         check: &mut NoCheck,
         compute_delay_ns: 0,
         busy_ns: 0,
-        latencies: None,
+        timing: crate::engine::OpTiming::none(),
     };
     let f = engine
         .run_ops(&ops, &mut io, stops(&flag, None))

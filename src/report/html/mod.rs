@@ -4,6 +4,7 @@
 //! with its charts beside it, and the long tables folded.
 
 mod environment;
+mod latency;
 mod pass;
 mod tables;
 
@@ -184,6 +185,8 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     }
     h.push_str("</section>\n");
 
+    latency::latency_section(&mut h, result);
+
     for &pass in &passes {
         pass_section(&mut h, result, pass)?;
     }
@@ -354,6 +357,7 @@ mod tests {
             worker,
             bytes,
             records: bytes >> 16,
+            latency: None,
             elapsed_ns: 1_000_000_000,
             start_after_release_ns: 0,
             end_after_release_ns: 1_000_000_000,
@@ -369,6 +373,7 @@ mod tests {
             record_bytes: 64 << 10,
             parent_elapsed_ns: 2_000_000_000,
             stonewall: false,
+            latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
             run: 0,
         }];

@@ -456,6 +456,7 @@ mod tests {
             workers: 1,
             bytes: kbps << 10,
             records: file_kb / rec_kb,
+            latency: None,
             elapsed_ns: 1_000_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,

@@ -3,6 +3,7 @@
 //! feeds from a saved run, so both print the same bytes in the same order.
 
 pub mod excel;
+pub mod latency;
 pub mod table;
 pub mod throughput;
 
@@ -127,9 +128,13 @@ impl<'a> LiveText<'a> {
             if self.config.excel_report {
                 s.push_str(&throughput_report(&result.throughput, self.config));
             }
+            s.push_str(&latency::latency_table(result));
+            s.push_str(&latency::rate_lines(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
         } else {
+            s.push_str(&latency::latency_table(result));
+            s.push_str(&latency::rate_lines(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
             if self.config.excel_report {

@@ -17,8 +17,9 @@ use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use super::single::pause_between_tests;
 use crate::error::{IoFailure, RunError};
 use crate::model::config::{Sizes, ThroughputConfig};
+use crate::model::histogram::{LatencyHistogram, LatencySummary, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
-use crate::model::latency::OpLatency;
+use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::plan::Cell;
 use crate::model::result::{PhaseResult, WorkerResult};
 use crate::safety::target::{RemoveError, TargetFile};
@@ -98,11 +99,12 @@ pub(crate) fn run(
                     .map_err(RunError::Io)
                     .and_then(|()| run.phase(pass));
                 let done = match phase {
-                    Ok(PhaseEnd::Done(mut phase, latencies)) => {
+                    Ok(PhaseEnd::Done(mut phase, latencies, bands)) => {
                         phase.run = repetition;
                         let shown = on_event(Event::PhaseDone {
                             phase: &phase,
                             latencies: latencies.as_deref(),
+                            bands: bands.as_deref(),
                         });
                         // A phase whose results could not be handed on (its -Q
                         // files not written) is not counted, as in single mode.
@@ -226,8 +228,13 @@ struct Run<'a> {
 }
 
 enum PhaseEnd {
-    /// The phase, and with -Q each worker's latencies in worker order.
-    Done(PhaseResult, Option<Vec<Vec<OpLatency>>>),
+    /// The phase, and with -Q each worker's latencies in worker order, with
+    /// -+z each worker's IOzone buckets.
+    Done(
+        PhaseResult,
+        Option<Vec<Vec<OpLatency>>>,
+        Option<Vec<IozoneBands>>,
+    ),
     Interrupted(i32),
 }
 
@@ -267,6 +274,14 @@ impl Run<'_> {
         } else {
             None
         };
+        // --latency and -+z: each worker's histogram and buckets, as words.
+        let summaries = if pass.latency_histogram || pass.iozone_bands {
+            Some(SharedLatencies::new(workers, SUMMARY_WORDS).map_err(|e| {
+                RunError::System(format!("cannot share memory for the latencies: {e}"))
+            })?)
+        } else {
+            None
+        };
         let paths: Vec<PathBuf> = (0..workers).map(|i| self.worker_path(i)).collect();
         let job = |index: u32, cpu_scope| WorkerJob {
             index,
@@ -277,6 +292,7 @@ impl Run<'_> {
             expect: self.files.expected(index),
             ops: ops.of(index),
             latencies: latencies.as_ref(),
+            summaries: summaries.as_ref(),
             stop: self.stop,
             shared: shared.flags(),
             cpu_scope,
@@ -306,6 +322,13 @@ impl Run<'_> {
             return Ok(PhaseEnd::Interrupted(sig));
         }
         results.sort_by_key(|r| r.worker);
+        let (phase_latency, bands) = match &summaries {
+            Some(area) => {
+                let percentiles = self.cell.config().latency.percentiles();
+                take_summaries(area, &mut results, percentiles, pass)
+            }
+            None => (None, None),
+        };
         let latencies = latencies.map(|area| {
             results
                 .iter()
@@ -336,9 +359,46 @@ impl Run<'_> {
             record_bytes: self.cell.cell.record_bytes,
             parent_elapsed_ns: parent_end,
             stonewall: self.throughput.stonewall,
+            latency: phase_latency,
             results,
             run: 0,
         };
-        Ok(PhaseEnd::Done(phase, latencies))
+        Ok(PhaseEnd::Done(phase, latencies, bands))
     }
+}
+
+/// Words a worker leaves for --latency and -+z: its histogram, then its
+/// 40 IOzone buckets.
+const SUMMARY_WORDS: usize = HISTOGRAM_WORDS + 40;
+
+/// What each worker left: its histogram in its result and merged into the
+/// phase's (--latency), and its IOzone buckets (-+z), in worker order.
+fn take_summaries(
+    area: &SharedLatencies,
+    results: &mut [WorkerResult],
+    percentiles: &[f64],
+    pass: &PassRecipe,
+) -> (Option<LatencySummary>, Option<Vec<IozoneBands>>) {
+    let mut phase = LatencyHistogram::new();
+    let mut bands = Vec::new();
+    for r in results.iter_mut() {
+        let words = area.load(r.worker);
+        if words.len() != SUMMARY_WORDS {
+            continue;
+        }
+        let (histogram, counts) = words.split_at(HISTOGRAM_WORDS);
+        if pass.latency_histogram
+            && let Some(h) = LatencyHistogram::from_words(histogram)
+        {
+            r.latency = Some(h.summary(percentiles));
+            phase.merge(&h);
+        }
+        let mut b = IozoneBands::default();
+        b.counts.copy_from_slice(counts);
+        bands.push(b);
+    }
+    (
+        pass.latency_histogram.then(|| phase.summary(percentiles)),
+        pass.iozone_bands.then_some(bands),
+    )
 }

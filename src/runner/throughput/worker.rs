@@ -16,6 +16,7 @@ use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::{EarlyStop, Engine, Stops};
 use crate::error::IoFailure;
 use crate::model::config::ThroughputConfig;
+use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::runner::pass::{
@@ -63,6 +64,9 @@ pub(super) struct WorkerJob<'a> {
     pub ops: &'a [IoOp],
     /// `-Q`: where the worker leaves its latencies for the parent.
     pub latencies: Option<&'a SharedLatencies>,
+    /// `--latency` and `-+z`: where the worker leaves its histogram and
+    /// IOzone buckets, as words.
+    pub summaries: Option<&'a SharedLatencies>,
     pub stop: &'a StopFlag,
     pub shared: &'a SharedFlags,
     /// RUSAGE_SELF in a worker process, RUSAGE_THREAD in a worker thread.
@@ -206,12 +210,21 @@ impl WithEngine for WorkerBody<'_, '_> {
         if let (Some(area), Some(latencies)) = (job.latencies, ready.latencies_ns()) {
             area.store(job.index, latencies);
         }
+        if let Some(area) = job.summaries {
+            let mut words = ready
+                .histogram()
+                .map(LatencyHistogram::to_words)
+                .unwrap_or_else(|| vec![0; HISTOGRAM_WORDS]);
+            words.extend(ready.bands().map_or([0; 40], |b| b.counts));
+            area.store(job.index, &words);
+        }
         // Whole records, or with telemetry the sum of the replayed sizes.
         ready.check_bytes(&outcome)?;
         Ok(WorkerReport::Done(WorkerResult {
             worker: job.index,
             bytes: outcome.bytes,
             records: pass.records_done(outcome.bytes, outcome.ops_done, job.cell.cell.record_bytes),
+            latency: None,
             elapsed_ns: outcome.elapsed_ns(),
             start_after_release_ns: outcome.start_ns as i64 - release_ns as i64,
             end_after_release_ns: outcome.end_ns as i64 - release_ns as i64,
