@@ -37,13 +37,9 @@ pub(crate) fn run(config: RunConfig) -> Exit {
     };
     // Where the run was recorded in the history, after how it ended.
     let exit = match saved {
-        Some(Ok(line)) => {
-            say(line);
-            exit
-        }
-        Some(Err(e)) => {
-            say(e);
-            if exit == Exit::Success {
+        Some(recorded) => {
+            say(&recorded.line);
+            if recorded.fails_run && exit == Exit::Success {
                 Exit::Failure
             } else {
                 exit
@@ -74,7 +70,7 @@ pub(crate) fn run(config: RunConfig) -> Exit {
 fn measure_and_save(
     config: RunConfig,
     left_behind: &mut Option<String>,
-    saved: &mut Option<Result<String, String>>,
+    saved: &mut Option<record::Recorded>,
 ) -> Result<Exit, RunError> {
     let history = record::place_for_run(&config.history)?;
     let stop = StopFlag::install()
@@ -200,8 +196,8 @@ fn measure_and_save(
     out.put(&LiveText::new(&result.config).closing(&result));
     let written = files::write_all(&result, &results);
     // Every run that measured is recorded, complete or not.
-    if let Some(dir) = &history {
-        *saved = Some(record::record(dir, &result));
+    if let Some(to) = &history {
+        *saved = Some(record::record(to, &result));
     }
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {

@@ -29,5 +29,5 @@ mod place;
 mod store;
 
 pub use index::{Entry, Filter, StatusKind};
-pub use place::{Location, locate};
+pub use place::{HISTORY_ENV, Location, locate};
 pub use store::{History, ImportedLog, Stored, check};

@@ -9,7 +9,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::fixtures::{Ext4, IOZ, Run, Test, Tmpfs, assert_refused, data_file, run, trials};
+use crate::fixtures::{
+    Ext4, IOZ, Run, Test, Tmpfs, assert_refused, data_file, list_dir, run, trials,
+};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -19,6 +21,7 @@ pub fn tests() -> Vec<Test> {
         eight_concurrent_runs_are_all_recorded,
         a_truncated_index_is_rebuilt_with_one_warning,
         a_directory_that_is_not_a_history_is_refused,
+        the_default_directory_is_the_xdg_data_home_and_never_fails_a_run,
         a_failed_run_is_recorded_with_its_status => [Root, Tmpfs],
         an_interrupted_run_is_recorded_with_its_status,
         runs_are_listed_and_shown_byte_identical_to_report,
@@ -878,4 +881,53 @@ fn an_interrupted_run_is_recorded_with_its_status() {
     );
     // Left out of trends and regressions, which take complete runs.
     assert_refused(&ioz_h(&p, &["history", "trend"]), "no complete run matches");
+}
+
+/// Without IOZ_HISTORY: `$XDG_DATA_HOME/ioz`, else `~/.local/share/ioz`
+/// (here a temporary HOME); a default directory that is not ioz's is a
+/// warning, never a failed run.
+fn the_default_directory_is_the_xdg_data_home_and_never_fails_a_run() {
+    let p = place();
+    let home = p.work.parent().unwrap().join("home");
+    fs::create_dir(&home).unwrap();
+    let plain = |extra: &[(&str, &Path)]| {
+        let mut c = command(&p, &SMALL);
+        c.env_remove("IOZ_HISTORY")
+            .env_remove("XDG_DATA_HOME")
+            .env("HOME", &home);
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        run(&mut c)
+    };
+    let r = plain(&[]);
+    r.expect_code(0);
+    assert!(
+        r.stderr
+            .ends_with("ioz: saved as run 1 — ioz history show 1\n"),
+        "{}",
+        r.context()
+    );
+    assert!(home.join(".local/share/ioz/runs/1.json").is_file());
+    let xdg = home.join("xdg");
+    let r = plain(&[("XDG_DATA_HOME", &xdg)]);
+    r.expect_code(0);
+    assert!(xdg.join("ioz/runs/1.json").is_file(), "{}", r.context());
+    // A data directory holding someone else's files: left alone.
+    let foreign = home.join("other");
+    fs::create_dir_all(foreign.join("ioz")).unwrap();
+    fs::write(foreign.join("ioz/notes.txt"), "mine").unwrap();
+    let r = plain(&[("XDG_DATA_HOME", &foreign)]);
+    r.expect_code(0);
+    assert!(
+        r.stderr.contains("is not an ioz history"),
+        "{}",
+        r.context()
+    );
+    assert!(
+        r.stderr.contains("this run is not recorded"),
+        "{}",
+        r.context()
+    );
+    assert_eq!(list_dir(&foreign.join("ioz")), ["notes.txt"]);
 }
