@@ -205,6 +205,11 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
             earlier.len(),
             slow.len()
         ));
+        if slow.iter().any(|(_, c)| c.p_adjusted.is_none()) {
+            out.push_str(
+                "  (one sample of a cell on a side: its verdict rests on the band alone; runs with --runs N are tested)\n",
+            );
+        }
         for (_, cell) in &slow {
             let why = match cell.p_adjusted {
                 Some(p) => format!("adjusted p = {p:.4}"),
