@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::adjust::{Adjust, adjust};
 use super::mann_whitney::mann_whitney_p;
-use super::samples::{CellKey, SampleSet, higher_is_better};
+use super::samples::{CellKey, SampleSet, Tail, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
 use crate::model::config::OutputUnit;
@@ -164,6 +164,17 @@ pub struct Pair {
     /// setting by setting (empty: nothing); `None` when either input
     /// recorded no environment.
     pub environment_differences: Option<Vec<Difference>>,
+    /// With `--latency` on both sides: each cell's p50 and p99 compared
+    /// (µs; lower is faster), p-values adjusted among themselves.
+    pub latency: Vec<TailComparison>,
+}
+
+/// A latency percentile of a cell, compared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TailComparison {
+    pub tail: Tail,
+    #[serde(flatten)]
+    pub comparison: CellComparison,
 }
 
 /// The whole comparison.
@@ -313,7 +324,41 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
         only_in_other: side.samples.cells.len() - compared.min(side.samples.cells.len()),
         cells,
         environment_differences,
+        latency: tails(base, &side.samples, options),
     }
+}
+
+/// The p50 and p99 of every cell both inputs measured with `--latency`:
+/// lower is faster; their p-values adjusted as one family (apart from the
+/// rates').
+fn tails(base: &SampleSet, other: &SampleSet, options: Options) -> Vec<TailComparison> {
+    let mut compared: Vec<TailComparison> = base
+        .latency
+        .iter()
+        .filter_map(|(&(key, tail), b)| {
+            let o = other.latency.get(&(key, tail))?;
+            let positive = |v: &Vec<f64>| -> Vec<f64> {
+                v.iter()
+                    .copied()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .collect()
+            };
+            let (b, o) = (positive(b), positive(o));
+            (!b.is_empty() && !o.is_empty()).then(|| TailComparison {
+                tail,
+                comparison: cell(key, &b, &o),
+            })
+        })
+        .collect();
+    let adjusted = adjust(
+        options.adjust,
+        &compared.iter().map(|t| t.comparison.p).collect::<Vec<_>>(),
+    );
+    for (t, p_adj) in compared.iter_mut().zip(adjusted) {
+        t.comparison.p_adjusted = p_adj;
+        t.comparison.verdict = verdict(&t.comparison, p_adj, options.band_percent, false);
+    }
+    compared
 }
 
 /// A cell before its p-value is adjusted (verdict: same, for now).

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::model::config::OutputUnit;
+use crate::model::histogram::LatencySummary;
 use crate::model::regime::{Regime, regime};
 use crate::model::result::{Measurement, RunResult};
 use crate::model::workload::Pass;
@@ -27,6 +28,33 @@ pub struct CellKey {
     pub record_bytes: u64,
 }
 
+/// A percentile of the operations' latency that `ioz compare` compares
+/// (runs measured with `--latency`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tail {
+    P50,
+    P99,
+}
+
+impl Tail {
+    pub const ALL: [Tail; 2] = [Tail::P50, Tail::P99];
+
+    pub fn percent(self) -> f64 {
+        match self {
+            Tail::P50 => 50.0,
+            Tail::P99 => 99.0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tail::P50 => "p50",
+            Tail::P99 => "p99",
+        }
+    }
+}
+
 /// Every sample of one input (a run, a directory of runs, an IOzone log).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleSet {
@@ -38,6 +66,9 @@ pub struct SampleSet {
     /// (a saved run's configuration and environment; IOzone's output
     /// records neither). Pooled runs keep the first run's.
     pub regimes: BTreeMap<CellKey, Regime>,
+    /// With `--latency`: each run's p50 and p99 of a cell's operations, in
+    /// µs (one sample per run, as the rates).
+    pub latency: BTreeMap<(CellKey, Tail), Vec<f64>>,
 }
 
 impl SampleSet {
@@ -46,6 +77,7 @@ impl SampleSet {
             unit,
             cells: BTreeMap::new(),
             regimes: BTreeMap::new(),
+            latency: BTreeMap::new(),
         }
     }
 
@@ -60,6 +92,24 @@ impl SampleSet {
         }
         for (key, regime) in other.regimes {
             self.regimes.entry(key).or_insert(regime);
+        }
+        for (key, values) in other.latency {
+            self.latency.entry(key).or_default().extend(values);
+        }
+    }
+
+    /// A pass's p50 and p99 (when it was measured with `--latency`), in µs.
+    fn add_latency(&mut self, key: CellKey, latency: Option<&LatencySummary>) {
+        let Some(latency) = latency.filter(|l| l.count > 0) else {
+            return;
+        };
+        for tail in Tail::ALL {
+            if let Some(ns) = latency.at(tail.percent()) {
+                self.latency
+                    .entry((key, tail))
+                    .or_default()
+                    .push(ns as f64 / 1000.0);
+            }
         }
     }
 
@@ -85,6 +135,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             set.add(key, exact_rate(m, unit));
             let judged = regime(&run.config, &run.environment, m.pass, m.file_bytes, 1);
             set.regimes.insert(key, judged);
+            set.add_latency(key, m.latency.as_ref());
         }
     }
     for phase in &run.throughput {
@@ -103,6 +154,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             phase.workers,
         );
         set.regimes.insert(key, judged);
+        set.add_latency(key, phase.latency.as_ref());
     }
     set
 }

@@ -550,7 +550,19 @@ fn o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate() {
     let file = file.to_str().unwrap();
     for (label, extra) in [("plain", None), ("osync", Some("-o"))] {
         let mut args = vec![
-            "-s", "1m", "-r", "64k", "-i", "0", "--runs", "5", "--label", label, "-f", file,
+            "-s",
+            "1m",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "--runs",
+            "5",
+            "--latency",
+            "--label",
+            label,
+            "-f",
+            file,
         ];
         args.extend(extra);
         let json = format!("{label}.json");
@@ -588,6 +600,22 @@ fn o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate() {
     );
     let write = cell(&doc, "write", 1024, 64, None);
     assert_eq!(write["regimes_differ"][1], "uncached (-o/-+D)", "{write}");
+    // --latency on both sides: each write's p50 is compared too, 5 runs a
+    // side, and an O_SYNC write takes longer (lower is faster).
+    let tails = doc["pairs"][0]["latency"].as_array().expect("latency");
+    let p50 = tails
+        .iter()
+        .find(|t| t["tail"] == "p50" && t["cell"]["pass"] == "write")
+        .unwrap_or_else(|| panic!("no write p50: {tails:?}"));
+    assert_eq!(p50["base"]["n"], 5, "{p50}");
+    assert!(p50["ratio"].as_f64().unwrap() > 1.0, "{p50}");
+    assert_eq!(p50["verdict"], "slower", "{p50}");
+    assert!(
+        run.stdout
+            .contains("write 1024 kB file, 64 kB records p50: n=5 "),
+        "{}",
+        run.stdout
+    );
     assert!(
         run.stderr
             .lines()

@@ -176,3 +176,46 @@ fn inputs_in_different_units_are_refused() {
         "base.json is in kB/s and other.json in ops/s; ioz compares inputs in one unit"
     );
 }
+
+#[test]
+fn latency_percentiles_are_compared_lower_being_faster() {
+    use crate::analysis::samples::Tail;
+    let kb = OutputUnit::KbPerSec;
+    let rates: &[f64] = &[100.0, 101.0, 99.0];
+    let mut base = side("base", kb, &[(key(Pass::Write, 4), rates)]);
+    let mut other = side("other", kb, &[(key(Pass::Write, 4), rates)]);
+    let k = key(Pass::Write, 4);
+    // p50 the same; p99 twice as long on the other side.
+    base.samples
+        .latency
+        .insert((k, Tail::P50), vec![3.0, 3.1, 2.9]);
+    other
+        .samples
+        .latency
+        .insert((k, Tail::P50), vec![3.0, 2.9, 3.1]);
+    base.samples
+        .latency
+        .insert((k, Tail::P99), vec![10.0, 10.5, 9.5]);
+    other
+        .samples
+        .latency
+        .insert((k, Tail::P99), vec![20.0, 21.0, 19.0]);
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    let tails = &c.pairs[0].latency;
+    assert_eq!(tails.len(), 2);
+    let p50 = tails.iter().find(|t| t.tail == Tail::P50).unwrap();
+    let p99 = tails.iter().find(|t| t.tail == Tail::P99).unwrap();
+    assert_eq!(p50.comparison.verdict, Verdict::Same);
+    assert!((p99.comparison.ratio - 2.0).abs() < 0.01, "{p99:?}");
+    // A longer latency is slower, whatever the rates' direction.
+    assert_eq!(p99.comparison.verdict, Verdict::Slower);
+    // Adjusted among the two percentiles (Benjamini-Hochberg): the smaller
+    // raw p doubles, unless the larger one is smaller still.
+    let raw = p99.comparison.p.unwrap();
+    assert!(
+        (p99.comparison.p_adjusted.unwrap() - (2.0 * raw).min(p50.comparison.p.unwrap())).abs()
+            < 1e-12
+    );
+    // The rates' verdicts ignore the latency.
+    assert_eq!(c.pairs[0].cells[0].verdict, Verdict::Same);
+}

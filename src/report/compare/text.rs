@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
-use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, Verdict};
+use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, TailComparison, Verdict};
 use crate::model::workload::Pass;
 use crate::report::environment_text::differences_lines;
 
@@ -187,6 +187,46 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
             let _ = writeln!(out, "  {}", paint.verdict(x.verdict, &detail(x)));
         }
     }
+    if !pair.latency.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  Latency per operation (--latency; µs, lower is faster): each cell's p50 and p99, \
+             n runs a side, ratio [95 % interval], adjusted p"
+        );
+        for t in &pair.latency {
+            let _ = writeln!(
+                out,
+                "  {}",
+                paint.verdict(t.comparison.verdict, &tail_detail(t))
+            );
+        }
+    }
+}
+
+/// One latency percentile of a cell on one line, in µs with two decimals.
+fn tail_detail(t: &TailComparison) -> String {
+    let x = &t.comparison;
+    let side = |m: &crate::analysis::compare::Moments| match m.sd {
+        Some(sd) => format!("n={} {:.2} ± {:.2} µs", m.n, m.mean, sd),
+        None => format!("n={} {:.2} µs", m.n, m.mean),
+    };
+    let ci = match (x.ci_low, x.ci_high) {
+        (Some(lo), Some(hi)) => format!(" [{} … {}]", ratio(lo), ratio(hi)),
+        _ => String::new(),
+    };
+    let p = x.p_adjusted.map_or("no p (one sample)".to_string(), |p| {
+        format!("p={}", p_value(p))
+    });
+    format!(
+        "{} {}: {} vs {}: ratio {}{ci} ({}), {p}: {}",
+        cell_name(&x.cell),
+        t.tail.name(),
+        side(&x.base),
+        side(&x.other),
+        ratio(x.ratio),
+        percent(x.percent),
+        x.verdict.name()
+    )
 }
 
 fn only_in(c: &Comparison, pair: &Pair) -> String {
