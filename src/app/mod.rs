@@ -4,14 +4,20 @@
 mod compare;
 mod compare_inputs;
 mod env;
+mod history;
+mod history_runs;
+mod history_views;
 mod output;
 mod progress;
+mod record;
 mod report;
 mod run;
 
 use std::ffi::OsString;
 
-use crate::cli::{self, Command, compare_help_text, help_text, report_help_text, version_text};
+use crate::cli::{
+    self, Command, compare_help_text, help_text, history_help_text, report_help_text, version_text,
+};
 use crate::error::Exit;
 use crate::system::{allocator, host};
 
@@ -30,6 +36,8 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Ok(Command::Report(request)) => report::report(request),
         Ok(Command::CompareHelp) => output::print_text(&compare_help_text(), "the help"),
         Ok(Command::Compare(request)) => compare::compare(request),
+        Ok(Command::History(request)) => history::history(request),
+        Ok(Command::HistoryHelp(sub)) => output::print_text(&history_help_text(sub), "the help"),
         Ok(Command::Env(command)) => env::env(command),
     };
     exit.code()
