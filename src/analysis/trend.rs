@@ -10,6 +10,8 @@ use serde::Serialize;
 use super::compare::Verdict;
 use super::samples::{CellKey, SampleSet, higher_is_better, unit_name};
 use crate::model::config::OutputUnit;
+use crate::model::env_facts::Difference;
+use crate::model::environment::Environment;
 use crate::model::workload::Pass;
 
 /// One run of the history, as the trend reads it.
@@ -19,6 +21,8 @@ pub struct TrendRun {
     pub date: String,
     pub label: Option<String>,
     pub samples: SampleSet,
+    /// The machine it ran on (`None` for an imported IOzone log).
+    pub environment: Option<Environment>,
 }
 
 pub struct TrendOptions {
@@ -47,6 +51,42 @@ pub struct Trend {
     pub rows: Vec<TrendRow>,
     pub ratio_to: Option<String>,
     pub ratios: Vec<RatioRow>,
+    /// What changed in the environment from each run to the one before it
+    /// that recorded one (runs whose environment matches it are left out).
+    pub environment_changes: Vec<EnvironmentChange>,
+}
+
+/// The settings that differ between a run's environment and the previous
+/// run's (in date order, among runs that recorded one).
+#[derive(Debug, Serialize)]
+pub struct EnvironmentChange {
+    pub id: i64,
+    pub previous_id: i64,
+    pub differences: Vec<Difference>,
+}
+
+/// Each run's environment against the previous one recorded, kept where
+/// something differs.
+fn environment_changes(runs: &[TrendRun]) -> Vec<EnvironmentChange> {
+    let mut changes = Vec::new();
+    let mut previous: Option<(i64, &Environment)> = None;
+    for run in runs {
+        let Some(env) = &run.environment else {
+            continue;
+        };
+        if let Some((previous_id, before)) = previous {
+            let differences = before.differences(env);
+            if !differences.is_empty() {
+                changes.push(EnvironmentChange {
+                    id: run.id,
+                    previous_id,
+                    differences,
+                });
+            }
+        }
+        previous = Some((run.id, env));
+    }
+    changes
 }
 
 #[derive(Debug, Serialize)]
@@ -206,6 +246,7 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
         rows,
         ratio_to: options.ratio_to.clone(),
         ratios,
+        environment_changes: environment_changes(runs),
     })
 }
 
@@ -302,6 +343,7 @@ mod tests {
             date: date.into(),
             label: Some(label.into()),
             samples,
+            environment: None,
         }
     }
 
@@ -413,5 +455,42 @@ mod tests {
         assert_eq!(pass_named("random_read"), Some(Pass::RandomRead));
         assert_eq!(pass_named("Fwrite"), Some(Pass::Fwrite));
         assert_eq!(pass_named("bogus"), None);
+    }
+
+    #[test]
+    fn a_changed_scheduler_between_runs_is_named_before_the_numbers() {
+        use crate::model::environment::DeviceInfo;
+        let with_scheduler = |name: &str| {
+            let mut env = Environment::default();
+            env.target.device = Some(DeviceInfo {
+                name: "loop0".into(),
+                scheduler: Some(name.into()),
+                ..DeviceInfo::default()
+            });
+            Some(env)
+        };
+        let cells = [(Pass::Write, 65536, 100.0)];
+        let mut runs = vec![
+            run(1, "2026-11-01T00:00:00Z", "a", &cells),
+            run(2, "2026-11-02T00:00:00Z", "a", &cells),
+            run(3, "2026-11-03T00:00:00Z", "a", &cells),
+            run(4, "2026-11-04T00:00:00Z", "a", &cells),
+        ];
+        runs[0].environment = with_scheduler("none");
+        runs[1].environment = with_scheduler("none");
+        // Run 3 is an imported IOzone log: no environment, skipped.
+        runs[3].environment = with_scheduler("mq-deadline");
+        let t = trend(&runs, &options()).unwrap();
+        assert_eq!(
+            t.environment_changes.len(),
+            1,
+            "{:?}",
+            t.environment_changes
+        );
+        let change = &t.environment_changes[0];
+        assert_eq!((change.id, change.previous_id), (4, 2));
+        assert_eq!(change.differences.len(), 1);
+        assert_eq!(change.differences[0].name, "scheduler");
+        assert_eq!(change.differences[0].new.as_deref(), Some("mq-deadline"));
     }
 }

@@ -66,11 +66,12 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
     let mut runs = Vec::new();
     for e in &entries {
         match samples_of(&history, e) {
-            Ok((samples, _)) => runs.push(TrendRun {
+            Ok((samples, environment)) => runs.push(TrendRun {
                 id: e.id,
                 date: e.date.clone(),
                 label: e.label.clone(),
                 samples,
+                environment,
             }),
             Err(err) => return refuse(&format!("history trend: {err}")),
         }

@@ -12,6 +12,7 @@ use super::compare::{SERIES, verdict_colour};
 use super::plots::{PlainAxis, number};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
+use crate::report::environment_text::differences_lines;
 
 /// The JSON's format name and version.
 pub const TREND_FORMAT: &str = "ioz-history-trend";
@@ -41,6 +42,17 @@ fn mark(v: Option<Verdict>) -> char {
 /// The text table; `colour` paints the ratios (a terminal without NO_COLOR).
 pub fn render_text(t: &Trend, colour: bool) -> String {
     let mut out = format!("ioz history trend: {}, {}\n", t.unit, t.basis);
+    // What changed on the machine, before any number.
+    for change in &t.environment_changes {
+        let _ = writeln!(
+            out,
+            "  environment of run {} against run {}:",
+            change.id, change.previous_id
+        );
+        for line in differences_lines(&change.differences) {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
     let label_w = t
         .rows
         .iter()
