@@ -230,6 +230,8 @@ impl Drop for FileGuard {
 fn run_ioz(path: &Path, size_mb: u64, record: u64, test: Test) -> Timing {
     let json = path.with_extension("json");
     let mut cmd = Command::new(IOZ);
+    // Benchmark runs are not kept in the user's history.
+    cmd.env("IOZ_NO_HISTORY", "1");
     cmd.args(["-s", &format!("{size_mb}m"), "-r", &size_label(record)]);
     for t in test.ioz_tests() {
         cmd.args(["-i", &t.to_string()]);

@@ -134,6 +134,8 @@ struct Rates {
 /// Runs ioz and returns its standard output; panics if it fails.
 fn run_ioz(args: &[String], base: &Path) -> String {
     let out = Command::new(IOZ)
+        // Benchmark runs are not kept in the user's history.
+        .env("IOZ_NO_HISTORY", "1")
         .args(args)
         .arg("-w")
         .arg("-f")

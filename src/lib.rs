@@ -15,6 +15,7 @@
 //! - `safety`: what ioz may do, decided before any I/O (model, data, system, error)
 //! - `runner`: cells and passes → measurements, handed out as events (all of the above)
 //! - `report`: a `RunResult` (or a comparison) → bytes, one exporter per format (model, analysis)
+//! - `history`: every run kept in the user's data directory and indexed in SQLite (model, analysis, report)
 //! - `cli`: argv → a typed request (model)
 //! - `app`: one command end to end (everything; nothing imports it)
 
@@ -24,6 +25,7 @@ pub mod cli;
 pub mod data;
 pub(crate) mod engine;
 pub mod error;
+pub(crate) mod history;
 pub mod model;
 pub mod report;
 pub(crate) mod runner;

@@ -49,12 +49,13 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["model", "data", "engine", "system", "safety", "error"],
     ),
     ("report", &["model", "analysis"]),
+    ("history", &["model", "analysis", "report"]),
     ("cli", &["model"]),
     (
         "app",
         &[
             "model", "analysis", "data", "engine", "error", "system", "safety", "runner", "report",
-            "cli",
+            "history", "cli",
         ],
     ),
 ];

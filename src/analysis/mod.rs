@@ -8,4 +8,5 @@ pub mod compare;
 pub mod mann_whitney;
 pub mod samples;
 pub mod summary;
+pub mod trend;
 pub mod welch;

@@ -23,6 +23,12 @@ pub(crate) struct Loaded {
 
 /// Reads the input at `path`; the error is one line naming it.
 pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
+    // `@42`, `@last`, `@label:NAME`: runs of the history (a file whose
+    // name starts with @ is ./@name).
+    if let Some(reference) = path.to_str().filter(|p| p.starts_with('@')) {
+        let (side, files) = super::history_runs::load_reference(reference)?;
+        return Ok(Loaded { side, files });
+    }
     let shown = path.display().to_string();
     let meta = fs::metadata(path).map_err(|e| format!("cannot read {shown}: {}", plain(&e)))?;
     let name = path
@@ -161,7 +167,7 @@ fn sniff_iozone(path: &Path) -> bool {
 }
 
 /// The first bytes of a regular file, as text.
-fn read_head(path: &Path) -> Result<String, String> {
+pub(crate) fn read_head(path: &Path) -> Result<String, String> {
     let mut buf = vec![0; 512];
     let mut file = open_regular(path)?;
     let n = file
@@ -171,7 +177,7 @@ fn read_head(path: &Path) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
     let shown = path.display();
     let mut file = open_regular(path)?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);

@@ -5,14 +5,20 @@ mod cluster;
 mod compare;
 mod compare_inputs;
 mod env;
+mod history;
+mod history_runs;
+mod history_views;
 mod output;
 mod progress;
+mod record;
 mod report;
 mod run;
 
 use std::ffi::OsString;
 
-use crate::cli::{self, Command, compare_help_text, help_text, report_help_text, version_text};
+use crate::cli::{
+    self, Command, compare_help_text, help_text, history_help_text, report_help_text, version_text,
+};
 use crate::error::Exit;
 use crate::system::{allocator, host};
 
@@ -44,6 +50,8 @@ fn dispatch(command: Command) -> Exit {
         Command::Report(request) => report::report(request),
         Command::CompareHelp => output::print_text(&compare_help_text(), "the help"),
         Command::Compare(request) => compare::compare(request),
+        Command::History(request) => history::history(request),
+        Command::HistoryHelp(sub) => output::print_text(&history_help_text(sub), "the help"),
         Command::Env(command) => env::env(command),
     }
 }

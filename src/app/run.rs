@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::output::{Output, SIGPIPE, say, stdout_failed};
 use super::progress::Progress;
+use super::record;
 use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
 use crate::model::latency::{IozoneBands, OpLatency};
@@ -26,12 +27,25 @@ use crate::system::{device, environment, time};
 /// Runs `config` to the end and says how it ended.
 pub(crate) fn run(config: RunConfig) -> Exit {
     let mut left_behind = None;
-    let exit = match measure_and_save(config, &mut left_behind) {
+    let mut saved = None;
+    let exit = match measure_and_save(config, &mut left_behind, &mut saved) {
         Ok(exit) => exit,
         Err(e) => {
             say(&e);
             e.exit()
         }
+    };
+    // Where the run was recorded in the history, after how it ended.
+    let exit = match saved {
+        Some(recorded) => {
+            say(&recorded.line);
+            if recorded.fails_run && exit == Exit::Success {
+                Exit::Failure
+            } else {
+                exit
+            }
+        }
+        None => exit,
     };
     // Last, where it is not missed: the test files ioz could not remove.
     match left_behind {
@@ -51,7 +65,14 @@ pub(crate) fn run(config: RunConfig) -> Exit {
 /// begun, the results so far are printed and saved whatever happens, and
 /// the exit status says how it ended. `left_behind` gets the line naming
 /// the test files the run could not remove, for the caller to print last.
-fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Result<Exit, RunError> {
+/// `saved` gets the line saying where the history recorded the run (or why
+/// it could not), when it records it.
+fn measure_and_save(
+    config: RunConfig,
+    left_behind: &mut Option<String>,
+    saved: &mut Option<record::Recorded>,
+) -> Result<Exit, RunError> {
+    let history = record::place_for_run(&config.history)?;
     let stop = StopFlag::install()
         .map_err(|e| RunError::System(format!("cannot install signal handlers: {e}")))?;
     let Ready {
@@ -174,6 +195,10 @@ fn measure_and_save(config: RunConfig, left_behind: &mut Option<String>) -> Resu
     };
     out.put(&LiveText::new(&result.config).closing(&result));
     let written = files::write_all(&result, &results);
+    // Every run that measured is recorded, complete or not.
+    if let Some(to) = &history {
+        *saved = Some(record::record(to, &result));
+    }
     if let Some(e) = out.error {
         if let Some(run_error) = &outcome.error {
             say(run_error);

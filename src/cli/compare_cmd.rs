@@ -164,7 +164,9 @@ p < 0.05) and beyond the band, same otherwise. With a single sample on a
 side there is no p-value: the verdict uses the band alone and says so.
 Mann-Whitney's p-value is shown from 9 samples a side.
 
-  BASE, OTHER           a saved run (.json), a directory of runs, or an IOzone log
+  BASE, OTHER           a saved run (.json), a directory of runs, or an IOzone log;
+                        or from the history (ioz history -h): @ID, @last, or
+                        @label:NAME (every complete run with that label, pooled)
   --band PCT            differences within +/- PCT % are \"same\" (default 5)
   --adjust bh|holm      p-values adjusted by Benjamini-Hochberg (default) or Holm
   --fail-if-slower PCT  exit 1 when any cell is slower than BASE by more than

@@ -18,6 +18,7 @@ const HEAD: &str = "\
 Usage: ioz [options]
        ioz report RUN.json [--text] [-R] [-b FILE] [--json FILE] [--csv FILE]
                            [--html FILE] [--plots DIR] [--force]
+       ioz history SUBCOMMAND [OPTIONS]   (list, show, trend…: ioz history -h)
 Sizes are in kB unless they end in k, m or g (1 kB = 1024 bytes).
 ";
 

@@ -10,6 +10,7 @@ mod compare_cmd;
 mod env_cmd;
 mod flags;
 mod help;
+mod history_cmd;
 mod number;
 mod parse;
 mod report_cmd;
@@ -23,10 +24,13 @@ use std::ffi::OsString;
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
 
-pub use compare_cmd::{CompareRequest, PAdjust, compare_help_text};
+pub use compare_cmd::{CompareRequest, DEFAULT_BAND, PAdjust, compare_help_text};
 pub use env_cmd::{ENV_HELP, EnvCommand};
 pub use help::report_help_text;
 pub use help::{help_text, version_text};
+pub use history_cmd::{
+    HistoryAction, HistoryCommand, HistoryRequest, Selection, TrendRequest, history_help_text,
+};
 pub use number::{parse_count, parse_record_size, parse_size};
 pub use report_cmd::ReportRequest;
 
@@ -40,6 +44,10 @@ pub enum Command {
     Compare(CompareRequest),
     /// `ioz compare -h`.
     CompareHelp,
+    /// `ioz history …`: the history of runs.
+    History(HistoryRequest),
+    /// `ioz history -h` (None) or `ioz history SUB -h`.
+    HistoryHelp(Option<&'static str>),
     /// `ioz env …`: the environment of a path, or what differs between two.
     Env(EnvCommand),
     /// `ioz -h`.
@@ -87,6 +95,12 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
         return compare_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
             compare_cmd::CompareCommand::Compare(request) => Command::Compare(request),
             compare_cmd::CompareCommand::Help => Command::CompareHelp,
+        });
+    }
+    if args.get(1).is_some_and(|a| a == "history") {
+        return history_cmd::parse(args.into_iter().skip(2).collect()).map(|c| match c {
+            HistoryCommand::Run(request) => Command::History(*request),
+            HistoryCommand::Help(sub) => Command::HistoryHelp(sub),
         });
     }
     match parse::options(args, host)? {

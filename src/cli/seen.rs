@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::spelling::Spelling;
-use crate::model::config::{DataPattern, OpenOptions, OutputFiles, PlotStyle};
+use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, OutputFiles, PlotStyle};
 use crate::model::latency::LatencyOptions;
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
@@ -63,6 +63,8 @@ pub(super) struct Seen {
     pub runs: Option<u32>,
     /// `--label`: the configuration's name, as given (checked in validate.rs).
     pub label: Option<String>,
+    /// `--history DIR`, `--no-history`.
+    pub history: HistoryChoice,
     pub variations: IoVariations,
     /// `--latency`, `-+z`, `-+O`, `-+T` (the percentiles come from `percentiles`).
     pub latency: LatencyOptions,

@@ -207,6 +207,7 @@ pub(super) fn finish(
         telemetry: None,
         runs: seen.runs.unwrap_or(1),
         label,
+        history: seen.history,
     })
 }
 

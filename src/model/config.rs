@@ -360,6 +360,20 @@ pub struct RunConfig {
     /// `--label NAME`: the configuration being measured (e.g. `bcache-cfq`).
     #[serde(default)]
     pub label: Option<String>,
+    /// `--history DIR`, `--no-history`: where the run is recorded. Not
+    /// saved: it says where the run went, not what it measured.
+    #[serde(skip)]
+    pub history: HistoryChoice,
+}
+
+/// Where a run is recorded, as the command line says (the environment and
+/// the default directory are asked in `history::locate`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistoryChoice {
+    /// `--history DIR`.
+    pub dir: Option<PathBuf>,
+    /// `--no-history`.
+    pub off: bool,
 }
 
 fn one_run() -> u32 {

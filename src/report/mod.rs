@@ -14,10 +14,11 @@ pub mod json;
 pub mod latency_files;
 pub mod layout;
 pub mod plots;
-mod put;
+pub mod put;
 pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;
+pub mod trend;
 
 use std::io;
 

@@ -49,6 +49,9 @@ mod figures;
 // Inputs found by fuzzing: bad command lines and saved runs refused cleanly,
 // degenerate results rendered.
 mod fuzz_regressions;
+// The history of runs: recorded, listed, shown, imported, trends,
+// regressions, `ioz compare @label:…` (always in a temporary directory).
+mod history;
 // --html: one self-contained page, and the same page rendered by headless
 // Chromium.
 mod html_report;
@@ -130,6 +133,7 @@ fn main() -> std::process::ExitCode {
         figures::tests(),
         first_contact::tests(),
         fuzz_regressions::tests(),
+        history::tests(),
         html_report::tests(),
         json_schema::tests(),
         latency::tests(),

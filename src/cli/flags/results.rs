@@ -86,6 +86,18 @@ pub(super) const SECTION: Section = Section {
             "a logarithmic value axis on the plots and the HTML report",
             |s| s.plot_style.log_values = true,
         ),
+        Flag::path(
+            Long("history"),
+            "DIR",
+            "record the run in the history in DIR (default: $IOZ_HISTORY, else \
+             $XDG_DATA_HOME/ioz or ~/.local/share/ioz; see ioz history -h)",
+            |s, dir| s.history.dir = Some(dir),
+        ),
+        Flag::switch(
+            Long("no-history"),
+            "record nothing in the history (also IOZ_NO_HISTORY=1)",
+            |s| s.history.off = true,
+        ),
         Flag::switch(
             Long("quiet"),
             "no progress bar (it only shows on a terminal) and no warnings",

@@ -1,0 +1,169 @@
+//! What every `ioz history` command and `ioz compare`'s history
+//! references share: where the history is, the runs a selection picks, a
+//! run named by its id, a stored run's samples, and the one-line endings.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::output::{SIGPIPE, say};
+use crate::analysis::compare::{Input, Side};
+use crate::analysis::samples::{self, SampleSet, unit_name};
+use crate::cli::Selection;
+use crate::error::Exit;
+use crate::history::{self, Entry, Filter, History, Location, StatusKind, Stored, dates};
+use crate::model::environment::Environment;
+use crate::report::iozone_log;
+
+/// The history's directory: --history, IOZ_HISTORY, the data directory.
+pub(crate) fn locate(flag: Option<&Path>) -> Result<PathBuf, String> {
+    match history::locate(flag, false, false, &|n| std::env::var_os(n))? {
+        Location::Dir(d) => Ok(d),
+        Location::Off => unreachable!("only --no-history turns it off"),
+    }
+}
+
+/// The history to read; `None` when there is none yet.
+pub(crate) fn open_to_read(dir: &Path) -> Result<Option<History>, String> {
+    History::open_to_read(dir, &mut |w| say(format_args!("history: {w}")))
+}
+
+/// The selection's filter, its dates checked.
+pub(crate) fn filter(s: &Selection) -> Result<Filter, String> {
+    let date = |opt: &str, v: &Option<String>| -> Result<Option<String>, String> {
+        v.as_deref()
+            .map(|t| dates::from_user(t).map_err(|e| format!("{opt} {e}")))
+            .transpose()
+    };
+    let until = date("--until", &s.until)?
+        .map(|u| dates::until_end_of_day(s.until.as_deref().unwrap_or_default(), &u));
+    Ok(Filter {
+        labels: s.labels.clone(),
+        host: s.host.clone(),
+        fs: s.fs.clone(),
+        since: date("--since", &s.since)?,
+        until,
+        status: s.status.as_deref().and_then(StatusKind::from_name),
+    })
+}
+
+/// A run named as `show`, `rm` and `ioz compare @…` name it: `42`, `@42`
+/// or `last`/`@last`.
+pub(crate) fn find(h: &History, reference: &str) -> Result<Entry, String> {
+    let r = reference.strip_prefix('@').unwrap_or(reference);
+    let found = if r == "last" {
+        h.last()?
+    } else {
+        let id: i64 = r.parse().map_err(|_| {
+            format!(
+                "'{reference}' is not a run of the history: give its id (ioz history list), or last"
+            )
+        })?;
+        h.get(id)?
+    };
+    found.ok_or_else(|| format!("no run {r} in the history {}", h.dir().display()))
+}
+
+/// The samples of a stored run, and its environment (an IOzone log
+/// records none).
+pub(crate) fn samples_of(
+    h: &History,
+    entry: &Entry,
+) -> Result<(SampleSet, Option<Environment>), String> {
+    match h.load(entry)? {
+        Stored::Run(run) => Ok((samples::of_run(&run), Some(run.environment))),
+        Stored::Log(log) => iozone_log::parse(&log.text)
+            .map(|l| (l.samples, None))
+            .map_err(|e| format!("run {}: {e}", entry.id)),
+    }
+}
+
+/// `ioz compare`'s `@42`, `@last`, `@label:NAME` (every complete run with
+/// that label, pooled): the samples, named by the reference.
+pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), String> {
+    let dir = locate(None)?;
+    let Some(h) = open_to_read(&dir)? else {
+        return Err(format!(
+            "{reference}: the history {} holds no runs",
+            dir.display()
+        ));
+    };
+    let (entries, label) = match reference.strip_prefix("@label:") {
+        Some(name) => {
+            let filter = Filter {
+                labels: vec![name.to_string()],
+                status: Some(StatusKind::Complete),
+                ..Filter::default()
+            };
+            let entries = h.list(&filter)?;
+            if entries.is_empty() {
+                return Err(format!(
+                    "{reference}: no complete run with the label '{name}' in the history {}",
+                    dir.display()
+                ));
+            }
+            (entries, name.to_string())
+        }
+        None => {
+            let e = find(&h, reference).map_err(|e| format!("{reference}: {e}"))?;
+            let label = e.label.clone().unwrap_or_else(|| format!("run {}", e.id));
+            (vec![e], label)
+        }
+    };
+    let mut pooled: Option<SampleSet> = None;
+    // The first run's environment stands for the label's, as a
+    // directory's first run does for it.
+    let mut environment = None;
+    for e in &entries {
+        let (s, env) = samples_of(&h, e)?;
+        environment = environment.or(env);
+        match &mut pooled {
+            None => pooled = Some(s),
+            Some(set) if set.unit != s.unit => {
+                return Err(format!(
+                    "{reference}: run {} is in {} and the runs before it in {}; one label, one unit",
+                    e.id,
+                    unit_name(s.unit),
+                    unit_name(set.unit)
+                ));
+            }
+            Some(set) => set.pool(s),
+        }
+    }
+    let first = &entries[0].date;
+    let last = &entries[entries.len() - 1].date;
+    let date = if first == last {
+        first.clone()
+    } else {
+        format!("{first} … {last}")
+    };
+    Ok((
+        Side {
+            input: Input {
+                label,
+                date: Some(date),
+                source: reference.to_string(),
+                runs: entries.len(),
+            },
+            samples: pooled.expect("at least one run"),
+            environment,
+        },
+        entries.iter().map(|e| h.path_of(e)).collect(),
+    ))
+}
+
+pub(crate) fn print(text: &str) -> Exit {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Exit::Success,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Signal(SIGPIPE),
+        Err(e) => {
+            say(format_args!("cannot write to standard output: {e}"));
+            Exit::Failure
+        }
+    }
+}
+
+pub(crate) fn refuse(e: &str) -> Exit {
+    say(e);
+    Exit::Usage
+}

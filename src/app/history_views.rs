@@ -1,0 +1,238 @@
+//! `ioz history trend` (seed 003's table over the stored runs) and
+//! `ioz history regressions` (each label's latest run against the runs
+//! before it, as `ioz compare` compares them).
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal};
+use std::path::Path;
+
+use super::history_runs::{filter, open_to_read, print, refuse, samples_of};
+use super::output::say;
+use crate::analysis::adjust::Adjust;
+use crate::analysis::compare::{Input, Options, Side, compare};
+use crate::analysis::samples::SampleSet;
+use crate::analysis::trend::{PASSES, TrendOptions, TrendRun, pass_named, trend as make_trend};
+use crate::cli::{Selection, TrendRequest};
+use crate::error::Exit;
+use crate::history::{Entry, History, StatusKind};
+use crate::model::result_files::Place;
+use crate::report::compare::cell_name;
+use crate::report::put::put;
+use crate::report::trend::{render_csv, render_html, render_json, render_text};
+use crate::safety::outputs;
+
+/// The runs the selection picks, complete ones unless it asks otherwise.
+fn selected(dir: &Path, selection: &Selection) -> Result<(History, Vec<Entry>), Exit> {
+    let mut filter = filter(selection).map_err(|e| refuse(&e))?;
+    filter.status = filter.status.or(Some(StatusKind::Complete));
+    let history = match open_to_read(dir) {
+        Ok(Some(h)) => h,
+        Ok(None) => return Err(refuse(&format!("history: {} holds no runs", dir.display()))),
+        Err(e) => {
+            say(&e);
+            return Err(Exit::Failure);
+        }
+    };
+    let entries = history.list(&filter).map_err(|e| {
+        say(&e);
+        Exit::Failure
+    })?;
+    if entries.is_empty() {
+        return Err(refuse(
+            "history: no complete run matches (ioz history list shows them)",
+        ));
+    }
+    Ok((history, entries))
+}
+
+pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
+    let mut passes = Vec::new();
+    for name in &request.tests {
+        match pass_named(name) {
+            Some(p) => passes.push(p),
+            None => {
+                let names: Vec<&str> = PASSES.iter().map(|p| p.name()).collect();
+                return refuse(&format!(
+                    "history trend: --test '{name}' is not a test; use one of: {}",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    let (history, entries) = match selected(dir, &request.selection) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let mut runs = Vec::new();
+    for e in &entries {
+        match samples_of(&history, e) {
+            Ok((samples, environment)) => runs.push(TrendRun {
+                id: e.id,
+                date: e.date.clone(),
+                label: e.label.clone(),
+                samples,
+                environment,
+            }),
+            Err(err) => return refuse(&format!("history trend: {err}")),
+        }
+    }
+    let options = TrendOptions {
+        cell: request.cell,
+        passes,
+        ratio_to: request.ratio_to.clone(),
+        band_percent: crate::cli::DEFAULT_BAND,
+    };
+    let t = match make_trend(&runs, &options) {
+        Ok(t) => t,
+        Err(e) => return refuse(&format!("history trend: {e}")),
+    };
+    if request.cell.is_none() {
+        let empty: Vec<&str> = (0..t.tests.len())
+            .filter(|&i| t.rows.iter().all(|r| r.values[i].is_none()))
+            .map(|i| t.tests[i])
+            .collect();
+        if !empty.is_empty() {
+            say(format_args!(
+                "history trend: warning: the runs share no cell of {}: pick runs of one plan (--label, --since) or one cell (--size, --record)",
+                empty.join(", ")
+            ));
+        }
+    }
+    let inputs: Vec<std::path::PathBuf> = entries.iter().map(|e| history.path_of(e)).collect();
+    let inputs: Vec<&Path> = inputs.iter().map(|p| p.as_path()).collect();
+    let places = match outputs::check_for_compare(&request.outputs, &inputs, request.force) {
+        Ok(p) => p,
+        Err(e) => return refuse(&format!("history trend: {e}")),
+    };
+    drop(history);
+    let mut exit = Exit::Success;
+    if request.text {
+        let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        exit = print(&render_text(&t, colour));
+    }
+    let mut save = |opt: &str, place: &Option<Place>, bytes: io::Result<Vec<u8>>| {
+        let Some(place) = place else { return };
+        if let Err(e) = bytes.and_then(|b| put(place, &b)) {
+            say(format_args!(
+                "{opt}: cannot write {}: {e}",
+                place.given.display()
+            ));
+            exit = Exit::Failure;
+        }
+    };
+    save("--json", &places.json, render_json(&t));
+    save("--csv", &places.csv, Ok(render_csv(&t)));
+    save("--html", &places.html, Ok(render_html(&t).into_bytes()));
+    exit
+}
+
+pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f64) -> Exit {
+    let (history, entries) = match selected(dir, selection) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    // Runs of one label on one host and target, oldest first.
+    let mut groups: BTreeMap<(String, String, String), Vec<&Entry>> = BTreeMap::new();
+    for e in &entries {
+        let label = e.label.clone().unwrap_or_else(|| "(no label)".into());
+        groups
+            .entry((label, e.host.clone(), e.target.clone()))
+            .or_default()
+            .push(e);
+    }
+    let mut out = String::new();
+    let mut slower_total = 0;
+    for ((label, host, target), runs) in &groups {
+        let place = match (host.is_empty(), target.is_empty()) {
+            (false, false) => format!(" on {host} ({target})"),
+            (false, true) => format!(" on {host}"),
+            _ => String::new(),
+        };
+        let Some((latest, earlier)) = runs.split_last() else {
+            continue;
+        };
+        if earlier.is_empty() {
+            out.push_str(&format!(
+                "{label}{place}: run {} is its only run: nothing to compare\n",
+                latest.id
+            ));
+            continue;
+        }
+        let side = |name: &str, source: String, es: &[&Entry]| -> Result<Side, String> {
+            let mut pooled: Option<SampleSet> = None;
+            for e in es {
+                let (s, _) = samples_of(&history, e)?;
+                match &mut pooled {
+                    None => pooled = Some(s),
+                    Some(set) => set.pool(s),
+                }
+            }
+            Ok(Side {
+                input: Input {
+                    label: name.to_string(),
+                    date: Some(es[es.len() - 1].date.clone()),
+                    source,
+                    runs: es.len(),
+                },
+                samples: pooled.ok_or("no runs")?,
+                environment: None,
+            })
+        };
+        let ids: Vec<String> = earlier.iter().map(|e| e.id.to_string()).collect();
+        let base = side("earlier", format!("runs {}", ids.join(", ")), earlier);
+        let last = side("latest", format!("run {}", latest.id), &[latest]);
+        let (base, last) = match (base, last) {
+            (Ok(b), Ok(l)) => (b, l),
+            (Err(e), _) | (_, Err(e)) => return refuse(&format!("history regressions: {e}")),
+        };
+        let options = Options {
+            band_percent: band,
+            adjust: Adjust::BenjaminiHochberg,
+        };
+        let comparison = match compare(&base, &[last], options) {
+            Ok(c) => c,
+            Err(e) => {
+                out.push_str(&format!("{label}{place}: not compared: {e}\n"));
+                continue;
+            }
+        };
+        let compared: usize = comparison.pairs.iter().map(|p| p.cells.len()).sum();
+        let slow = comparison.slower_than(band);
+        slower_total += slow.len();
+        out.push_str(&format!(
+            "{label}{place}: run {} ({}) against {} earlier run(s): {} of {compared} cell(s) slower\n",
+            latest.id,
+            latest.date,
+            earlier.len(),
+            slow.len()
+        ));
+        if slow.iter().any(|(_, c)| c.p_adjusted.is_none()) {
+            out.push_str(
+                "  (one sample of a cell on a side: its verdict rests on the band alone; runs with --runs N are tested)\n",
+            );
+        }
+        for (_, cell) in &slow {
+            let why = match cell.p_adjusted {
+                Some(p) => format!("adjusted p = {p:.4}"),
+                None => "one sample on a side: the band alone".into(),
+            };
+            out.push_str(&format!(
+                "  {}: {:.1} % slower ({why})\n",
+                cell_name(&cell.cell),
+                cell.slowdown_percent(comparison.higher_is_better)
+            ));
+        }
+    }
+    drop(history);
+    let printed = print(&out);
+    if printed != Exit::Success {
+        return printed;
+    }
+    if fail && slower_total > 0 {
+        say(format_args!(
+            "history regressions: {slower_total} cell(s) slower than the runs before (--fail)"
+        ));
+        return Exit::Failure;
+    }
+    Exit::Success
+}

@@ -1,0 +1,346 @@
+//! The index: one row per stored run in `history.sqlite`, for listing and
+//! filtering without reading every file. Everything in it comes from the
+//! run files, so it can be rebuilt from them at any time.
+//!
+//! The schema's version is SQLite's `user_version`; [`MIGRATIONS`] lists
+//! the steps from each version to the next, applied in one transaction
+//! when an older database is opened. A database from a newer ioz is
+//! refused, never rewritten.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// How long a writer waits for another one (parallel runs) before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Version N+1 is `MIGRATIONS[N]` applied to version N.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE runs (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        file     TEXT NOT NULL,    -- its name in runs/
+        kind     TEXT NOT NULL,    -- 'run' or 'iozone-log'
+        date     TEXT NOT NULL,    -- RFC 3339, UTC
+        label    TEXT,
+        host     TEXT NOT NULL,
+        fs       TEXT NOT NULL,
+        device   TEXT NOT NULL,
+        target   TEXT NOT NULL,    -- the mount point (or the test file's path)
+        command  TEXT NOT NULL,
+        status   TEXT NOT NULL     -- 'complete', 'interrupted by SIGINT', 'failed: …'
+    );
+    CREATE INDEX runs_by_date ON runs (date, id);
+    CREATE INDEX runs_by_label ON runs (label, date);
+"];
+
+/// The schema version this ioz writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// One stored run, as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub id: i64,
+    pub file: String,
+    /// `run` or `iozone-log`.
+    pub kind: String,
+    pub date: String,
+    pub label: Option<String>,
+    pub host: String,
+    pub fs: String,
+    pub device: String,
+    pub target: String,
+    pub command: String,
+    pub status: String,
+}
+
+impl Entry {
+    pub fn status_kind(&self) -> StatusKind {
+        if self.status.starts_with("interrupted") {
+            StatusKind::Interrupted
+        } else if self.status.starts_with("failed") {
+            StatusKind::Failed
+        } else {
+            StatusKind::Complete
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusKind {
+    Complete,
+    Interrupted,
+    Failed,
+}
+
+impl StatusKind {
+    pub fn from_name(name: &str) -> Option<StatusKind> {
+        match name {
+            "complete" => Some(StatusKind::Complete),
+            "interrupted" => Some(StatusKind::Interrupted),
+            "failed" => Some(StatusKind::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// What `ioz history list` (and the commands that pick runs) keeps; every
+/// field set must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Any of these labels (none: every label, and runs without one).
+    pub labels: Vec<String>,
+    pub host: Option<String>,
+    pub fs: Option<String>,
+    /// RFC 3339 bounds, both included.
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub status: Option<StatusKind>,
+}
+
+impl Filter {
+    pub fn keeps(&self, e: &Entry) -> bool {
+        (self.labels.is_empty() || e.label.as_ref().is_some_and(|l| self.labels.contains(l)))
+            && self.host.as_ref().is_none_or(|h| *h == e.host)
+            && self.fs.as_ref().is_none_or(|f| *f == e.fs)
+            && self.since.as_ref().is_none_or(|s| e.date >= *s)
+            && self.until.as_ref().is_none_or(|u| e.date <= *u)
+            && self.status.is_none_or(|s| s == e.status_kind())
+    }
+}
+
+/// Opens (or creates) the index at `path`: WAL, the busy timeout, the
+/// schema migrated forward, and a quick check of its pages. An error is
+/// SQLite's; the caller decides whether it means a damaged database.
+pub fn open(path: &Path) -> Result<Connection, Damage> {
+    let conn = Connection::open(path).map_err(Damage::from)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(Damage::from)?;
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(Damage::from)?;
+    if check != "ok" {
+        return Err(Damage::Damaged(check));
+    }
+    let _mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .map_err(Damage::from)?;
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+/// Why the index cannot be used.
+#[derive(Debug)]
+pub enum Damage {
+    /// The file is not a database or its pages are broken: rebuild it.
+    Damaged(String),
+    /// Written by a newer ioz: leave it alone.
+    Newer(i64),
+    /// Anything else (locked past the timeout, a full disk): say it.
+    Other(String),
+}
+
+impl From<rusqlite::Error> for Damage {
+    fn from(e: rusqlite::Error) -> Damage {
+        use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+        match e.sqlite_error_code() {
+            Some(NotADatabase | DatabaseCorrupt) => Damage::Damaged(e.to_string()),
+            _ => Damage::Other(e.to_string()),
+        }
+    }
+}
+
+fn migrate(conn: &Connection) -> Result<(), Damage> {
+    // IMMEDIATE: two processes opening a new database migrate it once.
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let done = (|| {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(Damage::Newer(version));
+        }
+        for step in &MIGRATIONS[version as usize..] {
+            conn.execute_batch(step)?;
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
+        Ok(())
+    })();
+    match done {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(Damage::from),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Adds `entry` (its id when it is not 0, else a new one) and returns its id.
+pub fn insert(conn: &Connection, entry: &Entry) -> rusqlite::Result<i64> {
+    let id = (entry.id != 0).then_some(entry.id);
+    conn.execute(
+        "INSERT INTO runs (id, file, kind, date, label, host, fs, device, target, command, status)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            id,
+            entry.file,
+            entry.kind,
+            entry.date,
+            entry.label,
+            entry.host,
+            entry.fs,
+            entry.device,
+            entry.target,
+            entry.command,
+            entry.status
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn set_file(conn: &Connection, id: i64, file: &str) -> rusqlite::Result<()> {
+    conn.execute("UPDATE runs SET file = ?1 WHERE id = ?2", params![file, id])?;
+    Ok(())
+}
+
+pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    Ok(conn.execute("DELETE FROM runs WHERE id = ?1", params![id])? == 1)
+}
+
+pub fn delete_all(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM runs", [])?;
+    Ok(())
+}
+
+const COLUMNS: &str = "id, file, kind, date, label, host, fs, device, target, command, status";
+
+fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
+    Ok(Entry {
+        id: r.get(0)?,
+        file: r.get(1)?,
+        kind: r.get(2)?,
+        date: r.get(3)?,
+        label: r.get(4)?,
+        host: r.get(5)?,
+        fs: r.get(6)?,
+        device: r.get(7)?,
+        target: r.get(8)?,
+        command: r.get(9)?,
+        status: r.get(10)?,
+    })
+}
+
+/// Every run, oldest first (by date, then id).
+pub fn all(conn: &Connection) -> rusqlite::Result<Vec<Entry>> {
+    let mut q = conn.prepare(&format!("SELECT {COLUMNS} FROM runs ORDER BY date, id"))?;
+    q.query_map([], entry)?.collect()
+}
+
+pub fn by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Entry>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM runs WHERE id = ?1"),
+        params![id],
+        entry,
+    )
+    .optional()
+}
+
+/// The run recorded last: the largest id (the order runs were saved in,
+/// whatever their dates).
+pub fn last(conn: &Connection) -> rusqlite::Result<Option<Entry>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"),
+        [],
+        entry,
+    )
+    .optional()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(id: i64, label: Option<&str>, date: &str, status: &str) -> Entry {
+        Entry {
+            id,
+            file: format!("{id}.json"),
+            kind: "run".into(),
+            date: date.into(),
+            label: label.map(String::from),
+            host: "h".into(),
+            fs: "ext4".into(),
+            device: "vda".into(),
+            target: "/".into(),
+            command: "ioz -a".into(),
+            status: status.into(),
+        }
+    }
+
+    #[test]
+    fn rows_go_in_and_come_out_by_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(&dir.path().join("h.sqlite")).unwrap();
+        let a = insert(
+            &conn,
+            &sample(0, Some("a"), "2008-01-02T00:00:00Z", "complete"),
+        )
+        .unwrap();
+        let b = insert(&conn, &sample(0, None, "2007-01-02T00:00:00Z", "failed: x")).unwrap();
+        assert_eq!((a, b), (1, 2));
+        let dates: Vec<i64> = all(&conn).unwrap().iter().map(|e| e.id).collect();
+        assert_eq!(dates, [2, 1]);
+        assert_eq!(last(&conn).unwrap().unwrap().id, 2);
+        assert!(delete(&conn, 1).unwrap());
+        assert!(!delete(&conn, 1).unwrap());
+        assert_eq!(by_id(&conn, 1).unwrap(), None);
+        // A given id is kept (a reindex keeps the files' ids).
+        assert_eq!(insert(&conn, &sample(7, None, "x", "complete")).unwrap(), 7);
+    }
+
+    #[test]
+    fn the_schema_is_versioned_and_a_newer_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        let conn = open(&path).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        conn.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(conn);
+        assert!(matches!(open(&path), Err(Damage::Newer(99))));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+        assert!(matches!(open(&path), Err(Damage::Damaged(_))));
+    }
+
+    #[test]
+    fn filters_match_every_field_given() {
+        let e = sample(
+            1,
+            Some("ubifs"),
+            "2008-06-12T10:00:00Z",
+            "interrupted by SIGINT",
+        );
+        assert!(Filter::default().keeps(&e));
+        let f = Filter {
+            labels: vec!["jffs2".into(), "ubifs".into()],
+            since: Some("2008-06-12T00:00:00Z".into()),
+            until: Some("2008-06-12T23:59:59Z".into()),
+            ..Filter::default()
+        };
+        assert!(f.keeps(&e));
+        let g = Filter {
+            status: Some(StatusKind::Complete),
+            ..Filter::default()
+        };
+        assert!(!g.keeps(&e));
+        let h = Filter {
+            host: Some("other".into()),
+            ..Filter::default()
+        };
+        assert!(!h.keeps(&e));
+    }
+}

@@ -1,0 +1,445 @@
+//! `ioz history trend`'s views: the text table (seed 003's layout: runs by
+//! date, tests across, then ratio rows coloured as `ioz compare` colours
+//! its verdicts), CSV and JSON for scripts, and an HTML page with one line
+//! per label per test over time (inline SVG, as the comparison page's).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::compare::{SERIES, verdict_colour};
+use super::plots::{PlainAxis, number};
+use crate::analysis::compare::Verdict;
+use crate::analysis::trend::Trend;
+use crate::report::environment_text::differences_lines;
+
+/// The JSON's format name and version.
+pub const TREND_FORMAT: &str = "ioz-history-trend";
+pub const TREND_VERSION: u32 = 1;
+
+/// A date as the table shows it: `2008-06-12 10:22` (UTC).
+fn short_date(d: &str) -> String {
+    d.get(..16).unwrap_or(d).replace('T', " ")
+}
+
+fn value_text(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.abs() >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+        None => "-".into(),
+    }
+}
+
+fn mark(v: Option<Verdict>) -> char {
+    match v {
+        Some(Verdict::Faster) => '+',
+        Some(Verdict::Slower) => '-',
+        _ => ' ',
+    }
+}
+
+/// The text table; `colour` paints the ratios (a terminal without NO_COLOR).
+pub fn render_text(t: &Trend, colour: bool) -> String {
+    let mut out = format!("ioz history trend: {}, {}\n", t.unit, t.basis);
+    // What changed on the machine, before any number.
+    for change in &t.environment_changes {
+        let _ = writeln!(
+            out,
+            "  environment of run {} against run {}:",
+            change.id, change.previous_id
+        );
+        for line in differences_lines(&change.differences) {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    let label_w = t
+        .rows
+        .iter()
+        .map(|r| r.label.as_deref().unwrap_or("-").chars().count())
+        .max()
+        .unwrap_or(1)
+        .max(5);
+    let widths: Vec<usize> = t
+        .tests
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            t.rows
+                .iter()
+                .map(|r| value_text(r.values[i]).len())
+                .max()
+                .unwrap_or(1)
+                .max(name.chars().count())
+                .max(7)
+        })
+        .collect();
+    let head = |out: &mut String| {
+        let _ = write!(out, "{:>5}  {:<16}  {:<label_w$}", "run", "date", "label");
+        for (name, w) in t.tests.iter().zip(&widths) {
+            let _ = write!(out, "  {name:>w$}");
+        }
+        out.push('\n');
+    };
+    head(&mut out);
+    for r in &t.rows {
+        let _ = write!(
+            out,
+            "{:>5}  {:<16}  {:<label_w$}",
+            r.id,
+            short_date(&r.date),
+            r.label.as_deref().unwrap_or("-")
+        );
+        for (v, w) in r.values.iter().zip(&widths) {
+            let _ = write!(out, "  {:>w$}", value_text(*v));
+        }
+        out.push('\n');
+    }
+    if let Some(reference) = &t.ratio_to {
+        let _ = writeln!(
+            out,
+            "\nRatio to {reference} (each run / the {reference} run nearest in date; + {}, - {} beyond the band of {} %)",
+            if t.higher_is_better {
+                "faster"
+            } else {
+                "lower"
+            },
+            if t.higher_is_better {
+                "slower"
+            } else {
+                "higher"
+            },
+            number(t.band_percent)
+        );
+        head(&mut out);
+        for r in &t.ratios {
+            let _ = write!(
+                out,
+                "{:>5}  {:<16}  {:<label_w$}",
+                r.id,
+                short_date(&r.date),
+                r.label.as_deref().unwrap_or("-")
+            );
+            for ((v, verdict), w) in r.values.iter().zip(&r.verdicts).zip(&widths) {
+                let text = match v {
+                    Some(v) => format!("{v:.3}{}", mark(*verdict)),
+                    None => "- ".into(),
+                };
+                let padded = format!("{text:>w$}", w = w + 1);
+                let painted = match (colour, verdict) {
+                    (true, Some(v)) => {
+                        let code = match v {
+                            Verdict::Faster => "32",
+                            Verdict::Slower => "31",
+                            Verdict::Same => "90",
+                        };
+                        format!("\x1b[{code}m{padded}\x1b[0m")
+                    }
+                    _ => padded,
+                };
+                let _ = write!(out, " {painted}");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// One row per run, then one per ratio row: `kind` says which.
+pub fn render_csv(t: &Trend) -> Vec<u8> {
+    let mut out = String::from("kind,id,date,label,reference_id");
+    for name in &t.tests {
+        let _ = write!(out, ",{}", name.replace(' ', "_"));
+    }
+    out.push('\n');
+    let quote = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    for r in &t.rows {
+        let _ = write!(
+            out,
+            "value,{},{},{},",
+            r.id,
+            r.date,
+            quote(r.label.as_deref().unwrap_or(""))
+        );
+        for v in &r.values {
+            let _ = write!(out, ",{}", v.map(|v| v.to_string()).unwrap_or_default());
+        }
+        out.push('\n');
+    }
+    for r in &t.ratios {
+        let _ = write!(
+            out,
+            "ratio,{},{},{},{}",
+            r.id,
+            r.date,
+            quote(r.label.as_deref().unwrap_or("")),
+            r.reference_id
+        );
+        for v in &r.values {
+            let _ = write!(out, ",{}", v.map(|v| v.to_string()).unwrap_or_default());
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+#[derive(Serialize)]
+struct TrendFile<'a> {
+    format: &'static str,
+    version: u32,
+    #[serde(flatten)]
+    trend: &'a Trend,
+}
+
+pub fn render_json(t: &Trend) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(&TrendFile {
+        format: TREND_FORMAT,
+        version: TREND_VERSION,
+        trend: t,
+    })
+    .map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Seconds since 1970 of an RFC 3339 date in UTC (`None` when it is not one).
+fn epoch(date: &str) -> Option<i64> {
+    let (y, m, d) = (
+        date.get(0..4)?.parse::<i64>().ok()?,
+        date.get(5..7)?.parse::<i64>().ok()?,
+        date.get(8..10)?.parse::<i64>().ok()?,
+    );
+    let secs = match (date.get(11..13), date.get(14..16), date.get(17..19)) {
+        (Some(h), Some(mi), Some(s)) => {
+            h.parse::<i64>().ok()? * 3600 + mi.parse::<i64>().ok()? * 60 + s.parse::<i64>().ok()?
+        }
+        _ => 0,
+    };
+    // Howard Hinnant's days-from-civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some((era * 146_097 + doe - 719_468) * 86_400 + secs)
+}
+
+/// The page: the table (ratio cells coloured by verdict), then per test a
+/// chart with one line per label over time.
+pub fn render_html(t: &Trend) -> String {
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>ioz history trend</title><style>\
+         body{font-family:sans-serif;margin:24px;max-width:1400px}\
+         table{border-collapse:collapse;font-size:13px}\
+         td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}\
+         td.l,th.l{text-align:left}\
+         .charts{display:flex;flex-wrap:wrap;gap:16px}\
+         </style></head><body>\n",
+    );
+    let _ = writeln!(
+        html,
+        "<h1>ioz history trend</h1><p>Values in {}: {}.</p>",
+        esc(t.unit),
+        esc(&t.basis)
+    );
+    html.push_str("<div style=\"overflow-x:auto\"><table><tr><th>run</th><th class=\"l\">date</th><th class=\"l\">label</th>");
+    for name in &t.tests {
+        let _ = write!(html, "<th>{}</th>", esc(name));
+    }
+    html.push_str("</tr>\n");
+    for r in &t.rows {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>",
+            r.id,
+            esc(&short_date(&r.date)),
+            esc(r.label.as_deref().unwrap_or("-"))
+        );
+        for v in &r.values {
+            let _ = write!(html, "<td>{}</td>", value_text(*v));
+        }
+        html.push_str("</tr>\n");
+    }
+    if let Some(reference) = &t.ratio_to {
+        let _ = writeln!(
+            html,
+            "<tr><th colspan=\"{}\" class=\"l\">Ratio to {} (band {} %)</th></tr>",
+            t.tests.len() + 3,
+            esc(reference),
+            number(t.band_percent)
+        );
+        for r in &t.ratios {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>",
+                r.id,
+                esc(&short_date(&r.date)),
+                esc(r.label.as_deref().unwrap_or("-"))
+            );
+            for (v, verdict) in r.values.iter().zip(&r.verdicts) {
+                match (v, verdict) {
+                    (Some(v), Some(verdict)) => {
+                        let _ = write!(
+                            html,
+                            "<td style=\"color:#fff;background:{}\">{v:.3}</td>",
+                            verdict_colour(*verdict)
+                        );
+                    }
+                    _ => html.push_str("<td>-</td>"),
+                }
+            }
+            html.push_str("</tr>\n");
+        }
+    }
+    html.push_str("</table></div>\n<div class=\"charts\">\n");
+    for (i, name) in t.tests.iter().enumerate() {
+        html.push_str(&chart(t, i, name));
+    }
+    html.push_str("</div>\n</body></html>\n");
+    html
+}
+
+/// One test over time: a line per label, a dot per run.
+fn chart(t: &Trend, test: usize, name: &str) -> String {
+    const W: f64 = 640.0;
+    const H: f64 = 300.0;
+    const LEFT: f64 = 70.0;
+    const RIGHT: f64 = 130.0;
+    const TOP: f64 = 30.0;
+    const BOTTOM: f64 = 50.0;
+    let mut series: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+    for r in &t.rows {
+        if let (Some(v), Some(x)) = (r.values[test], epoch(&r.date)) {
+            series
+                .entry(r.label.as_deref().unwrap_or("(no label)"))
+                .or_default()
+                .push((x, v));
+        }
+    }
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
+         <text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
+        (LEFT + W - RIGHT) / 2.0,
+        esc(name)
+    );
+    let points: Vec<(i64, f64)> = series.values().flatten().copied().collect();
+    if points.is_empty() {
+        svg.push_str("<text x=\"320\" y=\"150\" text-anchor=\"middle\">no values</text></svg>\n");
+        return svg;
+    }
+    let (x0, x1) = points
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let max = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let axis = PlainAxis::up_to(t.output_unit, max);
+    let top = axis.top();
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = H - TOP - BOTTOM;
+    let span = (x1 - x0).max(1) as f64;
+    let x_of = |x: i64| {
+        if x1 == x0 {
+            LEFT + plot_w / 2.0
+        } else {
+            LEFT + (x - x0) as f64 / span * plot_w
+        }
+    };
+    let y_of = |v: f64| TOP + plot_h - (v * axis.factor / top).min(1.0) * plot_h;
+    for &tick in &axis.ticks {
+        let y = TOP + plot_h - tick / top * plot_h;
+        let _ = write!(
+            svg,
+            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y + 4.0,
+            number(tick)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">{}</text>",
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
+        esc(axis.unit)
+    );
+    // The first and last dates under the axis.
+    for (x, anchor) in [(x0, "start"), (x1, "end")] {
+        let date = t
+            .rows
+            .iter()
+            .find(|r| epoch(&r.date) == Some(x))
+            .map(|r| r.date.get(..10).unwrap_or(&r.date).to_string())
+            .unwrap_or_default();
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
+            x_of(x),
+            H - BOTTOM + 18.0,
+            esc(&date)
+        );
+    }
+    for (n, (label, pts)) in series.iter().enumerate() {
+        let colour = SERIES[(n + 1) % SERIES.len()];
+        let path: Vec<String> = pts
+            .iter()
+            .map(|&(x, v)| format!("{:.1},{:.1}", x_of(x), y_of(v)))
+            .collect();
+        let _ = write!(
+            svg,
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
+            path.join(" ")
+        );
+        for &(x, v) in pts {
+            let _ = write!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{}: {}</title></circle>",
+                x_of(x),
+                y_of(v),
+                esc(label),
+                value_text(Some(v))
+            );
+        }
+        let ly = TOP + 14.0 * n as f64;
+        let _ = write!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            W - RIGHT + 10.0,
+            ly,
+            W - RIGHT + 24.0,
+            ly + 9.0,
+            esc(label)
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_become_epoch_seconds() {
+        assert_eq!(epoch("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(epoch("2008-06-12T10:22:33Z"), Some(1_213_266_153));
+        assert_eq!(epoch("2000-02-29"), Some(951_782_400));
+        assert_eq!(epoch("x"), None);
+    }
+}
