@@ -19,6 +19,7 @@ pub fn tests() -> Vec<Test> {
         four_ranks_write_and_read_their_own_files_phase_by_phase => [Mpi],
         four_ranks_remove_their_files_and_leave_no_process => [Mpi],
         the_first_rank_to_finish_stonewalls_a_slowed_one => [Mpi],
+        two_workers_per_rank_over_two_runs => [Mpi],
         workers_that_ranks_cannot_share_evenly_are_refused_once => [Mpi],
         an_io_error_on_one_rank_ends_the_job_naming_rank_and_host => [Mpi, FlipShim],
         a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
@@ -674,4 +675,35 @@ fn a_remote_rank_that_cannot_make_its_file_ends_the_job() {
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(list_dir(&wa), Vec::<String>::new());
     assert_eq!(list_dir(&wb), Vec::<String>::new());
+}
+
+fn two_workers_per_rank_over_two_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // -t 4 over 2 ranks: workers 0 and 1 on rank 0, 2 and 3 on rank 1.
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-t", "4", "-s", "256k", "-r", "64k", "-i", "0", "-C", "-w", "-x", "-f", "f", "--runs",
+            "2",
+        ],
+    );
+    expect(&r, 0);
+    let host = host_name();
+    let lines = child_lines(&r.stdout, "4 initial writers");
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    for (worker, line) in lines.iter().enumerate() {
+        assert!(line.contains(&format!("Child[{worker}]")), "{line}");
+        let rank = worker / 2;
+        assert!(
+            line.ends_with(&format!(", rank {rank} on {host}")),
+            "{line}"
+        );
+        assert_eq!(xfer_kb(line), 256.0, "{line}");
+    }
+    assert!(r.stdout.contains("Mean ± sd over 2 runs"), "{}", r.stdout);
+    for worker in 0..4 {
+        assert_eq!(file_len(&d.join(format!("f.{worker}"))), 256 << 10);
+    }
 }
