@@ -1,6 +1,7 @@
 //! One command end to end: parse → preflight → measure → print → save, and
 //! the exit status every ending maps to.
 
+mod cluster;
 mod compare;
 mod compare_inputs;
 mod env;
@@ -24,21 +25,33 @@ use crate::system::{allocator, host};
 /// Runs ioz with `args` (argv[0] included) and returns its exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     allocator::return_freed_buffers();
+    // Under an MPI launcher or with -+m, before the parser: cluster mode
+    // decides what the command line means there.
+    if let Some(exit) = cluster::intercept(&args, dispatch) {
+        return exit.code();
+    }
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             output::say(e);
             Exit::Usage
         }
-        Ok(Command::Help) => output::print_text(&help_text(), "the help"),
-        Ok(Command::ReportHelp) => output::print_text(&report_help_text(), "the help"),
-        Ok(Command::Version) => output::print_text(&version_text(), "the version"),
-        Ok(Command::Run(config)) => run::run(*config),
-        Ok(Command::Report(request)) => report::report(request),
-        Ok(Command::CompareHelp) => output::print_text(&compare_help_text(), "the help"),
-        Ok(Command::Compare(request)) => compare::compare(request),
-        Ok(Command::History(request)) => history::history(request),
-        Ok(Command::HistoryHelp(sub)) => output::print_text(&history_help_text(sub), "the help"),
-        Ok(Command::Env(command)) => env::env(command),
+        Ok(command) => dispatch(command),
     };
     exit.code()
+}
+
+/// Carries out a parsed command.
+fn dispatch(command: Command) -> Exit {
+    match command {
+        Command::Help => output::print_text(&help_text(), "the help"),
+        Command::ReportHelp => output::print_text(&report_help_text(), "the help"),
+        Command::Version => output::print_text(&version_text(), "the version"),
+        Command::Run(config) => run::run(*config),
+        Command::Report(request) => report::report(request),
+        Command::CompareHelp => output::print_text(&compare_help_text(), "the help"),
+        Command::Compare(request) => compare::compare(request),
+        Command::History(request) => history::history(request),
+        Command::HistoryHelp(sub) => output::print_text(&history_help_text(sub), "the help"),
+        Command::Env(command) => env::env(command),
+    }
 }

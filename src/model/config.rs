@@ -173,6 +173,11 @@ pub struct ThroughputConfig {
     pub stonewall: bool,
     /// `-d`: worker i starts i × this many µs after the barrier opens.
     pub start_delay_us: u64,
+    /// Cluster mode: the job's number of this rank's first worker (its
+    /// workers are the job's workers from here on; -d counts from it).
+    /// Never saved: a saved run is the whole job's.
+    #[serde(skip)]
+    pub first_worker: u32,
 }
 
 impl ThroughputConfig {

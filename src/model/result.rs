@@ -166,6 +166,17 @@ pub struct WorkerResult {
     pub stonewalled: bool,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
+    /// Cluster mode: the rank that ran this worker, and its host (absent
+    /// on one machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<Client>,
+}
+
+/// An MPI rank of a cluster run: a client of IOzone's `-+m`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    pub rank: u32,
+    pub host: String,
 }
 
 impl WorkerResult {
@@ -204,8 +215,15 @@ pub struct PhaseResult {
     /// Each worker's file size and record size.
     pub file_bytes: u64,
     pub record_bytes: u64,
-    /// From the barrier's release to the end of the last worker's timed region.
+    /// From the barrier's release to the end of the last worker's timed
+    /// region. Across MPI ranks: from the first rank's release to the last
+    /// rank's end on rank 0's clock, the ranks' clocks aligned by message
+    /// round trips (`parent_estimated`); without that alignment, the
+    /// longest of the ranks' own spans, and no "Parent sees" is printed.
     pub parent_elapsed_ns: u64,
+    /// Cluster mode: `parent_elapsed_ns` spans the ranks' aligned clocks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parent_estimated: bool,
     pub stonewall: bool,
     /// `--latency`: every worker's operations together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -399,6 +417,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
         file_bytes: 1 << 20,
         record_bytes: 64 << 10,
         parent_elapsed_ns: 1_000_000_000,
+        parent_estimated: false,
         stonewall: false,
         latency: None,
         results: (0..workers)
@@ -413,6 +432,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 stonewalled: false,
                 cpu_user_ns: 0,
                 cpu_system_ns: 0,
+                client: None,
             })
             .collect(),
         run: 0,

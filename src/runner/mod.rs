@@ -21,6 +21,8 @@ mod timed;
 mod tests;
 
 pub(crate) use events::{Event, Outcome};
+#[cfg(feature = "mpi")]
+pub(crate) use throughput::Across;
 
 use crate::data::telemetry::Replay;
 use crate::error::RunError;
@@ -43,7 +45,33 @@ pub(crate) fn measure(
 ) -> Outcome {
     let recipe = Recipe::new(config, replay);
     match &config.throughput {
-        Some(tp) => throughput::run(&recipe, tp, stop, on_event),
+        Some(tp) => throughput::run(&recipe, tp, stop, None, on_event),
         None => single::run(&recipe, Controls { stop, remount }, on_event),
+    }
+}
+
+/// Measures this rank's share of a cluster run: `config` is the rank's
+/// (throughput mode, its workers and their files), every phase taken with
+/// the other ranks of `across`. Rank 0's events carry the whole job's
+/// phases; the others' their own.
+#[cfg(feature = "mpi")]
+pub(crate) fn measure_across(
+    config: &RunConfig,
+    stop: &StopFlag,
+    across: &Across<'_>,
+    on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Outcome {
+    let recipe = Recipe::new(config, None);
+    match &config.throughput {
+        Some(tp) => throughput::run(&recipe, tp, stop, Some(across), on_event),
+        None => Outcome::ended(
+            Vec::new(),
+            Vec::new(),
+            None,
+            Some(RunError::Refused(
+                "cluster mode runs throughput mode: give -t".into(),
+            )),
+            Vec::new(),
+        ),
     }
 }

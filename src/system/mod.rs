@@ -1,8 +1,10 @@
 //! What reads or changes the machine: the environment of a run, mounts,
 //! block devices, remounting, signals, host facts, wall-clock times and how
-//! freed memory goes back to the system.
+//! freed memory goes back to the system; whether an MPI launcher started
+//! ioz, and (with the `mpi` feature) the ranks of its job.
 
 pub mod allocator;
+pub mod cluster;
 pub mod device;
 pub mod environment;
 pub mod host;

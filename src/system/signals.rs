@@ -95,6 +95,30 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
     let _ = EMERGENCY_REMOVALS.set(removals);
 }
 
+/// Cluster mode: a rank sits inside MPI calls when mpirun passes a Ctrl-C
+/// on (as SIGTERM), where no flag checked between records is seen. A
+/// thread of its own waits for the stop signals instead; the first one
+/// removes the registered test files ([`remove_on_second_interrupt`]) and
+/// ends the rank with 128 + the signal, as a second Ctrl-C ends ioz.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(
+        dead_code,
+        reason = "ranks exist in the MPI build only (app/cluster_rank.rs)"
+    )
+)]
+pub fn leave_on_stop_signals() -> io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("ioz-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                leave_now(signal);
+            }
+        })?;
+    Ok(())
+}
+
 /// The registered test file at `path` is now ioz's file with this identity
 /// (`None`: the run removed it, so nothing there is ioz's any more).
 pub fn remember_identity(path: &Path, identity: Option<(u64, u64)>) {
@@ -194,6 +218,17 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
+    remove_registered_files();
+    // nix has no _exit, and std::process::exit runs atexit handlers, which
+    // are not async-signal-safe.
+    // SAFETY: _exit takes a plain integer, never returns, and is
+    // async-signal-safe.
+    unsafe { libc::_exit(128 + signal) }
+}
+
+/// Removes the registered test files that are still ioz's (a panicking
+/// rank's last act before it ends the job). Async-signal-safe.
+pub fn remove_registered_files() {
     if let Some(removals) = EMERGENCY_REMOVALS
         .get()
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
@@ -213,11 +248,6 @@ fn leave_now(signal: i32) -> ! {
             }
         }
     }
-    // nix has no _exit, and std::process::exit runs atexit handlers, which
-    // are not async-signal-safe.
-    // SAFETY: _exit takes a plain integer, never returns, and is
-    // async-signal-safe.
-    unsafe { libc::_exit(128 + signal) }
 }
 
 impl StopFlag {

@@ -18,6 +18,9 @@ mod fixtures;
 // Command lines refused before any I/O: exit 2, one `ioz:` line naming the
 // culprit, nothing on stdout, nothing written.
 mod cli_errors;
+// Cluster mode on MPI: ranks under mpirun, -+m client files, the
+// default build's refusals.
+mod cluster;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -120,6 +123,7 @@ fn main() -> std::process::ExitCode {
         // The harness itself: a missing need makes a test ignored, not passed.
         fixtures::harness::tests(),
         cli_errors::tests(),
+        cluster::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),

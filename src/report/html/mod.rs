@@ -364,6 +364,7 @@ mod tests {
             stonewalled: false,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            client: None,
         };
         r.throughput = vec![PhaseResult {
             pass: Pass::Write,
@@ -372,6 +373,7 @@ mod tests {
             file_bytes: 64 << 10,
             record_bytes: 64 << 10,
             parent_elapsed_ns: 2_000_000_000,
+            parent_estimated: false,
             stonewall: false,
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],

@@ -173,8 +173,21 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
         ),
         ("Min xfer \t\t\t\t\t".to_string(), figure(5), xfer, ""),
     ];
+    // Cluster mode: the ranks' clocks are not one clock. The parent's view
+    // is printed only when rank 0 could align them, and said to be an
+    // estimate; otherwise left out (as IOzone does in cluster mode).
+    let across_ranks = phase.results.iter().any(|w| w.client.is_some());
     let mut s = String::from("\n");
-    for (label, value, unit_word, tail) in lines {
+    for (i, (label, value, unit_word, tail)) in lines.into_iter().enumerate() {
+        if i == 1 && across_ranks {
+            if phase.parent_estimated {
+                let _ = writeln!(
+                    s,
+                    "\t{label}= {value:10.2} {unit_word} (estimated: the ranks' clocks aligned by round trips)"
+                );
+            }
+            continue;
+        }
         let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");
     }
     if runs.len() > 1 {
@@ -244,6 +257,9 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
                     worker(&|w| w.cpu_seconds()),
                     worker(&pct_of)
                 );
+            }
+            if let Some(client) = &w.client {
+                let _ = write!(s, ", rank {} on {}", client.rank, client.host);
             }
             s.push('\n');
         }

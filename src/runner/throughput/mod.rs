@@ -3,6 +3,7 @@
 //! barrier. The parent measures from the barrier's release to the end of the
 //! last worker's timed region.
 
+mod ranks;
 mod shared;
 mod shared_latencies;
 mod spawn;
@@ -27,14 +28,19 @@ use crate::system::signals::StopFlag;
 use shared::SharedState;
 use shared_latencies::SharedLatencies;
 use spawn::{run_processes, run_threads};
+
+pub(crate) use ranks::Across;
 use worker::{WorkerJob, WorkerReport};
 use worker_ops::WorkerOps;
 
-/// Runs every worker count of the throughput config.
+/// Runs every worker count of the throughput config; with `across`, this
+/// rank's share of a cluster run (`throughput` is the rank's: its workers,
+/// as threads, and their files), every step taken with the other ranks.
 pub(crate) fn run(
     recipe: &Recipe<'_>,
     throughput: &ThroughputConfig,
     stop: &StopFlag,
+    across: Option<&Across<'_>>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let config = recipe.config();
@@ -75,7 +81,24 @@ pub(crate) fn run(
                 error = Some(e);
                 break;
             }
-            let mut files = match worker_files(recipe, throughput, workers, &mut left) {
+            let claimed = worker_files(recipe, throughput, workers, &mut left);
+            // Across ranks: every rank's files, or none.
+            let claimed = match (claimed, across) {
+                (claimed, None) => claimed,
+                (Ok(mut files), Some(a)) => match a.agree(Ok(())) {
+                    Ok(()) => Ok(files),
+                    Err(e) => {
+                        // Another rank could not claim its files: remove ours.
+                        files.remove_all(&mut None, &mut left);
+                        Err(e)
+                    }
+                },
+                (Err(e), Some(a)) => Err(a
+                    .agree(Err(e))
+                    .err()
+                    .unwrap_or_else(|| RunError::System("the ranks disagree on a failure".into()))),
+            };
+            let mut files = match claimed {
                 Ok(f) => f,
                 Err(e) => {
                     error = Some(e);
@@ -88,16 +111,24 @@ pub(crate) fn run(
                 workers,
                 files: &files,
                 stop,
+                across,
             };
             for pass in &cell.passes {
                 if let Some(sig) = stop.signal() {
                     signal = Some(sig);
                     break;
                 }
+                if let Some(a) = across {
+                    a.begin_phase();
+                }
                 let phase = run
                     .prepare_files(pass)
                     .map_err(RunError::Io)
                     .and_then(|()| run.phase(pass));
+                let phase = match across {
+                    Some(a) => a.settle(phase, workers),
+                    None => phase,
+                };
                 let done = match phase {
                     Ok(PhaseEnd::Done(mut phase, latencies, bands)) => {
                         phase.run = repetition;
@@ -132,7 +163,23 @@ pub(crate) fn run(
             if !config.keep_file {
                 files.remove_all(&mut error, &mut left);
             }
-            if error.is_some() || signal.is_some() || !left.is_empty() {
+            let mut end = error.is_some() || signal.is_some() || !left.is_empty();
+            if let Some(a) = across {
+                // Every rank ends together: a file one could not remove ends
+                // the job.
+                let local = if end {
+                    Err(RunError::Worker("ended".into()))
+                } else {
+                    Ok(())
+                };
+                if let Err(e) = a.agree(local) {
+                    end = true;
+                    if error.is_none() && signal.is_none() && left.is_empty() {
+                        error = Some(e);
+                    }
+                }
+            }
+            if end {
                 break 'runs;
             }
         }
@@ -225,6 +272,7 @@ struct Run<'a> {
     workers: u32,
     files: &'a WorkerFiles,
     stop: &'a StopFlag,
+    across: Option<&'a Across<'a>>,
 }
 
 enum PhaseEnd {
@@ -297,8 +345,15 @@ impl Run<'_> {
             shared: shared.flags(),
             cpu_scope,
         };
-        let reports = if self.throughput.threads {
-            run_threads(workers, &shared, &job)
+        let reports = if let Some(across) = self.across {
+            // Cluster mode: threads, so that the rank's parent can meet the
+            // others and watch for their stops while its workers run.
+            let coordinator = across.coordinator(shared.flags(), self.throughput.stonewall);
+            let reports = run_threads(workers, &shared, &job, Some(&coordinator));
+            coordinator.workers_ended();
+            reports
+        } else if self.throughput.threads {
+            run_threads(workers, &shared, &job, None)
         } else {
             run_processes(workers, &shared, self.stop, &job)?
         };
@@ -358,6 +413,7 @@ impl Run<'_> {
             file_bytes: self.cell.cell.file_bytes,
             record_bytes: self.cell.cell.record_bytes,
             parent_elapsed_ns: parent_end,
+            parent_estimated: false,
             stonewall: self.throughput.stonewall,
             latency: phase_latency,
             results,

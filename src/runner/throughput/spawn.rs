@@ -21,12 +21,30 @@ use crate::engine::clock::now_ns;
 use crate::error::RunError;
 use crate::system::signals::{self, StopFlag};
 
+/// What the parent of a rank's workers does besides waiting for them, in
+/// cluster mode: meet the other ranks before the release, and watch for
+/// their stops (and tell them of its own) while the workers run. Called on
+/// the parent's thread, never in the timed region of a worker.
+pub(super) trait Coordinator {
+    /// Every local worker has arrived; the release waits for this.
+    fn before_release(&self);
+    /// Called about once a millisecond while any worker runs.
+    fn while_running(&self);
+}
+
+/// How often the parent of a rank's workers looks for the other ranks'
+/// stops: at most once a millisecond (the measured bound).
+const COORDINATOR_PERIOD: Duration = Duration::from_millis(1);
+
 /// Threads: two barriers; the parent reads the release time between them, so
-/// no worker's clock can start before it.
+/// no worker's clock can start before it. With a `coordinator` (cluster
+/// mode) the parent meets the other ranks before the release and polls for
+/// theirs while the workers run.
 pub(super) fn run_threads<'a>(
     workers: u32,
     shared: &SharedState,
     job: &(dyn Fn(u32, UsageWho) -> WorkerJob<'a> + Sync),
+    coordinator: Option<&dyn Coordinator>,
 ) -> Vec<WorkerReport> {
     struct BarrierGate<'b> {
         arrived: &'b Barrier,
@@ -59,8 +77,17 @@ pub(super) fn run_threads<'a>(
             })
             .collect();
         arrived.wait();
+        if let Some(c) = coordinator {
+            c.before_release();
+        }
         shared.flags().release_ns.store(now_ns(), Ordering::SeqCst);
         released.wait();
+        if let Some(c) = coordinator {
+            while !handles.iter().all(|h| h.is_finished()) {
+                c.while_running();
+                std::thread::sleep(COORDINATOR_PERIOD);
+            }
+        }
         handles
             .into_iter()
             .enumerate()

@@ -156,7 +156,8 @@ impl WithEngine for WorkerBody<'_, '_> {
         if shared.abort.load(Ordering::SeqCst) {
             return Ok(WorkerReport::Aborted { worker: job.index });
         }
-        let delay_us = job.throughput.start_delay_us * job.index as u64;
+        let delay_us =
+            job.throughput.start_delay_us * (job.throughput.first_worker + job.index) as u64;
         if delay_us > 0 {
             std::thread::sleep(Duration::from_micros(delay_us));
         }
@@ -231,6 +232,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             stonewalled: outcome.stopped.is_some(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
+            client: None,
         }))
     }
 }

@@ -1,0 +1,139 @@
+//! Cluster mode's entry: `ioz` started by an MPI launcher (every rank runs
+//! this binary) and `ioz -+m clientfile …` (ioz starts the launcher). A
+//! binary built without MPI refuses both with the line that says how to
+//! build the MPI one.
+
+mod launch;
+#[cfg(feature = "mpi")]
+mod rank;
+
+use std::ffi::OsString;
+
+#[cfg(not(feature = "mpi"))]
+use super::output::say;
+use crate::cli::Command;
+use crate::error::Exit;
+use crate::model::config::RunConfig;
+use crate::system::cluster::{self, BUILD_HINT};
+
+/// IOzone's options for its own cluster clients (started by rsh, talking
+/// back over TCP): ioz's clients are MPI ranks instead.
+const CLIENT_SIDE_FLAGS: &[&str] = &["-+c", "-+s", "-+i", "-+h"];
+
+/// What cluster mode makes of this command line: nothing (an ordinary
+/// run), or how it ended.
+pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Option<Exit> {
+    if let Some(flag) = args.iter().skip(1).find(|a| {
+        CLIENT_SIDE_FLAGS
+            .iter()
+            .any(|f| a.as_encoded_bytes() == f.as_bytes())
+    }) {
+        super::output::say(format_args!(
+            "{}: ioz has no cluster client to start by hand: its clients are MPI ranks, \
+             started by mpirun (ioz -+m clientfile -t N …, or mpirun -np N ioz -t N …)",
+            flag.to_string_lossy()
+        ));
+        return Some(Exit::Usage);
+    }
+    let launcher = cluster::launcher();
+    let client_file = client_file_option(args);
+    if launcher.is_none() && client_file.is_none() {
+        return None;
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        // Nothing to carry out here: the MPI build's ranks need it.
+        let _ = dispatch;
+        let asked = match &launcher {
+            Some(l) => format!("started by an MPI launcher ({} is set)", l.variable),
+            None => "-+m".to_string(),
+        };
+        say(format_args!("{asked}: {BUILD_HINT}"));
+        Some(Exit::Usage)
+    }
+    #[cfg(feature = "mpi")]
+    {
+        let _ = BUILD_HINT;
+        match (launcher, client_file) {
+            (Some(launcher), _) => Some(rank::run(&launcher, args.to_vec(), dispatch)),
+            (None, Some((at, file))) => Some(launch::launch(args, at, file.as_ref())),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Why `config` cannot run across `ranks` ranks, if it cannot.
+pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
+    let Some(tp) = &config.throughput else {
+        return Some(
+            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
+        );
+    };
+    if tp.worker_counts.len() != 1 {
+        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
+    }
+    let workers = tp.worker_counts[0];
+    if workers % ranks != 0 {
+        return Some(format!(
+            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
+             multiple of {ranks}"
+        ));
+    }
+    if tp.constant_total {
+        return Some("-+k is not done across ranks yet".into());
+    }
+    if tp.shared_file {
+        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
+    }
+    if config.variations.offset_latency_files {
+        return Some("-Q is not done across ranks yet".into());
+    }
+    if !config.latency.is_off() {
+        return Some(
+            "--latency, -+z, -+O, -+T (per-operation latencies) are not done across ranks yet"
+                .into(),
+        );
+    }
+    None
+}
+
+/// `-+m FILE` (or `-+mFILE`): where it is in `args`, and the file, if given.
+fn client_file_option(args: &[OsString]) -> Option<(usize, Option<OsString>)> {
+    args.iter().enumerate().skip(1).find_map(|(i, a)| {
+        let bytes = a.as_encoded_bytes();
+        if bytes == b"-+m" {
+            return Some((i, args.get(i + 1).cloned()));
+        }
+        let rest = bytes.strip_prefix(b"-+m")?;
+        // SAFETY-free: a suffix of a valid OsString after an ASCII prefix.
+        Some((
+            i,
+            Some(OsString::from(String::from_utf8_lossy(rest).into_owned())),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_client_file_is_found_in_either_spelling() {
+        assert_eq!(client_file_option(&args(&["ioz", "-t", "2"])), None);
+        assert_eq!(
+            client_file_option(&args(&["ioz", "-t", "2", "-+m", "clients"])),
+            Some((3, Some("clients".into())))
+        );
+        assert_eq!(
+            client_file_option(&args(&["ioz", "-+mclients"])),
+            Some((1, Some("clients".into())))
+        );
+        assert_eq!(client_file_option(&args(&["ioz", "-+m"])), Some((1, None)));
+        // The program's name is never an option.
+        assert_eq!(client_file_option(&args(&["-+m", "-a"])), None);
+    }
+}

@@ -1,0 +1,246 @@
+//! One rank of a cluster run (the MPI build, started by a launcher): MPI
+//! started and checked, the rank's share of the run (its workers and their
+//! files), a preflight every rank passes or the job is refused, the
+//! measurement across ranks, and rank 0 printing and saving the job's
+//! results. Everything a rank says about itself reaches the user through
+//! rank 0, named by rank and host; the other ranks print nothing.
+
+use std::ffi::OsString;
+
+use super::launch::CLIENT_FILE_VARIABLE;
+use crate::app::output::{Output, say, stdout_failed};
+use crate::cli::{self, Command};
+use crate::error::{Exit, RunError};
+use crate::model::config::RunConfig;
+use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::report::files;
+use crate::report::text::LiveText;
+use crate::runner::{self, Across, Event};
+use crate::safety::preflight::{Ready, preflight};
+use crate::system::cluster::mpi::{self, MpiJob};
+use crate::system::cluster::{Launcher, Peers};
+use crate::system::signals::{self, StopFlag};
+use crate::system::{environment, host, time};
+
+/// The rank named here panics after its first phase (tests/e2e/cluster.rs
+/// proves with it that a panicking rank ends the job).
+const PANIC_RANK_VARIABLE: &str = "IOZ_TEST_PANIC_RANK";
+
+/// Runs this rank of the job `launcher` started, and says how it ended.
+pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command) -> Exit) -> Exit {
+    let job: MpiJob = match mpi::start(launcher) {
+        Ok(job) => job,
+        Err(e) => {
+            say(e);
+            return Exit::Usage;
+        }
+    };
+    let peers = &job.peers;
+    abort_the_job_on_panic(peers.rank(), peers.host().to_string());
+    let exit = match cli::parse(args, &host::facts()) {
+        Err(e) => {
+            if peers.rank() == 0 {
+                say(e);
+            }
+            Exit::Usage
+        }
+        Ok(Command::Run(config)) => run_rank(*config, peers),
+        // -h, -v, ioz report, ioz compare: once, by rank 0.
+        Ok(command) if peers.rank() == 0 => dispatch(command),
+        Ok(_) => Exit::Success,
+    };
+    drop(job);
+    exit
+}
+
+/// A panicking rank would leave the others waiting for it in their next
+/// collective call: say what happened, then end the whole job.
+fn abort_the_job_on_panic(rank: u32, host: String) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        say(format_args!(
+            "rank {rank} on {host} panicked: removing its files and ending the job"
+        ));
+        signals::remove_registered_files();
+        mpi::abort_job(101);
+    }));
+}
+
+/// The share of `config` that rank `rank` of `ranks` runs: its workers (as
+/// threads) and their files, named as the whole job names them (worker i of
+/// rank r is the job's worker r × per-rank + i). Only rank 0 writes the
+/// result files.
+fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
+    let mut mine = config.clone();
+    if let (Some(job), Some(tp)) = (&config.throughput, mine.throughput.as_mut()) {
+        let per_rank = job.worker_counts[0] / ranks;
+        // -+m's client file names this client's test file (fourth column):
+        // the file of its worker, or with several `<file>.<i>`.
+        let client_file = std::env::var_os(CLIENT_FILE_VARIABLE).map(std::path::PathBuf::from);
+        tp.files = (0..per_rank)
+            .map(|i| match &client_file {
+                Some(f) if per_rank == 1 => f.clone(),
+                Some(f) => {
+                    let mut name = f.clone().into_os_string();
+                    name.push(format!(".{i}"));
+                    name.into()
+                }
+                None => job.worker_path(&config.path, rank * per_rank + i),
+            })
+            .collect();
+        tp.worker_counts = vec![per_rank];
+        tp.first_worker = rank * per_rank;
+        tp.min_workers = None;
+        tp.max_workers = None;
+        tp.threads = true;
+    }
+    if rank != 0 {
+        mine.outputs = Default::default();
+        mine.excel_report = false;
+    }
+    mine
+}
+
+fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
+    let rank = peers.rank();
+    let speaks = rank == 0;
+    if let Some(why) = super::refusal(&config, peers.size()) {
+        if speaks {
+            say(why);
+        }
+        return Exit::Usage;
+    }
+    let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
+    let mut across = Across::new(peers, threads);
+    let mine = for_rank(&config, rank, peers.size());
+    let removals = mine.run_paths();
+    let ready = preflight(mine);
+    let ready = match across.agree(ready.as_ref().map(drop).map_err(clone_error)) {
+        Ok(()) => ready.ok(),
+        Err(e) => {
+            if speaks {
+                say(&e);
+            }
+            return e.exit();
+        }
+    };
+    if let Err(e) = across.align_clocks() {
+        if speaks {
+            say(&e);
+        }
+        return e.exit();
+    }
+    let Some(Ready {
+        config: mine,
+        warning,
+        results,
+        ..
+    }) = ready
+    else {
+        return Exit::Failure;
+    };
+    if let Some(warning) = warning
+        && speaks
+        && !config.quiet
+    {
+        say(format_args!("warning: {warning}"));
+    }
+    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: a thread
+    // of their own removes their files and ends them.
+    if !config.keep_file {
+        signals::remove_on_second_interrupt(removals);
+    }
+    let stop = StopFlag::default();
+    if let Err(e) = signals::leave_on_stop_signals() {
+        say(format_args!("rank {rank}: cannot handle signals: {e}"));
+        mpi::abort_job(1);
+    }
+
+    let started = time::ctime_now();
+    let started_at = time::utc_now_rfc3339();
+    let environment = environment::capture(&mine.path);
+    let time_resolution_ns = time::clock_resolution_ns();
+    let text = LiveText::new(&config);
+    let mut out = Output::new(&stop);
+    if speaks {
+        out.put(&text.opening(&environment, &started, time_resolution_ns));
+    }
+    // Fault injection for the end-to-end tests: this rank panics after its
+    // first phase, while the others already wait for it at the next barrier.
+    let panics = std::env::var(PANIC_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string());
+    let outcome = runner::measure_across(&mine, &stop, &across, |event| {
+        if panics && matches!(event, Event::PhaseDone { .. }) {
+            panic!("{PANIC_RANK_VARIABLE} asked rank {rank} to panic");
+        }
+        if !speaks {
+            return Ok(());
+        }
+        match event {
+            Event::WorkersStart {
+                file_bytes,
+                record_bytes,
+            } => out.put(&text.workers_start(file_bytes, record_bytes)),
+            Event::PhaseDone { phase, .. } => out.put(&text.phase(phase)),
+            Event::WorkersEnd => out.put(&text.workers_end()),
+            Event::PassDone { .. } | Event::RowDone(_) => {}
+        }
+        Ok(())
+    });
+    drop(text);
+    let left_behind = outcome.left_behind();
+    if !speaks {
+        if let Some(line) = left_behind {
+            say(format_args!("rank {rank} on {}: {line}", peers.host()));
+        }
+        return match outcome.error {
+            Some(e) => e.exit(),
+            None if left_behind_exit(&outcome.status) => Exit::Failure,
+            None => Exit::Success,
+        };
+    }
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        config,
+        started,
+        started_at,
+        finished_at: time::utc_now_rfc3339(),
+        environment,
+        time_resolution_ns,
+        cells: outcome.cells,
+        throughput: outcome.phases,
+        status: outcome.status,
+    };
+    out.put(&LiveText::new(&result.config).closing(&result));
+    let written = files::write_all(&result, &results);
+    let exit = if let Some(e) = out.error {
+        stdout_failed(&e, "the results")
+    } else if let Some(e) = outcome.error {
+        say(&e);
+        e.exit()
+    } else if !written {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if let Some(line) = left_behind {
+        say(line);
+        return Exit::Failure;
+    }
+    exit
+}
+
+/// Whether a rank's run status alone makes its exit a failure.
+fn left_behind_exit(status: &RunStatus) -> bool {
+    matches!(status, RunStatus::Interrupted(_))
+}
+
+/// A copy of a preflight's error for the other ranks' verdict (the kind
+/// decides the exit status: a refusal is 2).
+fn clone_error(e: &RunError) -> RunError {
+    match e {
+        RunError::Refused(m) => RunError::Refused(m.clone()),
+        other => RunError::Worker(other.to_string()),
+    }
+}

@@ -1,0 +1,353 @@
+//! Throughput mode across the ranks of an MPI job: each rank runs its share
+//! of the workers (threads) on its own files; before every phase the ranks
+//! meet at a barrier, during it the first rank to finish (or fail) stops the
+//! others, and after it rank 0 gathers every rank's workers into one phase.
+//!
+//! How it measures: the workers' loops poll only their rank's shared flag,
+//! as on one machine; the rank's parent thread looks for the other ranks'
+//! stops at most once a millisecond (spawn::Coordinator), outside any
+//! worker's timing, and the stops of a phase are drained at its end so that
+//! none reaches the next.
+
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use super::PhaseEnd;
+use super::shared::SharedFlags;
+use super::spawn::Coordinator;
+use crate::error::RunError;
+use crate::model::result::{Client, PhaseResult, WorkerResult};
+use crate::system::cluster::Peers;
+
+/// The ranks a throughput run is spread over, and what this rank knows of
+/// the phase under way.
+pub(crate) struct Across<'a> {
+    peers: &'a dyn Peers,
+    /// The job's -T: its workers are threads (within a rank they always
+    /// are; the ranks are processes).
+    threads: bool,
+    /// Whether this rank met the others at the phase's barrier.
+    met: Cell<bool>,
+    /// Whether this rank told the others to stop.
+    sent: Cell<bool>,
+    /// Whether another rank told this one to stop.
+    heard: Cell<bool>,
+    /// Whether this rank's first worker finished (stonewalling) or one
+    /// failed: the others must be told.
+    stopped: Cell<bool>,
+    /// A failure of the MPI calls during the phase.
+    failure: Cell<Option<String>>,
+    /// This rank's release of the phase's workers (its CLOCK_MONOTONIC).
+    release_ns: Cell<u64>,
+    /// Rank 0: how far each rank's clock is ahead of rank 0's, where known
+    /// ([`Across::align_clocks`]).
+    offsets: Vec<Option<i64>>,
+}
+
+/// What a rank tells rank 0 after a phase.
+#[derive(Serialize, Deserialize)]
+enum RankPhase {
+    Done {
+        results: Vec<WorkerResult>,
+        parent_elapsed_ns: u64,
+        release_ns: u64,
+    },
+    Failed(String),
+    Interrupted(i32),
+}
+
+/// What rank 0 tells every rank after a phase or a step every rank takes.
+#[derive(Serialize, Deserialize)]
+enum Verdict {
+    GoOn,
+    Fail(String),
+    /// Refused before any I/O (exit 2 on every rank).
+    Refuse(String),
+    Interrupted(i32),
+}
+
+impl<'a> Across<'a> {
+    #[cfg(feature = "mpi")]
+    pub(crate) fn new(peers: &'a dyn Peers, threads: bool) -> Across<'a> {
+        Across {
+            peers,
+            threads,
+            met: Cell::new(false),
+            sent: Cell::new(false),
+            heard: Cell::new(false),
+            stopped: Cell::new(false),
+            failure: Cell::new(None),
+            release_ns: Cell::new(0),
+            offsets: Vec::new(),
+        }
+    }
+
+    /// Collective: rank 0 estimates how far each rank's clock is from its
+    /// own, so that the job's "Parent sees" can span the ranks.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn align_clocks(&mut self) -> Result<(), RunError> {
+        self.offsets = self.peers.clock_offsets().map_err(RunError::System)?;
+        Ok(())
+    }
+
+    /// Where this rank's failures are named: "rank 2 on node7".
+    fn place(&self, rank: u32, host: &str) -> String {
+        let _ = self;
+        format!("rank {rank} on {host}")
+    }
+
+    /// Every rank's step ended well, or the job's first failure (named by
+    /// rank and host) is every rank's error. Collective.
+    pub(crate) fn agree(&self, local: Result<(), RunError>) -> Result<(), RunError> {
+        let mine = match &local {
+            Ok(()) => Verdict::GoOn,
+            Err(RunError::Refused(m)) => Verdict::Refuse(m.clone()),
+            Err(e) => Verdict::Fail(e.to_string()),
+        };
+        let verdict = self.decide(&mine, |all| {
+            all.into_iter()
+                .enumerate()
+                .find_map(|(rank, (host, v))| {
+                    let place = self.place(rank as u32, &host);
+                    match v {
+                        Verdict::Fail(m) => Some(Verdict::Fail(format!("{place}: {m}"))),
+                        Verdict::Refuse(m) => Some(Verdict::Refuse(format!("{place}: {m}"))),
+                        _ => None,
+                    }
+                })
+                .unwrap_or(Verdict::GoOn)
+        })?;
+        match verdict {
+            Verdict::GoOn | Verdict::Interrupted(_) => local,
+            Verdict::Refuse(m) => Err(RunError::Refused(m)),
+            Verdict::Fail(m) => Err(RunError::Worker(m)),
+        }
+    }
+
+    /// Gathers `mine` (with this rank's host) at rank 0, which `judges`
+    /// them in rank order; every rank gets the judgement.
+    fn decide<T: Serialize + for<'d> Deserialize<'d>>(
+        &self,
+        mine: &T,
+        judge: impl FnOnce(Vec<(String, T)>) -> Verdict,
+    ) -> Result<Verdict, RunError> {
+        let mpi = |e: String| RunError::System(e);
+        let bytes = serde_json::to_vec(&(self.peers.host(), mine))
+            .map_err(|e| RunError::System(format!("cannot encode a rank's report: {e}")))?;
+        let all = self.peers.gather(&bytes).map_err(mpi)?;
+        let verdict = if self.peers.rank() == 0 {
+            let reports = all
+                .iter()
+                .map(|b| serde_json::from_slice::<(String, T)>(b))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| RunError::System(format!("cannot read a rank's report: {e}")))?;
+            serde_json::to_vec(&judge(reports)).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let verdict = self.peers.broadcast(&verdict).map_err(mpi)?;
+        serde_json::from_slice(&verdict)
+            .map_err(|e| RunError::System(format!("cannot read rank 0's verdict: {e}")))
+    }
+
+    /// A new phase: nothing met, sent or heard yet.
+    pub(crate) fn begin_phase(&self) {
+        self.met.set(false);
+        self.sent.set(false);
+        self.heard.set(false);
+        self.stopped.set(false);
+        self.failure.set(None);
+    }
+
+    /// The coordinator of this phase's workers on this rank.
+    pub(super) fn coordinator<'c>(
+        &'c self,
+        flags: &'c SharedFlags,
+        stonewall: bool,
+    ) -> RankCoordinator<'c, 'a> {
+        RankCoordinator {
+            across: self,
+            flags,
+            stonewall,
+        }
+    }
+
+    /// After the phase on this rank (whatever happened to it): meets the
+    /// others if it had not, tells them to stop if it finished or failed
+    /// first, drains the phase's stops, and settles the phase with every
+    /// rank. Rank 0 gets the whole job's phase; the others their own.
+    pub(super) fn settle(
+        &self,
+        local: Result<PhaseEnd, RunError>,
+        workers_per_rank: u32,
+    ) -> Result<PhaseEnd, RunError> {
+        let stopped_here = self.stopped.get();
+        let peers = self.peers;
+        let failed = local.is_err();
+        if !self.met.get() {
+            // The phase failed before its workers arrived: meet the others
+            // all the same, and stop them at once.
+            peers.barrier().map_err(RunError::System)?;
+            self.met.set(true);
+        }
+        if !self.sent.get() && !self.heard.get() && (stopped_here || failed) {
+            peers.send_stop().map_err(RunError::System)?;
+            self.sent.set(true);
+        }
+        peers
+            .drain_stops(self.sent.get())
+            .map_err(RunError::System)?;
+        let mut local = local;
+        if let Some(e) = self.failure.take() {
+            local = Err(RunError::System(e));
+        }
+        let mine = match &local {
+            Ok(PhaseEnd::Done(phase, _, _)) => RankPhase::Done {
+                results: phase.results.clone(),
+                parent_elapsed_ns: phase.parent_elapsed_ns,
+                release_ns: self.release_ns.get(),
+            },
+            Ok(PhaseEnd::Interrupted(sig)) => RankPhase::Interrupted(*sig),
+            Err(e) => RankPhase::Failed(e.to_string()),
+        };
+        let mut job_results = Vec::new();
+        let mut job_parent_ns = 0;
+        // On rank 0's clock: the first release, the last end, while every
+        // rank's offset is known.
+        let mut span: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
+        let verdict = self.decide(&mine, |all| {
+            let mut verdict = Verdict::GoOn;
+            for (rank, (host, report)) in all.into_iter().enumerate() {
+                let rank = rank as u32;
+                match report {
+                    RankPhase::Done {
+                        results,
+                        parent_elapsed_ns,
+                        release_ns,
+                    } => {
+                        job_parent_ns = job_parent_ns.max(parent_elapsed_ns);
+                        let offset = self.offsets.get(rank as usize).copied().flatten();
+                        span = span.zip(offset).map(|((first, last), offset)| {
+                            let release = release_ns as i64 - offset;
+                            (
+                                first.min(release),
+                                last.max(release + parent_elapsed_ns as i64),
+                            )
+                        });
+                        job_results.extend(results.into_iter().map(|mut w| {
+                            w.worker += rank * workers_per_rank;
+                            w.client = Some(Client {
+                                rank,
+                                host: host.clone(),
+                            });
+                            w
+                        }));
+                    }
+                    RankPhase::Failed(m) if !matches!(verdict, Verdict::Fail(_)) => {
+                        verdict = Verdict::Fail(format!("{}: {m}", self.place(rank, &host)));
+                    }
+                    RankPhase::Interrupted(sig) if matches!(verdict, Verdict::GoOn) => {
+                        verdict = Verdict::Interrupted(sig);
+                    }
+                    _ => {}
+                }
+            }
+            verdict
+        })?;
+        match verdict {
+            Verdict::Fail(m) => Err(RunError::Worker(m)),
+            Verdict::Refuse(m) => Err(RunError::Refused(m)),
+            Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
+            Verdict::GoOn => match local {
+                Ok(PhaseEnd::Done(phase, latencies, bands)) if peers.rank() == 0 => {
+                    let estimated = span.filter(|(first, last)| last >= first);
+                    Ok(PhaseEnd::Done(
+                        PhaseResult {
+                            workers: job_results.len() as u32,
+                            threads: self.threads,
+                            results: job_results,
+                            parent_elapsed_ns: estimated
+                                .map_or(job_parent_ns, |(first, last)| (last - first) as u64),
+                            parent_estimated: estimated.is_some(),
+                            ..phase
+                        },
+                        latencies,
+                        bands,
+                    ))
+                }
+                other => other,
+            },
+        }
+    }
+}
+
+/// The parent thread's part in a phase on one rank (see [`Across`]).
+pub(super) struct RankCoordinator<'c, 'a> {
+    across: &'c Across<'a>,
+    flags: &'c SharedFlags,
+    /// Stonewalling on (a finished rank stops the others); without it only
+    /// a failure does.
+    stonewall: bool,
+}
+
+impl RankCoordinator<'_, '_> {
+    fn fail(&self, e: String) {
+        self.flags.abort.store(true, Ordering::SeqCst);
+        self.flags.stonewall.store(true, Ordering::SeqCst);
+        self.across.failure.set(Some(e));
+    }
+
+    /// Whether this rank has something to tell the others: its first
+    /// worker finished (stonewalling) or one failed.
+    fn stopped_here(flags: &SharedFlags, stonewall: bool) -> bool {
+        flags.abort.load(Ordering::SeqCst) || (stonewall && flags.stonewall.load(Ordering::SeqCst))
+    }
+
+    /// After the workers: what the others must still be told (see
+    /// [`Across::settle`]).
+    pub(super) fn workers_ended(&self) {
+        self.across
+            .stopped
+            .set(Self::stopped_here(self.flags, self.stonewall));
+        self.across
+            .release_ns
+            .set(self.flags.release_ns.load(Ordering::SeqCst));
+    }
+}
+
+impl Coordinator for RankCoordinator<'_, '_> {
+    fn before_release(&self) {
+        match self.across.peers.barrier() {
+            Ok(()) => self.across.met.set(true),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    fn while_running(&self) {
+        let across = self.across;
+        if across.sent.get() || across.heard.get() || !across.met.get() {
+            return;
+        }
+        if Self::stopped_here(self.flags, self.stonewall) {
+            match across.peers.send_stop() {
+                Ok(()) => across.sent.set(true),
+                Err(e) => self.fail(e),
+            }
+            return;
+        }
+        match across.peers.stop_arrived() {
+            Ok(false) => {}
+            Ok(true) => {
+                across.heard.set(true);
+                if !self.stonewall {
+                    // Without stonewalling only a failure stops a rank.
+                    self.flags.abort.store(true, Ordering::SeqCst);
+                }
+                self.flags.stonewall.store(true, Ordering::SeqCst);
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+}

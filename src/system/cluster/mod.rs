@@ -1,0 +1,155 @@
+//! Cluster mode: ranks of an MPI job, each a client running throughput
+//! workers. This module says whether ioz was started by an MPI launcher (from
+//! the launcher's environment, in every build) and, in the MPI build
+//! (`--features mpi`), holds the one backend that talks MPI ([`mpi`]). The
+//! runner sees only the [`Peers`] trait.
+
+#[cfg(feature = "mpi")]
+pub mod mpi;
+
+/// The calls the runner makes across the ranks of a job. One
+/// implementation: MPI's (`mpi::MpiPeers`).
+pub trait Peers: Sync {
+    /// This rank, from 0.
+    fn rank(&self) -> u32;
+    /// The number of ranks.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(
+            dead_code,
+            reason = "asked by the MPI build's entry only (app/cluster_rank.rs)"
+        )
+    )]
+    fn size(&self) -> u32;
+    /// This rank's host name.
+    fn host(&self) -> &str;
+    /// Blocks until every rank has called it.
+    fn barrier(&self) -> Result<(), String>;
+    /// Tells every other rank to stop its phase (stonewalling, or a
+    /// failure here). Small messages: they do not wait for a receiver.
+    fn send_stop(&self) -> Result<(), String>;
+    /// Whether a stop from another rank has arrived (it is received).
+    fn stop_arrived(&self) -> Result<bool, String>;
+    /// Collective, at the end of each phase: receives every stop sent in
+    /// it that was not received yet, so none leaks into the next phase.
+    /// `sent` says whether this rank sent its stops.
+    fn drain_stops(&self, sent: bool) -> Result<(), String>;
+    /// Collective: rank 0 gets every rank's bytes, in rank order; the
+    /// others get an empty list.
+    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    /// Collective: every rank gets rank 0's bytes.
+    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, String>;
+    /// Collective. Rank 0 gets, for every rank, how far its CLOCK_MONOTONIC
+    /// is ahead of rank 0's (ns), estimated by message round trips keeping
+    /// the shortest, or `None` where no round trip was short enough to
+    /// trust; the other ranks answer rank 0 and get an empty list.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(
+            dead_code,
+            reason = "asked by the MPI build's entry only (app/cluster/rank.rs)"
+        )
+    )]
+    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, String>;
+}
+
+/// The offset of a peer's clock from one round trip: sent at `sent`,
+/// answered with the peer's clock `theirs`, back at `back` (ns), assuming
+/// the answer was read half-way. With the round trip, to keep the shortest.
+#[cfg_attr(
+    all(not(feature = "mpi"), not(test)),
+    expect(
+        dead_code,
+        reason = "the MPI backend's (mpi.rs); its arithmetic is tested in every build"
+    )
+)]
+pub fn offset_of(sent: u64, theirs: u64, back: u64) -> (i64, u64) {
+    let trip = back.saturating_sub(sent);
+    (theirs as i64 - (sent + trip / 2) as i64, trip)
+}
+
+/// The environment variables that MPI launchers set in the processes they
+/// start, with the number of ranks where the variable holds it: Open MPI's
+/// mpirun, MPICH's and Intel's hydra (PMI), PMIx (Open MPI 5, srun --mpi=pmix).
+const LAUNCHER_VARIABLES: &[(&str, bool)] = &[
+    ("OMPI_COMM_WORLD_SIZE", true),
+    ("PMI_SIZE", true),
+    ("PMIX_RANK", false),
+    ("MPI_LOCALNRANKS", false),
+];
+
+/// An MPI launcher's mark in this process's environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launcher {
+    /// The variable that showed it.
+    pub variable: &'static str,
+    /// The number of ranks the launcher started, where it says.
+    pub ranks: Option<u32>,
+}
+
+/// The launcher that started this process, if any (`var` reads the
+/// environment, so tests can give theirs).
+pub fn launcher_in(var: impl Fn(&str) -> Option<String>) -> Option<Launcher> {
+    LAUNCHER_VARIABLES.iter().find_map(|&(name, holds_size)| {
+        let value = var(name)?;
+        Some(Launcher {
+            variable: name,
+            ranks: if holds_size {
+                value.trim().parse().ok()
+            } else {
+                None
+            },
+        })
+    })
+}
+
+/// The launcher that started ioz, if any.
+pub fn launcher() -> Option<Launcher> {
+    launcher_in(|name| std::env::var(name).ok())
+}
+
+/// The line a binary built without MPI says when asked for cluster mode.
+pub const BUILD_HINT: &str = "cluster mode needs ioz built with MPI: install Open MPI \
+     (Debian: apt-get install libopenmpi-dev openmpi-bin) and run \
+     cargo build --release --features mpi";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn a_peer_s_offset_is_its_clock_minus_the_trip_s_middle() {
+        // Sent at 1000, back at 1100: the peer read its clock at 1050 of ours.
+        assert_eq!(offset_of(1000, 51_050, 1100), (50_000, 100));
+        assert_eq!(offset_of(1000, 1000, 1100), (-50, 100));
+    }
+
+    #[test]
+    fn a_launcher_is_known_by_its_variables() {
+        assert_eq!(launcher_in(env(&[])), None);
+        assert_eq!(
+            launcher_in(env(&[("OMPI_COMM_WORLD_SIZE", "4")])),
+            Some(Launcher {
+                variable: "OMPI_COMM_WORLD_SIZE",
+                ranks: Some(4)
+            })
+        );
+        assert_eq!(
+            launcher_in(env(&[("PMI_SIZE", "2"), ("PMIX_RANK", "0")]))
+                .unwrap()
+                .ranks,
+            Some(2)
+        );
+        assert_eq!(launcher_in(env(&[("PMIX_RANK", "1")])).unwrap().ranks, None);
+        // A batch allocation alone (sbatch's SLURM_NTASKS) is not a launch.
+        assert_eq!(launcher_in(env(&[("SLURM_NTASKS", "8")])), None);
+    }
+}

@@ -1,0 +1,264 @@
+//! The MPI backend of [`Peers`] (ferrompi over the system's MPI): MPI is
+//! started only when a launcher started ioz, with every thread allowed to
+//! call it (the rank's stonewall watcher polls from its own thread while
+//! the main one waits for the workers; their calls never overlap).
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
+
+use super::{Launcher, Peers, offset_of};
+
+/// Tag of the stop messages (one byte: why).
+const STOP: i32 = 17;
+/// Tag of the clock round trips (rank 0's ping, the peer's clock).
+const CLOCK: i32 = 18;
+
+/// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
+/// with: see engine::clock).
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own; CLOCK_MONOTONIC
+    // always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// How many round trips the offset of each rank's clock is estimated from.
+const CLOCK_ROUND_TRIPS: u32 = 32;
+
+/// A round trip longer than this says nothing useful of the offset (half
+/// of it is the estimate's possible error).
+const LONGEST_TRUSTED_ROUND_TRIP_NS: u64 = 2_000_000;
+
+/// MPI_COMM_WORLD, for the panic hook and the signal thread, which abort
+/// the job from wherever they run.
+static WORLD: OnceLock<Communicator> = OnceLock::new();
+
+/// The job as this rank sees it: MPI is finalized when it drops.
+pub struct MpiJob {
+    /// Held for its drop (MPI_Finalize), after the peers'.
+    _mpi: Mpi,
+    pub peers: MpiPeers,
+}
+
+/// This rank among the others.
+pub struct MpiPeers {
+    world: Communicator,
+    host: String,
+    /// Stops received in the current phase (the drain receives the rest).
+    stops_received: AtomicU32,
+}
+
+/// Starts MPI for a rank that `launcher` started. Refuses a binary started
+/// by another MPI's launcher: it would run as that many independent
+/// one-rank jobs on the same files.
+pub fn start(launcher: &Launcher) -> Result<MpiJob, String> {
+    let mpi =
+        Mpi::init_thread(ThreadLevel::Multiple).map_err(|e| format!("cannot start MPI: {e}"))?;
+    if mpi.thread_level() < ThreadLevel::Serialized {
+        return Err(format!(
+            "this MPI allows calls from one thread only ({:?}); ioz's ranks need at least \
+             MPI_THREAD_SERIALIZED",
+            mpi.thread_level()
+        ));
+    }
+    let world = mpi.world();
+    if let Some(ranks) = launcher.ranks
+        && ranks != world.size() as u32
+    {
+        return Err(format!(
+            "started by a launcher of {ranks} ranks ({} is set) but MPI sees {}: this ioz \
+             was built with another MPI than the launcher's ({})",
+            launcher.variable,
+            world.size(),
+            Mpi::library_version()
+                .map(|v| v.lines().next().unwrap_or_default().to_string())
+                .unwrap_or_default()
+        ));
+    }
+    let host = world
+        .processor_name()
+        .map_err(|e| format!("cannot ask MPI for the host name: {e}"))?;
+    let _ = WORLD.set(mpi.world());
+    Ok(MpiJob {
+        _mpi: mpi,
+        peers: MpiPeers {
+            world,
+            host,
+            stops_received: AtomicU32::new(0),
+        },
+    })
+}
+
+/// Ends the whole job with `code` (MPI_Abort), from any thread. Without a
+/// job (MPI not started) ends this process.
+pub fn abort_job(code: i32) -> ! {
+    match WORLD.get() {
+        Some(world) => world.abort(code),
+        None => std::process::exit(code),
+    }
+}
+
+fn mpi_error(what: &str) -> impl Fn(ferrompi::Error) -> String + '_ {
+    move |e| format!("MPI {what}: {e}")
+}
+
+impl Peers for MpiPeers {
+    fn rank(&self) -> u32 {
+        self.world.rank() as u32
+    }
+
+    fn size(&self) -> u32 {
+        self.world.size() as u32
+    }
+
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    fn barrier(&self) -> Result<(), String> {
+        self.world.barrier().map_err(mpi_error("barrier"))
+    }
+
+    fn send_stop(&self) -> Result<(), String> {
+        // One byte: small enough for every MPI's eager protocol, so the
+        // send returns without waiting for the peer to receive it.
+        for peer in 0..self.world.size() {
+            if peer != self.world.rank() {
+                self.world
+                    .send(&[1u8], peer, STOP)
+                    .map_err(mpi_error("send"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn stop_arrived(&self) -> Result<bool, String> {
+        let Some(status) = self
+            .world
+            .iprobe::<u8>(Source::Any, Tag::Value(STOP))
+            .map_err(mpi_error("probe"))?
+        else {
+            return Ok(false);
+        };
+        let mut byte = [0u8; 1];
+        self.world
+            .recv(&mut byte, status.source, Tag::Value(STOP))
+            .map_err(mpi_error("receive"))?;
+        self.stops_received.fetch_add(1, Ordering::SeqCst);
+        Ok(true)
+    }
+
+    fn drain_stops(&self, sent: bool) -> Result<(), String> {
+        let mut senders = vec![0u8; self.world.size() as usize];
+        self.world
+            .allgather(&[u8::from(sent)], &mut senders)
+            .map_err(mpi_error("allgather"))?;
+        let me = self.world.rank() as usize;
+        let expected = senders
+            .iter()
+            .enumerate()
+            .filter(|&(rank, &s)| rank != me && s != 0)
+            .count() as u32;
+        let received = self.stops_received.swap(0, Ordering::SeqCst);
+        for _ in received..expected {
+            let mut byte = [0u8; 1];
+            self.world
+                .recv(&mut byte, Source::Any, Tag::Value(STOP))
+                .map_err(mpi_error("receive"))?;
+        }
+        Ok(())
+    }
+
+    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        let size = self.world.size() as usize;
+        let root = self.world.rank() == 0;
+        let mut lengths = vec![0i32; if root { size } else { 1 }];
+        let length = i32::try_from(bytes.len()).map_err(|_| "MPI gather: too long".to_string())?;
+        self.world
+            .gather(&[length], &mut lengths, 0)
+            .map_err(mpi_error("gather"))?;
+        let lengths = if root { lengths } else { vec![0; size] };
+        let displacements: Vec<i32> = lengths
+            .iter()
+            .scan(0i32, |at, &n| {
+                let here = *at;
+                *at += n;
+                Some(here)
+            })
+            .collect();
+        let total: i32 = lengths.iter().sum();
+        let mut all = vec![0u8; total as usize];
+        self.world
+            .gatherv(bytes, &mut all, &lengths, &displacements, 0)
+            .map_err(mpi_error("gather"))?;
+        if !root {
+            return Ok(Vec::new());
+        }
+        Ok(lengths
+            .iter()
+            .zip(&displacements)
+            .map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec())
+            .collect())
+    }
+
+    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, String> {
+        let me = self.world.rank();
+        if me != 0 {
+            for _ in 0..CLOCK_ROUND_TRIPS {
+                let mut ping = [0u8; 1];
+                self.world
+                    .recv(&mut ping, 0, Tag::Value(CLOCK))
+                    .map_err(mpi_error("receive"))?;
+                self.world
+                    .send(&[monotonic_ns()], 0, CLOCK)
+                    .map_err(mpi_error("send"))?;
+            }
+            return Ok(Vec::new());
+        }
+        let mut offsets = vec![Some(0)];
+        for peer in 1..self.world.size() {
+            let mut best: Option<(i64, u64)> = None;
+            for _ in 0..CLOCK_ROUND_TRIPS {
+                let sent = monotonic_ns();
+                self.world
+                    .send(&[0u8], peer, CLOCK)
+                    .map_err(mpi_error("send"))?;
+                let mut theirs = [0u64; 1];
+                self.world
+                    .recv(&mut theirs, peer, Tag::Value(CLOCK))
+                    .map_err(mpi_error("receive"))?;
+                let (offset, trip) = offset_of(sent, theirs[0], monotonic_ns());
+                if best.is_none_or(|(_, shortest)| trip < shortest) {
+                    best = Some((offset, trip));
+                }
+            }
+            offsets.push(
+                best.filter(|&(_, trip)| trip <= LONGEST_TRUSTED_ROUND_TRIP_NS)
+                    .map(|(offset, _)| offset),
+            );
+        }
+        Ok(offsets)
+    }
+
+    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let mut length = [bytes.len() as u64];
+        self.world
+            .broadcast(&mut length, 0)
+            .map_err(mpi_error("broadcast"))?;
+        let mut data = if self.world.rank() == 0 {
+            bytes.to_vec()
+        } else {
+            vec![0u8; length[0] as usize]
+        };
+        self.world
+            .broadcast(&mut data, 0)
+            .map_err(mpi_error("broadcast"))?;
+        Ok(data)
+    }
+}
