@@ -8,7 +8,10 @@ pub(super) const SECTION: Section = Section {
     title: "IOzone options not supported yet (refused)",
     note: "",
     flags: &[
-        Flag::not_supported(Plus('m'), "cluster mode"),
+        Flag::not_supported(
+            Plus('m'),
+            "cluster mode, in ioz built with --features mpi only (README: cluster mode)",
+        ),
         Flag::not_supported(Plus('c'), "cluster client"),
         Flag::not_supported(Plus('h'), "cluster controlling host"),
         Flag::not_supported(Plus('i'), "cluster control port"),
