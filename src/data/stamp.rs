@@ -106,13 +106,19 @@ fn stamp_part(data: &mut [u8], offset: u64, end: u64, start: u64, block: u64, ta
 /// its pool slot, stamped (see the module). Reads are not checked.
 pub struct Stamped {
     tag: u64,
+    /// The slot, file offset and length the last write stamped: the same
+    /// write again (record rewrite sends one record from one slot over and
+    /// over) finds its stamps already in place and touches nothing. At
+    /// 1 MiB records that saved the ~6 % the 256 stamps cost each rewrite,
+    /// into a slot the kernel's copy had just pushed out of the L2.
+    last: Option<(usize, u64, usize)>,
 }
 
 impl Stamped {
     /// `tag` sets the stamps apart from another pass's (a rewrite then
     /// differs from the write it overwrites).
     pub fn new(tag: u64) -> Stamped {
-        Stamped { tag }
+        Stamped { tag, last: None }
     }
 }
 
@@ -120,7 +126,13 @@ impl DataCheck for Stamped {
     #[inline(always)]
     fn write_data<'a>(&'a mut self, op: &IoOp, pool: &'a mut [u8]) -> &'a [u8] {
         let data = &mut pool[op.source..op.source + op.len];
-        stamp_blocks(data, op.offset, self.tag);
+        // Only writes change the pool, and only here: a slot stamped for
+        // this very write is still stamped for it.
+        let this = Some((op.source, op.offset, op.len));
+        if self.last != this {
+            stamp_blocks(data, op.offset, self.tag);
+            self.last = this;
+        }
         data
     }
 
@@ -201,5 +213,34 @@ mod tests {
             (0..100_000).map(|b| stamp_word(b, 3)).collect();
         assert_eq!(words.len(), 100_000);
         assert_ne!(stamp_word(5, 1), stamp_word(5, 2));
+    }
+
+    #[test]
+    fn the_same_write_again_finds_its_stamps_in_place_and_another_restamps() {
+        let rec = 2 * BLOCK_BYTES as usize;
+        let at = |offset: u64| IoOp {
+            source: 0,
+            ..IoOp::at(offset, rec, OpKind::Write)
+        };
+        let (a, b) = (at(0), at(rec as u64));
+        let stamp = |data: &[u8], block: u64| {
+            let at = ((block % 2) * BLOCK_BYTES) as usize;
+            data[at..at + STAMP_BYTES as usize] == stamp_word(block, 7).to_le_bytes()
+        };
+        let mut pool = vec![0xa5u8; rec];
+        let mut check = Stamped::new(7);
+        let data = check.write_data(&a, &mut pool);
+        assert!(stamp(data, 0) && stamp(data, 1));
+        // Record rewrite: the same slot, offset and length touch nothing
+        // (a scribble in the slot would go out as it is).
+        pool[BLOCK_BYTES as usize] = 0;
+        let data = check.write_data(&a, &mut pool);
+        assert_eq!(data[BLOCK_BYTES as usize], 0);
+        // Another record from the slot is stamped for its own blocks, and
+        // the first one again for its blocks once more.
+        let data = check.write_data(&b, &mut pool);
+        assert!(stamp(data, 2) && stamp(data, 3));
+        let data = check.write_data(&a, &mut pool);
+        assert!(stamp(data, 0) && stamp(data, 1));
     }
 }
