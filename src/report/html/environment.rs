@@ -79,9 +79,18 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
         "I/O scheduler",
         &opt_or_unknown(dev.and_then(|d| d.scheduler.as_deref())),
     );
-    // Everything else the run recorded, under its group's heading.
+    // Everything else the run recorded, under its group's heading, folded:
+    // dozens of settings (every mitigation the kernel lists) would push the
+    // results a screen down.
+    let further = further_facts(env);
+    let _ = writeln!(
+        h,
+        "</table>\n<details class=\"more-facts\"><summary>Every other setting the run recorded ({} of them: \
+         page cache, virtualisation, mitigations, device queue, network)</summary>\n<table class=\"facts\">",
+        further.len()
+    );
     let mut group = None;
-    for f in further_facts(env) {
+    for f in further {
         if group != Some(f.group) {
             group = Some(f.group);
             let _ = writeln!(
@@ -92,5 +101,5 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
         }
         fact(h, &f.name, &opt_or_unknown(f.value.as_deref()));
     }
-    h.push_str("</table>\n</section>\n");
+    h.push_str("</table>\n</details>\n</section>\n");
 }
