@@ -114,7 +114,18 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
     let mut across = Across::new(peers, threads);
     let mine = for_rank(&config, rank, peers.size());
-    let removals = mine.run_paths();
+    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: a thread
+    // of their own removes their files and ends them. Set up before the
+    // preflight makes the files, so that their identities are recorded as
+    // they are made and a signal during the clock alignment (32 round
+    // trips a rank, long on a loaded machine) still removes them.
+    if !config.keep_file {
+        signals::remove_on_second_interrupt(mine.run_paths());
+    }
+    if let Err(e) = signals::leave_on_stop_signals() {
+        say(format_args!("rank {rank}: cannot handle signals: {e}"));
+        mpi::abort_job(1);
+    }
     let ready = preflight(mine);
     let ready = match across.agree(ready.as_ref().map(drop).map_err(clone_error)) {
         Ok(()) => ready.ok(),
@@ -146,16 +157,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     {
         say(format_args!("warning: {warning}"));
     }
-    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: a thread
-    // of their own removes their files and ends them.
-    if !config.keep_file {
-        signals::remove_on_second_interrupt(removals);
-    }
     let stop = StopFlag::default();
-    if let Err(e) = signals::leave_on_stop_signals() {
-        say(format_args!("rank {rank}: cannot handle signals: {e}"));
-        mpi::abort_job(1);
-    }
 
     let started = time::ctime_now();
     let started_at = time::utc_now_rfc3339();
