@@ -84,6 +84,24 @@ fn fold_into_the_scheduler(diffs: &mut Vec<Difference>) {
     }
 }
 
+impl Environment {
+    /// The CPU caches in a few words: "L1d 32 KiB, L1i 32 KiB, L2 1 MiB".
+    pub fn cpu_cache_list(&self) -> String {
+        self.cpu_caches
+            .iter()
+            .map(|c| {
+                let kind = match c.kind.as_str() {
+                    "Data" => "d",
+                    "Instruction" => "i",
+                    _ => "",
+                };
+                format!("L{}{kind} {}", c.level, size_words(c.size_bytes))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 impl FreePageReporting {
     /// "on, order 9 (2 MiB blocks)", or "off (…)".
     pub fn words(&self) -> String {
@@ -187,20 +205,7 @@ impl Environment {
             "logical CPUs",
             (self.cpu_count > 0).then(|| self.cpu_count.to_string()),
         );
-        let caches = self
-            .cpu_caches
-            .iter()
-            .map(|c| {
-                let kind = match c.kind.as_str() {
-                    "Data" => "d",
-                    "Instruction" => "i",
-                    _ => "",
-                };
-                format!("L{}{kind} {}", c.level, size_words(c.size_bytes))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        f.add(g, "CPU caches", text(&caches));
+        f.add(g, "CPU caches", text(&self.cpu_cache_list()));
         f.add(
             g,
             "memory",

@@ -22,19 +22,7 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
     let caches = if env.cpu_caches.is_empty() {
         UNKNOWN.to_string()
     } else {
-        let list = env
-            .cpu_caches
-            .iter()
-            .map(|c| {
-                let kind = match c.kind.as_str() {
-                    "Data" => "d",
-                    "Instruction" => "i",
-                    _ => "",
-                };
-                format!("L{}{kind} {}", c.level, human_size(c.size_bytes))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = env.cpu_cache_list();
         let llc = env
             .last_level_cache_bytes()
             .map(|b| format!(" (last level: {})", human_size(b)))
