@@ -96,26 +96,28 @@ pub fn remove_on_second_interrupt(paths: Vec<PathBuf>) {
 }
 
 /// Cluster mode: a rank sits inside MPI calls when mpirun passes a Ctrl-C
-/// on (as SIGTERM), where no flag checked between records is seen. A
-/// thread of its own waits for the stop signals instead; the first one
+/// on, where no flag checked between records is seen. The first stop signal
 /// removes the registered test files ([`remove_on_second_interrupt`]) and
-/// ends the rank with 128 + the signal, as a second Ctrl-C ends ioz.
+/// ends the rank with 128 + the signal, as a second Ctrl-C ends ioz — in
+/// the handler itself, not in a thread woken by it: Open MPI 4.1's mpirun,
+/// signalled, sends its ranks SIGCONT, waits (odls_base_sigkill_timeout,
+/// 1 s by default), then SIGTERM and SIGKILL milliseconds apart. A thread
+/// that had to be scheduled in those milliseconds lost the race on a busy
+/// machine (strace showed it killed between its lstat and its unlink); the
+/// handler runs as the signal is delivered.
 #[cfg_attr(
     not(feature = "mpi"),
     expect(
         dead_code,
-        reason = "ranks exist in the MPI build only (app/cluster_rank.rs)"
+        reason = "ranks exist in the MPI build only (app/cluster/rank.rs)"
     )
 )]
 pub fn leave_on_stop_signals() -> io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new()
-        .name("ioz-signals".into())
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                leave_now(signal);
-            }
-        })?;
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        // SAFETY: leave_now does only lstat, unlink and _exit, with atomic
+        // loads of a list set before: all async-signal-safe.
+        unsafe { signal_hook::low_level::register(sig, move || leave_now(sig)) }?;
+    }
     Ok(())
 }
 

@@ -114,8 +114,8 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
     let mut across = Across::new(peers, threads);
     let mine = for_rank(&config, rank, peers.size());
-    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: a thread
-    // of their own removes their files and ends them. Set up before the
+    // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: the stop
+    // signals' handler removes their files and ends them. Set up before the
     // preflight makes the files, so that their identities are recorded as
     // they are made and a signal during the clock alignment (32 round
     // trips a rank, long on a loaded machine) still removes them.

@@ -35,8 +35,8 @@ const CLOCK_ROUND_TRIPS: u32 = 32;
 /// of it is the estimate's possible error).
 const LONGEST_TRUSTED_ROUND_TRIP_NS: u64 = 2_000_000;
 
-/// MPI_COMM_WORLD, for the panic hook and the signal thread, which abort
-/// the job from wherever they run.
+/// MPI_COMM_WORLD, for the panic hook, which aborts the job from wherever
+/// it runs.
 static WORLD: OnceLock<Communicator> = OnceLock::new();
 
 /// The job as this rank sees it: MPI is finalized when it drops.
