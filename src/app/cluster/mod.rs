@@ -6,6 +6,7 @@
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;
+mod workers;
 
 use std::ffi::OsString;
 

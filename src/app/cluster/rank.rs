@@ -103,6 +103,7 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
 }
 
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
+    let config = super::workers::as_ranks_run_it(config);
     let rank = peers.rank();
     let speaks = rank == 0;
     if let Some(why) = super::refusal(&config, peers.size()) {

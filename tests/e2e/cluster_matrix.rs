@@ -1,0 +1,396 @@
+//! Cluster mode's matrix (issue 17): every test of throughput mode, every
+//! engine, -e -c -o -I, --runs and the verification options across two
+//! ranks, each asserting the exit status, every phase's blocks in order,
+//! each rank's byte counts (the `-C` lines and the JSON) and no file left;
+//! the workers' name (threads) in the text and the JSON.
+//!
+//! Small files (256 KiB–1 MiB, 4–64 KiB records) and several tests or
+//! options per mpirun keep the module within seconds on 2 cores.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::fixtures::cluster::{host_name, mpirun_ioz, ranks_left};
+use crate::fixtures::{Run, Test, list_dir, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        every_throughput_test_runs_across_two_ranks => [Mpi],
+        record_rewrite_is_refused_across_ranks_as_on_one_host => [Mpi],
+        every_engine_runs_across_two_ranks => [Mpi],
+        io_uring_runs_across_two_ranks => [Mpi, IoUring],
+        iozone_s_engine_flags_run_across_two_ranks => [Mpi],
+        fsync_close_and_o_sync_over_two_runs_across_two_ranks => [Mpi],
+        o_direct_runs_across_two_ranks => [Mpi, ODirect],
+        the_verification_options_run_across_two_ranks => [Mpi],
+        a_cluster_run_names_its_workers_threads_in_text_and_json => [Mpi],
+    ]
+}
+
+/// The phases every throughput test runs, in IOzone's order, as the
+/// blocks name them after the worker count.
+const EVERY_PHASE: [&str; 15] = [
+    "initial writers",
+    "rewriters",
+    "readers",
+    "re-readers",
+    "reverse readers",
+    "stride readers",
+    "random readers",
+    "mixed workload",
+    "random writers",
+    "pwrite writers",
+    "pread readers",
+    "fwriters",
+    "freaders",
+    "pwritev writers",
+    "preadv readers",
+];
+
+/// The passes of those phases, as the JSON names them.
+const EVERY_PASS: [&str; 15] = [
+    "write",
+    "rewrite",
+    "read",
+    "reread",
+    "backward_read",
+    "stride_read",
+    "random_read",
+    "random_mix",
+    "random_write",
+    "pwrite",
+    "pread",
+    "fwrite",
+    "fread",
+    "pwritev",
+    "preadv",
+];
+
+/// `mpirun -np 2 ioz -t 2 -s SIZE -r RECORD -C -x ARGS… --json run.json`
+/// in a fresh directory, checked: exit 0, the phases `phases` (block
+/// labels) in order with each rank's `-C` line moving its whole file, the
+/// JSON's passes `passes` with each rank's bytes, and nothing left behind
+/// but the JSON. Without stonewalling (-x) every rank moves every byte.
+/// Returns what the job printed and the saved run.
+fn two_ranks(size_kb: u64, record_kb: u64, args: &[&str], phases: &[&str]) -> (Run, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let size = format!("{size_kb}k");
+    let record = format!("{record_kb}k");
+    let mut all = vec!["-t", "2", "-s", &size, "-r", &record, "-C", "-x"];
+    all.extend(args);
+    all.extend(["--json", "run.json"]);
+    let r = mpirun_ioz(d, 2, &all);
+    assert_eq!(
+        r.code,
+        Some(0),
+        "{args:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        r.stdout,
+        r.stderr
+    );
+    let out = &r.stdout;
+    assert_eq!(out.matches("ioz test complete.").count(), 1, "{out}");
+    // Every phase's block, in order, each rank's whole file.
+    let host = host_name();
+    let mut from = 0;
+    for phase in phases {
+        from += block_start(&out[from..], phase)
+            .unwrap_or_else(|| panic!("{args:?}: no block for {phase} after byte {from}:\n{out}"));
+        let lines = child_lines(&out[from..]);
+        assert_eq!(lines.len(), 2, "{args:?} {phase}: {lines:?}");
+        for (rank, line) in lines.iter().enumerate() {
+            assert!(line.contains(&format!("Child[{rank}]")), "{line}");
+            assert!(
+                line.ends_with(&format!(", rank {rank} on {host}")),
+                "{args:?} {phase}: {line}"
+            );
+            assert_eq!(xfer_kb(line), size_kb as f64, "{args:?} {phase}: {line}");
+        }
+        from += 1;
+    }
+    let saved: Value = serde_json::from_slice(&fs::read(d.join("run.json")).unwrap()).unwrap();
+    // No rank left a file or a process; the JSON alone is there.
+    assert_eq!(list_dir(d), ["run.json"], "{args:?}: {out}");
+    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    (r, saved)
+}
+
+/// The JSON's phases of run `run` (--runs), checked: their passes are
+/// `passes`, in order, each with both ranks' workers moving `bytes`.
+fn check_saved_phases(saved: &Value, run: u64, passes: &[&str], bytes: u64) {
+    let phases: Vec<&Value> = saved["throughput"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["run"] == run)
+        .collect();
+    let names: Vec<&str> = phases.iter().map(|p| p["pass"].as_str().unwrap()).collect();
+    assert_eq!(names, passes);
+    let host = host_name();
+    for phase in phases {
+        let results = phase["results"].as_array().unwrap();
+        assert_eq!(results.len(), 2, "{phase}");
+        for (rank, w) in results.iter().enumerate() {
+            assert_eq!(w["bytes"], bytes, "{}: {w}", phase["pass"]);
+            assert_eq!(w["client"]["rank"], rank, "{w}");
+            assert_eq!(w["client"]["host"], host.as_str(), "{w}");
+        }
+    }
+}
+
+/// Where the first block of `phase` (2 workers) starts in `out`.
+fn block_start(out: &str, phase: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in out.split_inclusive('\n') {
+        if line
+            .strip_prefix("\tChildren see throughput for ")
+            .is_some_and(|rest| rest.trim_start().starts_with(&format!("2 {phase} ")))
+        {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// The `-C` lines of the block at the start of `block`.
+fn child_lines(block: &str) -> Vec<&str> {
+    block
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.trim_start().starts_with("Child["))
+        .collect()
+}
+
+/// The xfer count (KB) of a `-C` line.
+fn xfer_kb(line: &str) -> f64 {
+    line.split("xfer count =")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no xfer count in {line:?}"))
+}
+
+fn every_throughput_test_runs_across_two_ranks() {
+    let tests = [
+        "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "5", "-i", "6", "-i", "7", "-i", "8", "-i",
+        "9", "-i", "10", "-i", "11", "-i", "12",
+    ];
+    let (_, saved) = two_ranks(256, 16, &tests, &EVERY_PHASE);
+    check_saved_phases(&saved, 0, &EVERY_PASS, 256 << 10);
+}
+
+fn record_rewrite_is_refused_across_ranks_as_on_one_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = mpirun_ioz(
+        dir.path(),
+        2,
+        &["-t", "2", "-s", "256k", "-r", "16k", "-i", "0", "-i", "4"],
+    );
+    // Said once (by rank 0), before anything is made; mpirun adds its own
+    // report of the job's non-zero exit.
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    let said: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("ioz: ")).collect();
+    assert_eq!(said, ["ioz: -i 4 (record rewrite) has no throughput form"], "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+/// The tests an engine carries out (0-5, 8-10): write, read, random,
+/// backward, stride.
+const ENGINE_TESTS: [&str; 10] = ["-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "5"];
+const ENGINE_PHASES: [&str; 8] = [
+    "initial writers",
+    "rewriters",
+    "readers",
+    "re-readers",
+    "reverse readers",
+    "stride readers",
+    "random readers",
+    "random writers",
+];
+const ENGINE_PASSES: [&str; 8] = [
+    "write",
+    "rewrite",
+    "read",
+    "reread",
+    "backward_read",
+    "stride_read",
+    "random_read",
+    "random_write",
+];
+
+fn engine_across_two_ranks(extra: &[&str], size_kb: u64, record_kb: u64) {
+    let mut args = ENGINE_TESTS.to_vec();
+    args.extend(extra);
+    let (_, saved) = two_ranks(size_kb, record_kb, &args, &ENGINE_PHASES);
+    check_saved_phases(&saved, 0, &ENGINE_PASSES, size_kb << 10);
+}
+
+fn every_engine_runs_across_two_ranks() {
+    // io_uring has its own test (it needs io_uring allowed here).
+    for (engine, size_kb, record_kb) in [
+        ("sync", 256, 4),
+        ("psync", 512, 16),
+        ("vec", 256, 64),
+        ("stdio", 1024, 64),
+        ("mmap", 256, 16),
+        ("aio", 512, 4),
+    ] {
+        engine_across_two_ranks(&["--engine", engine], size_kb, record_kb);
+    }
+    // aio with several operations in flight.
+    engine_across_two_ranks(&["--engine", "aio", "--iodepth", "8"], 256, 16);
+}
+
+fn io_uring_runs_across_two_ranks() {
+    engine_across_two_ranks(&["--engine", "io_uring", "--iodepth", "4"], 256, 16);
+}
+
+fn iozone_s_engine_flags_run_across_two_ranks() {
+    // -B mmap, -D/-G mmap with msync, -H/-k POSIX async I/O.
+    for (flags, header) in [
+        (&["-B"][..], "Using mmap files"),
+        (&["-D"], "Using msync(MS_ASYNC) on mmap files"),
+        (&["-G"], "Using msync(MS_SYNC) on mmap files"),
+        (&["-H", "4"], "POSIX async I/O (with bcopy). Depth 4"),
+        (&["-k", "4"], "POSIX Async I/O (no bcopy). Depth 4"),
+    ] {
+        let mut args = ENGINE_TESTS[..4].to_vec();
+        args.extend(flags);
+        let (r, saved) = two_ranks(256, 32, &args, &ENGINE_PHASES[..4]);
+        assert_eq!(r.stdout.matches(header).count(), 1, "{}", r.stdout);
+        check_saved_phases(&saved, 0, &ENGINE_PASSES[..4], 256 << 10);
+    }
+}
+
+fn fsync_close_and_o_sync_over_two_runs_across_two_ranks() {
+    let args = [
+        "-i", "0", "-i", "1", "-i", "9", "-i", "10", "-e", "-c", "-o", "--runs", "2",
+    ];
+    let phases = [
+        "initial writers",
+        "rewriters",
+        "readers",
+        "re-readers",
+        "pwrite writers",
+        "pread readers",
+    ];
+    let (r, saved) = two_ranks(256, 8, &args, &phases);
+    let out = &r.stdout;
+    for header in [
+        "Include fsync in write timing",
+        "Include close in write timing",
+        "SYNC Mode. ",
+    ] {
+        assert_eq!(out.matches(header).count(), 1, "{header}: {out}");
+    }
+    // Each phase's figures over the two runs, and both runs saved.
+    assert_eq!(
+        out.matches("Mean ± sd over 2 runs").count(),
+        phases.len(),
+        "{out}"
+    );
+    let passes = ["write", "rewrite", "read", "reread", "pwrite", "pread"];
+    for run in 0..2 {
+        check_saved_phases(&saved, run, &passes, 256 << 10);
+    }
+}
+
+fn o_direct_runs_across_two_ranks() {
+    // The temporary directory (where every test's files go) takes O_DIRECT
+    // here (the need says so): tmpfs before Linux 6.6 does not.
+    let (r, saved) = two_ranks(
+        512,
+        64,
+        &["-i", "0", "-i", "1", "-i", "2", "-I"],
+        &ENGINE_PHASES[..4]
+            .iter()
+            .chain(&ENGINE_PHASES[6..])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        r.stdout.matches("O_DIRECT feature enabled").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+    check_saved_phases(
+        &saved,
+        0,
+        &["write", "rewrite", "read", "reread", "random_read", "random_write"],
+        512 << 10,
+    );
+}
+
+fn the_verification_options_run_across_two_ranks() {
+    for (flags, header) in [
+        (&["-V", "165"][..], "Verify Mode. Pattern a5a5a5a5"),
+        (&["-+d"], ">>> I/O Diagnostic mode enabled. <<<"),
+        (&["--data", "iozone", "-V", "90"], "Verify Mode. Pattern 5a5a5a5a"),
+    ] {
+        let mut args = vec!["-i", "0", "-i", "1", "-i", "2", "-i", "3"];
+        args.extend(flags);
+        let phases = [
+            "initial writers",
+            "rewriters",
+            "readers",
+            "re-readers",
+            "reverse readers",
+            "random readers",
+            "random writers",
+        ];
+        let (r, saved) = two_ranks(256, 16, &args, &phases);
+        assert_eq!(r.stdout.matches(header).count(), 1, "{}", r.stdout);
+        check_saved_phases(
+            &saved,
+            0,
+            &[
+                "write",
+                "rewrite",
+                "read",
+                "reread",
+                "backward_read",
+                "random_read",
+                "random_write",
+            ],
+            256 << 10,
+        );
+    }
+}
+
+fn a_cluster_run_names_its_workers_threads_in_text_and_json() {
+    // Within a rank the workers are threads, whether -T is given or not.
+    for t in [None, Some("-T")] {
+        let mut args = vec!["-i", "0", "-R"];
+        args.extend(t);
+        let (r, saved) = two_ranks(256, 64, &args, &["initial writers", "rewriters"]);
+        let out = &r.stdout;
+        for line in [
+            "\tThroughput test with 2 threads\n",
+            "\tEach thread writes a 256 Kbyte file in 64 Kbyte records\n",
+        ] {
+            assert_eq!(out.matches(line).count(), 1, "{line:?}: {out}");
+        }
+        assert_eq!(out.matches("\tMin throughput per thread").count(), 2, "{out}");
+        assert_eq!(out.matches("\tAvg throughput per thread").count(), 2, "{out}");
+        // IOzone's -R header is a fixed string (the same with -T on one host).
+        assert!(
+            out.contains(
+                "\"Throughput report Y-axis is type of test X-axis is number of processes\""
+            ),
+            "{out}"
+        );
+        let without_r_header = out.replace("X-axis is number of processes", "");
+        assert!(!without_r_header.contains("process"), "{out}");
+        assert_eq!(saved["config"]["throughput"]["threads"], true);
+        for phase in saved["throughput"].as_array().unwrap() {
+            assert_eq!(phase["threads"], true, "{phase}");
+        }
+    }
+}
+
