@@ -185,6 +185,13 @@ impl ThroughputConfig {
         self.worker_counts.iter().copied().max().unwrap_or(1)
     }
 
+    /// The job's number of this rank's worker `local` (cluster mode; on one
+    /// host the same number): what decides a worker's role in test 8 and
+    /// its data, so that N workers over ranks do what N workers on one host do.
+    pub fn job_worker(&self, local: u32) -> u32 {
+        self.first_worker + local
+    }
+
     /// The file worker `index` uses.
     pub fn worker_path(&self, base: &std::path::Path, index: u32) -> PathBuf {
         let index = if self.shared_file { 0 } else { index };

@@ -12,7 +12,7 @@ use std::fs;
 use serde_json::Value;
 
 use crate::fixtures::cluster::{host_name, mpirun_ioz, ranks_left};
-use crate::fixtures::{Run, Test, list_dir, trials};
+use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -26,6 +26,8 @@ pub fn tests() -> Vec<Test> {
         o_direct_runs_across_two_ranks => [Mpi, ODirect],
         the_verification_options_run_across_two_ranks => [Mpi],
         a_cluster_run_names_its_workers_threads_in_text_and_json => [Mpi],
+        plus_k_gives_the_job_s_workers_their_roles_across_ranks => [Mpi],
+        dedup_files_across_ranks_are_those_of_one_host => [Mpi],
     ]
 }
 
@@ -176,8 +178,8 @@ fn xfer_kb(line: &str) -> f64 {
 
 fn every_throughput_test_runs_across_two_ranks() {
     let tests = [
-        "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "5", "-i", "6", "-i", "7", "-i", "8", "-i",
-        "9", "-i", "10", "-i", "11", "-i", "12",
+        "-i", "0", "-i", "1", "-i", "2", "-i", "3", "-i", "5", "-i", "6", "-i", "7", "-i", "8",
+        "-i", "9", "-i", "10", "-i", "11", "-i", "12",
     ];
     let (_, saved) = two_ranks(256, 16, &tests, &EVERY_PHASE);
     check_saved_phases(&saved, 0, &EVERY_PASS, 256 << 10);
@@ -193,8 +195,17 @@ fn record_rewrite_is_refused_across_ranks_as_on_one_host() {
     // Said once (by rank 0), before anything is made; mpirun adds its own
     // report of the job's non-zero exit.
     assert_eq!(r.code, Some(2), "{}", r.stderr);
-    let said: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("ioz: ")).collect();
-    assert_eq!(said, ["ioz: -i 4 (record rewrite) has no throughput form"], "{}", r.stderr);
+    let said: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ioz: "))
+        .collect();
+    assert_eq!(
+        said,
+        ["ioz: -i 4 (record rewrite) has no throughput form"],
+        "{}",
+        r.stderr
+    );
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
@@ -322,7 +333,14 @@ fn o_direct_runs_across_two_ranks() {
     check_saved_phases(
         &saved,
         0,
-        &["write", "rewrite", "read", "reread", "random_read", "random_write"],
+        &[
+            "write",
+            "rewrite",
+            "read",
+            "reread",
+            "random_read",
+            "random_write",
+        ],
         512 << 10,
     );
 }
@@ -331,7 +349,10 @@ fn the_verification_options_run_across_two_ranks() {
     for (flags, header) in [
         (&["-V", "165"][..], "Verify Mode. Pattern a5a5a5a5"),
         (&["-+d"], ">>> I/O Diagnostic mode enabled. <<<"),
-        (&["--data", "iozone", "-V", "90"], "Verify Mode. Pattern 5a5a5a5a"),
+        (
+            &["--data", "iozone", "-V", "90"],
+            "Verify Mode. Pattern 5a5a5a5a",
+        ),
     ] {
         let mut args = vec!["-i", "0", "-i", "1", "-i", "2", "-i", "3"];
         args.extend(flags);
@@ -376,8 +397,16 @@ fn a_cluster_run_names_its_workers_threads_in_text_and_json() {
         ] {
             assert_eq!(out.matches(line).count(), 1, "{line:?}: {out}");
         }
-        assert_eq!(out.matches("\tMin throughput per thread").count(), 2, "{out}");
-        assert_eq!(out.matches("\tAvg throughput per thread").count(), 2, "{out}");
+        assert_eq!(
+            out.matches("\tMin throughput per thread").count(),
+            2,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("\tAvg throughput per thread").count(),
+            2,
+            "{out}"
+        );
         // IOzone's -R header is a fixed string (the same with -T on one host).
         assert!(
             out.contains(
@@ -394,3 +423,52 @@ fn a_cluster_run_names_its_workers_threads_in_text_and_json() {
     }
 }
 
+/// `mpirun -np 2 ioz ARGS…` in `dir`, which must end well.
+fn job_in(dir: &std::path::Path, args: &[&str]) {
+    let r = mpirun_ioz(dir, 2, args);
+    assert_eq!(r.code, Some(0), "{args:?}: {}\n{}", r.stdout, r.stderr);
+}
+
+fn plus_k_gives_the_job_s_workers_their_roles_across_ranks() {
+    // -+K 1: in test 8 the job's worker 0 only reads, worker 1 (rank 1's
+    // first) only writes, as on one host. Seen by the files' times: the
+    // reader leaves its file's as they were.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = ["-t", "2", "-s", "256k", "-r", "16k", "-w", "-x", "-f", "f"];
+    job_in(d, &[&base[..], &["-i", "0"]].concat());
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(946_684_800);
+    for f in ["f.0", "f.1"] {
+        fs::File::options()
+            .write(true)
+            .open(d.join(f))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    job_in(d, &[&base[..], &["-i", "8", "-+K", "1"]].concat());
+    let modified = |f: &str| fs::metadata(d.join(f)).unwrap().modified().unwrap();
+    assert_eq!(modified("f.0"), old, "worker 0 (rank 0) reads only");
+    assert!(modified("f.1") > old, "worker 1 (rank 1) writes only");
+}
+
+fn dedup_files_across_ranks_are_those_of_one_host() {
+    // -+w: each worker's file image comes from its number in the job, so
+    // two ranks write what two workers on one host write: file for file
+    // the same bytes, and not the same file twice.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "-t", "2", "-s", "256k", "-r", "16k", "-i", "0", "-w", "-+w", "50",
+    ];
+    job_in(d, &[&args[..], &["-f", "ranks"]].concat());
+    let r = run(std::process::Command::new(IOZ)
+        .args(args)
+        .args(["-f", "host"])
+        .current_dir(d));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let read = |f: &str| fs::read(d.join(f)).unwrap();
+    assert_ne!(read("host.0"), read("host.1"));
+    assert!(read("ranks.0") == read("host.0"), "rank 0's file");
+    assert!(read("ranks.1") == read("host.1"), "rank 1's file");
+}

@@ -7,7 +7,7 @@
 //! and in every phase. IOzone's -R header ("X-axis is number of
 //! processes") is a fixed string scripts parse, the same with -T: kept.
 #![cfg_attr(
-    not(feature = "mpi"),
+    all(not(feature = "mpi"), not(test)),
     expect(dead_code, reason = "ranks run in the MPI build only")
 )]
 
