@@ -8,10 +8,11 @@
 //! options per mpirun keep the module within seconds on 2 cores.
 
 use std::fs;
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{host_name, mpirun_ioz, ranks_left};
+use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_ioz, ranks_left};
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -28,6 +29,8 @@ pub fn tests() -> Vec<Test> {
         a_cluster_run_names_its_workers_threads_in_text_and_json => [Mpi],
         plus_k_gives_the_job_s_workers_their_roles_across_ranks => [Mpi],
         dedup_files_across_ranks_are_those_of_one_host => [Mpi],
+        plus_m_dry_run_under_mpich_prints_mpiexec_s_config_file => [Mpi],
+        plus_m_under_mpich_launches_through_its_config_file => [Mpi],
     ]
 }
 
@@ -471,4 +474,188 @@ fn dedup_files_across_ranks_are_those_of_one_host() {
     assert_ne!(read("host.0"), read("host.1"));
     assert!(read("ranks.0") == read("host.0"), "rank 0's file");
     assert!(read("ranks.1") == read("host.1"), "rank 1's file");
+}
+
+/// A stand-in for MPICH's launcher, as `mpirun` in a directory of its own
+/// (MPICH is not installed here, and must not be: CI installs Open MPI):
+/// `--version` says HYDRA; otherwise it records its arguments, its time
+/// limit and its -configfile in `record`, and starts each rank of the file
+/// as Hydra does (in its working directory, with its variables, PMI_RANK
+/// and PMI_SIZE), exiting with the highest status.
+struct Hydra {
+    dir: tempfile::TempDir,
+}
+
+impl Hydra {
+    fn new() -> Hydra {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("record");
+        fs::create_dir(&record).unwrap();
+        let bin = dir.path().join("bin");
+        fs::create_dir(&bin).unwrap();
+        let script = format!(
+            r#"#!/bin/sh
+rec={rec}
+if [ "$1" = "--version" ]; then
+  echo "HYDRA build details:"
+  echo "    Version:                                 4.0.2"
+  exit 0
+fi
+echo "$@" > $rec/args
+echo "${{MPIEXEC_TIMEOUT:-unset}}" > $rec/timeout
+[ "$1" = "-configfile" ] || exit 99
+cp "$2" $rec/configfile
+n=$(grep -c . "$2")
+i=0
+pids=""
+while read -r line; do
+  set -- ${{line% :}}
+  host=$4; wdir=$6; shift 6
+  vars=""
+  if [ "$1" = "-env" ]; then vars="$2=$3"; shift 3; fi
+  (cd "$wdir" && exec env $vars PMI_RANK=$i PMI_SIZE=$n "$@") &
+  pids="$pids $!"
+  i=$((i + 1))
+done < "$2"
+worst=0
+for p in $pids; do
+  wait $p; s=$?
+  [ $s -gt $worst ] && worst=$s
+done
+exit $worst
+"#,
+            rec = record.display()
+        );
+        let path = bin.join("mpirun");
+        fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        Hydra { dir }
+    }
+
+    /// PATH with the stand-in first.
+    fn path(&self) -> std::ffi::OsString {
+        let mut path = self.dir.path().join("bin").into_os_string();
+        path.push(":");
+        path.push(std::env::var_os("PATH").unwrap_or_default());
+        path
+    }
+
+    /// What the stand-in recorded under `name`, if it was called.
+    fn recorded(&self, name: &str) -> Option<String> {
+        fs::read_to_string(self.dir.path().join("record").join(name)).ok()
+    }
+
+    /// The MPI build of ioz with `args`, in `dir`, the stand-in on PATH.
+    fn ioz(&self, dir: &std::path::Path, args: &[&str]) -> Run {
+        run(std::process::Command::new(ioz_mpi())
+            .args(args)
+            .env("PATH", self.path())
+            .env_remove("MPIEXEC_TIMEOUT")
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(dir))
+    }
+}
+
+/// Two client lines on this host, in `w1` and `w2` (the second with its
+/// own test file), in `dir/clients`.
+fn two_clients(dir: &std::path::Path, w1: &std::path::Path, w2: &std::path::Path) {
+    let text = format!(
+        "# host  workdir  ioz  [test file]\nlocalhost {} {}\nlocalhost {} {} f2\n",
+        w1.display(),
+        ioz_mpi(),
+        w2.display(),
+        ioz_mpi()
+    );
+    fs::write(dir.join("clients"), text).unwrap();
+}
+
+/// MPICH's config file for [`two_clients`] and `args`.
+fn expected_configfile(w1: &std::path::Path, w2: &std::path::Path, args: &str) -> String {
+    let bin = ioz_mpi();
+    format!(
+        "-n 1 -host localhost -wdir {} {bin} {args} :\n\
+         -n 1 -host localhost -wdir {} -env IOZ_CLIENT_TEST_FILE f2 {bin} {args}\n",
+        w1.display(),
+        w2.display()
+    )
+}
+
+fn plus_m_dry_run_under_mpich_prints_mpiexec_s_config_file() {
+    let hydra = Hydra::new();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    two_clients(d, Path::new("/w1"), Path::new("/w2"));
+    let r = hydra.ioz(
+        d,
+        &[
+            "-t",
+            "2",
+            "-s",
+            "1m",
+            "-i",
+            "0",
+            "-+m",
+            "clients",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "MPIEXEC_TIMEOUT=86400 mpirun -configfile CONFIGFILE\n# CONFIGFILE\n{}",
+            expected_configfile(Path::new("/w1"), Path::new("/w2"), "-t 2 -s 1m -i 0")
+        )
+    );
+    // Asked its version, never started; nothing written.
+    assert_eq!(hydra.recorded("args"), None);
+    assert_eq!(list_dir(d), ["clients"]);
+}
+
+fn plus_m_under_mpich_launches_through_its_config_file() {
+    let hydra = Hydra::new();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (w1, w2) = (d.join("w1"), d.join("w2"));
+    fs::create_dir(&w1).unwrap();
+    fs::create_dir(&w2).unwrap();
+    two_clients(d, &w1, &w2);
+    let r = hydra.ioz(
+        d,
+        &[
+            "-t", "2", "-s", "64k", "-r", "16k", "-i", "0", "-+m", "clients",
+        ],
+    );
+    // The launcher got the config file and the time limit...
+    let args = hydra
+        .recorded("args")
+        .expect("the stand-in was not started");
+    let file = args
+        .trim()
+        .strip_prefix("-configfile ")
+        .unwrap_or_else(|| panic!("{args}"));
+    assert_eq!(
+        hydra.recorded("configfile").unwrap(),
+        expected_configfile(&w1, &w2, "-t 2 -s 64k -r 16k -i 0")
+    );
+    assert_eq!(hydra.recorded("timeout").unwrap().trim(), "86400");
+    // ...removed once the job ended.
+    assert!(!Path::new(file).exists(), "{file} left behind");
+    // The ranks, built with Open MPI and started by MPICH's launcher, each
+    // refuse to run (exit 2) rather than measure as single-rank jobs.
+    assert_eq!(r.code, Some(2), "{}\n{}", r.stdout, r.stderr);
+    let refusals = r
+        .stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("ioz: started by a launcher of 2 ranks (PMI_SIZE is set) but MPI sees 1")
+                && l.contains("built with another MPI than the launcher's")
+        })
+        .count();
+    assert_eq!(refusals, 2, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(list_dir(&w1), Vec::<String>::new());
+    assert_eq!(list_dir(&w2), Vec::<String>::new());
 }

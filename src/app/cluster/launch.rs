@@ -1,7 +1,8 @@
 //! `ioz -+m clientfile -t N …`: IOzone's cluster command line, carried out
 //! by MPI. Each line of the client file (`host  workdir  path-to-ioz
-//! [testfile]`, `#` comments) becomes one rank of an Open MPI appfile; ioz
-//! runs `mpirun --app` on it with a time limit, or with `--dry-run` prints
+//! [testfile]`, `#` comments) becomes one rank of an Open MPI appfile or an
+//! MPICH config file, whichever MPI's launcher is on PATH (launcher.rs);
+//! ioz runs the launcher on it with a time limit, or with `--dry-run` prints
 //! the command and the file instead. The ranks are this same command line
 //! without `-+m`, each on its host, in its working directory. (Built
 //! without MPI, ioz refuses -+m before it gets here; the client file's
@@ -12,11 +13,11 @@
 )]
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::launcher;
 use super::refusal;
 use crate::app::output::say;
 use crate::cli::{self, Command as Parsed};
@@ -26,10 +27,6 @@ use crate::system::host;
 /// The variable through which a rank learns its client's test file (the
 /// client file's fourth column).
 pub(crate) const CLIENT_FILE_VARIABLE: &str = "IOZ_CLIENT_TEST_FILE";
-
-/// mpirun's time limit unless MPIEXEC_TIMEOUT sets one: a hung rank must
-/// not hang the job for ever.
-const DEFAULT_TIMEOUT_SECONDS: u64 = 24 * 3600;
 
 /// The options whose value is a result file rank 0 writes: made absolute
 /// here, so that they land where the user is, not in the first client's
@@ -75,28 +72,9 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Strin
     Ok(clients)
 }
 
-/// The Open MPI appfile: one rank per line, `--host H:K` where K is the
-/// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String]) -> String {
-    let mut text = String::new();
-    for c in clients {
-        let slots = clients.iter().filter(|o| o.host == c.host).count();
-        let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
-        if let Some(f) = &c.test_file {
-            let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
-        }
-        let _ = write!(text, " {}", c.ioz);
-        for a in args {
-            let _ = write!(text, " {a}");
-        }
-        text.push('\n');
-    }
-    text
-}
-
 /// The ranks' command line: the user's without `-+m FILE` and `--dry-run`,
 /// its result files made absolute. An argument with white space cannot go
-/// through an appfile.
+/// through a launch file.
 fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     let mut skip_value = false;
@@ -117,7 +95,7 @@ fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>
         };
         if word.chars().any(char::is_whitespace) || word.is_empty() {
             return Err(format!(
-                "-+m: {word:?}: an argument with white space cannot go through an MPI appfile"
+                "-+m: {word:?}: an argument with white space cannot go through an MPI launch file"
             ));
         }
         let value_of_result_option = out
@@ -171,30 +149,23 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     if let Some(why) = refusal(&config, ranks as u32) {
         return Err(why);
     }
-    let app = appfile(clients, &rank_args);
-    let mut mpirun: Vec<String> = vec!["mpirun".into()];
+    let mpirun = launcher::find()?;
+    let file = mpirun.file(clients, &rank_args);
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        mpirun.push("--allow-run-as-root".into());
-    }
-    if std::env::var_os("MPIEXEC_TIMEOUT").is_none() {
-        mpirun.extend(["--timeout".into(), DEFAULT_TIMEOUT_SECONDS.to_string()]);
-    }
-    // Ranks that wait (at barriers, for stops) give their core to the
-    // workers of the ranks beside them.
-    mpirun.extend(["--mca".into(), "mpi_yield_when_idle".into(), "1".into()]);
-    mpirun.push("--app".into());
+    let root = unsafe { libc::geteuid() } == 0;
+    let word = mpirun.file_word();
     if args.iter().any(|a| a == "--dry-run") {
-        mpirun.push("APPFILE".into());
+        let (env, line) = mpirun.command(word, root);
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         let mut out = std::io::stdout().lock();
-        let _ = write!(out, "{}\n# APPFILE\n{app}", mpirun.join(" "));
+        let _ = write!(out, "{}{}\n# {word}\n{file}", env.concat(), line.join(" "));
         return Ok(Exit::Success);
     }
-    let path = write_appfile(&app)?;
-    mpirun.push(path.to_string_lossy().into_owned());
-    let status = Command::new(&mpirun[0]).args(&mpirun[1..]).status();
+    let path = write_launch_file(word, &file)?;
+    let (env, line) = mpirun.command(&path.to_string_lossy(), root);
+    let status = Command::new(&line[0]).args(&line[1..]).envs(env).status();
     let _ = std::fs::remove_file(&path);
-    let status = status.map_err(|e| format!("-+m: cannot run mpirun: {e}"))?;
+    let status = status.map_err(|e| format!("-+m: cannot run {}: {e}", line[0]))?;
     Ok(match status.code() {
         Some(0) => Exit::Success,
         Some(2) => Exit::Usage,
@@ -203,17 +174,27 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     })
 }
 
-/// The appfile, in a new file of the temporary directory (never one that
-/// was there).
-fn write_appfile(text: &str) -> Result<PathBuf, String> {
-    let path = std::env::temp_dir().join(format!("ioz-appfile-{}", std::process::id()));
+/// The launch file (`word`: APPFILE or CONFIGFILE), in a new file of the
+/// temporary directory (never one that was there).
+fn write_launch_file(word: &str, text: &str) -> Result<PathBuf, String> {
+    let path = std::env::temp_dir().join(format!(
+        "ioz-{}-{}",
+        word.to_lowercase(),
+        std::process::id()
+    ));
+    let failed = |e: std::io::Error| {
+        format!(
+            "-+m: cannot write the {} {}: {e}",
+            word.to_lowercase(),
+            path.display()
+        )
+    };
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&path)
-        .map_err(|e| format!("-+m: cannot write the appfile {}: {e}", path.display()))?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| format!("-+m: cannot write the appfile {}: {e}", path.display()))?;
+        .map_err(failed)?;
+    f.write_all(text.as_bytes()).map_err(failed)?;
     Ok(path)
 }
 
@@ -222,18 +203,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn client_lines_become_ranks() {
-        let text = "# host  workdir  ioz  [file]\n\nnode1 /w1 /bin/ioz\nnode2 /w2 /opt/ioz f2 # two\nnode1 /w3 /bin/ioz\n";
+    fn client_lines_are_read_with_their_test_files() {
+        let text =
+            "# host  workdir  ioz  [file]\n\nnode1 /w1 /bin/ioz\nnode2 /w2 /opt/ioz f2 # two\n";
         let clients = parse_clients("c", text).unwrap();
-        assert_eq!(clients.len(), 3);
+        assert_eq!(clients.len(), 2);
+        assert_eq!(clients[0].test_file, None);
         assert_eq!(clients[1].test_file.as_deref(), Some("f2"));
-        let args = vec!["-t".to_string(), "3".to_string()];
-        assert_eq!(
-            appfile(&clients, &args),
-            "-np 1 --host node1:2 --wdir /w1 /bin/ioz -t 3\n\
-             -np 1 --host node2:1 --wdir /w2 -x IOZ_CLIENT_TEST_FILE=f2 /opt/ioz -t 3\n\
-             -np 1 --host node1:2 --wdir /w3 /bin/ioz -t 3\n"
-        );
+        assert_eq!(clients[1].workdir, "/w2");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! build the MPI one.
 
 mod launch;
+mod launcher;
 #[cfg(feature = "mpi")]
 mod rank;
 mod workers;
