@@ -387,6 +387,28 @@ pub struct RunResult {
     pub status: RunStatus,
 }
 
+impl RunResult {
+    /// A cluster run's ranks: each rank's host, in rank order, as its
+    /// workers' results name them (empty on one machine, and for a cluster
+    /// run that ended before its first phase).
+    pub fn rank_hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<Option<String>> = Vec::new();
+        let clients = self
+            .throughput
+            .iter()
+            .flat_map(|p| &p.results)
+            .filter_map(|w| w.client.as_ref());
+        for c in clients {
+            let rank = c.rank as usize;
+            if hosts.len() <= rank {
+                hosts.resize(rank + 1, None);
+            }
+            hosts[rank].get_or_insert_with(|| c.host.clone());
+        }
+        hosts.into_iter().map(Option::unwrap_or_default).collect()
+    }
+}
+
 /// A finished run around the given rows, with fixed times and environment:
 /// input for exporter tests.
 #[cfg(test)]

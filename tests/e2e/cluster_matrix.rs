@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_ioz, ranks_left};
+use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left};
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -31,6 +31,8 @@ pub fn tests() -> Vec<Test> {
         dedup_files_across_ranks_are_those_of_one_host => [Mpi],
         plus_m_dry_run_under_mpich_prints_mpiexec_s_config_file => [Mpi],
         plus_m_under_mpich_launches_through_its_config_file => [Mpi],
+        a_cluster_run_is_recorded_once_with_its_ranks_and_hosts => [Mpi],
+        a_named_history_that_cannot_take_the_run_refuses_the_job => [Mpi],
     ]
 }
 
@@ -658,4 +660,111 @@ fn plus_m_under_mpich_launches_through_its_config_file() {
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(list_dir(&w1), Vec::<String>::new());
     assert_eq!(list_dir(&w2), Vec::<String>::new());
+}
+
+/// `mpirun -np 2 ioz ARGS…` in `dir`, recording in the history `history`
+/// (the harness turns recording off for every other test).
+fn job_with_history(dir: &Path, history: &Path, args: &[&str]) -> Run {
+    run(mpirun_command(dir, 2, &[], args)
+        .env("IOZ_HISTORY", history)
+        .env_remove("IOZ_NO_HISTORY"))
+}
+
+/// `ioz history ARGS…` (the default build) on `history`.
+fn history_says(history: &Path, args: &[&str]) -> Run {
+    let r = run(std::process::Command::new(IOZ)
+        .arg("history")
+        .args(args)
+        .env("IOZ_HISTORY", history)
+        .env_remove("IOZ_NO_HISTORY"));
+    assert_eq!(r.code, Some(0), "history {args:?}: {}", r.stderr);
+    r
+}
+
+fn a_cluster_run_is_recorded_once_with_its_ranks_and_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let work = d.join("work");
+    fs::create_dir(&work).unwrap();
+    let history = d.join("history");
+    let args = ["-t", "2", "-s", "256k", "-r", "64k", "-i", "0", "-x"];
+    for id in 1..=2 {
+        let r = job_with_history(&work, &history, &args);
+        assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+        // Said once, by rank 0, last.
+        let saved: Vec<&str> = r
+            .stderr
+            .lines()
+            .filter(|l| l.contains("saved as run"))
+            .collect();
+        assert_eq!(
+            saved,
+            [format!("ioz: saved as run {id} — ioz history show {id}")],
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(list_dir(&work), Vec::<String>::new());
+    // Listed as a run of two ranks on this host, once per job.
+    let host = host_name();
+    let list = history_says(&history, &["list"]).stdout;
+    let rows: Vec<&str> = list.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{list}");
+    for row in &rows {
+        assert!(row.contains(&format!("{host} (2 ranks)")), "{row}");
+        assert!(row.contains("complete"), "{row}");
+    }
+    // The saved run holds each rank's workers; the trend follows the runs.
+    let saved: Value =
+        serde_json::from_slice(&fs::read(history.join("runs/1.json")).unwrap()).unwrap();
+    for phase in saved["throughput"].as_array().unwrap() {
+        let ranks: Vec<&Value> = phase["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| &w["client"]["rank"])
+            .collect();
+        assert_eq!(ranks, [0, 1], "{phase}");
+    }
+    let trend = history_says(&history, &["trend"]).stdout;
+    let runs: Vec<&str> = trend
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(runs.len(), 2, "{trend}");
+    assert!(
+        trend.contains("write") && trend.contains("rewrite"),
+        "{trend}"
+    );
+}
+
+fn a_named_history_that_cannot_take_the_run_refuses_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let work = d.join("work");
+    fs::create_dir(&work).unwrap();
+    // A directory of someone else's files: never ioz's history.
+    let theirs = d.join("theirs");
+    fs::create_dir(&theirs).unwrap();
+    fs::write(theirs.join("notes.txt"), "mine").unwrap();
+    let r = job_with_history(
+        &work,
+        &theirs,
+        &["-t", "2", "-s", "256k", "-r", "64k", "-i", "0"],
+    );
+    assert_eq!(r.code, Some(2), "{}\n{}", r.stdout, r.stderr);
+    let said: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ioz: "))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", r.stderr);
+    assert!(
+        said[0].starts_with(&format!("ioz: rank 0 on {}: history: ", host_name())),
+        "{}",
+        said[0]
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(list_dir(&work), Vec::<String>::new());
+    assert_eq!(list_dir(&theirs), ["notes.txt"]);
 }

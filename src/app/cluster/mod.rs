@@ -7,6 +7,8 @@ mod launch;
 mod launcher;
 #[cfg(feature = "mpi")]
 mod rank;
+#[cfg(feature = "mpi")]
+mod recording;
 mod workers;
 
 use std::ffi::OsString;
