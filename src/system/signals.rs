@@ -229,12 +229,19 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
+    remove_files_and_exit(128 + signal)
+}
+
+/// Removes the registered test files that are still ioz's and ends the
+/// process with `code` at once, whatever its other threads are doing
+/// (inside an MPI call, say). Async-signal-safe.
+pub fn remove_files_and_exit(code: i32) -> ! {
     remove_registered_files();
     // nix has no _exit, and std::process::exit runs atexit handlers, which
-    // are not async-signal-safe.
+    // are not async-signal-safe (and MPI's may wait for the other ranks).
     // SAFETY: _exit takes a plain integer, never returns, and is
     // async-signal-safe.
-    unsafe { libc::_exit(128 + signal) }
+    unsafe { libc::_exit(code) }
 }
 
 /// Removes the registered test files that are still ioz's (a panicking

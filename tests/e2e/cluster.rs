@@ -26,6 +26,7 @@ pub fn tests() -> Vec<Test> {
         a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
         sigint_or_sigterm_to_mpirun_removes_every_rank_s_files => [Mpi],
         a_rank_killed_outright_leaves_no_file => [Mpi],
+        a_rank_cut_off_from_mpirun_leaves_at_its_deadline => [Mpi],
         a_binary_under_another_mpi_s_launcher_is_refused => [Mpi],
         iozone_s_client_side_flags_are_refused_with_one_line,
         plus_m_runs_a_rank_per_client_line_in_its_directory => [Mpi],
@@ -519,11 +520,20 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
         d,
         &[(Path::new("/w1"), None), (Path::new("/w2"), Some("f2"))],
     );
-    let r = run(Command::new(ioz_mpi())
-        .args(["-t", "4", "-s", "1m", "-i", "0", "-+m"])
-        .arg(&clients)
-        .arg("--dry-run")
-        .current_dir(d));
+    let dry_run = |time_limit: Option<&str>| {
+        let mut command = Command::new(ioz_mpi());
+        command
+            .args(["-t", "4", "-s", "1m", "-i", "0", "-+m"])
+            .arg(&clients)
+            .arg("--dry-run")
+            .current_dir(d)
+            .env_remove("MPIEXEC_TIMEOUT");
+        if let Some(limit) = time_limit {
+            command.env("MPIEXEC_TIMEOUT", limit);
+        }
+        run(&mut command)
+    };
+    let r = dry_run(None);
     expect(&r, 0);
     let bin = ioz_mpi();
     let root = if crate::fixtures::is_root() {
@@ -536,12 +546,80 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
         format!(
             "mpirun {root}--timeout 86400 --mca mpi_yield_when_idle 1 --app APPFILE\n\
              # APPFILE\n\
-             -np 1 --host localhost:2 --wdir /w1 {bin} -t 4 -s 1m -i 0\n\
-             -np 1 --host localhost:2 --wdir /w2 -x IOZ_CLIENT_TEST_FILE=f2 {bin} -t 4 -s 1m -i 0\n"
+             -np 1 --host localhost:2 --wdir /w1 -x MPIEXEC_TIMEOUT=86400 {bin} -t 4 -s 1m -i 0\n\
+             -np 1 --host localhost:2 --wdir /w2 -x MPIEXEC_TIMEOUT=86400 \
+             -x IOZ_CLIENT_TEST_FILE=f2 {bin} -t 4 -s 1m -i 0\n"
         )
     );
+    // The user's time limit: mpirun reads it, and every rank is given it.
+    let r = dry_run(Some("90"));
+    expect(&r, 0);
+    assert!(
+        r.stdout.starts_with(&format!("mpirun {root}--mca")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stdout.matches(" -x MPIEXEC_TIMEOUT=90 ").count(),
+        2,
+        "{}",
+        r.stdout
+    );
+    let r = dry_run(Some("1h"));
+    let line = assert_refused(&r, "MPIEXEC_TIMEOUT=\"1h\"");
+    assert!(line.contains("whole seconds"), "{line}");
     // Nothing started, nothing written.
     assert_eq!(list_dir(d), ["clients"]);
+}
+
+fn a_rank_cut_off_from_mpirun_leaves_at_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A job that would take a minute (-d: rank i waits i × 20 s), with a
+    // 6 s time limit the ranks know of; mpirun stopped at once, as if its
+    // link to the ranks were cut: it can end nothing.
+    let mut child = mpirun_command(
+        d,
+        4,
+        &[],
+        &[
+            "-t", "4", "-s", "1m", "-r", "4k", "-i", "0", "-d", "20000000",
+        ],
+    )
+    .env("MPIEXEC_TIMEOUT", "6")
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    assert!(within(60, || list_dir(d).len() == 4), "no files made");
+    let started = std::time::Instant::now();
+    // SAFETY: our own child, still running.
+    unsafe { libc::kill(child.id() as i32, libc::SIGSTOP) };
+    // 6 s and the 5 s grace from each rank's start: gone by themselves.
+    let ended = within(40, || ranks_left(d).is_empty() && list_dir(d).is_empty());
+    let waited = started.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, libc::SIGCONT) };
+    if !ended {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        ended,
+        "ranks {:?}, files {:?}: {stderr}",
+        ranks_left(d),
+        list_dir(d)
+    );
+    assert!(
+        waited.as_secs_f64() > 5.0,
+        "gone after {waited:?}: {stderr}"
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("after the job's time limit (MPIEXEC_TIMEOUT=6): cut off from the others?"),
+        "{stderr}"
+    );
 }
 
 fn bad_client_files_are_refused_with_one_line() {

@@ -46,6 +46,7 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
     };
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
+    super::deadline::arm(peers.rank(), peers.host());
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             if peers.rank() == 0 {
