@@ -429,7 +429,7 @@ fn a_cluster_run_names_its_workers_threads_in_text_and_json() {
 }
 
 /// `mpirun -np 2 ioz ARGS…` in `dir`, which must end well.
-fn job_in(dir: &std::path::Path, args: &[&str]) {
+fn job_in(dir: &Path, args: &[&str]) {
     let r = mpirun_ioz(dir, 2, args);
     assert_eq!(r.code, Some(0), "{args:?}: {}\n{}", r.stdout, r.stderr);
 }
@@ -514,7 +514,7 @@ while read -r line; do
   set -- ${{line% :}}
   host=$4; wdir=$6; shift 6
   vars=""
-  if [ "$1" = "-env" ]; then vars="$2=$3"; shift 3; fi
+  while [ "$1" = "-env" ]; do vars="$vars $2=$3"; shift 3; done
   (cd "$wdir" && exec env $vars PMI_RANK=$i PMI_SIZE=$n "$@") &
   pids="$pids $!"
   i=$((i + 1))
@@ -549,7 +549,7 @@ exit $worst
     }
 
     /// The MPI build of ioz with `args`, in `dir`, the stand-in on PATH.
-    fn ioz(&self, dir: &std::path::Path, args: &[&str]) -> Run {
+    fn ioz(&self, dir: &Path, args: &[&str]) -> Run {
         run(std::process::Command::new(ioz_mpi())
             .args(args)
             .env("PATH", self.path())
@@ -562,7 +562,7 @@ exit $worst
 
 /// Two client lines on this host, in `w1` and `w2` (the second with its
 /// own test file), in `dir/clients`.
-fn two_clients(dir: &std::path::Path, w1: &std::path::Path, w2: &std::path::Path) {
+fn two_clients(dir: &Path, w1: &Path, w2: &Path) {
     let text = format!(
         "# host  workdir  ioz  [test file]\nlocalhost {} {}\nlocalhost {} {} f2\n",
         w1.display(),
@@ -573,12 +573,14 @@ fn two_clients(dir: &std::path::Path, w1: &std::path::Path, w2: &std::path::Path
     fs::write(dir.join("clients"), text).unwrap();
 }
 
-/// MPICH's config file for [`two_clients`] and `args`.
-fn expected_configfile(w1: &std::path::Path, w2: &std::path::Path, args: &str) -> String {
+/// MPICH's config file for [`two_clients`], `args` and the time limit
+/// `limit` (seconds) every rank is given.
+fn expected_configfile(w1: &Path, w2: &Path, args: &str, limit: u32) -> String {
     let bin = ioz_mpi();
     format!(
-        "-n 1 -host localhost -wdir {} {bin} {args} :\n\
-         -n 1 -host localhost -wdir {} -env IOZ_CLIENT_TEST_FILE f2 {bin} {args}\n",
+        "-n 1 -host localhost -wdir {} -env MPIEXEC_TIMEOUT {limit} {bin} {args} :\n\
+         -n 1 -host localhost -wdir {} -env MPIEXEC_TIMEOUT {limit} -env IOZ_CLIENT_TEST_FILE f2 \
+         {bin} {args}\n",
         w1.display(),
         w2.display()
     )
@@ -608,7 +610,31 @@ fn plus_m_dry_run_under_mpich_prints_mpiexec_s_config_file() {
         r.stdout,
         format!(
             "MPIEXEC_TIMEOUT=86400 mpirun -configfile CONFIGFILE\n# CONFIGFILE\n{}",
-            expected_configfile(Path::new("/w1"), Path::new("/w2"), "-t 2 -s 1m -i 0")
+            expected_configfile(Path::new("/w1"), Path::new("/w2"), "-t 2 -s 1m -i 0", 86400)
+        )
+    );
+    // The user's time limit: the launcher reads it, every rank is given it.
+    let r = run(std::process::Command::new(ioz_mpi())
+        .args([
+            "-t",
+            "2",
+            "-s",
+            "1m",
+            "-i",
+            "0",
+            "-+m",
+            "clients",
+            "--dry-run",
+        ])
+        .env("PATH", hydra.path())
+        .env("MPIEXEC_TIMEOUT", "90")
+        .current_dir(d));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "mpirun -configfile CONFIGFILE\n# CONFIGFILE\n{}",
+            expected_configfile(Path::new("/w1"), Path::new("/w2"), "-t 2 -s 1m -i 0", 90)
         )
     );
     // Asked its version, never started; nothing written.
@@ -640,7 +666,7 @@ fn plus_m_under_mpich_launches_through_its_config_file() {
         .unwrap_or_else(|| panic!("{args}"));
     assert_eq!(
         hydra.recorded("configfile").unwrap(),
-        expected_configfile(&w1, &w2, "-t 2 -s 64k -r 16k -i 0")
+        expected_configfile(&w1, &w2, "-t 2 -s 64k -r 16k -i 0", 86400)
     );
     assert_eq!(hydra.recorded("timeout").unwrap().trim(), "86400");
     // ...removed once the job ended.

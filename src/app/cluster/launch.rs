@@ -17,7 +17,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::launcher;
+use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
+use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS};
 use super::refusal;
 use crate::app::output::say;
 use crate::cli::{self, Command as Parsed};
@@ -149,20 +150,28 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     if let Some(why) = refusal(&config, ranks as u32) {
         return Err(why);
     }
+    let time_limit = match std::env::var(TIME_LIMIT_VARIABLE) {
+        Err(_) => None,
+        Ok(value) => Some(time_limit(Some(&value)).ok_or_else(|| {
+            format!("{TIME_LIMIT_VARIABLE}={value:?}: give the job's time limit in whole seconds above 0")
+        })?),
+    };
+    let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
     let mpirun = launcher::find()?;
-    let file = mpirun.file(clients, &rank_args);
+    let file = mpirun.file(clients, &rank_args, time_limit_seconds);
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let word = mpirun.file_word();
+    let user_limit = time_limit.is_some();
     if args.iter().any(|a| a == "--dry-run") {
-        let (env, line) = mpirun.command(word, root);
+        let (env, line) = mpirun.command(word, root, user_limit);
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{}{}\n# {word}\n{file}", env.concat(), line.join(" "));
         return Ok(Exit::Success);
     }
     let path = write_launch_file(word, &file)?;
-    let (env, line) = mpirun.command(&path.to_string_lossy(), root);
+    let (env, line) = mpirun.command(&path.to_string_lossy(), root, user_limit);
     let status = Command::new(&line[0]).args(&line[1..]).envs(env).status();
     let _ = std::fs::remove_file(&path);
     let status = status.map_err(|e| format!("-+m: cannot run {}: {e}", line[0]))?;

@@ -9,14 +9,12 @@ use std::fmt::Write as _;
 use std::io::ErrorKind;
 use std::process::Command;
 
+use super::deadline::TIME_LIMIT_VARIABLE;
 use super::launch::{CLIENT_FILE_VARIABLE, Client};
 
-/// The launcher's time limit unless MPIEXEC_TIMEOUT sets one (both MPIs
+/// The job's time limit unless MPIEXEC_TIMEOUT sets one (both launchers
 /// read it): a hung rank must not hang the job for ever.
 pub(crate) const DEFAULT_TIMEOUT_SECONDS: u64 = 24 * 3600;
-
-/// The variable both launchers read their time limit from.
-const TIMEOUT_VARIABLE: &str = "MPIEXEC_TIMEOUT";
 
 /// The MPI a launcher belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,19 +83,25 @@ impl Mpirun {
     }
 
     /// The launch file: one rank per client, its host, working directory,
-    /// test file and the ranks' command line.
-    pub fn file(&self, clients: &[Client], args: &[String]) -> String {
+    /// time limit (every rank keeps it too: deadline.rs), test file and the
+    /// ranks' command line.
+    pub fn file(&self, clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
         match self.mpi {
-            Mpi::OpenMpi => appfile(clients, args),
-            Mpi::Mpich => configfile(clients, args),
+            Mpi::OpenMpi => appfile(clients, args, time_limit_seconds),
+            Mpi::Mpich => configfile(clients, args, time_limit_seconds),
         }
     }
 
     /// The variables to set for the launcher, and its command line with
     /// the launch file `file`; `root`: ioz runs as root (Open MPI refuses
-    /// it unless told).
-    pub fn command(&self, file: &str, root: bool) -> (Vec<(String, String)>, Vec<String>) {
-        let timeout_set = std::env::var_os(TIMEOUT_VARIABLE).is_some();
+    /// it unless told); `timeout_set`: the user's MPIEXEC_TIMEOUT is there
+    /// for the launcher to read.
+    pub fn command(
+        &self,
+        file: &str,
+        root: bool,
+        timeout_set: bool,
+    ) -> (Vec<(String, String)>, Vec<String>) {
         let mut env = Vec::new();
         let mut line = vec![self.program.clone()];
         match self.mpi {
@@ -116,7 +120,7 @@ impl Mpirun {
                 // Hydra has no time-limit option: it reads the variable.
                 if !timeout_set {
                     env.push((
-                        TIMEOUT_VARIABLE.to_string(),
+                        TIME_LIMIT_VARIABLE.to_string(),
                         DEFAULT_TIMEOUT_SECONDS.to_string(),
                     ));
                 }
@@ -130,11 +134,14 @@ impl Mpirun {
 
 /// The Open MPI appfile: one rank per line, `--host H:K` where K is the
 /// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String]) -> String {
+pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
     let mut text = String::new();
     for c in clients {
         let slots = clients.iter().filter(|o| o.host == c.host).count();
         let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
+        // Every rank keeps the job's time limit too (deadline.rs): one cut
+        // off from mpirun leaves by itself.
+        let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={time_limit_seconds}");
         if let Some(f) = &c.test_file {
             let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
         }
@@ -147,11 +154,14 @@ pub(crate) fn appfile(clients: &[Client], args: &[String]) -> String {
 /// MPICH's config file: one rank per line, `-n 1 -host H -wdir W`, the
 /// lines joined by ` :` (Hydra reads the file as one command line of
 /// colon-separated ranks).
-pub(crate) fn configfile(clients: &[Client], args: &[String]) -> String {
+pub(crate) fn configfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
     let lines: Vec<String> = clients
         .iter()
         .map(|c| {
-            let mut line = format!("-n 1 -host {} -wdir {}", c.host, c.workdir);
+            let mut line = format!(
+                "-n 1 -host {} -wdir {} -env {TIME_LIMIT_VARIABLE} {time_limit_seconds}",
+                c.host, c.workdir
+            );
             if let Some(f) = &c.test_file {
                 let _ = write!(line, " -env {CLIENT_FILE_VARIABLE} {f}");
             }
@@ -185,10 +195,11 @@ mod tests {
     fn client_lines_become_open_mpi_ranks() {
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            appfile(&clients(), &args),
-            "-np 1 --host node1:2 --wdir /w1 /bin/ioz -t 3\n\
-             -np 1 --host node2:1 --wdir /w2 -x IOZ_CLIENT_TEST_FILE=f2 /opt/ioz -t 3\n\
-             -np 1 --host node1:2 --wdir /w3 /bin/ioz -t 3\n"
+            appfile(&clients(), &args, 60),
+            "-np 1 --host node1:2 --wdir /w1 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n\
+             -np 1 --host node2:1 --wdir /w2 -x MPIEXEC_TIMEOUT=60 -x IOZ_CLIENT_TEST_FILE=f2 \
+             /opt/ioz -t 3\n\
+             -np 1 --host node1:2 --wdir /w3 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n"
         );
     }
 
@@ -196,10 +207,11 @@ mod tests {
     fn client_lines_become_mpich_ranks_joined_by_colons() {
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            configfile(&clients(), &args),
-            "-n 1 -host node1 -wdir /w1 /bin/ioz -t 3 :\n\
-             -n 1 -host node2 -wdir /w2 -env IOZ_CLIENT_TEST_FILE f2 /opt/ioz -t 3 :\n\
-             -n 1 -host node1 -wdir /w3 /bin/ioz -t 3\n"
+            configfile(&clients(), &args, 60),
+            "-n 1 -host node1 -wdir /w1 -env MPIEXEC_TIMEOUT 60 /bin/ioz -t 3 :\n\
+             -n 1 -host node2 -wdir /w2 -env MPIEXEC_TIMEOUT 60 -env IOZ_CLIENT_TEST_FILE f2 \
+             /opt/ioz -t 3 :\n\
+             -n 1 -host node1 -wdir /w3 -env MPIEXEC_TIMEOUT 60 /bin/ioz -t 3\n"
         );
     }
 
@@ -228,16 +240,19 @@ mod tests {
             program: "mpiexec".into(),
             mpi: Mpi::Mpich,
         };
-        let (env, line) = mpich.command("/tmp/f", true);
+        let (env, line) = mpich.command("/tmp/f", true, false);
         assert_eq!(line, ["mpiexec", "-configfile", "/tmp/f"]);
-        if std::env::var_os(TIMEOUT_VARIABLE).is_none() {
-            assert_eq!(env, [(TIMEOUT_VARIABLE.to_string(), "86400".to_string())]);
-        }
+        assert_eq!(
+            env,
+            [(TIME_LIMIT_VARIABLE.to_string(), "86400".to_string())]
+        );
+        // The user's own limit is the launcher's already.
+        assert!(mpich.command("/tmp/f", true, true).0.is_empty());
         let open = Mpirun {
             program: "mpirun".into(),
             mpi: Mpi::OpenMpi,
         };
-        let (env, line) = open.command("/tmp/f", false);
+        let (env, line) = open.command("/tmp/f", false, false);
         assert!(env.is_empty());
         assert_eq!(line.first().map(String::as_str), Some("mpirun"));
         assert_eq!(&line[line.len() - 2..], ["--app", "/tmp/f"]);
