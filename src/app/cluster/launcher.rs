@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use std::io::ErrorKind;
 use std::process::Command;
 
+use super::clients::{CLIENT_FILE_VARIABLE, Client};
 use super::deadline::TIME_LIMIT_VARIABLE;
-use super::launch::{CLIENT_FILE_VARIABLE, Client};
 
 /// The job's time limit unless MPIEXEC_TIMEOUT sets one (both launchers
 /// read it): a hung rank must not hang the job for ever.
@@ -184,7 +184,7 @@ fn push_command(text: &mut String, client: &Client, args: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::cluster::launch::parse_clients;
+    use crate::app::cluster::clients::parse_clients;
 
     fn clients() -> Vec<Client> {
         let text = "node1 /w1 /bin/ioz\nnode2 /w2 /opt/ioz f2 # two\nnode1 /w3 /bin/ioz\n";

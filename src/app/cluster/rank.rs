@@ -7,7 +7,7 @@
 
 use std::ffi::OsString;
 
-use super::launch::CLIENT_FILE_VARIABLE;
+use super::clients::CLIENT_FILE_VARIABLE;
 use crate::app::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
