@@ -569,6 +569,16 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
     let r = dry_run(Some("1h"));
     let line = assert_refused(&r, "MPIEXEC_TIMEOUT=\"1h\"");
     assert!(line.contains("whole seconds"), "{line}");
+    // Open MPI will not mix -x (how a client's test file reaches its rank)
+    // with a list of variables for the ranks: said before mpirun says it.
+    let r = run(Command::new(ioz_mpi())
+        .args(["-t", "4", "-s", "1m", "-i", "0", "-+m"])
+        .arg(&clients)
+        .arg("--dry-run")
+        .current_dir(d)
+        .env("OMPI_MCA_mca_base_env_list", "A=1"));
+    let line = assert_refused(&r, "-+m: the client file's test files reach the ranks by");
+    assert!(line.contains("OMPI_MCA_mca_base_env_list"), "{line}");
     // Nothing started, nothing written.
     assert_eq!(list_dir(d), ["clients"]);
 }
