@@ -697,7 +697,8 @@ fn a_remote_rank_that_cannot_make_its_file_ends_the_job() {
 fn two_workers_per_rank_over_two_runs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // -t 4 over 2 ranks: workers 0 and 1 on rank 0, 2 and 3 on rank 1.
+    // -t 4 over 2 ranks, dealt round robin: workers 0 and 2 on rank 0, 1
+    // and 3 on rank 1.
     let r = mpirun_ioz(
         d,
         2,
@@ -712,7 +713,7 @@ fn two_workers_per_rank_over_two_runs() {
     assert_eq!(lines.len(), 4, "{}", r.stdout);
     for (worker, line) in lines.iter().enumerate() {
         assert!(line.contains(&format!("Child[{worker}]")), "{line}");
-        let rank = worker / 2;
+        let rank = worker % 2;
         assert!(
             line.ends_with(&format!(", rank {rank} on {host}")),
             "{line}"

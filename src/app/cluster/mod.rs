@@ -6,6 +6,8 @@
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;
+#[cfg(feature = "mpi")]
+mod share;
 
 use std::ffi::OsString;
 

@@ -58,15 +58,17 @@ pub(crate) fn run(
     let mut left = Vec::new();
     // --runs: every worker count again, one repetition after the other.
     'runs: for repetition in 0..recipe.runs() {
-        for &workers in &throughput.worker_counts {
-            let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
+        for (k, &workers) in throughput.worker_counts.iter().enumerate() {
+            // Across ranks `workers` is this rank's share of the job's count.
+            let job_workers = throughput.job_count(k);
+            let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, job_workers);
             let cell = Cell {
                 file_bytes: per_worker,
                 record_bytes,
             };
             if cell.records() == 0 {
                 error = Some(RunError::Refused(format!(
-                    "-+k: {} kB shared by {workers} workers leaves less than one {} kB record each",
+                    "-+k: {} kB shared by {job_workers} workers leaves less than one {} kB record each",
                     file_bytes / 1024,
                     record_bytes / 1024
                 )));
@@ -126,7 +128,7 @@ pub(crate) fn run(
                     .map_err(RunError::Io)
                     .and_then(|()| run.phase(pass));
                 let phase = match across {
-                    Some(a) => a.settle(phase, workers),
+                    Some(a) => a.settle(phase),
                     None => phase,
                 };
                 let done = match phase {

@@ -18,6 +18,7 @@ use super::PhaseEnd;
 use super::shared::SharedFlags;
 use super::spawn::Coordinator;
 use crate::error::RunError;
+use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
 use crate::system::cluster::Peers;
 
@@ -178,11 +179,7 @@ impl<'a> Across<'a> {
     /// others if it had not, tells them to stop if it finished or failed
     /// first, drains the phase's stops, and settles the phase with every
     /// rank. Rank 0 gets the whole job's phase; the others their own.
-    pub(super) fn settle(
-        &self,
-        local: Result<PhaseEnd, RunError>,
-        workers_per_rank: u32,
-    ) -> Result<PhaseEnd, RunError> {
+    pub(super) fn settle(&self, local: Result<PhaseEnd, RunError>) -> Result<PhaseEnd, RunError> {
         let stopped_here = self.stopped.get();
         let peers = self.peers;
         let failed = local.is_err();
@@ -202,6 +199,13 @@ impl<'a> Across<'a> {
         let mut local = local;
         if let Some(e) = self.failure.take() {
             local = Err(RunError::System(e));
+        }
+        // From here on every worker goes by its number in the job.
+        let ranks = peers.size();
+        if let Ok(PhaseEnd::Done(phase, _, _)) = &mut local {
+            for w in &mut phase.results {
+                w.worker = job_worker(peers.rank(), ranks, w.worker);
+            }
         }
         let mine = match &local {
             Ok(PhaseEnd::Done(phase, _, _)) => RankPhase::Done {
@@ -237,7 +241,6 @@ impl<'a> Across<'a> {
                             )
                         });
                         job_results.extend(results.into_iter().map(|mut w| {
-                            w.worker += rank * workers_per_rank;
                             w.client = Some(Client {
                                 rank,
                                 host: host.clone(),
@@ -262,6 +265,7 @@ impl<'a> Across<'a> {
             Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
             Verdict::GoOn => match local {
                 Ok(PhaseEnd::Done(phase, latencies, bands)) if peers.rank() == 0 => {
+                    job_results.sort_by_key(|w| w.worker);
                     let estimated = span.filter(|(first, last)| last >= first);
                     Ok(PhaseEnd::Done(
                         PhaseResult {
@@ -281,6 +285,12 @@ impl<'a> Across<'a> {
             },
         }
     }
+}
+
+/// The job's number of worker `local` of rank `rank` of `ranks` (dealt
+/// round robin: model::rank_share).
+fn job_worker(rank: u32, ranks: u32, local: u32) -> u32 {
+    RankShare::new(rank, ranks, Vec::new()).job_worker(local)
 }
 
 /// The parent thread's part in a phase on one rank (see [`Across`]).

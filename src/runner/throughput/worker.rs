@@ -156,8 +156,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         if shared.abort.load(Ordering::SeqCst) {
             return Ok(WorkerReport::Aborted { worker: job.index });
         }
-        let delay_us =
-            job.throughput.start_delay_us * (job.throughput.first_worker + job.index) as u64;
+        let delay_us = job.throughput.start_delay_us * job.throughput.job_worker(job.index) as u64;
         if delay_us > 0 {
             std::thread::sleep(Duration::from_micros(delay_us));
         }
