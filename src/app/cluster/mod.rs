@@ -3,6 +3,8 @@
 //! binary built without MPI refuses both with the line that says how to
 //! build the MPI one.
 
+#[cfg(feature = "mpi")]
+mod latency_files;
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;
@@ -89,12 +91,6 @@ pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
     }
     if config.variations.offset_latency_files {
         return Some("-Q is not done across ranks yet".into());
-    }
-    if !config.latency.is_off() {
-        return Some(
-            "--latency, -+z, -+O, -+T (per-operation latencies) are not done across ranks yet"
-                .into(),
-        );
     }
     None
 }

@@ -7,6 +7,7 @@
 
 use std::ffi::OsString;
 
+use super::latency_files::RankFiles;
 use crate::app::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
@@ -124,7 +125,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let Some(Ready {
         config: mine,
         warning,
-        results,
+        mut results,
         ..
     }) = ready
     else {
@@ -150,9 +151,18 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     // Fault injection for the end-to-end tests: this rank panics after its
     // first phase, while the others already wait for it at the next barrier.
     let panics = std::env::var(PANIC_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string());
+    let mut latency_files = RankFiles::new(std::mem::take(&mut results.latency), speaks);
     let outcome = runner::measure_across(&mine, &stop, &across, |event| {
         if panics && matches!(event, Event::PhaseDone { .. }) {
             panic!("{PANIC_RANK_VARIABLE} asked rank {rank} to panic");
+        }
+        if let Event::PhaseDone {
+            phase,
+            latencies,
+            bands,
+        } = &event
+        {
+            latency_files.phase_done(&mine, phase, *latencies, *bands)?;
         }
         if !speaks {
             return Ok(());

@@ -128,7 +128,7 @@ pub(crate) fn run(
                     .map_err(RunError::Io)
                     .and_then(|()| run.phase(pass));
                 let phase = match across {
-                    Some(a) => a.settle(phase),
+                    Some(a) => a.settle(phase, config.latency.percentiles()),
                     None => phase,
                 };
                 let done = match phase {
