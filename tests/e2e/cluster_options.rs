@@ -14,6 +14,7 @@ use crate::fixtures::{Run, Test, list_dir, trials};
 pub fn tests() -> Vec<Test> {
     trials![
         latencies_of_every_rank_s_workers_reach_rank_0 => [Mpi],
+        each_rank_writes_the_q_files_of_its_workers => [Mpi],
     ]
 }
 
@@ -184,4 +185,49 @@ fn latencies_of_every_rank_s_workers_reach_rank_0() {
     let mut left = list_dir(d);
     left.retain(|n| n.starts_with("f."));
     assert_eq!(left, Vec::<String>::new());
+}
+
+/// `-Q` across 2 ranks: IOzone's `Child_<n>_<test>.dat` for each of the
+/// job's 4 workers (n its number in the job), each with a line per record
+/// of every phase.
+fn each_rank_writes_the_q_files_of_its_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-t", "4", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-C", "-x", "-f", "f", "-Q",
+        ],
+    );
+    expect(&r, 0);
+    let host = host_name();
+    let lines = child_lines(&r.stdout, "4 initial writers");
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    for (worker, line) in lines.iter().enumerate() {
+        assert!(
+            line.ends_with(&format!(", rank {} on {host}", worker % 2)),
+            "{line}"
+        );
+        assert_eq!(xfer_kb(line), 256.0, "{line}");
+    }
+    for worker in 0..4 {
+        for test in ["wol", "rwol", "rol", "rrol"] {
+            let path = d.join(format!("Child_{worker}_{test}.dat"));
+            let text = read(&path);
+            // A header, a line per 64 kB record, an empty line, the times.
+            let ops: Vec<&str> = text.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+            assert_eq!(ops.len(), 4, "{}: {text}", path.display());
+            let offsets: Vec<u64> = ops
+                .iter()
+                .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(offsets, [0, 64, 128, 192], "{text}");
+            assert!(text.contains("System time"), "{text}");
+            assert!(file_len(&path) > 0);
+        }
+    }
+    let mut names = list_dir(d);
+    names.retain(|n| !n.starts_with("Child_"));
+    assert_eq!(names, Vec::<String>::new(), "test files left");
 }

@@ -89,9 +89,6 @@ pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
     if tp.shared_file {
         return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
     }
-    if config.variations.offset_latency_files {
-        return Some("-Q is not done across ranks yet".into());
-    }
     None
 }
 
