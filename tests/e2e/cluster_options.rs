@@ -15,6 +15,8 @@ pub fn tests() -> Vec<Test> {
     trials![
         latencies_of_every_rank_s_workers_reach_rank_0 => [Mpi],
         each_rank_writes_the_q_files_of_its_workers => [Mpi],
+        a_sweep_deals_each_count_to_the_ranks_round_robin => [Mpi],
+        three_workers_on_two_ranks_give_rank_0_two => [Mpi],
     ]
 }
 
@@ -230,4 +232,112 @@ fn each_rank_writes_the_q_files_of_its_workers() {
     let mut names = list_dir(d);
     names.retain(|n| !n.starts_with("Child_"));
     assert_eq!(names, Vec::<String>::new(), "test files left");
+}
+
+/// The `-C` lines of every block of `label` (one per worker count).
+fn workers_of(stdout: &str, label: &str) -> Vec<Vec<String>> {
+    stdout
+        .match_indices(label)
+        .map(|(at, _)| {
+            child_lines(&stdout[at..], label)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+/// Checks that the `-C` lines name workers 0…n−1 in order, worker j on
+/// rank j mod `ranks`, each having moved `kb`.
+fn dealt_round_robin(lines: &[String], ranks: usize, kb: f64) {
+    let host = host_name();
+    for (worker, line) in lines.iter().enumerate() {
+        assert!(line.contains(&format!("Child[{worker}]")), "{line}");
+        assert!(
+            line.ends_with(&format!(", rank {} on {host}", worker % ranks)),
+            "{line}"
+        );
+        assert_eq!(xfer_kb(line), kb, "{line}");
+    }
+}
+
+/// `-l 1 -u 4` on 3 ranks: every count runs, worker j on rank j mod 3
+/// (counts 1 and 2 leave ranks idle; they still meet the others at every
+/// barrier), each worker writes its whole file, and every file goes.
+fn a_sweep_deals_each_count_to_the_ranks_round_robin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let json = d.join("run.json");
+    let r = mpirun_ioz(
+        d,
+        3,
+        &[
+            "-l",
+            "1",
+            "-u",
+            "4",
+            "-s",
+            "128k",
+            "-r",
+            "32k",
+            "-i",
+            "0",
+            "-C",
+            "-x",
+            "-f",
+            "f",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    expect(&r, 0);
+    let out = &r.stdout;
+    assert!(out.contains("\tMin process = 1 \n"), "{out}");
+    assert!(out.contains("\tMax process = 4 \n"), "{out}");
+    for label in ["initial writers", "rewriters"] {
+        let blocks: Vec<Vec<String>> = (1..=4)
+            .flat_map(|n| workers_of(out, &format!("Children see throughput for  {n} {label}")))
+            .collect();
+        assert_eq!(blocks.len(), 4, "{label}: {out}");
+        for (n, lines) in blocks.iter().enumerate() {
+            assert_eq!(lines.len(), n + 1, "{label}: {lines:?}");
+            dealt_round_robin(lines, 3, 128.0);
+        }
+    }
+    let saved: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let counts: Vec<u64> = saved["throughput"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["workers"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [1, 1, 2, 2, 3, 3, 4, 4]);
+    assert_eq!(list_dir(d), ["run.json"]);
+}
+
+/// `-t 3` on 2 ranks: rank 0 runs workers 0 and 2, rank 1 worker 1; each
+/// file whole (-w keeps them).
+fn three_workers_on_two_ranks_give_rank_0_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-t", "3", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-C", "-x", "-w", "-f", "f",
+        ],
+    );
+    expect(&r, 0);
+    for label in ["initial writers", "rewriters", "readers", "re-readers"] {
+        let lines: Vec<String> = child_lines(&r.stdout, &format!("3 {label}"))
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(lines.len(), 3, "{label}: {}", r.stdout);
+        dealt_round_robin(&lines, 2, 256.0);
+    }
+    assert_eq!(list_dir(d), ["f.0", "f.1", "f.2"]);
+    for worker in 0..3 {
+        assert_eq!(file_len(&d.join(format!("f.{worker}"))), 256 << 10);
+    }
 }

@@ -66,23 +66,14 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
     }
 }
 
-/// Why `config` cannot run across `ranks` ranks, if it cannot.
-pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
+/// Why `config` cannot run across ranks, if it cannot (any worker count
+/// runs on any number of ranks: model::rank_share deals them).
+pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
     let Some(tp) = &config.throughput else {
         return Some(
             "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
         );
     };
-    if tp.worker_counts.len() != 1 {
-        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
-    }
-    let workers = tp.worker_counts[0];
-    if workers % ranks != 0 {
-        return Some(format!(
-            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
-             multiple of {ranks}"
-        ));
-    }
     if tp.constant_total {
         return Some("-+k is not done across ranks yet".into());
     }
