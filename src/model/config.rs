@@ -197,6 +197,15 @@ impl ThroughputConfig {
             .unwrap_or(own)
     }
 
+    /// Each worker count with the count of the job it is a share of (the
+    /// same on one host): -+k divides the file by the job's.
+    pub fn counts(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.worker_counts
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (n, self.job_count(k)))
+    }
+
     pub fn max_worker_count(&self) -> u32 {
         self.worker_counts.iter().copied().max().unwrap_or(1)
     }

@@ -17,6 +17,7 @@ pub fn tests() -> Vec<Test> {
         each_rank_writes_the_q_files_of_its_workers => [Mpi],
         a_sweep_deals_each_count_to_the_ranks_round_robin => [Mpi],
         three_workers_on_two_ranks_give_rank_0_two => [Mpi],
+        plus_k_divides_the_file_by_the_job_s_workers => [Mpi],
     ]
 }
 
@@ -339,5 +340,52 @@ fn three_workers_on_two_ranks_give_rank_0_two() {
     assert_eq!(list_dir(d), ["f.0", "f.1", "f.2"]);
     for worker in 0..3 {
         assert_eq!(file_len(&d.join(format!("f.{worker}"))), 256 << 10);
+    }
+}
+
+/// `-+k` across 2 ranks: the file size is divided by the job's worker
+/// count, not by a rank's share of it: a sweep of 1 to 3 workers moves 384,
+/// 192 and 128 kB each, and -t 4 leaves four files of 64 kB.
+fn plus_k_divides_the_file_by_the_job_s_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-l", "1", "-u", "3", "-+k", "-s", "384k", "-r", "32k", "-i", "0", "-C", "-x", "-f",
+            "f",
+        ],
+    );
+    expect(&r, 0);
+    for (n, kb) in [(1, 384.0), (2, 192.0), (3, 128.0)] {
+        let each = format!("Each process writes a {} Kbyte file", kb as u64);
+        assert!(r.stdout.contains(&each), "{each}: {}", r.stdout);
+        for label in ["initial writers", "rewriters"] {
+            let lines: Vec<String> = child_lines(
+                &r.stdout,
+                &format!("Children see throughput for  {n} {label}"),
+            )
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+            assert_eq!(lines.len(), n, "{}", r.stdout);
+            dealt_round_robin(&lines, 2, kb);
+        }
+    }
+    assert_eq!(list_dir(d), Vec::<String>::new());
+
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-t", "4", "-+k", "-s", "256k", "-r", "16k", "-i", "0", "-i", "1", "-x", "-w", "-f",
+            "f",
+        ],
+    );
+    expect(&r, 0);
+    assert_eq!(list_dir(d), ["f.0", "f.1", "f.2", "f.3"]);
+    for worker in 0..4 {
+        assert_eq!(file_len(&d.join(format!("f.{worker}"))), 64 << 10);
     }
 }

@@ -74,9 +74,6 @@ pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
             "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
         );
     };
-    if tp.constant_total {
-        return Some("-+k is not done across ranks yet".into());
-    }
     if tp.shared_file {
         return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
     }
