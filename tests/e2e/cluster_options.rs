@@ -5,10 +5,11 @@
 //! Small files, two or three ranks: each test takes seconds.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use crate::fixtures::cluster::{host_name, mpirun_ioz};
-use crate::fixtures::{Run, Test, list_dir, trials};
+use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_ioz, ranks_left};
+use crate::fixtures::{Run, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -18,6 +19,9 @@ pub fn tests() -> Vec<Test> {
         a_sweep_deals_each_count_to_the_ranks_round_robin => [Mpi],
         three_workers_on_two_ranks_give_rank_0_two => [Mpi],
         plus_k_divides_the_file_by_the_job_s_workers => [Mpi],
+        plus_v_puts_every_rank_s_workers_on_one_file => [Mpi],
+        plus_l_with_client_lines_naming_one_file_shares_it => [Mpi],
+        client_lines_naming_different_files_cannot_share_one => [Mpi],
     ]
 }
 
@@ -388,4 +392,108 @@ fn plus_k_divides_the_file_by_the_job_s_workers() {
     for worker in 0..4 {
         assert_eq!(file_len(&d.join(format!("f.{worker}"))), 64 << 10);
     }
+}
+
+/// `-+V` across 2 ranks: the 3 workers of the job on one file, `<-f>.0`,
+/// made by rank 0 and reached by rank 1; each worker moves the whole file.
+fn plus_v_puts_every_rank_s_workers_on_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-t", "3", "-+V", "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-C", "-x", "-w",
+            "-f", "f",
+        ],
+    );
+    expect(&r, 0);
+    assert!(
+        r.stdout.contains(">>> Shared file mode enabled. <<<"),
+        "{}",
+        r.stdout
+    );
+    for label in ["initial writers", "rewriters", "readers", "re-readers"] {
+        let lines: Vec<String> = child_lines(&r.stdout, &format!("3 {label}"))
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(lines.len(), 3, "{label}: {}", r.stdout);
+        dealt_round_robin(&lines, 2, 256.0);
+    }
+    assert_eq!(list_dir(d), ["f.0"]);
+    assert_eq!(file_len(&d.join("f.0")), 256 << 10);
+}
+
+/// A client file of `(working directory, test file)` lines on this host.
+fn client_file(dir: &Path, lines: &[(&Path, &str)]) -> PathBuf {
+    let mut text = String::new();
+    for (workdir, file) in lines {
+        text.push_str(&format!(
+            "localhost {} {} {file}\n",
+            workdir.display(),
+            ioz_mpi()
+        ));
+    }
+    let path = dir.join("clients");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// `-+L -+m` with both client lines naming `a.dat`: the two ranks share
+/// it, lock their records, and rank 0 removes it at the end.
+fn plus_l_with_client_lines_naming_one_file_shares_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let w = d.join("w");
+    fs::create_dir(&w).unwrap();
+    let clients = client_file(d, &[(&w, "a.dat"), (&w, "a.dat")]);
+    let r = run(Command::new(ioz_mpi())
+        .args([
+            "-t", "2", "-+L", "-s", "128k", "-r", "16k", "-i", "0", "-C", "-x", "-+m",
+        ])
+        .arg(&clients)
+        .current_dir(d));
+    expect(&r, 0);
+    assert!(
+        r.stdout
+            .contains(">>> Record locking, shared file mode enabled. <<<"),
+        "{}",
+        r.stdout
+    );
+    let lines: Vec<String> = child_lines(&r.stdout, "2 initial writers")
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    dealt_round_robin(&lines, 2, 128.0);
+    assert_eq!(list_dir(&w), Vec::<String>::new());
+    assert_eq!(ranks_left(&w), Vec::<u32>::new());
+}
+
+/// `-+V -+m` whose client lines name two files: rank 1 cannot reach the
+/// file rank 0 made, the job ends before any phase, naming rank 1 and its
+/// file, and rank 0 removes its own.
+fn client_lines_naming_different_files_cannot_share_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let w = d.join("w");
+    fs::create_dir(&w).unwrap();
+    let clients = client_file(d, &[(&w, "a.dat"), (&w, "b.dat")]);
+    let r = run(Command::new(ioz_mpi())
+        .args([
+            "-t", "2", "-+V", "-s", "128k", "-r", "16k", "-i", "0", "-x", "-+m",
+        ])
+        .arg(&clients)
+        .current_dir(d));
+    expect(&r, 1);
+    let host = host_name();
+    let said = format!(
+        "ioz: rank 1 on {host}: share b.dat: it is not there: rank 0's file is elsewhere \
+         (-+V/-+L: every rank must reach the same file)"
+    );
+    assert!(r.stderr.lines().any(|l| l == said), "{}", r.context());
+    assert!(!r.stdout.contains("initial writers"), "{}", r.stdout);
+    assert_eq!(list_dir(&w), Vec::<String>::new());
+    assert_eq!(ranks_left(&w), Vec::<u32>::new());
 }

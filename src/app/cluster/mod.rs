@@ -69,13 +69,10 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
 /// Why `config` cannot run across ranks, if it cannot (any worker count
 /// runs on any number of ranks: model::rank_share deals them).
 pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
-    let Some(tp) = &config.throughput else {
+    if config.throughput.is_none() {
         return Some(
             "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
         );
-    };
-    if tp.shared_file {
-        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
     }
     None
 }

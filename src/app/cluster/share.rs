@@ -18,13 +18,19 @@ pub(super) fn deal(tp: &mut ThroughputConfig, base: &Path, rank: u32, ranks: u32
     // -+m's client file names this client's test file (fourth column):
     // the file of its worker, or with several `<file>.<i>`.
     let client_file = std::env::var_os(CLIENT_FILE_VARIABLE).map(PathBuf::from);
-    tp.files = (0..most)
-        .map(|i| match &client_file {
-            Some(f) if most == 1 => f.clone(),
-            Some(f) => numbered(f, i),
-            None => job.worker_path(base, share.job_worker(i)),
-        })
-        .collect();
+    // -+V/-+L: the job's one file, as this rank reaches it (every rank
+    // must reach the same: runner/throughput/rank_files.rs checks).
+    tp.files = if job.shared_file {
+        vec![client_file.unwrap_or_else(|| job.worker_path(base, 0))]
+    } else {
+        (0..most)
+            .map(|i| match &client_file {
+                Some(f) if most == 1 => f.clone(),
+                Some(f) => numbered(f, i),
+                None => job.worker_path(base, share.job_worker(i)),
+            })
+            .collect()
+    };
     tp.worker_counts = share.local_counts();
     tp.min_workers = None;
     tp.max_workers = None;

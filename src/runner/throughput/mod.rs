@@ -3,6 +3,7 @@
 //! barrier. The parent measures from the barrier's release to the end of the
 //! last worker's timed region.
 
+mod rank_files;
 mod ranks;
 mod shared;
 mod shared_latencies;
@@ -83,9 +84,16 @@ pub(crate) fn run(
                 error = Some(e);
                 break;
             }
-            let claimed = worker_files(recipe, throughput, workers, &mut left);
+            let claimed = match across {
+                Some(a) if throughput.shared_file => {
+                    rank_files::claim_shared(recipe, throughput, workers, a, &mut left)
+                }
+                _ => worker_files(recipe, throughput, workers, &mut left),
+            };
             // Across ranks: every rank's files, or none.
             let claimed = match (claimed, across) {
+                // Agreed on already.
+                (claimed, Some(_)) if throughput.shared_file => claimed,
                 (claimed, None) => claimed,
                 (Ok(mut files), Some(a)) => match a.agree(Ok(())) {
                     Ok(()) => Ok(files),
@@ -298,6 +306,11 @@ impl Run<'_> {
     /// with what the writer of the file (its first worker) would have written.
     fn prepare_files(&self, pass: &PassRecipe) -> Result<(), crate::error::IoFailure> {
         if !pass.pass.test().needs_existing_data() {
+            return Ok(());
+        }
+        // -+V/-+L across ranks: rank 0 fills the job's one file before the
+        // barrier the others wait at.
+        if self.throughput.shared_file && self.across.is_some_and(|a| a.rank() != 0) {
             return Ok(());
         }
         for (k, t) in self.files.targets.iter().enumerate() {

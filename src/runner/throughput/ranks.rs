@@ -19,6 +19,7 @@ use super::shared::SharedFlags;
 use super::spawn::Coordinator;
 use crate::error::RunError;
 use crate::model::histogram::{LatencyHistogram, LatencySummary};
+use crate::model::identity::FileIdentity;
 use crate::model::latency::IozoneBands;
 use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
@@ -160,6 +161,30 @@ impl<'a> Across<'a> {
         let verdict = self.peers.broadcast(&verdict).map_err(mpi)?;
         serde_json::from_slice(&verdict)
             .map_err(|e| RunError::System(format!("cannot read rank 0's verdict: {e}")))
+    }
+
+    /// This rank, from 0.
+    pub(super) fn rank(&self) -> u32 {
+        self.peers.rank()
+    }
+
+    /// Collective, -+V/-+L: rank 0's `identity` of the job's one file, for
+    /// every rank, with whether rank 0 runs on this rank's host. `None`
+    /// when rank 0 has no regular file to share.
+    pub(super) fn shared_file(
+        &self,
+        identity: Option<FileIdentity>,
+    ) -> Result<Option<(FileIdentity, bool)>, RunError> {
+        let mine = match identity {
+            Some(FileIdentity::File { dev, ino }) if self.peers.rank() == 0 => {
+                serde_json::to_vec(&(self.peers.host(), dev, ino)).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let theirs = self.peers.broadcast(&mine).map_err(RunError::System)?;
+        Ok(serde_json::from_slice::<(String, u64, u64)>(&theirs)
+            .ok()
+            .map(|(host, dev, ino)| (FileIdentity::File { dev, ino }, host == self.peers.host())))
     }
 
     /// A new phase: nothing met, sent or heard yet.
