@@ -3,6 +3,7 @@
 //! binary built without MPI refuses both with the line that says how to
 //! build the MPI one.
 
+mod deadline;
 #[cfg(feature = "mpi")]
 mod latency_files;
 mod launch;
