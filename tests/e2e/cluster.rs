@@ -630,11 +630,6 @@ fn bad_client_files_are_refused_with_one_line() {
         &["-s", "64k"],
         "cluster mode runs throughput mode",
     );
-    refused_with(
-        Some(&one),
-        &["-t", "3", "-s", "64k"],
-        "cannot be shared evenly by 2 ranks",
-    );
 }
 
 /// Two hosts in network namespaces, or the test skipped with the reason.

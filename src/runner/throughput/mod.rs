@@ -318,7 +318,7 @@ impl Run<'_> {
                 .find(|&i| self.files.of_worker[i as usize] == k)
                 .unwrap_or(0);
             if is_short(self.cell, t.path())? {
-                let mut pool = self.cell.write_pool(worker, 0);
+                let mut pool = self.cell.write_pool(self.throughput.job_worker(worker), 0);
                 fill(self.cell, t.path(), t.expected(), &mut pool)?;
             }
         }
@@ -327,7 +327,7 @@ impl Run<'_> {
 
     fn phase(&self, pass: &PassRecipe) -> Result<PhaseEnd, RunError> {
         let workers = self.workers;
-        let ops = WorkerOps::build(self.cell, pass, workers);
+        let ops = WorkerOps::build(self.cell, pass, workers, |w| self.throughput.job_worker(w));
         let shared = SharedState::new()
             .map_err(|e| RunError::System(format!("cannot share memory between workers: {e}")))?;
         let latencies = if pass.record_latencies {
