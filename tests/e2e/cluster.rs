@@ -33,6 +33,7 @@ pub fn tests() -> Vec<Test> {
         bad_client_files_are_refused_with_one_line => [Mpi],
         plus_m_across_two_hosts_places_each_rank_on_its_host => [Mpi, Root],
         a_remote_io_error_is_named_by_its_rank_and_host => [Mpi, Root, FlipShim],
+        a_remote_rank_cut_off_removes_its_file_at_its_deadline => [Mpi, Root],
         a_remote_rank_that_cannot_make_its_file_ends_the_job => [Mpi, Root],
     ]
 }
@@ -698,6 +699,51 @@ fn plus_m_across_two_hosts_places_each_rank_on_its_host() {
         .map(|w| w["client"]["host"].as_str().unwrap())
         .collect();
     assert_eq!(hosts_seen, ["node-a", "node-b"]);
+}
+
+fn a_remote_rank_cut_off_removes_its_file_at_its_deadline() {
+    let hosts = two_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let [_, wb] = two_host_clients(d, &hosts, [None, None]);
+    // A job of a minute or so (-d: rank 1 waits 20 s before it writes)
+    // with a 6 s time limit, which -+m gives every rank.
+    let child = hosts
+        .command(
+            d,
+            &[
+                "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-d", "20000000", "-+m", "clients",
+            ],
+            &[],
+        )
+        .env("MPIEXEC_TIMEOUT", "6")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        within(60, || list_dir(&wb).len() == 1),
+        "node-b made no file"
+    );
+    hosts.cut_off_node_b().unwrap();
+    // mpirun cannot reach node-b's rank to end it; the rank leaves by
+    // itself 5 s after the limit, its file removed.
+    let gone = within(40, || {
+        ranks_left(&wb).is_empty() && list_dir(&wb).is_empty()
+    });
+    let (left, ranks) = (list_dir(&wb), ranks_left(&wb));
+    // mpirun may wait for node-b's daemon for ever, and that daemon holds
+    // the job's output pipes: end whatever still runs in the hosts first,
+    // then the launcher.
+    drop(hosts);
+    // SAFETY: our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        gone,
+        "node-b left {left:?}, ranks {ranks:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn a_remote_io_error_is_named_by_its_rank_and_host() {
