@@ -21,6 +21,9 @@ mod cli_errors;
 // Cluster mode on MPI: ranks under mpirun, -+m client files, the
 // default build's refusals.
 mod cluster;
+// Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
+// splits, -+k, one shared file.
+mod cluster_options;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -124,6 +127,7 @@ fn main() -> std::process::ExitCode {
         fixtures::harness::tests(),
         cli_errors::tests(),
         cluster::tests(),
+        cluster_options::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),
