@@ -436,7 +436,11 @@ fn host_column(run: &RunResult) -> String {
             hosts.push(h);
         }
     }
-    format!("{} ({} ranks)", hosts.join(","), ranks.len())
+    let ranks = match ranks.len() {
+        1 => "1 rank".to_string(),
+        n => format!("{n} ranks"),
+    };
+    format!("{} ({ranks})", hosts.join(","))
 }
 
 /// The index row of an imported log: what IOzone's text says of itself.

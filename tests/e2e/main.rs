@@ -23,6 +23,9 @@ mod cli_errors;
 mod cluster;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
+// Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
+// splits, -+k, one shared file.
+mod cluster_options;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -127,6 +130,7 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_matrix::tests(),
+        cluster_options::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),

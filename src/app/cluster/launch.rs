@@ -116,20 +116,31 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     };
     let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
     let mpirun = launcher::find()?;
-    let file = mpirun.file(clients, &rank_args, time_limit_seconds);
+    let env_list = mpirun.rank_variable_list(clients, time_limit_seconds)?;
+    let file = mpirun.file(clients, &rank_args, time_limit_seconds, env_list.is_none());
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let word = mpirun.file_word();
     let user_limit = time_limit.is_some();
+    let launcher_env = |file: &str| {
+        let (mut env, line) = mpirun.command(file, root, user_limit);
+        if let Some(list) = &env_list {
+            env.push((launcher::ENV_LIST_VARIABLE.to_string(), list.clone()));
+        }
+        (env, line)
+    };
     if args.iter().any(|a| a == "--dry-run") {
-        let (env, line) = mpirun.command(word, root, user_limit);
-        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let (env, line) = launcher_env(word);
+        let env: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{k}={} ", shell_word(v)))
+            .collect();
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{}{}\n# {word}\n{file}", env.concat(), line.join(" "));
         return Ok(Exit::Success);
     }
     let path = write_launch_file(word, &file)?;
-    let (env, line) = mpirun.command(&path.to_string_lossy(), root, user_limit);
+    let (env, line) = launcher_env(&path.to_string_lossy());
     let status = Command::new(&line[0]).args(&line[1..]).envs(env).status();
     let _ = std::fs::remove_file(&path);
     let status = status.map_err(|e| format!("-+m: cannot run {}: {e}", line[0]))?;
@@ -139,6 +150,16 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
         Some(_) => Exit::Failure,
         None => Exit::Failure,
     })
+}
+
+/// `value` as a shell reads it back: quoted unless it is plain.
+fn shell_word(value: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=-".contains(c);
+    if !value.is_empty() && value.chars().all(plain) {
+        value.to_string()
+    } else {
+        format!("'{value}'")
+    }
 }
 
 /// The launch file (`word`: APPFILE or CONFIGFILE), in a new file of the

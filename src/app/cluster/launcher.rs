@@ -12,6 +12,10 @@ use std::process::Command;
 use super::clients::{CLIENT_FILE_VARIABLE, Client};
 use super::deadline::TIME_LIMIT_VARIABLE;
 
+/// Open MPI's list of variables for the ranks, which it will not mix with
+/// `-x`.
+pub(crate) const ENV_LIST_VARIABLE: &str = "OMPI_MCA_mca_base_env_list";
+
 /// The job's time limit unless MPIEXEC_TIMEOUT sets one (both launchers
 /// read it): a hung rank must not hang the job for ever.
 pub(crate) const DEFAULT_TIMEOUT_SECONDS: u64 = 24 * 3600;
@@ -82,12 +86,48 @@ impl Mpirun {
         }
     }
 
+    /// Open MPI refuses `-x` beside a list of variables for the ranks
+    /// (OMPI_MCA_mca_base_env_list, set here): the time limit joins that
+    /// list then, and the value of the list for the launcher is returned;
+    /// test files (which need `-x`) are refused beside it. Nothing for MPICH.
+    pub fn rank_variable_list(
+        &self,
+        clients: &[Client],
+        time_limit_seconds: u64,
+    ) -> Result<Option<String>, String> {
+        if self.mpi != Mpi::OpenMpi {
+            return Ok(None);
+        }
+        let Ok(list) = std::env::var(ENV_LIST_VARIABLE) else {
+            return Ok(None);
+        };
+        if clients.iter().any(|c| c.test_file.is_some()) {
+            return Err(format!(
+                "-+m: the client file's test files reach the ranks by mpirun's -x, which Open \
+                 MPI will not mix with {ENV_LIST_VARIABLE} (set here): unset it, or name the \
+                 files with -F"
+            ));
+        }
+        let limit = format!("{TIME_LIMIT_VARIABLE}={time_limit_seconds}");
+        Ok(Some(if list.is_empty() {
+            limit
+        } else {
+            format!("{list};{limit}")
+        }))
+    }
+
     /// The launch file: one rank per client, its host, working directory,
-    /// time limit (every rank keeps it too: deadline.rs), test file and the
-    /// ranks' command line.
-    pub fn file(&self, clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
+    /// time limit (every rank keeps it too: deadline.rs; by `-x` for Open
+    /// MPI only when `limit_by_x`), test file and the ranks' command line.
+    pub fn file(
+        &self,
+        clients: &[Client],
+        args: &[String],
+        time_limit_seconds: u64,
+        limit_by_x: bool,
+    ) -> String {
         match self.mpi {
-            Mpi::OpenMpi => appfile(clients, args, time_limit_seconds),
+            Mpi::OpenMpi => appfile(clients, args, limit_by_x.then_some(time_limit_seconds)),
             Mpi::Mpich => configfile(clients, args, time_limit_seconds),
         }
     }
@@ -134,14 +174,16 @@ impl Mpirun {
 
 /// The Open MPI appfile: one rank per line, `--host H:K` where K is the
 /// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
+pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_by_x: Option<u64>) -> String {
     let mut text = String::new();
     for c in clients {
         let slots = clients.iter().filter(|o| o.host == c.host).count();
         let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
         // Every rank keeps the job's time limit too (deadline.rs): one cut
         // off from mpirun leaves by itself.
-        let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={time_limit_seconds}");
+        if let Some(seconds) = time_limit_by_x {
+            let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={seconds}");
+        }
         if let Some(f) = &c.test_file {
             let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
         }
@@ -195,7 +237,7 @@ mod tests {
     fn client_lines_become_open_mpi_ranks() {
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            appfile(&clients(), &args, 60),
+            appfile(&clients(), &args, Some(60)),
             "-np 1 --host node1:2 --wdir /w1 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n\
              -np 1 --host node2:1 --wdir /w2 -x MPIEXEC_TIMEOUT=60 -x IOZ_CLIENT_TEST_FILE=f2 \
              /opt/ioz -t 3\n\

@@ -89,8 +89,8 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
     let mut read_buf = job.cell.read_buf(job.pass.slots());
-    // Data and roles follow the worker's number in the job (cluster mode:
-    // rank 1's first worker is not worker 0).
+    // Data and roles go by the worker's number in the job (across ranks, a
+    // rank's workers are some of the job's).
     let in_job = job.throughput.job_worker(worker);
     let mut pool = job.cell.write_pool(in_job, 1 + in_job as u64);
     let body = WorkerBody {
