@@ -160,6 +160,13 @@ pub(crate) fn run(
                     }
                     Err(e) => Err(e),
                 };
+                // A rank whose phase could not be handed on (its -Q files
+                // not written) stops, and so must every other, or they
+                // would wait for it at the next phase's barrier.
+                let done = match across {
+                    Some(a) => a.agree(done),
+                    None => done,
+                };
                 if let Err(e) = done {
                     error = Some(e);
                     break;
