@@ -3,6 +3,7 @@
 //! binary built without MPI refuses both with the line that says how to
 //! build the MPI one.
 
+mod auto;
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;
@@ -65,9 +66,7 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
 /// Why `config` cannot run across `ranks` ranks, if it cannot.
 pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
     let Some(tp) = &config.throughput else {
-        return Some(
-            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
-        );
+        return auto::refusal(config).map(String::from);
     };
     if tp.worker_counts.len() != 1 {
         return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());

@@ -4,6 +4,7 @@
 
 pub mod excel;
 pub mod latency;
+pub mod ranks;
 pub mod table;
 pub mod throughput;
 
@@ -47,6 +48,18 @@ impl<'a> LiveText<'a> {
             None => s.push_str(&table_header(&self.layout)),
         }
         s
+    }
+
+    /// Cluster mode's single and auto mode: everything before the first
+    /// measurement but the table's header (the tables come at the end,
+    /// each rank's and their sum's, in [`Self::closing`]).
+    pub fn opening_across_ranks(
+        &self,
+        env: &Environment,
+        started: &str,
+        time_resolution_ns: u64,
+    ) -> String {
+        preamble(self.config, env, started, time_resolution_ns)
     }
 
     /// With `--runs` above 1 the table and the blocks show means, known
@@ -120,7 +133,9 @@ impl<'a> LiveText<'a> {
     /// Everything after the last measurement.
     pub fn closing(&self, result: &RunResult) -> String {
         let mut s = String::new();
-        if self.repeated() {
+        if !result.ranks.is_empty() {
+            s.push_str(&ranks::rank_tables(&self.layout, result));
+        } else if self.repeated() {
             s.push_str(&self.repeated_results(result));
         }
         if self.config.throughput.is_some() {
@@ -149,7 +164,13 @@ impl<'a> LiveText<'a> {
 /// live printer fed with the result's rows or phases.
 pub fn render_output(result: &RunResult) -> String {
     let text = LiveText::new(&result.config);
-    let mut s = text.opening(
+    let opening = if result.ranks.is_empty() {
+        LiveText::opening
+    } else {
+        LiveText::opening_across_ranks
+    };
+    let mut s = opening(
+        &text,
         &result.environment,
         &result.started,
         result.time_resolution_ns,
@@ -169,7 +190,7 @@ pub fn render_output(result: &RunResult) -> String {
             s.push_str(&text.workers_end());
             rest = &rest[len..];
         }
-    } else {
+    } else if result.ranks.is_empty() {
         for row in &result.cells {
             s.push_str(&text.row(row));
         }
