@@ -21,6 +21,9 @@ mod cli_errors;
 // Cluster mode on MPI: ranks under mpirun, -+m client files, the
 // default build's refusals.
 mod cluster;
+// Single and auto mode across MPI ranks: every rank's table and their sum,
+// a barrier per cell, failures, ioz compare.
+mod cluster_auto;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -124,6 +127,7 @@ fn main() -> std::process::ExitCode {
         fixtures::harness::tests(),
         cli_errors::tests(),
         cluster::tests(),
+        cluster_auto::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),
