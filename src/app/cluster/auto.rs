@@ -132,7 +132,7 @@ mod across {
     /// 0's (an MPMD launch) is refused before anything is made.
     fn same_plan(across: &Across<'_>, config: &RunConfig) -> Result<(), RunError> {
         let plan = (expand(config).cells, config.runs);
-        let first = across.from_rank_0(&plan)?;
+        let first = across.rank_0_s(&plan)?;
         across.agree(if first == plan {
             Ok(())
         } else {

@@ -149,7 +149,7 @@ impl<'a> Across<'a> {
 
     /// Collective: every rank gets rank 0's `value`.
     #[cfg(feature = "mpi")]
-    pub(crate) fn from_rank_0<T: Serialize + for<'d> Deserialize<'d>>(
+    pub(crate) fn rank_0_s<T: Serialize + for<'d> Deserialize<'d>>(
         &self,
         value: &T,
     ) -> Result<T, RunError> {
