@@ -20,10 +20,14 @@ use crate::cli::{
     self, Command, compare_help_text, help_text, history_help_text, report_help_text, version_text,
 };
 use crate::error::Exit;
-use crate::system::{allocator, host};
+use crate::system::{allocator, file_warden, host};
 
 /// Runs ioz with `args` (argv[0] included) and returns its exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    // A cluster rank's file warden is this binary again: its whole life.
+    if let Some(code) = file_warden::serve_if_asked() {
+        return code;
+    }
     allocator::return_freed_buffers();
     // Under an MPI launcher or with -+m, before the parser: cluster mode
     // decides what the command line means there.

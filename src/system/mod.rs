@@ -7,6 +7,7 @@ pub mod allocator;
 pub mod cluster;
 pub mod device;
 pub mod environment;
+pub mod file_warden;
 pub mod host;
 pub mod locks;
 pub mod mountinfo;

@@ -11,7 +11,7 @@
 //! is the parent's call. A worker whose parent has died removes the run's
 //! files and leaves at once.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -21,6 +21,8 @@ use std::sync::{Arc, OnceLock};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use nix::unistd::{Pid, getppid};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+use super::file_warden;
 
 /// Holds the number of the first stop signal received, or 0.
 #[derive(Clone, Debug, Default)]
@@ -128,13 +130,19 @@ pub fn remember_identity(path: &Path, identity: Option<(u64, u64)>) {
         return;
     };
     let bytes = path.as_os_str().as_bytes();
+    let mut registered = false;
     for r in removals.iter().filter(|r| r.path.as_bytes() == bytes) {
+        registered = true;
         r.known.store(false, Ordering::SeqCst);
         if let Some((dev, ino)) = identity {
             r.dev.store(dev, Ordering::SeqCst);
             r.ino.store(ino, Ordering::SeqCst);
             r.known.store(true, Ordering::SeqCst);
         }
+    }
+    // A cluster rank's warden removes them if the rank is killed outright.
+    if registered {
+        file_warden::tell(path, identity);
     }
 }
 
@@ -145,6 +153,7 @@ static REMOVALS_CANCELLED: AtomicBool = AtomicBool::new(false);
 /// Cancels the removals a second SIGINT would do.
 pub fn cancel_removals_on_interrupt() {
     REMOVALS_CANCELLED.store(true, Ordering::SeqCst);
+    file_warden::cancel();
 }
 
 /// In a worker process, the pid of the parent that forked it; 0 in ioz's own
@@ -220,12 +229,19 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
+    remove_files_and_exit(128 + signal)
+}
+
+/// Removes the registered test files that are still ioz's and ends the
+/// process with `code` at once, whatever its other threads are doing
+/// (inside an MPI call, say). Async-signal-safe.
+pub fn remove_files_and_exit(code: i32) -> ! {
     remove_registered_files();
     // nix has no _exit, and std::process::exit runs atexit handlers, which
-    // are not async-signal-safe.
+    // are not async-signal-safe (and MPI's may wait for the other ranks).
     // SAFETY: _exit takes a plain integer, never returns, and is
     // async-signal-safe.
-    unsafe { libc::_exit(128 + signal) }
+    unsafe { libc::_exit(code) }
 }
 
 /// Removes the registered test files that are still ioz's (a panicking
@@ -236,19 +252,25 @@ pub fn remove_registered_files() {
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
     {
         for r in removals.iter().filter(|r| r.known.load(Ordering::SeqCst)) {
-            // Given a C string, nix passes it straight to lstat(2) and
-            // unlink(2): no allocation, so still async-signal-safe. Only the
-            // file ioz made goes; a file already gone is fine.
-            let path = r.path.as_c_str();
-            let ours = nix::sys::stat::lstat(path).is_ok_and(|st| {
-                st.st_mode & libc::S_IFMT == libc::S_IFREG
-                    && st.st_dev == r.dev.load(Ordering::SeqCst)
-                    && st.st_ino == r.ino.load(Ordering::SeqCst)
-            });
-            if ours {
-                let _ = nix::unistd::unlink(path);
-            }
+            unlink_if_ours(
+                r.path.as_c_str(),
+                r.dev.load(Ordering::SeqCst),
+                r.ino.load(Ordering::SeqCst),
+            );
         }
+    }
+}
+
+/// Unlinks `path` if it is still the regular file with this device and
+/// inode, and nothing else: only the file ioz made goes; a file already
+/// gone is fine. Async-signal-safe: given a C string, nix passes it
+/// straight to lstat(2) and unlink(2), with no allocation.
+pub fn unlink_if_ours(path: &CStr, dev: u64, ino: u64) {
+    let ours = nix::sys::stat::lstat(path).is_ok_and(|st| {
+        st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_dev == dev && st.st_ino == ino
+    });
+    if ours {
+        let _ = nix::unistd::unlink(path);
     }
 }
 

@@ -17,6 +17,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
 use super::refusal;
 use crate::app::output::say;
 use crate::cli::{self, Command as Parsed};
@@ -77,11 +78,14 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Strin
 
 /// The Open MPI appfile: one rank per line, `--host H:K` where K is the
 /// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String]) -> String {
+pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
     let mut text = String::new();
     for c in clients {
         let slots = clients.iter().filter(|o| o.host == c.host).count();
         let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
+        // Every rank keeps the job's time limit too (deadline.rs): one cut
+        // off from mpirun leaves by itself.
+        let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={time_limit_seconds}");
         if let Some(f) = &c.test_file {
             let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
         }
@@ -170,13 +174,20 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     if let Some(why) = refusal(&config, ranks as u32) {
         return Err(why);
     }
-    let app = appfile(clients, &rank_args);
+    let time_limit = match std::env::var(TIME_LIMIT_VARIABLE) {
+        Err(_) => None,
+        Ok(value) => Some(time_limit(Some(&value)).ok_or_else(|| {
+            format!("{TIME_LIMIT_VARIABLE}={value:?}: give the job's time limit in whole seconds above 0")
+        })?),
+    };
+    let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
+    let app = appfile(clients, &rank_args, time_limit_seconds);
     let mut mpirun: Vec<String> = vec!["mpirun".into()];
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         mpirun.push("--allow-run-as-root".into());
     }
-    if std::env::var_os("MPIEXEC_TIMEOUT").is_none() {
+    if time_limit.is_none() {
         mpirun.extend(["--timeout".into(), DEFAULT_TIMEOUT_SECONDS.to_string()]);
     }
     // Ranks that wait (at barriers, for stops) give their core to the
@@ -228,10 +239,11 @@ mod tests {
         assert_eq!(clients[1].test_file.as_deref(), Some("f2"));
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            appfile(&clients, &args),
-            "-np 1 --host node1:2 --wdir /w1 /bin/ioz -t 3\n\
-             -np 1 --host node2:1 --wdir /w2 -x IOZ_CLIENT_TEST_FILE=f2 /opt/ioz -t 3\n\
-             -np 1 --host node1:2 --wdir /w3 /bin/ioz -t 3\n"
+            appfile(&clients, &args, 60),
+            "-np 1 --host node1:2 --wdir /w1 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n\
+             -np 1 --host node2:1 --wdir /w2 -x MPIEXEC_TIMEOUT=60 -x IOZ_CLIENT_TEST_FILE=f2 \
+             /opt/ioz -t 3\n\
+             -np 1 --host node1:2 --wdir /w3 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n"
         );
     }
 

@@ -4,6 +4,7 @@
 //! build the MPI one.
 
 mod auto;
+mod deadline;
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;

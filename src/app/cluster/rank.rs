@@ -20,7 +20,7 @@ use crate::safety::preflight::{Ready, preflight};
 use crate::system::cluster::mpi::{self, MpiJob};
 use crate::system::cluster::{Launcher, Peers};
 use crate::system::signals::{self, StopFlag};
-use crate::system::{environment, host, time};
+use crate::system::{environment, file_warden, host, time};
 
 /// The rank named here panics after its first phase (tests/e2e/cluster.rs
 /// proves with it that a panicking rank ends the job).
@@ -28,6 +28,15 @@ const PANIC_RANK_VARIABLE: &str = "IOZ_TEST_PANIC_RANK";
 
 /// Runs this rank of the job `launcher` started, and says how it ended.
 pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command) -> Exit) -> Exit {
+    // Before MPI: a process started once MPI runs may upset some of its
+    // transports. Without a warden the rank still removes its files on
+    // every ending it lives through.
+    if let Err(e) = file_warden::start() {
+        say(format_args!(
+            "warning: cannot start the process that removes this rank's files if it is \
+             killed: {e}"
+        ));
+    }
     let job: MpiJob = match mpi::start(launcher) {
         Ok(job) => job,
         Err(e) => {
@@ -37,6 +46,7 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
     };
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
+    super::deadline::arm(peers.rank(), peers.host());
     let exit = match cli::parse(args, &host::facts()) {
         Err(e) => {
             if peers.rank() == 0 {

@@ -1,0 +1,249 @@
+//! A rank's file warden: a small process of its own that removes the rank's
+//! test files if the rank dies without removing them.
+//!
+//! Open MPI's mpirun ends a job by sending its ranks SIGCONT, then, a
+//! second later, SIGTERM and SIGKILL milliseconds apart; a rank busy in an
+//! MPI call may not run its SIGTERM handler before SIGKILL lands, and a
+//! rank killed by SIGKILL (or the OOM killer) removes nothing. The warden
+//! is started by the rank before MPI, in a process group of its own (mpirun
+//! signals the rank's group), and learns through a pipe which of the rank's
+//! files are the rank's now, by path, device and inode, as the rank claims
+//! and removes them ([`tell`]). When the pipe closes — the rank has ended,
+//! however it ended — it removes those that still lead to the rank's file
+//! and leaves. A rank that ended normally has removed its files and told
+//! the warden so: the warden then has nothing to do.
+
+use std::ffi::{CString, OsString};
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+/// Set in the warden's environment (to its rank's pid): the binary started
+/// with it is a warden, not a run.
+pub const WARDEN_VARIABLE: &str = "IOZ_FILE_WARDEN";
+
+/// The pipe to this rank's warden, once started.
+static WARDEN: OnceLock<Mutex<ChildStdin>> = OnceLock::new();
+
+/// What the rank tells its warden.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Message {
+    /// `path` leads to the rank's file (device, inode).
+    Ours { path: OsString, dev: u64, ino: u64 },
+    /// `path` no longer leads to a file of the rank's.
+    Gone { path: OsString },
+    /// Nothing may be removed any more (-U could not mount the file system
+    /// back: the paths may lead elsewhere).
+    Cancel,
+}
+
+const TAG_GONE: u8 = 0;
+const TAG_OURS: u8 = 1;
+const TAG_CANCEL: u8 = 2;
+
+impl Message {
+    fn encode(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let put_path = |bytes: &mut Vec<u8>, path: &OsString| {
+            let raw = path.as_bytes();
+            bytes.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(raw);
+        };
+        match self {
+            Message::Ours { path, dev, ino } => {
+                bytes.push(TAG_OURS);
+                bytes.extend_from_slice(&dev.to_le_bytes());
+                bytes.extend_from_slice(&ino.to_le_bytes());
+                put_path(&mut bytes, path);
+            }
+            Message::Gone { path } => {
+                bytes.push(TAG_GONE);
+                put_path(&mut bytes, path);
+            }
+            Message::Cancel => bytes.push(TAG_CANCEL),
+        }
+        bytes
+    }
+
+    /// Every whole message in `bytes`, in order; a message cut short (the
+    /// rank died while writing it) ends the list.
+    fn decode_all(mut bytes: &[u8]) -> Vec<Message> {
+        fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+            let (head, rest) = bytes.split_at_checked(n)?;
+            *bytes = rest;
+            Some(head)
+        }
+        fn u64_of(bytes: &mut &[u8]) -> Option<u64> {
+            Some(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?))
+        }
+        fn path_of(bytes: &mut &[u8]) -> Option<OsString> {
+            let len = u32::from_le_bytes(take(bytes, 4)?.try_into().ok()?);
+            Some(OsString::from_vec(take(bytes, len as usize)?.to_vec()))
+        }
+        let mut messages = Vec::new();
+        while let Some(&[tag]) = take(&mut bytes, 1) {
+            let message = match tag {
+                TAG_OURS => (|| {
+                    let dev = u64_of(&mut bytes)?;
+                    let ino = u64_of(&mut bytes)?;
+                    let path = path_of(&mut bytes)?;
+                    Some(Message::Ours { path, dev, ino })
+                })(),
+                TAG_GONE => path_of(&mut bytes).map(|path| Message::Gone { path }),
+                TAG_CANCEL => Some(Message::Cancel),
+                _ => None,
+            };
+            match message {
+                Some(m) => messages.push(m),
+                None => break,
+            }
+        }
+        messages
+    }
+}
+
+/// Starts this rank's warden (the running binary again, with
+/// [`WARDEN_VARIABLE`] set). Call it once, before MPI starts.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(dead_code, reason = "ranks exist in the MPI build only")
+)]
+pub fn start() -> io::Result<()> {
+    let exe = std::env::current_exe()?;
+    let mut child = Command::new(exe)
+        .env(WARDEN_VARIABLE, std::process::id().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // Out of the rank's process group, which mpirun signals.
+        .process_group(0)
+        .spawn()?;
+    let pipe = child
+        .stdin
+        .take()
+        .ok_or_else(|| io::Error::other("no pipe to the file warden"))?;
+    // Never waited for: it outlives the rank by design, and init reaps it.
+    drop(child);
+    let _ = WARDEN.set(Mutex::new(pipe));
+    Ok(())
+}
+
+/// Tells the warden, if this rank has one, that `path` leads to the rank's
+/// file with this identity (`None`: to none of its files any more).
+pub fn tell(path: &Path, identity: Option<(u64, u64)>) {
+    let path = path.as_os_str().to_os_string();
+    send(&match identity {
+        Some((dev, ino)) => Message::Ours { path, dev, ino },
+        None => Message::Gone { path },
+    });
+}
+
+/// Tells the warden, if any, to remove nothing.
+pub fn cancel() {
+    send(&Message::Cancel);
+}
+
+fn send(message: &Message) {
+    if let Some(pipe) = WARDEN.get() {
+        let mut pipe = pipe.lock().unwrap_or_else(|e| e.into_inner());
+        // A warden that is gone cannot be helped: the rank's own removal
+        // still runs.
+        let _ = pipe.write_all(&message.encode());
+    }
+}
+
+/// The warden's whole life, when this process is one (its variable set):
+/// `Some(exit status)`; `None` for an ordinary ioz.
+pub fn serve_if_asked() -> Option<i32> {
+    std::env::var_os(WARDEN_VARIABLE)?;
+    let mut stdin = io::stdin().lock();
+    if stdin.is_terminal() {
+        eprintln!("ioz: {WARDEN_VARIABLE} is ioz's own variable for its MPI ranks: unset it");
+        return Some(2);
+    }
+    // Paths are relative to the rank's directory; the warden then leaves
+    // it, so that it keeps no file system busy while it waits.
+    let Ok(directory) = std::env::current_dir() else {
+        return Some(1);
+    };
+    let _ = std::env::set_current_dir("/");
+    let mut bytes = Vec::new();
+    // Until the rank's end closes the pipe.
+    let _ = stdin.read_to_end(&mut bytes);
+    for (path, dev, ino) in still_ours(Message::decode_all(&bytes)) {
+        if let Ok(path) = CString::new(directory.join(path).into_os_string().into_vec()) {
+            super::signals::unlink_if_ours(&path, dev, ino);
+        }
+    }
+    Some(0)
+}
+
+/// The files the messages leave as the rank's (path, device, inode), in
+/// the order first told.
+fn still_ours(messages: Vec<Message>) -> Vec<(PathBuf, u64, u64)> {
+    let mut ours: Vec<(PathBuf, u64, u64)> = Vec::new();
+    for message in messages {
+        match message {
+            Message::Ours { path, dev, ino } => {
+                let path = PathBuf::from(path);
+                ours.retain(|(p, _, _)| *p != path);
+                ours.push((path, dev, ino));
+            }
+            Message::Gone { path } => ours.retain(|(p, _, _)| p.as_os_str() != path),
+            Message::Cancel => return Vec::new(),
+        }
+    }
+    ours
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(path: &str, dev: u64, ino: u64) -> Message {
+        Message::Ours {
+            path: path.into(),
+            dev,
+            ino,
+        }
+    }
+
+    #[test]
+    fn messages_come_back_as_sent_and_a_cut_one_is_dropped() {
+        let sent = vec![
+            ours("ioz.tmp.0", 2049, 1 << 40),
+            Message::Gone {
+                path: "a b/\u{e9}".into(),
+            },
+            Message::Cancel,
+            ours("", 0, u64::MAX),
+        ];
+        let bytes: Vec<u8> = sent.iter().flat_map(Message::encode).collect();
+        assert_eq!(Message::decode_all(&bytes), sent);
+        // The rank died in the middle of its last message.
+        let cut = &bytes[..bytes.len() - 3];
+        assert_eq!(Message::decode_all(cut), sent[..3]);
+        assert_eq!(Message::decode_all(&[9, 1, 2]), Vec::new());
+    }
+
+    #[test]
+    fn the_last_word_on_each_path_counts_and_cancel_removes_nothing() {
+        let told = vec![
+            ours("a", 1, 10),
+            ours("b", 1, 11),
+            Message::Gone { path: "a".into() },
+            ours("b", 1, 12),
+            ours("c", 1, 13),
+        ];
+        assert_eq!(
+            still_ours(told.clone()),
+            vec![("b".into(), 1, 12), ("c".into(), 1, 13)]
+        );
+        let mut cancelled = told;
+        cancelled.push(Message::Cancel);
+        assert_eq!(still_ours(cancelled), Vec::new());
+    }
+}
