@@ -421,7 +421,7 @@ pub struct CellStart {
 /// rates (what the simultaneous clients got together). It holds the bytes
 /// and records of all the ranks, their CPU time, and as its time the
 /// "effective" one that makes its rate that sum (total bytes over the
-/// summed rate, to the nanosecond): the rates of the ranks add up, their
+/// summed rate, down to the nanosecond): the rates of the ranks add up, their
 /// times do not. A pass some rank lacks (the run ended inside it) is left
 /// out.
 pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
@@ -465,7 +465,9 @@ fn summed(all: &[&Measurement]) -> Measurement {
         .map(|m| m.bytes as f64 / m.elapsed_ns.max(1) as f64)
         .sum();
     let elapsed_ns = if rate > 0.0 {
-        ((bytes as f64 / rate).round() as u64).max(1)
+        // Down to the nanosecond, so that a sum that is a whole number of
+        // kB/s is not truncated to one less.
+        ((bytes as f64 / rate).floor() as u64).max(1)
     } else {
         all.iter().map(|m| m.elapsed_ns).max().unwrap_or(1)
     };
