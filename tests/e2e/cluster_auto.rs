@@ -167,16 +167,16 @@ fn two_ranks_print_their_tables_and_the_sum_and_save_both() {
 fn every_cell_begins_on_all_ranks_together() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // Rank 1 arrives 200 ms late at every cell: with a barrier per cell rank
-    // 0 waits for it each time, so their starts stay together while rank
-    // 0's own starts are 200 ms apart at least; without one rank 0 would
-    // run ahead, at least 200 ms more each cell.
+    // Rank 1 arrives 200 ms late at every cell (6 cells): with a barrier per
+    // cell rank 0 waits for it each time, so their starts stay together
+    // while rank 0's own are 200 ms apart at least; without one rank 0 would
+    // begin every cell 200 ms before rank 1.
     let r = run(&mut mpirun_command(
         d,
         2,
         &["-x", "IOZ_TEST_LATE_RANK=1"],
         &[
-            "-a", "-n", "64k", "-g", "128k", "-y", "32k", "-q", "64k", "-i", "0", "--json",
+            "-a", "-n", "64k", "-g", "256k", "-y", "32k", "-q", "64k", "-i", "0", "--json",
             "r.json",
         ],
     ));
@@ -195,18 +195,20 @@ fn every_cell_begins_on_all_ranks_together() {
                 .collect()
         })
         .collect();
-    assert_eq!(starts[0].len(), 4, "{j}");
-    assert_eq!(starts[1].len(), 4, "{j}");
-    for cell in 0..4 {
-        let apart = starts[0][cell].abs_diff(starts[1][cell]);
-        assert!(
-            apart < 100_000_000,
-            "cell {cell}: the ranks began {apart} ns apart: {starts:?}"
-        );
-        if cell > 0 {
-            let gap = starts[0][cell] - starts[0][cell - 1];
-            assert!(gap >= 200_000_000, "rank 0 did not wait: {starts:?}");
-        }
+    assert_eq!(starts[0].len(), 6, "{j}");
+    assert_eq!(starts[1].len(), 6, "{j}");
+    // A rank released by the barrier may still wait for a core (the suite
+    // keeps 2 cores busy; 0.7 s has been seen): most cells, not all.
+    let together = (0..6)
+        .filter(|&cell| starts[0][cell].abs_diff(starts[1][cell]) < 100_000_000)
+        .count();
+    assert!(
+        together >= 4,
+        "the ranks began only {together} of 6 cells within 100 ms of each other: {starts:?}"
+    );
+    for cell in 1..6 {
+        let gap = starts[0][cell] - starts[0][cell - 1];
+        assert!(gap >= 200_000_000, "rank 0 did not wait: {starts:?}");
     }
 }
 
