@@ -44,15 +44,21 @@ pub(crate) fn run(
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let config = recipe.config();
+    let plan = expand(config);
     let mut target = match TargetFile::check_for_run(&config.path, config) {
         Ok(t) => t,
-        Err(e) => return Outcome::ended(Vec::new(), Vec::new(), None, Some(e), Vec::new()),
+        Err(e) => {
+            let e = match (controls.meeting, plan.cells.first()) {
+                (Some(meeting), Some(&first)) => fail_first_cell(meeting, first, e),
+                _ => e,
+            };
+            return Outcome::ended(Vec::new(), Vec::new(), None, Some(e), Vec::new());
+        }
     };
     let mut cells = Vec::new();
     let mut signal = None;
     let mut error: Option<RunError> = None;
     let mut left = Vec::new();
-    let plan = expand(config);
     // --runs: the whole plan again, one repetition after the other, so that
     // a drift over time shows across runs rather than inside one cell.
     'runs: for run in 0..recipe.runs() {
@@ -119,6 +125,17 @@ pub(crate) fn run(
     let cleanup = remove_unless_kept(recipe, &mut target, &mut left);
     let error = error.or(cleanup.err());
     Outcome::ended(cells, Vec::new(), signal, error, left)
+}
+
+/// Across ranks, a rank that cannot begin still meets the others at the
+/// first cell's barrier, where they wait for it, and fails that cell with
+/// them, so that every rank stops.
+fn fail_first_cell(meeting: &dyn CellMeeting, first: Cell, e: RunError) -> RunError {
+    meeting
+        .before_cell(first, 0)
+        .and_then(|()| meeting.after_cell(Err(e)))
+        .err()
+        .unwrap_or_else(|| RunError::System("the other ranks went on without this one".into()))
 }
 
 /// A cell's end settled with the other ranks: anything but a clean end

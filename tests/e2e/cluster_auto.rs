@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left};
+use crate::fixtures::cluster::{
+    host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left,
+};
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
@@ -20,6 +22,7 @@ pub fn tests() -> Vec<Test> {
         two_ranks_print_their_tables_and_the_sum_and_save_both => [Mpi],
         every_cell_begins_on_all_ranks_together => [Mpi],
         an_io_error_on_one_rank_ends_the_job_at_the_next_cell => [Mpi, FlipShim],
+        a_rank_that_cannot_make_its_file_refuses_the_job => [Mpi],
         sigint_to_mpirun_removes_every_rank_s_file => [Mpi],
         single_mode_over_two_runs_repeats_the_plan_cell_by_cell => [Mpi],
         a_two_rank_run_compares_with_a_one_host_run => [Mpi],
@@ -287,6 +290,49 @@ fn an_io_error_on_one_rank_ends_the_job_at_the_next_cell() {
     assert_eq!(ranks_left(&w1), Vec::<u32>::new());
 }
 
+fn a_rank_that_cannot_make_its_file_refuses_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (w0, w1) = (d.join("w0"), d.join("w1"));
+    fs::create_dir(&w0).unwrap();
+    fs::create_dir(&w1).unwrap();
+    let clients = d.join("clients");
+    fs::write(
+        &clients,
+        format!(
+            "localhost {} {bin}\nlocalhost {} {bin} no/such/dir/f\n",
+            w0.display(),
+            w1.display(),
+            bin = ioz_mpi()
+        ),
+    )
+    .unwrap();
+    let r = run(Command::new(ioz_mpi())
+        .args(AUTO)
+        .arg("-+m")
+        .arg(&clients)
+        .current_dir(d));
+    expect(&r, 2);
+    let said: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ioz: "))
+        .collect();
+    assert_eq!(
+        said,
+        [format!(
+            "ioz: rank 1 on {}: cannot create the test file no/such/dir/f: the directory \
+             no/such/dir does not exist",
+            host_name()
+        )],
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(list_dir(&w0), Vec::<String>::new());
+    assert_eq!(list_dir(&w1), Vec::<String>::new());
+}
+
 fn sigint_to_mpirun_removes_every_rank_s_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -406,4 +452,28 @@ fn what_is_not_done_across_ranks_is_refused_with_one_line() {
         assert!(r.stdout.is_empty(), "{}", r.stdout);
         assert_eq!(list_dir(dir.path()), Vec::<String>::new());
     }
+    // Ranks started with other plans (an MPMD launch) would not meet at
+    // the same cells.
+    let r = run(Command::new("mpirun")
+        .args(mpirun_options(1))
+        .args([&ioz_mpi(), "-s", "64k", "-i", "0", ":", "-np", "1"])
+        .args([&ioz_mpi(), "-s", "128k", "-i", "0"])
+        .current_dir(dir.path()));
+    expect(&r, 2);
+    let said: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ioz: "))
+        .collect();
+    assert_eq!(
+        said,
+        [format!(
+            "ioz: rank 1 on {}: its plan (cells or --runs) differs from rank 0's: give every \
+             rank the same options",
+            host_name()
+        )],
+        "{}",
+        r.stderr
+    );
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }
