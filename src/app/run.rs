@@ -226,7 +226,7 @@ fn measure_and_save(
 
 /// The error for a `-Q` file that cannot be written: it names the test file
 /// and the pass, as the pass's own I/O errors do.
-fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError {
+pub(super) fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError {
     RunError::Io(IoFailure {
         operation: "write the -Q latency file for",
         path: test_file.to_path_buf(),
@@ -238,7 +238,7 @@ fn latency_failure(test_file: &Path, pass: Pass, source: io::Error) -> RunError 
 
 /// `-+z` and `-+T` in throughput mode: each worker's histogram block and
 /// its phase's start and end lines.
-fn write_iozone_files(
+pub(super) fn write_iozone_files(
     files: &mut LatencyFiles,
     config: &RunConfig,
     phase: &crate::model::result::PhaseResult,

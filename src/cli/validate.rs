@@ -597,7 +597,7 @@ fn throughput_config(seen: &Seen, host: &Host) -> Result<Option<ThroughputConfig
         shared_file: seen.shared_file,
         stonewall: !seen.no_stonewall,
         start_delay_us: seen.start_delay_us.unwrap_or(0),
-        first_worker: 0,
+        ranks: None,
     }))
 }
 

@@ -173,14 +173,39 @@ pub struct ThroughputConfig {
     pub stonewall: bool,
     /// `-d`: worker i starts i × this many µs after the barrier opens.
     pub start_delay_us: u64,
-    /// Cluster mode: the job's number of this rank's first worker (its
-    /// workers are the job's workers from here on; -d counts from it).
-    /// Never saved: a saved run is the whole job's.
+    /// Cluster mode: this rank's part of the job's workers (`worker_counts`
+    /// and `files` are then the rank's; -d and the result files count the
+    /// job's). Never saved: a saved run is the whole job's.
     #[serde(skip)]
-    pub first_worker: u32,
+    pub ranks: Option<crate::model::rank_share::RankShare>,
 }
 
 impl ThroughputConfig {
+    /// The job's number of worker `index` (in cluster mode the rank's
+    /// workers are some of the job's).
+    pub fn job_worker(&self, index: u32) -> u32 {
+        self.ranks.as_ref().map_or(index, |s| s.job_worker(index))
+    }
+
+    /// The job's worker count of `worker_counts[k]` (a rank's share in
+    /// cluster mode).
+    pub fn job_count(&self, k: usize) -> u32 {
+        let own = self.worker_counts.get(k).copied().unwrap_or(1);
+        self.ranks
+            .as_ref()
+            .and_then(|s| s.job_count(k))
+            .unwrap_or(own)
+    }
+
+    /// Each worker count with the count of the job it is a share of (the
+    /// same on one host): -+k divides the file by the job's.
+    pub fn counts(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.worker_counts
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (n, self.job_count(k)))
+    }
+
     pub fn max_worker_count(&self) -> u32 {
         self.worker_counts.iter().copied().max().unwrap_or(1)
     }

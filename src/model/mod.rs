@@ -10,6 +10,7 @@ pub mod identity;
 pub mod latency;
 pub mod order;
 pub mod plan;
+pub mod rank_share;
 pub mod regime;
 pub mod result;
 pub mod result_files;

@@ -59,11 +59,10 @@ pub fn image_bytes_needed(config: &RunConfig) -> u64 {
                 record_bytes,
             },
         ) => tp
-            .worker_counts
-            .iter()
-            .map(|&n| {
+            .counts()
+            .map(|(n, job)| {
                 let cell = Cell {
-                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, n),
+                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, job),
                     record_bytes: *record_bytes,
                 };
                 cell.pass_bytes().saturating_mul(n as u64)
@@ -202,11 +201,10 @@ fn moments(config: &RunConfig) -> Vec<(Cell, u32)> {
                 record_bytes,
             },
         ) => tp
-            .worker_counts
-            .iter()
-            .map(|&n| {
+            .counts()
+            .map(|(n, job)| {
                 let cell = Cell {
-                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, n),
+                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, job),
                     record_bytes: *record_bytes,
                 };
                 (cell, n)

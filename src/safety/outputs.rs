@@ -85,7 +85,10 @@ fn latency_files(config: &RunConfig, passes: &[Pass]) -> Vec<String> {
             .iter()
             .map(|&p| latency_file_name(p).to_string())
             .collect(),
+        // Across ranks each rank writes its own workers' files, named by
+        // their numbers in the job.
         Some(tp) => (0..tp.max_worker_count())
+            .map(|w| tp.job_worker(w))
             .flat_map(|w| passes.iter().map(move |&p| worker_latency_file_name(p, w)))
             .collect(),
     };
@@ -98,10 +101,15 @@ fn latency_files(config: &RunConfig, passes: &[Pass]) -> Vec<String> {
 /// `-+z` and `-+T`: IOzone's per-worker files in the current directory
 /// (in single and auto mode, worker 0's histogram file), with their flag.
 fn iozone_files(config: &RunConfig) -> Vec<(&'static str, String)> {
-    let workers = config
-        .throughput
-        .as_ref()
-        .map_or(1, |tp| tp.max_worker_count());
+    // Across ranks rank 0 writes every worker's, the others none.
+    let workers = match config.throughput.as_ref() {
+        None => 1,
+        Some(tp) => match &tp.ranks {
+            None => tp.max_worker_count(),
+            Some(share) if share.rank == 0 => share.job_counts.iter().copied().max().unwrap_or(1),
+            Some(_) => 0,
+        },
+    };
     let latency = &config.latency;
     let mut names = Vec::new();
     if latency.iozone_histograms {

@@ -38,8 +38,8 @@ pub fn largest_files(config: &RunConfig) -> BTreeMap<PathBuf, u64> {
                 } => (*file_bytes, *record_bytes),
                 Sizes::Auto(_) => return files,
             };
-            for &n in &tp.worker_counts {
-                let each = allocated(tp.worker_file_bytes(file_bytes, record_bytes, n));
+            for (n, job) in tp.counts() {
+                let each = allocated(tp.worker_file_bytes(file_bytes, record_bytes, job));
                 for i in 0..n {
                     let slot = files.entry(tp.worker_path(&config.path, i)).or_insert(0);
                     *slot = (*slot).max(each);

@@ -175,7 +175,7 @@ pub fn serve_if_asked() -> Option<i32> {
     let _ = stdin.read_to_end(&mut bytes);
     for (path, dev, ino) in still_ours(Message::decode_all(&bytes)) {
         if let Ok(path) = CString::new(directory.join(path).into_os_string().into_vec()) {
-            super::signals::unlink_if_ours(&path, dev, ino);
+            super::unlink::unlink_if_ours(&path, dev, ino);
         }
     }
     Some(0)

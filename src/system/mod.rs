@@ -18,6 +18,7 @@ pub mod signals;
 pub mod sysfs;
 pub mod time;
 pub mod tunables;
+pub mod unlink;
 pub mod virt;
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! is the parent's call. A worker whose parent has died removes the run's
 //! files and leaves at once.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use nix::unistd::{Pid, getppid};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::file_warden;
+use super::{file_warden, unlink};
 
 /// Holds the number of the first stop signal received, or 0.
 #[derive(Clone, Debug, Default)]
@@ -252,25 +252,12 @@ pub fn remove_registered_files() {
         .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
     {
         for r in removals.iter().filter(|r| r.known.load(Ordering::SeqCst)) {
-            unlink_if_ours(
+            unlink::unlink_if_ours(
                 r.path.as_c_str(),
                 r.dev.load(Ordering::SeqCst),
                 r.ino.load(Ordering::SeqCst),
             );
         }
-    }
-}
-
-/// Unlinks `path` if it is still the regular file with this device and
-/// inode, and nothing else: only the file ioz made goes; a file already
-/// gone is fine. Async-signal-safe: given a C string, nix passes it
-/// straight to lstat(2) and unlink(2), with no allocation.
-pub fn unlink_if_ours(path: &CStr, dev: u64, ino: u64) {
-    let ours = nix::sys::stat::lstat(path).is_ok_and(|st| {
-        st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_dev == dev && st.st_ino == ino
-    });
-    if ours {
-        let _ = nix::unistd::unlink(path);
     }
 }
 

@@ -24,6 +24,9 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
+// splits, -+k, one shared file.
+mod cluster_options;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -128,6 +131,7 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_options::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),

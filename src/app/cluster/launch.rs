@@ -28,6 +28,10 @@ use crate::system::host;
 /// client file's fourth column).
 pub(crate) const CLIENT_FILE_VARIABLE: &str = "IOZ_CLIENT_TEST_FILE";
 
+/// Open MPI's list of variables for the ranks, which it will not mix with
+/// `-x`.
+const ENV_LIST_VARIABLE: &str = "OMPI_MCA_mca_base_env_list";
+
 /// mpirun's time limit unless MPIEXEC_TIMEOUT sets one: a hung rank must
 /// not hang the job for ever.
 const DEFAULT_TIMEOUT_SECONDS: u64 = 24 * 3600;
@@ -78,14 +82,16 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Strin
 
 /// The Open MPI appfile: one rank per line, `--host H:K` where K is the
 /// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
+pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_by_x: Option<u64>) -> String {
     let mut text = String::new();
     for c in clients {
         let slots = clients.iter().filter(|o| o.host == c.host).count();
         let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
         // Every rank keeps the job's time limit too (deadline.rs): one cut
         // off from mpirun leaves by itself.
-        let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={time_limit_seconds}");
+        if let Some(seconds) = time_limit_by_x {
+            let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={seconds}");
+        }
         if let Some(f) = &c.test_file {
             let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
         }
@@ -181,7 +187,29 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
         })?),
     };
     let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
-    let app = appfile(clients, &rank_args, time_limit_seconds);
+    // Open MPI refuses -x beside a list of variables for the ranks
+    // (OMPI_MCA_mca_base_env_list): the time limit joins that list then.
+    let env_list = std::env::var(ENV_LIST_VARIABLE).ok();
+    if env_list.is_some() && clients.iter().any(|c| c.test_file.is_some()) {
+        return Err(format!(
+            "-+m: the client file's test files reach the ranks by mpirun's -x, which Open MPI \
+             will not mix with {ENV_LIST_VARIABLE} (set here): unset it, or name the files \
+             with -F"
+        ));
+    }
+    let env_list = env_list.map(|list| {
+        let limit = format!("{TIME_LIMIT_VARIABLE}={time_limit_seconds}");
+        if list.is_empty() {
+            limit
+        } else {
+            format!("{list};{limit}")
+        }
+    });
+    let app = appfile(
+        clients,
+        &rank_args,
+        env_list.is_none().then_some(time_limit_seconds),
+    );
     let mut mpirun: Vec<String> = vec!["mpirun".into()];
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
@@ -197,12 +225,19 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     if args.iter().any(|a| a == "--dry-run") {
         mpirun.push("APPFILE".into());
         let mut out = std::io::stdout().lock();
+        if let Some(list) = &env_list {
+            let _ = write!(out, "{ENV_LIST_VARIABLE}='{list}' ");
+        }
         let _ = write!(out, "{}\n# APPFILE\n{app}", mpirun.join(" "));
         return Ok(Exit::Success);
     }
     let path = write_appfile(&app)?;
     mpirun.push(path.to_string_lossy().into_owned());
-    let status = Command::new(&mpirun[0]).args(&mpirun[1..]).status();
+    let mut command = Command::new(&mpirun[0]);
+    if let Some(list) = &env_list {
+        command.env(ENV_LIST_VARIABLE, list);
+    }
+    let status = command.args(&mpirun[1..]).status();
     let _ = std::fs::remove_file(&path);
     let status = status.map_err(|e| format!("-+m: cannot run mpirun: {e}"))?;
     Ok(match status.code() {
@@ -239,7 +274,7 @@ mod tests {
         assert_eq!(clients[1].test_file.as_deref(), Some("f2"));
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            appfile(&clients, &args, 60),
+            appfile(&clients, &args, Some(60)),
             "-np 1 --host node1:2 --wdir /w1 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n\
              -np 1 --host node2:1 --wdir /w2 -x MPIEXEC_TIMEOUT=60 -x IOZ_CLIENT_TEST_FILE=f2 \
              /opt/ioz -t 3\n\

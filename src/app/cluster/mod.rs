@@ -5,9 +5,13 @@
 
 mod auto;
 mod deadline;
+#[cfg(feature = "mpi")]
+mod latency_files;
 mod launch;
 #[cfg(feature = "mpi")]
 mod rank;
+#[cfg(feature = "mpi")]
+mod share;
 
 use std::ffi::OsString;
 
@@ -64,35 +68,12 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
     }
 }
 
-/// Why `config` cannot run across `ranks` ranks, if it cannot.
-pub(crate) fn refusal(config: &RunConfig, ranks: u32) -> Option<String> {
-    let Some(tp) = &config.throughput else {
+/// Why `config` cannot run across ranks, if it cannot (any worker count
+/// runs on any number of ranks: model::rank_share deals them; single and
+/// auto mode run the whole plan on every rank).
+pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
+    if config.throughput.is_none() {
         return auto::refusal(config).map(String::from);
-    };
-    if tp.worker_counts.len() != 1 {
-        return Some("-t/-l/-u: cluster mode runs one worker count (one -t N) for now".into());
-    }
-    let workers = tp.worker_counts[0];
-    if workers % ranks != 0 {
-        return Some(format!(
-            "-t {workers}: {workers} workers cannot be shared evenly by {ranks} ranks; give a \
-             multiple of {ranks}"
-        ));
-    }
-    if tp.constant_total {
-        return Some("-+k is not done across ranks yet".into());
-    }
-    if tp.shared_file {
-        return Some("-+V/-+L (one shared file) are not done across ranks yet".into());
-    }
-    if config.variations.offset_latency_files {
-        return Some("-Q is not done across ranks yet".into());
-    }
-    if !config.latency.is_off() {
-        return Some(
-            "--latency, -+z, -+O, -+T (per-operation latencies) are not done across ranks yet"
-                .into(),
-        );
     }
     None
 }

@@ -7,7 +7,7 @@
 
 use std::ffi::OsString;
 
-use super::launch::CLIENT_FILE_VARIABLE;
+use super::latency_files::RankFiles;
 use crate::app::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
@@ -78,32 +78,12 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
 }
 
 /// The share of `config` that rank `rank` of `ranks` runs: its workers (as
-/// threads) and their files, named as the whole job names them (worker i of
-/// rank r is the job's worker r × per-rank + i). Only rank 0 writes the
-/// result files.
+/// threads) and their files, named as the whole job names them
+/// (super::share). Only rank 0 writes the result files.
 fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
     let mut mine = config.clone();
-    if let (Some(job), Some(tp)) = (&config.throughput, mine.throughput.as_mut()) {
-        let per_rank = job.worker_counts[0] / ranks;
-        // -+m's client file names this client's test file (fourth column):
-        // the file of its worker, or with several `<file>.<i>`.
-        let client_file = std::env::var_os(CLIENT_FILE_VARIABLE).map(std::path::PathBuf::from);
-        tp.files = (0..per_rank)
-            .map(|i| match &client_file {
-                Some(f) if per_rank == 1 => f.clone(),
-                Some(f) => {
-                    let mut name = f.clone().into_os_string();
-                    name.push(format!(".{i}"));
-                    name.into()
-                }
-                None => job.worker_path(&config.path, rank * per_rank + i),
-            })
-            .collect();
-        tp.worker_counts = vec![per_rank];
-        tp.first_worker = rank * per_rank;
-        tp.min_workers = None;
-        tp.max_workers = None;
-        tp.threads = true;
+    if let Some(tp) = mine.throughput.as_mut() {
+        super::share::deal(tp, &config.path, rank, ranks);
     }
     if rank != 0 {
         mine.outputs = Default::default();
@@ -158,7 +138,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let Some(Ready {
         config: mine,
         warning,
-        results,
+        mut results,
         ..
     }) = ready
     else {
@@ -184,9 +164,18 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     // Fault injection for the end-to-end tests: this rank panics after its
     // first phase, while the others already wait for it at the next barrier.
     let panics = std::env::var(PANIC_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string());
+    let mut latency_files = RankFiles::new(std::mem::take(&mut results.latency), speaks);
     let outcome = runner::measure_across(&mine, &stop, &across, |event| {
         if panics && matches!(event, Event::PhaseDone { .. }) {
             panic!("{PANIC_RANK_VARIABLE} asked rank {rank} to panic");
+        }
+        if let Event::PhaseDone {
+            phase,
+            latencies,
+            bands,
+        } = &event
+        {
+            latency_files.phase_done(&mine, phase, *latencies, *bands)?;
         }
         if !speaks {
             return Ok(());

@@ -3,6 +3,7 @@
 //! barrier. The parent measures from the barrier's release to the end of the
 //! last worker's timed region.
 
+mod rank_files;
 mod ranks;
 mod shared;
 mod shared_latencies;
@@ -58,15 +59,17 @@ pub(crate) fn run(
     let mut left = Vec::new();
     // --runs: every worker count again, one repetition after the other.
     'runs: for repetition in 0..recipe.runs() {
-        for &workers in &throughput.worker_counts {
-            let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, workers);
+        for (k, &workers) in throughput.worker_counts.iter().enumerate() {
+            // Across ranks `workers` is this rank's share of the job's count.
+            let job_workers = throughput.job_count(k);
+            let per_worker = throughput.worker_file_bytes(file_bytes, record_bytes, job_workers);
             let cell = Cell {
                 file_bytes: per_worker,
                 record_bytes,
             };
             if cell.records() == 0 {
                 error = Some(RunError::Refused(format!(
-                    "-+k: {} kB shared by {workers} workers leaves less than one {} kB record each",
+                    "-+k: {} kB shared by {job_workers} workers leaves less than one {} kB record each",
                     file_bytes / 1024,
                     record_bytes / 1024
                 )));
@@ -81,9 +84,16 @@ pub(crate) fn run(
                 error = Some(e);
                 break;
             }
-            let claimed = worker_files(recipe, throughput, workers, &mut left);
+            let claimed = match across {
+                Some(a) if throughput.shared_file => {
+                    rank_files::claim_shared(recipe, throughput, workers, a, &mut left)
+                }
+                _ => worker_files(recipe, throughput, workers, &mut left),
+            };
             // Across ranks: every rank's files, or none.
             let claimed = match (claimed, across) {
+                // Agreed on already.
+                (claimed, Some(_)) if throughput.shared_file => claimed,
                 (claimed, None) => claimed,
                 (Ok(mut files), Some(a)) => match a.agree(Ok(())) {
                     Ok(()) => Ok(files),
@@ -126,7 +136,7 @@ pub(crate) fn run(
                     .map_err(RunError::Io)
                     .and_then(|()| run.phase(pass));
                 let phase = match across {
-                    Some(a) => a.settle(phase, workers),
+                    Some(a) => a.settle(phase, config.latency.percentiles()),
                     None => phase,
                 };
                 let done = match phase {
@@ -149,6 +159,13 @@ pub(crate) fn run(
                         break;
                     }
                     Err(e) => Err(e),
+                };
+                // A rank whose phase could not be handed on (its -Q files
+                // not written) stops, and so must every other, or they
+                // would wait for it at the next phase's barrier.
+                let done = match across {
+                    Some(a) => a.agree(done),
+                    None => done,
                 };
                 if let Err(e) = done {
                     error = Some(e);
@@ -298,12 +315,17 @@ impl Run<'_> {
         if !pass.pass.test().needs_existing_data() {
             return Ok(());
         }
+        // -+V/-+L across ranks: rank 0 fills the job's one file before the
+        // barrier the others wait at.
+        if self.throughput.shared_file && self.across.is_some_and(|a| a.rank() != 0) {
+            return Ok(());
+        }
         for (k, t) in self.files.targets.iter().enumerate() {
             let worker = (0..self.workers)
                 .find(|&i| self.files.of_worker[i as usize] == k)
                 .unwrap_or(0);
             if is_short(self.cell, t.path())? {
-                let mut pool = self.cell.write_pool(worker, 0);
+                let mut pool = self.cell.write_pool(self.throughput.job_worker(worker), 0);
                 fill(self.cell, t.path(), t.expected(), &mut pool)?;
             }
         }
@@ -312,7 +334,7 @@ impl Run<'_> {
 
     fn phase(&self, pass: &PassRecipe) -> Result<PhaseEnd, RunError> {
         let workers = self.workers;
-        let ops = WorkerOps::build(self.cell, pass, workers);
+        let ops = WorkerOps::build(self.cell, pass, workers, |w| self.throughput.job_worker(w));
         let shared = SharedState::new()
             .map_err(|e| RunError::System(format!("cannot share memory between workers: {e}")))?;
         let latencies = if pass.record_latencies {

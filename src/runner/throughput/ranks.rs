@@ -18,6 +18,10 @@ use super::PhaseEnd;
 use super::shared::SharedFlags;
 use super::spawn::Coordinator;
 use crate::error::RunError;
+use crate::model::histogram::{LatencyHistogram, LatencySummary};
+use crate::model::identity::FileIdentity;
+use crate::model::latency::IozoneBands;
+use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
 use crate::system::cluster::Peers;
 
@@ -25,6 +29,8 @@ use crate::system::cluster::Peers;
 /// the phase under way.
 pub(crate) struct Across<'a> {
     peers: &'a dyn Peers,
+    /// The job's ranks.
+    ranks: u32,
     /// The job's -T: its workers are threads (within a rank they always
     /// are; the ranks are processes).
     threads: bool,
@@ -50,9 +56,13 @@ pub(crate) struct Across<'a> {
 #[derive(Serialize, Deserialize)]
 enum RankPhase {
     Done {
+        /// Each worker's result, with its --latency histogram (sparse:
+        /// only the buckets that counted) where asked for.
         results: Vec<WorkerResult>,
         parent_elapsed_ns: u64,
         release_ns: u64,
+        /// -+z: each worker's 40 IOzone buckets, in the order of `results`.
+        bands: Option<Vec<Vec<u64>>>,
     },
     Failed(String),
     Interrupted(i32),
@@ -73,6 +83,7 @@ impl<'a> Across<'a> {
     pub(crate) fn new(peers: &'a dyn Peers, threads: bool) -> Across<'a> {
         Across {
             peers,
+            ranks: peers.size(),
             threads,
             met: Cell::new(false),
             sent: Cell::new(false),
@@ -183,6 +194,30 @@ impl<'a> Across<'a> {
             .map_err(|e| RunError::System(format!("cannot read rank 0's verdict: {e}")))
     }
 
+    /// This rank, from 0.
+    pub(super) fn rank(&self) -> u32 {
+        self.peers.rank()
+    }
+
+    /// Collective, -+V/-+L: rank 0's `identity` of the job's one file, for
+    /// every rank, with whether rank 0 runs on this rank's host. `None`
+    /// when rank 0 has no regular file to share.
+    pub(super) fn shared_file(
+        &self,
+        identity: Option<FileIdentity>,
+    ) -> Result<Option<(FileIdentity, bool)>, RunError> {
+        let mine = match identity {
+            Some(FileIdentity::File { dev, ino }) if self.peers.rank() == 0 => {
+                serde_json::to_vec(&(self.peers.host(), dev, ino)).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let theirs = self.peers.broadcast(&mine).map_err(RunError::System)?;
+        Ok(serde_json::from_slice::<(String, u64, u64)>(&theirs)
+            .ok()
+            .map(|(host, dev, ino)| (FileIdentity::File { dev, ino }, host == self.peers.host())))
+    }
+
     /// A new phase: nothing met, sent or heard yet.
     pub(crate) fn begin_phase(&self) {
         self.met.set(false);
@@ -209,10 +244,11 @@ impl<'a> Across<'a> {
     /// others if it had not, tells them to stop if it finished or failed
     /// first, drains the phase's stops, and settles the phase with every
     /// rank. Rank 0 gets the whole job's phase; the others their own.
+    /// `percentiles`: those the job's --latency reports.
     pub(super) fn settle(
         &self,
         local: Result<PhaseEnd, RunError>,
-        workers_per_rank: u32,
+        percentiles: &[f64],
     ) -> Result<PhaseEnd, RunError> {
         let stopped_here = self.stopped.get();
         let peers = self.peers;
@@ -234,16 +270,27 @@ impl<'a> Across<'a> {
         if let Some(e) = self.failure.take() {
             local = Err(RunError::System(e));
         }
+        // From here on every worker goes by its number in the job.
+        let ranks = self.ranks;
+        if let Ok(PhaseEnd::Done(phase, _, _)) = &mut local {
+            for w in &mut phase.results {
+                w.worker = job_worker(peers.rank(), ranks, w.worker);
+            }
+        }
         let mine = match &local {
-            Ok(PhaseEnd::Done(phase, _, _)) => RankPhase::Done {
+            Ok(PhaseEnd::Done(phase, _, bands)) => RankPhase::Done {
                 results: phase.results.clone(),
                 parent_elapsed_ns: phase.parent_elapsed_ns,
                 release_ns: self.release_ns.get(),
+                bands: bands
+                    .as_ref()
+                    .map(|b| b.iter().map(|w| w.counts.to_vec()).collect()),
             },
             Ok(PhaseEnd::Interrupted(sig)) => RankPhase::Interrupted(*sig),
             Err(e) => RankPhase::Failed(e.to_string()),
         };
         let mut job_results = Vec::new();
+        let mut job_bands: Vec<Option<IozoneBands>> = Vec::new();
         let mut job_parent_ns = 0;
         // On rank 0's clock: the first release, the last end, while every
         // rank's offset is known.
@@ -257,7 +304,15 @@ impl<'a> Across<'a> {
                         results,
                         parent_elapsed_ns,
                         release_ns,
+                        bands,
                     } => {
+                        let mut bands = bands.unwrap_or_default().into_iter();
+                        job_bands.extend(results.iter().map(|_| {
+                            let counts = bands.next()?;
+                            Some(IozoneBands {
+                                counts: counts.try_into().ok()?,
+                            })
+                        }));
                         job_parent_ns = job_parent_ns.max(parent_elapsed_ns);
                         let offset = self.offsets.get(rank as usize).copied().flatten();
                         span = span.zip(offset).map(|((first, last), offset)| {
@@ -268,7 +323,6 @@ impl<'a> Across<'a> {
                             )
                         });
                         job_results.extend(results.into_iter().map(|mut w| {
-                            w.worker += rank * workers_per_rank;
                             w.client = Some(Client {
                                 rank,
                                 host: host.clone(),
@@ -293,6 +347,16 @@ impl<'a> Across<'a> {
             Verdict::Interrupted(sig) => Ok(PhaseEnd::Interrupted(sig)),
             Verdict::GoOn => match local {
                 Ok(PhaseEnd::Done(phase, latencies, bands)) if peers.rank() == 0 => {
+                    // In the job's worker order, each worker's -+z buckets with it.
+                    let mut workers: Vec<_> = job_results.into_iter().zip(job_bands).collect();
+                    workers.sort_by_key(|(w, _)| w.worker);
+                    let (job_results, job_bands): (Vec<_>, Vec<_>) = workers.into_iter().unzip();
+                    let bands = bands.map(|_| job_bands.into_iter().flatten().collect());
+                    // --latency: the phase's percentiles over every worker of the job.
+                    let latency = phase
+                        .latency
+                        .as_ref()
+                        .map(|_| job_latency(&job_results, percentiles));
                     let estimated = span.filter(|(first, last)| last >= first);
                     Ok(PhaseEnd::Done(
                         PhaseResult {
@@ -302,6 +366,7 @@ impl<'a> Across<'a> {
                             parent_elapsed_ns: estimated
                                 .map_or(job_parent_ns, |(first, last)| (last - first) as u64),
                             parent_estimated: estimated.is_some(),
+                            latency,
                             ..phase
                         },
                         latencies,
@@ -312,6 +377,22 @@ impl<'a> Across<'a> {
             },
         }
     }
+}
+
+/// --latency: the histogram of every operation of `workers`, merged from
+/// each worker's (what crossed MPI: only the buckets that counted).
+fn job_latency(workers: &[WorkerResult], percentiles: &[f64]) -> LatencySummary {
+    let mut job = LatencyHistogram::new();
+    for summary in workers.iter().filter_map(|w| w.latency.as_ref()) {
+        job.merge(&LatencyHistogram::from_summary(summary));
+    }
+    job.summary(percentiles)
+}
+
+/// The job's number of worker `local` of rank `rank` of `ranks` (dealt
+/// round robin: model::rank_share).
+fn job_worker(rank: u32, ranks: u32, local: u32) -> u32 {
+    RankShare::new(rank, ranks, Vec::new()).job_worker(local)
 }
 
 /// The parent thread's part in a phase on one rank (see [`Across`]).

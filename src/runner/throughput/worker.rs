@@ -89,7 +89,10 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
     let mut read_buf = job.cell.read_buf(job.pass.slots());
-    let mut pool = job.cell.write_pool(worker, 1 + worker as u64);
+    // Data and roles go by the worker's number in the job (across ranks, a
+    // rank's workers are some of the job's).
+    let in_job = job.throughput.job_worker(worker);
+    let mut pool = job.cell.write_pool(in_job, 1 + in_job as u64);
     let body = WorkerBody {
         job,
         gate,
@@ -98,7 +101,7 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
             pool: &mut pool,
         },
     };
-    let spec = job.pass.open_for(worker).expecting(job.expect);
+    let spec = job.pass.open_for(in_job).expecting(job.expect);
     let report = with_engine(job.pass, &spec, job.path, body).unwrap_or_else(|e| {
         // The open failed: arrive anyway so the barrier is not left waiting.
         gate.arrive(false);
@@ -156,8 +159,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         if shared.abort.load(Ordering::SeqCst) {
             return Ok(WorkerReport::Aborted { worker: job.index });
         }
-        let delay_us =
-            job.throughput.start_delay_us * (job.throughput.first_worker + job.index) as u64;
+        let delay_us = job.throughput.start_delay_us * job.throughput.job_worker(job.index) as u64;
         if delay_us > 0 {
             std::thread::sleep(Duration::from_micros(delay_us));
         }

@@ -14,11 +14,17 @@ pub(super) struct WorkerOps {
 }
 
 impl WorkerOps {
-    pub fn build(cell: &CellRecipe<'_>, pass: &PassRecipe, workers: u32) -> WorkerOps {
+    /// `job_worker`: the job's number of each worker (-+K's roles go by it).
+    pub fn build(
+        cell: &CellRecipe<'_>,
+        pass: &PassRecipe,
+        workers: u32,
+        job_worker: impl Fn(u32) -> u32,
+    ) -> WorkerOps {
         let mut percents: Vec<u32> = Vec::new();
         let mut of_worker = Vec::with_capacity(workers as usize);
         for w in 0..workers {
-            let percent = pass.read_percent_of(w);
+            let percent = pass.read_percent_of(job_worker(w));
             let i = percents
                 .iter()
                 .position(|&p| p == percent)
@@ -63,7 +69,7 @@ mod tests {
             record_bytes: 4 << 10,
         });
         let pass = |p: Pass| cell.passes.iter().find(|r| r.pass == p).unwrap();
-        let ops = WorkerOps::build(&cell, pass(Pass::RandomMix), 3);
+        let ops = WorkerOps::build(&cell, pass(Pass::RandomMix), 3, |w| w);
         assert_eq!(ops.lists.len(), 2, "one list per role");
         let kinds = |w| ops.of(w).iter().map(|op| op.kind).collect::<Vec<_>>();
         assert_eq!(kinds(0), vec![OpKind::Read; 16]);
@@ -92,6 +98,6 @@ mod tests {
         assert!(mix.open_for(1).truncate && mix.open_for(2).truncate);
         // Other passes share one list.
         let read = cell.passes.iter().find(|r| r.pass == Pass::Write).unwrap();
-        assert_eq!(WorkerOps::build(&cell, read, 3).lists.len(), 1);
+        assert_eq!(WorkerOps::build(&cell, read, 3, |w| w).lists.len(), 1);
     }
 }

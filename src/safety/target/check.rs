@@ -188,12 +188,11 @@ fn bytes_read(run: &RunConfig, path: &Path) -> u64 {
                 record_bytes,
             },
         ) if *record_bytes > 0 => tp
-            .worker_counts
-            .iter()
-            .filter(|&&n| (0..n).any(|i| tp.worker_path(&run.path, i) == path))
-            .map(|&n| {
+            .counts()
+            .filter(|&(n, _)| (0..n).any(|i| tp.worker_path(&run.path, i) == path))
+            .map(|(_, job)| {
                 reads(Cell {
-                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, n),
+                    file_bytes: tp.worker_file_bytes(*file_bytes, *record_bytes, job),
                     record_bytes: *record_bytes,
                 })
             })

@@ -155,7 +155,7 @@ pub fn bytes_needed(config: &RunConfig, on_device: impl Fn(&Path) -> bool) -> De
         file_bytes: 0,
         files: 0,
     };
-    for &workers in &tp.worker_counts {
+    for (workers, job) in tp.counts() {
         let files = if tp.shared_file {
             u64::from(on(tp.worker_path(&config.path, 0)))
         } else {
@@ -164,7 +164,7 @@ pub fn bytes_needed(config: &RunConfig, on_device: impl Fn(&Path) -> bool) -> De
                 .count() as u64
         };
         let need = DeviceNeed {
-            file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, workers),
+            file_bytes: tp.worker_file_bytes(file_bytes, record_bytes, job),
             files,
         };
         if need.total() > most.total() {

@@ -226,6 +226,61 @@ impl TargetFile {
         Ok(())
     }
 
+    /// Cluster mode, -+V/-+L: the job's one file, which rank 0 created and
+    /// claimed, reached by this rank through `path`. It must be that very
+    /// file: `shared` is rank 0's identity of it, compared whole on rank
+    /// 0's host (`same_host`) and by inode elsewhere (a shared file system
+    /// gives a file the same inode number on every client, not the same
+    /// device number). Never locked here (rank 0's lock holds it for the
+    /// job) and never removed by this rank.
+    pub fn join(
+        path: &Path,
+        config: &RunConfig,
+        shared: FileIdentity,
+        same_host: bool,
+    ) -> Result<TargetFile, IoFailure> {
+        let mut t = TargetFile::new(path, Role::Existing { forced: false }, RunFacts::of(config));
+        t.owned = false;
+        let fd = t.open_existing(false).map_err(|mut e| {
+            if e.source.kind() == io::ErrorKind::NotFound {
+                e.operation = "share";
+                e.source = io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "it is not there: rank 0's file is elsewhere (-+V/-+L: every rank must \
+                     reach the same file)",
+                );
+            }
+            e
+        })?;
+        let stat = fstat(&fd).map_err(|e| t.failure("stat", e))?;
+        let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
+        let identity = match (found, shared) {
+            (Ok(id), _) if same_host && id == shared => id,
+            (Ok(id @ FileIdentity::File { ino, .. }), FileIdentity::File { ino: theirs, .. })
+                if !same_host && ino == theirs =>
+            {
+                id
+            }
+            _ => {
+                return Err(t.failure(
+                    "share",
+                    io::Error::other(
+                        "it is not the file rank 0 shares (-+V/-+L: every rank must reach \
+                         the same file)",
+                    ),
+                ));
+            }
+        };
+        t.held = Some(Held {
+            expected: Expected {
+                identity,
+                follow_links: false,
+            },
+            lock: None,
+        });
+        Ok(t)
+    }
+
     /// Gives up any claim on the path (it no longer leads to ioz's file: -U
     /// could not mount its file system back), so nothing there is removed.
     pub fn disown(&mut self) {

@@ -250,3 +250,36 @@ fn a_plus_e_file_must_hold_what_every_worker_reads() {
     assert!(check_targets(&shared).is_ok());
     assert!(check_targets(&workers).is_err());
 }
+
+#[test]
+fn a_rank_joins_only_the_file_rank_0_shares_and_never_removes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("f.0");
+    let other = dir.path().join("g.0");
+    let run = config(&["-t", "2", "-+V", "-s", "64k", "-r", "4k", "-i", "0"]);
+    let mut made = TargetFile::check(&shared, false).unwrap();
+    made.claim().unwrap();
+    fs::write(&other, b"someone's").unwrap();
+    let identity = made.expected().unwrap().identity;
+    // The same file, on rank 0's host or another (by inode), is joined
+    // without a lock of its own: rank 0 holds the run's.
+    let mut joined = TargetFile::join(&shared, &run, identity, true).unwrap();
+    assert_eq!(joined.expected(), made.expected());
+    assert!(TargetFile::join(&shared, &run, identity, false).is_ok());
+    // Another file is not.
+    for same_host in [true, false] {
+        let err = TargetFile::join(&other, &run, identity, same_host).unwrap_err();
+        assert!(
+            err.to_string().contains("is not the file rank 0 shares"),
+            "{err}"
+        );
+    }
+    let err = TargetFile::join(&dir.path().join("h.0"), &run, identity, true).unwrap_err();
+    assert!(err.to_string().contains("it is not there"), "{err}");
+    // Only rank 0 removes it.
+    joined.remove().unwrap();
+    assert!(shared.exists());
+    made.remove().unwrap();
+    assert!(!shared.exists());
+    assert_eq!(fs::read(&other).unwrap(), b"someone's");
+}
