@@ -99,6 +99,12 @@ pub(crate) fn run(
                 }
             }
             if let Some(meeting) = controls.meeting {
+                // A stop raised after the cell's passes (stdout closed as its
+                // row printed) stops every rank here, not this one alone at
+                // the next cell, where the others would wait for it.
+                if let (Ok(None), Some(sig)) = (&end, controls.stop.signal()) {
+                    end = Ok(Some(sig));
+                }
                 end = settle_cell(meeting, end, &left);
             }
             match end {

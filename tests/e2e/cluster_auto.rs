@@ -159,6 +159,13 @@ fn two_ranks_print_their_tables_and_the_sum_and_save_both() {
         }
         assert_sum(s.3, &[per_rank[0][i].3, per_rank[1][i].3], &s.2);
     }
+    // ioz report prints the run again, byte for byte.
+    let again = run(Command::new(IOZ)
+        .args(["report", "r.json"])
+        .env("IOZ_HISTORY", d.join("history"))
+        .current_dir(d));
+    again.expect_code(0);
+    assert_eq!(again.stdout, r.stdout);
     // Without -w every rank's file goes.
     let dir = tempfile::tempdir().unwrap();
     let r = mpirun_ioz(dir.path(), 2, AUTO);

@@ -58,7 +58,7 @@ mod across {
     };
     use crate::report::files;
     use crate::report::text::LiveText;
-    use crate::runner::{self, Across, CellMeeting};
+    use crate::runner::{self, Across, CellMeeting, Event};
     use crate::safety::preflight::{Ready, preflight};
     use crate::system::cluster::Peers;
     use crate::system::cluster::mpi;
@@ -192,16 +192,36 @@ mod across {
         let environment = environment::capture(&mine.path);
         let time_resolution_ns = time::clock_resolution_ns();
         let mut out = Output::new(&stop);
+        let text = LiveText::new(&config);
         if speaks {
-            let text = LiveText::new(&config);
-            out.put(&text.opening_across_ranks(&environment, &started, time_resolution_ns));
+            let me = Client {
+                rank,
+                host: peers.host().to_string(),
+            };
+            out.put(&text.opening_across_ranks(
+                (&environment, &started, time_resolution_ns),
+                peers.size() as usize,
+                &me,
+                &mine.path,
+            ));
         }
         let together = Together {
             across: &across,
             late: std::env::var(LATE_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string()),
             starts: RefCell::new(Vec::new()),
         };
-        let outcome = runner::measure_cells_across(&mine, &stop, &together, |_| Ok(()));
+        // Rank 0's own rows as its cells end: the run's progress. A stdout
+        // that fails is not an error here (the other ranks would not know
+        // it): it is said at the end, as on one host.
+        let outcome = runner::measure_cells_across(&mine, &stop, &together, |event| {
+            if let Event::RowDone(row) = event
+                && speaks
+            {
+                out.put(&text.row(row));
+            }
+            Ok(())
+        });
+        drop(text);
         let left_behind = outcome.left_behind();
         let report = RankReport {
             test_file: mine.path.clone(),

@@ -9,13 +9,14 @@ pub mod table;
 pub mod throughput;
 
 use std::io;
+use std::path::Path;
 
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::model::result::phase_runs;
-use crate::model::result::{CellResult, PhaseResult, RunResult};
+use crate::model::result::{CellResult, Client, PhaseResult, RunResult};
 use excel::render_excel_text;
 use table::{closing_line, preamble, spread_section, table_header, table_row, verify_note};
 use throughput::{
@@ -50,16 +51,20 @@ impl<'a> LiveText<'a> {
         s
     }
 
-    /// Cluster mode's single and auto mode: everything before the first
-    /// measurement but the table's header (the tables come at the end,
-    /// each rank's and their sum's, in [`Self::closing`]).
+    /// Cluster mode's single and auto mode: everything before rank 0's
+    /// first row (`ranks` ranks; rank 0 is `first`, on `file`). Rank 0's
+    /// rows follow ([`Self::row`]); the other ranks' tables and their sum
+    /// come in [`Self::closing`].
     pub fn opening_across_ranks(
         &self,
-        env: &Environment,
-        started: &str,
-        time_resolution_ns: u64,
+        (env, started, time_resolution_ns): (&Environment, &str, u64),
+        ranks: usize,
+        first: &Client,
+        file: &Path,
     ) -> String {
-        preamble(self.config, env, started, time_resolution_ns)
+        let mut s = preamble(self.config, env, started, time_resolution_ns);
+        s.push_str(&ranks::ranks_opening(&self.layout, ranks, first, file));
+        s
     }
 
     /// With `--runs` above 1 the table and the blocks show means, known
@@ -134,7 +139,7 @@ impl<'a> LiveText<'a> {
     pub fn closing(&self, result: &RunResult) -> String {
         let mut s = String::new();
         if !result.ranks.is_empty() {
-            s.push_str(&ranks::rank_tables(&self.layout, result));
+            s.push_str(&ranks::ranks_closing(&self.layout, result));
         } else if self.repeated() {
             s.push_str(&self.repeated_results(result));
         }
@@ -164,17 +169,17 @@ impl<'a> LiveText<'a> {
 /// live printer fed with the result's rows or phases.
 pub fn render_output(result: &RunResult) -> String {
     let text = LiveText::new(&result.config);
-    let opening = if result.ranks.is_empty() {
-        LiveText::opening
-    } else {
-        LiveText::opening_across_ranks
-    };
-    let mut s = opening(
-        &text,
+    let head = (
         &result.environment,
-        &result.started,
+        result.started.as_str(),
         result.time_resolution_ns,
     );
+    let mut s = match result.ranks.first() {
+        Some(first) => {
+            text.opening_across_ranks(head, result.ranks.len(), &first.client, &first.test_file)
+        }
+        None => text.opening(head.0, head.1, head.2),
+    };
     if result.config.throughput.is_some() {
         let mut rest = result.throughput.as_slice();
         while let Some(first) = rest.first() {
@@ -190,8 +195,10 @@ pub fn render_output(result: &RunResult) -> String {
             s.push_str(&text.workers_end());
             rest = &rest[len..];
         }
-    } else if result.ranks.is_empty() {
-        for row in &result.cells {
+    } else {
+        // Across ranks the live rows are rank 0's.
+        let rows = result.ranks.first().map_or(&result.cells, |r| &r.cells);
+        for row in rows {
             s.push_str(&text.row(row));
         }
     }
