@@ -1,5 +1,5 @@
-//! `ioz -+m clientfile -t N …`: IOzone's cluster command line, carried out
-//! by MPI. Each line of the client file (`host  workdir  path-to-ioz
+//! `ioz -+m clientfile -t N …` (or `-a …`, every client running the whole
+//! plan): IOzone's cluster command line, carried out by MPI. Each line of the client file (`host  workdir  path-to-ioz
 //! [testfile]`, `#` comments) becomes one rank of an Open MPI appfile; ioz
 //! runs `mpirun --app` on it with a time limit, or with `--dry-run` prints
 //! the command and the file instead. The ranks are this same command line
