@@ -191,6 +191,7 @@ fn measure_and_save(
         time_resolution_ns,
         cells: outcome.cells,
         throughput: outcome.phases,
+        ranks: Vec::new(),
         status: outcome.status,
     };
     out.put(&LiveText::new(&result.config).closing(&result));

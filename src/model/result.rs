@@ -384,20 +384,27 @@ pub struct RunResult {
     /// Throughput mode's phases, in run order (empty outside throughput mode).
     #[serde(default)]
     pub throughput: Vec<PhaseResult>,
+    /// Cluster mode's single and auto mode: each rank's own table, in rank
+    /// order (`cells` then holds their sum, [`sum_of_ranks`]); empty
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankCells>,
     pub status: RunStatus,
 }
 
 impl RunResult {
     /// A cluster run's ranks: each rank's host, in rank order, as its
-    /// workers' results name them (empty on one machine, and for a cluster
-    /// run that ended before its first phase).
+    /// ranks' tables (single and auto mode) or its workers' results
+    /// (throughput mode) name them (empty on one machine, and for a
+    /// throughput run that ended before its first phase).
     pub fn rank_hosts(&self) -> Vec<String> {
         let mut hosts: Vec<Option<String>> = Vec::new();
-        let clients = self
-            .throughput
-            .iter()
-            .flat_map(|p| &p.results)
-            .filter_map(|w| w.client.as_ref());
+        let clients = self.ranks.iter().map(|r| &r.client).chain(
+            self.throughput
+                .iter()
+                .flat_map(|p| &p.results)
+                .filter_map(|w| w.client.as_ref()),
+        );
         for c in clients {
             let rank = c.rank as usize;
             if hosts.len() <= rank {
@@ -406,6 +413,100 @@ impl RunResult {
             hosts[rank].get_or_insert_with(|| c.host.clone());
         }
         hosts.into_iter().map(Option::unwrap_or_default).collect()
+    }
+}
+
+/// One rank of a cluster run in single or auto mode: every rank runs the
+/// whole plan on its own test file, each cell started on every rank after
+/// a barrier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankCells {
+    pub client: Client,
+    pub test_file: std::path::PathBuf,
+    /// The rank's rows, as a run on one machine holds them.
+    pub cells: Vec<CellResult>,
+    /// When each cell began on this rank (released by the cell's barrier),
+    /// in the order the cells ran, every run's.
+    #[serde(default)]
+    pub cell_starts: Vec<CellStart>,
+}
+
+/// The moment a rank began a cell: Unix time in ns on the rank's own
+/// clock (across hosts, as close as their clocks are synchronised).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellStart {
+    pub cell: Cell,
+    pub run: u32,
+    pub unix_ns: u64,
+}
+
+/// The ranks' aggregate, cell by cell: for each pass of each run that every
+/// rank measured, one measurement whose rate is the sum of the ranks'
+/// rates (what the simultaneous clients got together). It holds the bytes
+/// and records of all the ranks, their CPU time, and as its time the
+/// "effective" one that makes its rate that sum (total bytes over the
+/// summed rate, down to the nanosecond): the rates of the ranks add up, their
+/// times do not. A pass some rank lacks (the run ended inside it) is left
+/// out.
+pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
+    let Some((first, others)) = ranks.split_first() else {
+        return Vec::new();
+    };
+    first
+        .cells
+        .iter()
+        .map(|row| CellResult {
+            cell: row.cell,
+            measurements: row
+                .measurements
+                .iter()
+                .filter_map(|m| {
+                    let mut all = vec![m];
+                    for rank in others {
+                        let theirs = rank
+                            .cells
+                            .iter()
+                            .find(|c| c.cell == row.cell)?
+                            .measurements
+                            .iter()
+                            .find(|o| o.pass == m.pass && o.run == m.run)?;
+                        all.push(theirs);
+                    }
+                    Some(summed(&all))
+                })
+                .collect(),
+        })
+        .filter(|row| !row.measurements.is_empty())
+        .collect()
+}
+
+/// One measurement for several simultaneous ones of the same pass (see
+/// [`sum_of_ranks`]).
+fn summed(all: &[&Measurement]) -> Measurement {
+    let bytes: u64 = all.iter().map(|m| m.bytes).sum();
+    let rate: f64 = all
+        .iter()
+        .map(|m| m.bytes as f64 / m.elapsed_ns.max(1) as f64)
+        .sum();
+    let elapsed_ns = if rate > 0.0 {
+        // Down to the nanosecond, so that a sum that is a whole number of
+        // kB/s is not truncated to one less.
+        ((bytes as f64 / rate).floor() as u64).max(1)
+    } else {
+        all.iter().map(|m| m.elapsed_ns).max().unwrap_or(1)
+    };
+    Measurement {
+        pass: all[0].pass,
+        file_bytes: all[0].file_bytes,
+        record_bytes: all[0].record_bytes,
+        workers: all.iter().map(|m| m.workers).sum(),
+        bytes,
+        records: all.iter().map(|m| m.records).sum(),
+        latency: None,
+        elapsed_ns,
+        cpu_user_ns: all.iter().map(|m| m.cpu_user_ns).sum(),
+        cpu_system_ns: all.iter().map(|m| m.cpu_system_ns).sum(),
+        run: all[0].run,
     }
 }
 
@@ -424,6 +525,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         time_resolution_ns: 20,
         cells,
         throughput: Vec::new(),
+        ranks: Vec::new(),
         status: RunStatus::Complete,
     }
 }
@@ -492,4 +594,80 @@ pub(crate) fn sample_cells(
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rank(rank: u32, cells: Vec<CellResult>) -> RankCells {
+        RankCells {
+            client: Client {
+                rank,
+                host: format!("h{rank}"),
+            },
+            test_file: format!("ioz.tmp.{rank}").into(),
+            cells,
+            cell_starts: Vec::new(),
+        }
+    }
+
+    fn cell(file_kb: u64, passes: &[(Pass, u64, u64)]) -> CellResult {
+        let cell = Cell {
+            file_bytes: file_kb << 10,
+            record_bytes: 4 << 10,
+        };
+        CellResult {
+            cell,
+            measurements: passes
+                .iter()
+                .map(|&(pass, bytes, elapsed_ns)| Measurement {
+                    pass,
+                    file_bytes: cell.file_bytes,
+                    record_bytes: cell.record_bytes,
+                    workers: 1,
+                    bytes,
+                    records: bytes / 4096,
+                    latency: None,
+                    elapsed_ns,
+                    cpu_user_ns: 10,
+                    cpu_system_ns: 5,
+                    run: 0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_sum_of_ranks_adds_their_rates_not_their_times() {
+        // 1 MiB in 1 s and 1 MiB in 0.5 s: 1024 + 2048 kB/s.
+        let a = rank(
+            0,
+            vec![cell(1024, &[(Pass::Write, 1 << 20, 1_000_000_000)])],
+        );
+        let b = rank(1, vec![cell(1024, &[(Pass::Write, 1 << 20, 500_000_000)])]);
+        let sum = sum_of_ranks(&[a, b]);
+        assert_eq!(sum.len(), 1);
+        let m = &sum[0].measurements[0];
+        assert_eq!(m.kb_per_sec(), 3072);
+        assert_eq!((m.bytes, m.records, m.workers), (2 << 20, 512, 2));
+        assert_eq!((m.cpu_user_ns, m.cpu_system_ns), (20, 10));
+    }
+
+    #[test]
+    fn a_pass_some_rank_lacks_is_left_out_of_the_sum() {
+        let both = [(Pass::Write, 1 << 20, 1_000_000_000)];
+        let a = rank(
+            0,
+            vec![
+                cell(1024, &[both[0], (Pass::Rewrite, 1 << 20, 1_000_000_000)]),
+                cell(2048, &both),
+            ],
+        );
+        let b = rank(1, vec![cell(1024, &both)]);
+        let sum = sum_of_ranks(&[a, b]);
+        assert_eq!(sum.len(), 1);
+        assert_eq!(sum[0].passes(), [Pass::Write]);
+        assert!(sum_of_ranks(&[]).is_empty());
+    }
 }

@@ -20,8 +20,8 @@ use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
 use crate::model::regime::{Regime, regime};
 use crate::model::result::{
-    CellResult, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult, RunStatus,
-    SCHEMA_VERSION, phase_runs,
+    CellResult, CellStart, Client, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult,
+    RunStatus, SCHEMA_VERSION, phase_runs,
 };
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
@@ -53,7 +53,20 @@ struct RunFile<'a> {
     throughput: Vec<PhaseFile<'a>>,
     /// Throughput mode: each phase's figures summarised over the runs.
     throughput_summaries: Vec<PhaseSummaryFile>,
+    /// Cluster mode's single and auto mode: each rank's own cells (`cells`
+    /// holds their sum).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ranks: Vec<RankFile<'a>>,
     status: &'a RunStatus,
+}
+
+/// One rank's table, its cells written as the run's own.
+#[derive(Serialize)]
+struct RankFile<'a> {
+    client: &'a Client,
+    test_file: &'a Path,
+    cells: Vec<CellFile<'a>>,
+    cell_starts: &'a [CellStart],
 }
 
 #[derive(Serialize)]
@@ -210,6 +223,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             time_resolution_ns,
             cells,
             throughput,
+            ranks,
             status,
         } = result;
         // A run read from an older file is written in this version's layout.
@@ -224,25 +238,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             finished_at,
             environment,
             time_resolution_ns: *time_resolution_ns,
-            cells: cells
-                .iter()
-                .map(|c| CellFile {
-                    cell: &c.cell,
-                    measurements: c
-                        .measurements
-                        .iter()
-                        .map(|m| MeasurementFile {
-                            measurement: m,
-                            kib_per_sec: m.kb_per_sec(),
-                            ops_per_sec: m.ops_per_sec(),
-                            micros_per_op: m.micros_per_op(),
-                            regime: regime(config, environment, m.pass, m.file_bytes, m.workers)
-                                .into(),
-                        })
-                        .collect(),
-                    summaries: pass_summaries(c, unit),
-                })
-                .collect(),
+            cells: cell_files(cells, config, environment),
             throughput: throughput
                 .iter()
                 .map(|phase| PhaseFile {
@@ -258,9 +254,45 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 })
                 .collect(),
             throughput_summaries: phase_summaries(throughput, unit),
+            ranks: ranks
+                .iter()
+                .map(|r| RankFile {
+                    client: &r.client,
+                    test_file: &r.test_file,
+                    cells: cell_files(&r.cells, config, environment),
+                    cell_starts: &r.cell_starts,
+                })
+                .collect(),
             status,
         }
     }
+}
+
+/// Rows as the file writes them: each measurement with its rates and cache
+/// regime, each pass summarised over the runs.
+fn cell_files<'a>(
+    cells: &'a [CellResult],
+    config: &RunConfig,
+    environment: &Environment,
+) -> Vec<CellFile<'a>> {
+    cells
+        .iter()
+        .map(|c| CellFile {
+            cell: &c.cell,
+            measurements: c
+                .measurements
+                .iter()
+                .map(|m| MeasurementFile {
+                    measurement: m,
+                    kib_per_sec: m.kb_per_sec(),
+                    ops_per_sec: m.ops_per_sec(),
+                    micros_per_op: m.micros_per_op(),
+                    regime: regime(config, environment, m.pass, m.file_bytes, m.workers).into(),
+                })
+                .collect(),
+            summaries: pass_summaries(c, config.unit),
+        })
+        .collect()
 }
 
 /// Most bytes a saved run may hold. A worker's result takes about 300

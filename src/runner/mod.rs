@@ -22,6 +22,8 @@ mod tests;
 
 pub(crate) use events::{Event, Outcome};
 #[cfg(feature = "mpi")]
+pub(crate) use single::CellMeeting;
+#[cfg(feature = "mpi")]
 pub(crate) use throughput::Across;
 
 use crate::data::telemetry::Replay;
@@ -46,7 +48,15 @@ pub(crate) fn measure(
     let recipe = Recipe::new(config, replay);
     match &config.throughput {
         Some(tp) => throughput::run(&recipe, tp, stop, None, on_event),
-        None => single::run(&recipe, Controls { stop, remount }, on_event),
+        None => single::run(
+            &recipe,
+            Controls {
+                stop,
+                remount,
+                meeting: None,
+            },
+            on_event,
+        ),
     }
 }
 
@@ -74,4 +84,23 @@ pub(crate) fn measure_across(
             Vec::new(),
         ),
     }
+}
+
+/// Measures this rank's run of a cluster job in single or auto mode:
+/// `config` is the rank's (the whole plan, on its own test file), and
+/// `meeting` brings the ranks together around every cell.
+#[cfg(feature = "mpi")]
+pub(crate) fn measure_cells_across(
+    config: &RunConfig,
+    stop: &StopFlag,
+    meeting: &dyn CellMeeting,
+    on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Outcome {
+    let recipe = Recipe::new(config, None);
+    let controls = Controls {
+        stop,
+        remount: None,
+        meeting: Some(meeting),
+    };
+    single::run(&recipe, controls, on_event)
 }

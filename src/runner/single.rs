@@ -11,16 +11,30 @@ use crate::data::pattern::IoOp;
 use crate::engine::{EarlyStop, Engine, Stops};
 use crate::error::{IoFailure, RunError};
 use crate::model::latency::{IozoneBands, OpLatency};
-use crate::model::plan::expand;
+use crate::model::plan::{Cell, expand};
 use crate::model::result::{CellResult, Measurement};
 use crate::safety::target::{RemoveError, TargetFile};
 use crate::system::remount::{Cycle, Remounter};
 use crate::system::signals::StopFlag;
 
-/// What may stop or interrupt the passes: signals, and -U before each pass.
+/// What may stop or interrupt the passes: signals, -U before each pass,
+/// and in cluster mode the other ranks around each cell.
 pub(crate) struct Controls<'a> {
     pub stop: &'a StopFlag,
     pub remount: Option<&'a mut Remounter>,
+    pub meeting: Option<&'a dyn CellMeeting>,
+}
+
+/// Cluster mode: every rank runs the whole plan on its own file, and the
+/// ranks meet around each cell, outside any timing.
+pub(crate) trait CellMeeting {
+    /// Before `cell` of repetition `run`: returns once every rank is there,
+    /// so that the ranks begin the cell together.
+    fn before_cell(&self, cell: Cell, run: u32) -> Result<(), RunError>;
+    /// After the cell (its file removed, its row handed out): this rank's
+    /// end of it, settled with every rank's. The job's first failure (named
+    /// by its rank) is every rank's, so that all stop at the same cell.
+    fn after_cell(&self, end: Result<(), RunError>) -> Result<(), RunError>;
 }
 
 /// Runs every cell of the plan on the run's test file.
@@ -30,21 +44,33 @@ pub(crate) fn run(
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let config = recipe.config();
+    let plan = expand(config);
     let mut target = match TargetFile::check_for_run(&config.path, config) {
         Ok(t) => t,
-        Err(e) => return Outcome::ended(Vec::new(), Vec::new(), None, Some(e), Vec::new()),
+        Err(e) => {
+            let e = match (controls.meeting, plan.cells.first()) {
+                (Some(meeting), Some(&first)) => fail_first_cell(meeting, first, e),
+                _ => e,
+            };
+            return Outcome::ended(Vec::new(), Vec::new(), None, Some(e), Vec::new());
+        }
     };
     let mut cells = Vec::new();
     let mut signal = None;
     let mut error: Option<RunError> = None;
     let mut left = Vec::new();
-    let plan = expand(config);
     // --runs: the whole plan again, one repetition after the other, so that
     // a drift over time shows across runs rather than inside one cell.
     'runs: for run in 0..recipe.runs() {
         for (index, &cell) in plan.cells.iter().enumerate() {
             if let Some(sig) = controls.stop.signal() {
                 signal = Some(sig);
+                break 'runs;
+            }
+            if let Some(meeting) = controls.meeting
+                && let Err(e) = meeting.before_cell(cell, run)
+            {
+                error = Some(e);
                 break 'runs;
             }
             let cell = recipe.cell(cell);
@@ -64,13 +90,22 @@ pub(crate) fn run(
                 remove_unless_kept(recipe, &mut target, &mut left)?;
                 Ok(sig)
             });
+            let mut end = end;
             if !row.measurements.is_empty() {
                 let shown = on_event(Event::RowDone(&row));
                 add_run(&mut cells, row);
                 if let Err(e) = shown {
-                    error = Some(e);
-                    break 'runs;
+                    end = Err(e);
                 }
+            }
+            if let Some(meeting) = controls.meeting {
+                // A stop raised after the cell's passes (stdout closed as its
+                // row printed) stops every rank here, not this one alone at
+                // the next cell, where the others would wait for it.
+                if let (Ok(None), Some(sig)) = (&end, controls.stop.signal()) {
+                    end = Ok(Some(sig));
+                }
+                end = settle_cell(meeting, end, &left);
             }
             match end {
                 // A file left behind would be in the next cell's way.
@@ -96,6 +131,43 @@ pub(crate) fn run(
     let cleanup = remove_unless_kept(recipe, &mut target, &mut left);
     let error = error.or(cleanup.err());
     Outcome::ended(cells, Vec::new(), signal, error, left)
+}
+
+/// Across ranks, a rank that cannot begin still meets the others at the
+/// first cell's barrier, where they wait for it, and fails that cell with
+/// them, so that every rank stops.
+fn fail_first_cell(meeting: &dyn CellMeeting, first: Cell, e: RunError) -> RunError {
+    meeting
+        .before_cell(first, 0)
+        .and_then(|()| meeting.after_cell(Err(e)))
+        .err()
+        .unwrap_or_else(|| RunError::System("the other ranks went on without this one".into()))
+}
+
+/// A cell's end settled with the other ranks: anything but a clean end
+/// (an error, a signal, a file left in the next cell's way) is a failure
+/// every rank stops on.
+fn settle_cell(
+    meeting: &dyn CellMeeting,
+    end: Result<Option<i32>, RunError>,
+    left: &[IoFailure],
+) -> Result<Option<i32>, RunError> {
+    let local = match end {
+        Ok(None) => match left.first() {
+            Some(f) => Err(RunError::Worker(format!(
+                "cannot remove the test file {}: {}",
+                f.path.display(),
+                f.source
+            ))),
+            None => Ok(()),
+        },
+        Ok(Some(sig)) => Err(RunError::Worker(format!(
+            "stopped by {}",
+            crate::model::result::signal_name(sig)
+        ))),
+        Err(e) => Err(e),
+    };
+    meeting.after_cell(local).map(|()| None)
 }
 
 /// A row measured by one run, added to the run's rows: the first run's

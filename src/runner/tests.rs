@@ -783,3 +783,124 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
     assert_eq!(offsets, [0, 100, 7]);
     assert_eq!(out.bytes, 30);
 }
+
+/// Cluster mode's meeting around each cell, recorded; its `after_cell`
+/// fails (as another rank's failure would reach this one) at `fail_at`.
+#[derive(Default)]
+struct RecordingMeeting {
+    calls: std::cell::RefCell<Vec<String>>,
+    fail_at: Option<usize>,
+}
+
+impl super::single::CellMeeting for RecordingMeeting {
+    fn before_cell(&self, cell: Cell, run: u32) -> Result<(), crate::error::RunError> {
+        let mut calls = self.calls.borrow_mut();
+        calls.push(format!(
+            "meet {}k/{}k run {run}",
+            cell.file_bytes >> 10,
+            cell.record_bytes >> 10
+        ));
+        Ok(())
+    }
+
+    fn after_cell(
+        &self,
+        end: Result<(), crate::error::RunError>,
+    ) -> Result<(), crate::error::RunError> {
+        let mut calls = self.calls.borrow_mut();
+        calls.push(format!(
+            "settle {}",
+            if end.is_ok() { "ok" } else { "failed" }
+        ));
+        let settled = calls.iter().filter(|c| c.starts_with("settle")).count();
+        if self.fail_at == Some(settled) {
+            return Err(crate::error::RunError::Worker(
+                "rank 1 on h: it broke".into(),
+            ));
+        }
+        end
+    }
+}
+
+/// Runs `ioz ARGS…` in-process on `path`, the ranks' `meeting` around
+/// every cell.
+fn run_meeting(path: &std::path::Path, args: &[&str], meeting: &RecordingMeeting) -> Outcome {
+    let mut all = args.to_vec();
+    all.extend(["-f", path.to_str().unwrap()]);
+    let cfg = config(&all);
+    let recipe = super::recipe::Recipe::new(&cfg, None);
+    let controls = super::single::Controls {
+        stop: &StopFlag::default(),
+        remount: None,
+        meeting: Some(meeting),
+    };
+    super::single::run(&recipe, controls, |_| Ok(()))
+}
+
+#[test]
+fn across_ranks_every_cell_of_every_run_is_met_before_and_settled_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let meeting = RecordingMeeting::default();
+    let out = run_meeting(
+        &path,
+        &[
+            "-s", "64k", "-r", "4k", "-r", "16k", "-i", "0", "--runs", "2",
+        ],
+        &meeting,
+    );
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(
+        *meeting.calls.borrow(),
+        [
+            "meet 64k/4k run 0",
+            "settle ok",
+            "meet 64k/16k run 0",
+            "settle ok",
+            "meet 64k/4k run 1",
+            "settle ok",
+            "meet 64k/16k run 1",
+            "settle ok",
+        ]
+    );
+    assert_eq!(out.cells.len(), 2);
+    assert_eq!(out.cells[0].measurements.len(), 4);
+    assert!(!path.exists());
+}
+
+#[test]
+fn across_ranks_another_rank_s_failure_stops_this_one_after_the_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let meeting = RecordingMeeting {
+        fail_at: Some(1),
+        ..Default::default()
+    };
+    let out = run_meeting(
+        &path,
+        &["-s", "64k", "-r", "4k", "-r", "16k", "-i", "0"],
+        &meeting,
+    );
+    assert_eq!(
+        out.error.map(|e| e.to_string()).as_deref(),
+        Some("rank 1 on h: it broke")
+    );
+    // The cell it failed in is kept; the next one never began.
+    assert_eq!(*meeting.calls.borrow(), ["meet 64k/4k run 0", "settle ok"]);
+    assert_eq!(out.cells.len(), 1);
+    assert!(!path.exists());
+}
+
+#[test]
+fn across_ranks_a_rank_that_cannot_begin_still_meets_the_others_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // The test file's directory does not exist: the run cannot begin.
+    let path = dir.path().join("gone").join("t.tmp");
+    let meeting = RecordingMeeting::default();
+    let out = run_meeting(&path, &["-s", "64k", "-r", "4k", "-i", "0"], &meeting);
+    assert!(out.error.is_some());
+    assert_eq!(
+        *meeting.calls.borrow(),
+        ["meet 64k/4k run 0", "settle failed"]
+    );
+}

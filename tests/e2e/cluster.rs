@@ -636,10 +636,12 @@ fn bad_client_files_are_refused_with_one_line() {
         ioz_mpi(),
         ioz_mpi()
     );
+    // Single and auto mode run on every client (tests/e2e/cluster_auto.rs),
+    // but not with what is not done across ranks.
     refused_with(
         Some(&one),
-        &["-s", "64k"],
-        "cluster mode runs throughput mode",
+        &["-s", "64k", "-Q"],
+        "-Q is not done across ranks yet",
     );
 }
 

@@ -33,6 +33,7 @@ pub fn tests() -> Vec<Test> {
         plus_m_under_mpich_launches_through_its_config_file => [Mpi],
         a_cluster_run_is_recorded_once_with_its_ranks_and_hosts => [Mpi],
         a_named_history_that_cannot_take_the_run_refuses_the_job => [Mpi],
+        a_cluster_run_in_single_mode_is_recorded_too => [Mpi],
     ]
 }
 
@@ -793,4 +794,37 @@ fn a_named_history_that_cannot_take_the_run_refuses_the_job() {
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(list_dir(&work), Vec::<String>::new());
     assert_eq!(list_dir(&theirs), ["notes.txt"]);
+}
+
+fn a_cluster_run_in_single_mode_is_recorded_too() {
+    // Without -t every rank runs the whole plan (app/cluster/auto.rs):
+    // recorded once, with the ranks' sum as its cells.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let work = d.join("work");
+    fs::create_dir(&work).unwrap();
+    let history = d.join("history");
+    let r = job_with_history(&work, &history, &["-s", "64k", "-r", "16k", "-i", "0"]);
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let saved: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("saved as run"))
+        .collect();
+    assert_eq!(
+        saved,
+        ["ioz: saved as run 1 — ioz history show 1"],
+        "{}",
+        r.stderr
+    );
+    let list = history_says(&history, &["list"]).stdout;
+    let rows: Vec<&str> = list.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{list}");
+    assert!(
+        rows[0].contains(&format!("{} (2 ranks)", host_name())),
+        "{list}"
+    );
+    let trend = history_says(&history, &["trend"]).stdout;
+    assert!(trend.contains("write"), "{trend}");
+    assert_eq!(list_dir(&work), Vec::<String>::new());
 }

@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_ioz, ranks_left};
-use crate::fixtures::{Run, Test, list_dir, run, trials};
+use crate::fixtures::{Run, Test, Tmpfs, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
     trials![
         latencies_of_every_rank_s_workers_reach_rank_0 => [Mpi],
         each_rank_writes_the_q_files_of_its_workers => [Mpi],
+        a_rank_that_cannot_write_its_q_file_ends_the_job => [Mpi, Root],
         a_sweep_deals_each_count_to_the_ranks_round_robin => [Mpi],
         three_workers_on_two_ranks_give_rank_0_two => [Mpi],
         plus_k_divides_the_file_by_the_job_s_workers => [Mpi],
@@ -240,6 +241,46 @@ fn each_rank_writes_the_q_files_of_its_workers() {
 }
 
 /// The `-C` lines of every block of `label` (one per worker count).
+fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Rank 1 works in a tmpfs with room for its 1 MiB test file and 16 kB
+    // more: its -Q file of the second phase (rewrite) finds no space.
+    let w1 = d.join("w1");
+    fs::create_dir(&w1).unwrap();
+    let small = Tmpfs::mount(&d.join("w2"), "size=1040k");
+    let text = format!(
+        "localhost {} {bin}\nlocalhost {} {bin}\n",
+        w1.display(),
+        small.path().display(),
+        bin = ioz_mpi()
+    );
+    fs::write(d.join("clients"), text).unwrap();
+    let r = run(Command::new(ioz_mpi())
+        .args([
+            "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-Q", "-+m", "clients",
+        ])
+        // Were the others left waiting for rank 1 at the next barrier, the
+        // job would end only here.
+        .env("MPIEXEC_TIMEOUT", "60")
+        .current_dir(d));
+    expect(&r, 1);
+    let named = format!(
+        "ioz: rank 1 on {}: write the -Q latency file for ioz.tmp.1 during the rewrite pass: \
+         Child_1_rwol.dat: No space left on device",
+        host_name()
+    );
+    assert!(r.stderr.contains(&named), "{}", r.context());
+    assert!(!r.stderr.contains("time limit"), "{}", r.context());
+    // The test files removed on both ranks; the -Q files written are left.
+    assert_eq!(list_dir(&w1), ["Child_0_rwol.dat", "Child_0_wol.dat"]);
+    assert_eq!(
+        list_dir(small.path()),
+        ["Child_1_rwol.dat", "Child_1_wol.dat"]
+    );
+    assert_eq!(ranks_left(&w1), Vec::<u32>::new());
+}
+
 fn workers_of(stdout: &str, label: &str) -> Vec<Vec<String>> {
     stdout
         .match_indices(label)

@@ -51,6 +51,12 @@ fn run_json(args: &[&str]) -> Value {
     serde_json::from_str(&text).expect("r.json is JSON")
 }
 
+/// Panics, naming each breach, unless `doc` matches the schema (for other
+/// modules' runs: cluster_auto's).
+pub fn assert_valid(doc: &Value) {
+    assert_eq!(errors(&validator(), doc), Vec::<String>::new());
+}
+
 fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
     v.iter_errors(doc)
         .map(|e| format!("{} at {}", e, e.instance_path()))

@@ -21,6 +21,9 @@ mod cli_errors;
 // Cluster mode on MPI: ranks under mpirun, -+m client files, the
 // default build's refusals.
 mod cluster;
+// Single and auto mode across MPI ranks: every rank's table and their sum,
+// a barrier per cell, failures, ioz compare.
+mod cluster_auto;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
@@ -129,6 +132,7 @@ fn main() -> std::process::ExitCode {
         fixtures::harness::tests(),
         cli_errors::tests(),
         cluster::tests(),
+        cluster_auto::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
         compare::tests(),

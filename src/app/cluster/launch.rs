@@ -1,8 +1,9 @@
-//! `ioz -+m clientfile -t N …`: IOzone's cluster command line, carried out
-//! by MPI. Each line of the client file (`host  workdir  path-to-ioz
-//! [testfile]`, `#` comments) becomes one rank of an Open MPI appfile or an
-//! MPICH config file, whichever MPI's launcher is on PATH (launcher.rs);
-//! ioz runs the launcher on it with a time limit, or with `--dry-run` prints
+//! `ioz -+m clientfile -t N …` (or `-a …`, every client running the whole
+//! plan): IOzone's cluster command line, carried out by MPI. Each line of
+//! the client file (`host  workdir  path-to-ioz [testfile]`, `#` comments)
+//! becomes one rank of an Open MPI appfile or an MPICH config file,
+//! whichever MPI's launcher is on PATH (launcher.rs); ioz runs the launcher
+//! on it with a time limit, or with `--dry-run` prints
 //! the command and the file instead. The ranks are this same command line
 //! without `-+m`, each on its host, in its working directory. (Built
 //! without MPI, ioz refuses -+m before it gets here; the client file's
@@ -94,16 +95,15 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     parsed_args.extend(rank_args.iter().map(OsString::from));
     let config = match cli::parse(parsed_args, &host::facts()) {
         Ok(Parsed::Run(config)) => config,
-        Ok(_) => return Err("-+m: give a throughput run (-t N …)".into()),
+        Ok(_) => return Err("-+m: give a run (-t N …, or -a …)".into()),
         Err(e) => return Err(e.to_string()),
     };
-    let workers = config
-        .throughput
-        .as_ref()
-        .map(|tp| tp.max_worker_count())
-        .ok_or("-+m: cluster mode runs throughput mode: give -t N")?;
-    // IOzone's clients are the file's first N lines.
-    let ranks = clients.len().min(workers as usize);
+    let ranks = match &config.throughput {
+        // IOzone's clients are the file's first N lines.
+        Some(tp) => clients.len().min(tp.max_worker_count() as usize),
+        // Single and auto mode: every client runs the whole plan.
+        None => clients.len(),
+    };
     let clients = &clients[..ranks];
     if let Some(why) = refusal(&config, ranks as u32) {
         return Err(why);

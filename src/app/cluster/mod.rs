@@ -3,6 +3,7 @@
 //! binary built without MPI refuses both with the line that says how to
 //! build the MPI one.
 
+mod auto;
 mod clients;
 mod deadline;
 #[cfg(feature = "mpi")]
@@ -73,12 +74,11 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
 }
 
 /// Why `config` cannot run across ranks, if it cannot (any worker count
-/// runs on any number of ranks: model::rank_share deals them).
+/// runs on any number of ranks: model::rank_share deals them; single and
+/// auto mode run the whole plan on every rank).
 pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
     if config.throughput.is_none() {
-        return Some(
-            "cluster mode runs throughput mode: give -t N (N workers shared by the ranks)".into(),
-        );
+        return auto::refusal(config).map(String::from);
     }
     None
 }

@@ -102,6 +102,9 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
         }
         return Exit::Usage;
     }
+    if config.throughput.is_none() {
+        return super::auto::run_rank(config, peers);
+    }
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
     let mut across = Across::new(peers, threads);
     let history = match super::recording::place(&config, rank, &across) {
@@ -216,6 +219,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
         time_resolution_ns,
         cells: outcome.cells,
         throughput: outcome.phases,
+        ranks: Vec::new(),
         status: outcome.status,
     };
     out.put(&LiveText::new(&result.config).closing(&result));
@@ -245,7 +249,7 @@ fn left_behind_exit(status: &RunStatus) -> bool {
 
 /// A copy of a preflight's error for the other ranks' verdict (the kind
 /// decides the exit status: a refusal is 2).
-fn clone_error(e: &RunError) -> RunError {
+pub(super) fn clone_error(e: &RunError) -> RunError {
     match e {
         RunError::Refused(m) => RunError::Refused(m.clone()),
         other => RunError::Worker(other.to_string()),

@@ -4,17 +4,19 @@
 
 pub mod excel;
 pub mod latency;
+pub mod ranks;
 pub mod table;
 pub mod throughput;
 
 use std::io;
+use std::path::Path;
 
 use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::model::result::phase_runs;
-use crate::model::result::{CellResult, PhaseResult, RunResult};
+use crate::model::result::{CellResult, Client, PhaseResult, RunResult};
 use excel::render_excel_text;
 use table::{closing_line, preamble, spread_section, table_header, table_row, verify_note};
 use throughput::{
@@ -46,6 +48,22 @@ impl<'a> LiveText<'a> {
             Some(tp) => s.push_str(&throughput_preamble(tp)),
             None => s.push_str(&table_header(&self.layout)),
         }
+        s
+    }
+
+    /// Cluster mode's single and auto mode: everything before rank 0's
+    /// first row (`ranks` ranks; rank 0 is `first`, on `file`). Rank 0's
+    /// rows follow ([`Self::row`]); the other ranks' tables and their sum
+    /// come in [`Self::closing`].
+    pub fn opening_across_ranks(
+        &self,
+        (env, started, time_resolution_ns): (&Environment, &str, u64),
+        ranks: usize,
+        first: &Client,
+        file: &Path,
+    ) -> String {
+        let mut s = preamble(self.config, env, started, time_resolution_ns);
+        s.push_str(&ranks::ranks_opening(&self.layout, ranks, first, file));
         s
     }
 
@@ -120,7 +138,9 @@ impl<'a> LiveText<'a> {
     /// Everything after the last measurement.
     pub fn closing(&self, result: &RunResult) -> String {
         let mut s = String::new();
-        if self.repeated() {
+        if !result.ranks.is_empty() {
+            s.push_str(&ranks::ranks_closing(&self.layout, result));
+        } else if self.repeated() {
             s.push_str(&self.repeated_results(result));
         }
         if self.config.throughput.is_some() {
@@ -149,11 +169,17 @@ impl<'a> LiveText<'a> {
 /// live printer fed with the result's rows or phases.
 pub fn render_output(result: &RunResult) -> String {
     let text = LiveText::new(&result.config);
-    let mut s = text.opening(
+    let head = (
         &result.environment,
-        &result.started,
+        result.started.as_str(),
         result.time_resolution_ns,
     );
+    let mut s = match result.ranks.first() {
+        Some(first) => {
+            text.opening_across_ranks(head, result.ranks.len(), &first.client, &first.test_file)
+        }
+        None => text.opening(head.0, head.1, head.2),
+    };
     if result.config.throughput.is_some() {
         let mut rest = result.throughput.as_slice();
         while let Some(first) = rest.first() {
@@ -170,7 +196,9 @@ pub fn render_output(result: &RunResult) -> String {
             rest = &rest[len..];
         }
     } else {
-        for row in &result.cells {
+        // Across ranks the live rows are rank 0's.
+        let rows = result.ranks.first().map_or(&result.cells, |r| &r.cells);
+        for row in rows {
             s.push_str(&text.row(row));
         }
     }

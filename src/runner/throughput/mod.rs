@@ -147,8 +147,15 @@ pub(crate) fn run(
                             latencies: latencies.as_deref(),
                             bands: bands.as_deref(),
                         });
-                        // A phase whose results could not be handed on (its -Q
-                        // files not written) is not counted, as in single mode.
+                        // A rank whose phase could not be handed on (its -Q
+                        // files not written) stops, and so must every other,
+                        // or they would wait for it at the next barrier.
+                        let shown = match across {
+                            Some(a) => a.agree(shown),
+                            None => shown,
+                        };
+                        // A phase whose results could not be handed on is not
+                        // counted, as in single mode.
                         if shown.is_ok() {
                             phases.push(phase);
                         }

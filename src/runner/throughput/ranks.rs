@@ -137,6 +137,44 @@ impl<'a> Across<'a> {
         }
     }
 
+    /// Blocks until every rank has called it (a barrier). Collective.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn meet(&self) -> Result<(), RunError> {
+        self.peers.barrier().map_err(RunError::System)
+    }
+
+    /// Collective: rank 0 gets every rank's `mine` with its host, in rank
+    /// order; the others get an empty list.
+    pub(crate) fn gather_with_hosts<T: Serialize + for<'d> Deserialize<'d>>(
+        &self,
+        mine: &T,
+    ) -> Result<Vec<(String, T)>, RunError> {
+        let bytes = serde_json::to_vec(&(self.peers.host(), mine))
+            .map_err(|e| RunError::System(format!("cannot encode a rank's report: {e}")))?;
+        let all = self.peers.gather(&bytes).map_err(RunError::System)?;
+        all.iter()
+            .map(|b| serde_json::from_slice::<(String, T)>(b))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| RunError::System(format!("cannot read a rank's report: {e}")))
+    }
+
+    /// Collective: every rank gets rank 0's `value`.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn rank_0_s<T: Serialize + for<'d> Deserialize<'d>>(
+        &self,
+        value: &T,
+    ) -> Result<T, RunError> {
+        let bytes = if self.peers.rank() == 0 {
+            serde_json::to_vec(value)
+                .map_err(|e| RunError::System(format!("cannot encode rank 0's message: {e}")))?
+        } else {
+            Vec::new()
+        };
+        let bytes = self.peers.broadcast(&bytes).map_err(RunError::System)?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| RunError::System(format!("cannot read rank 0's message: {e}")))
+    }
+
     /// Gathers `mine` (with this rank's host) at rank 0, which `judges`
     /// them in rank order; every rank gets the judgement.
     fn decide<T: Serialize + for<'d> Deserialize<'d>>(
@@ -145,15 +183,8 @@ impl<'a> Across<'a> {
         judge: impl FnOnce(Vec<(String, T)>) -> Verdict,
     ) -> Result<Verdict, RunError> {
         let mpi = |e: String| RunError::System(e);
-        let bytes = serde_json::to_vec(&(self.peers.host(), mine))
-            .map_err(|e| RunError::System(format!("cannot encode a rank's report: {e}")))?;
-        let all = self.peers.gather(&bytes).map_err(mpi)?;
+        let reports = self.gather_with_hosts(mine)?;
         let verdict = if self.peers.rank() == 0 {
-            let reports = all
-                .iter()
-                .map(|b| serde_json::from_slice::<(String, T)>(b))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| RunError::System(format!("cannot read a rank's report: {e}")))?;
             serde_json::to_vec(&judge(reports)).unwrap_or_default()
         } else {
             Vec::new()
