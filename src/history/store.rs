@@ -408,7 +408,7 @@ pub(super) fn entry_of_run(run: &RunResult) -> Entry {
         kind: "run".into(),
         date: run.started_at.clone(),
         label: run.config.label.clone(),
-        host: run.environment.hostname.clone(),
+        host: host_column(run),
         fs: target.file_system_words(),
         device,
         target: mount,
@@ -419,6 +419,28 @@ pub(super) fn entry_of_run(run: &RunResult) -> Entry {
             RunStatus::Failed(why) => format!("failed: {why}"),
         },
     }
+}
+
+/// The index's host of a run: its machine's name, or a cluster run's hosts
+/// (each once, in rank order) and its number of ranks, "node-a,node-b (4
+/// ranks)", so that a cluster run is listed, filtered and followed apart
+/// from the runs of any one of its hosts.
+fn host_column(run: &RunResult) -> String {
+    let ranks = run.rank_hosts();
+    if ranks.is_empty() {
+        return run.environment.hostname.clone();
+    }
+    let mut hosts: Vec<&str> = Vec::new();
+    for h in &ranks {
+        if !hosts.contains(&h.as_str()) {
+            hosts.push(h);
+        }
+    }
+    let ranks = match ranks.len() {
+        1 => "1 rank".to_string(),
+        n => format!("{n} ranks"),
+    };
+    format!("{} ({ranks})", hosts.join(","))
 }
 
 /// The index row of an imported log: what IOzone's text says of itself.

@@ -392,6 +392,30 @@ pub struct RunResult {
     pub status: RunStatus,
 }
 
+impl RunResult {
+    /// A cluster run's ranks: each rank's host, in rank order, as its
+    /// ranks' tables (single and auto mode) or its workers' results
+    /// (throughput mode) name them (empty on one machine, and for a
+    /// throughput run that ended before its first phase).
+    pub fn rank_hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<Option<String>> = Vec::new();
+        let clients = self.ranks.iter().map(|r| &r.client).chain(
+            self.throughput
+                .iter()
+                .flat_map(|p| &p.results)
+                .filter_map(|w| w.client.as_ref()),
+        );
+        for c in clients {
+            let rank = c.rank as usize;
+            if hosts.len() <= rank {
+                hosts.resize(rank + 1, None);
+            }
+            hosts[rank].get_or_insert_with(|| c.host.clone());
+        }
+        hosts.into_iter().map(Option::unwrap_or_default).collect()
+    }
+}
+
 /// One rank of a cluster run in single or auto mode: every rank runs the
 /// whole plan on its own test file, each cell started on every rank after
 /// a barrier.

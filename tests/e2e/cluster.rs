@@ -144,7 +144,7 @@ fn four_ranks_write_and_read_their_own_files_phase_by_phase() {
     let out = &r.stdout;
     // Rank 0 alone prints: one header, one closing line.
     assert_eq!(
-        out.matches("Throughput test with 4 processes").count(),
+        out.matches("Throughput test with 4 threads").count(),
         1,
         "{out}"
     );

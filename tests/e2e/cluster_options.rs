@@ -338,8 +338,9 @@ fn a_sweep_deals_each_count_to_the_ranks_round_robin() {
     );
     expect(&r, 0);
     let out = &r.stdout;
-    assert!(out.contains("\tMin process = 1 \n"), "{out}");
-    assert!(out.contains("\tMax process = 4 \n"), "{out}");
+    // Within a rank the workers are threads (app/cluster/workers.rs).
+    assert!(out.contains("\tMin thread = 1 \n"), "{out}");
+    assert!(out.contains("\tMax thread = 4 \n"), "{out}");
     for label in ["initial writers", "rewriters"] {
         let blocks: Vec<Vec<String>> = (1..=4)
             .flat_map(|n| workers_of(out, &format!("Children see throughput for  {n} {label}")))
@@ -404,7 +405,7 @@ fn plus_k_divides_the_file_by_the_job_s_workers() {
     );
     expect(&r, 0);
     for (n, kb) in [(1, 384.0), (2, 192.0), (3, 128.0)] {
-        let each = format!("Each process writes a {} Kbyte file", kb as u64);
+        let each = format!("Each thread writes a {} Kbyte file", kb as u64);
         assert!(r.stdout.contains(&each), "{each}: {}", r.stdout);
         for label in ["initial writers", "rewriters"] {
             let lines: Vec<String> = child_lines(

@@ -24,6 +24,8 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster mode's matrix: every test, engine and option across two ranks.
+mod cluster_matrix;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
 // splits, -+k, one shared file.
 mod cluster_options;
@@ -131,6 +133,7 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_matrix::tests(),
         cluster_options::tests(),
         compare::tests(),
         dedup::tests(),

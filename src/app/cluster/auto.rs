@@ -47,7 +47,7 @@ mod across {
 
     use serde::{Deserialize, Serialize};
 
-    use super::super::launch::CLIENT_FILE_VARIABLE;
+    use super::super::clients::CLIENT_FILE_VARIABLE;
     use super::super::rank::clone_error;
     use crate::app::output::{Output, say, stdout_failed};
     use crate::error::{Exit, RunError};
@@ -157,6 +157,10 @@ mod across {
         if let Err(e) = same_plan(&across, &config) {
             return fail(e);
         }
+        let history = match super::super::recording::place(&config, rank, &across) {
+            Ok(history) => history,
+            Err(exit) => return exit,
+        };
         let mine = for_rank(&config, rank);
         // As in throughput mode (rank.rs): the stop signals' handler removes
         // the rank's file and ends it, wherever it waits.
@@ -282,6 +286,7 @@ mod across {
         } else {
             Exit::Success
         };
+        let exit = history.record(&result, exit);
         if let Some(line) = left_behind {
             say(line);
             return Exit::Failure;

@@ -4,14 +4,19 @@
 //! build the MPI one.
 
 mod auto;
+mod clients;
 mod deadline;
 #[cfg(feature = "mpi")]
 mod latency_files;
 mod launch;
+mod launcher;
 #[cfg(feature = "mpi")]
 mod rank;
 #[cfg(feature = "mpi")]
+mod recording;
+#[cfg(feature = "mpi")]
 mod share;
+mod workers;
 
 use std::ffi::OsString;
 

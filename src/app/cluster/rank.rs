@@ -93,6 +93,7 @@ fn for_rank(config: &RunConfig, rank: u32, ranks: u32) -> RunConfig {
 }
 
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
+    let config = super::workers::as_ranks_run_it(config);
     let rank = peers.rank();
     let speaks = rank == 0;
     if let Some(why) = super::refusal(&config, peers.size()) {
@@ -106,6 +107,10 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     }
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
     let mut across = Across::new(peers, threads);
+    let history = match super::recording::place(&config, rank, &across) {
+        Ok(history) => history,
+        Err(exit) => return exit,
+    };
     let mine = for_rank(&config, rank, peers.size());
     // Ranks wait inside MPI calls when mpirun passes on a Ctrl-C: the stop
     // signals' handler removes their files and ends them. Set up before the
@@ -229,6 +234,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     } else {
         Exit::Success
     };
+    let exit = history.record(&result, exit);
     if let Some(line) = left_behind {
         say(line);
         return Exit::Failure;

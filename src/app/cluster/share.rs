@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::launch::CLIENT_FILE_VARIABLE;
+use super::clients::CLIENT_FILE_VARIABLE;
 use crate::model::config::ThroughputConfig;
 use crate::model::rank_share::RankShare;
 

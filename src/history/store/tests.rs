@@ -131,3 +131,22 @@ fn an_imported_log_keeps_its_text_date_and_label() {
     let (count, left_out) = h.reindex().unwrap();
     assert_eq!((count, left_out.len()), (1, 0));
 }
+
+#[test]
+fn a_cluster_run_is_indexed_by_its_hosts_and_ranks() {
+    use crate::model::result::{Client, sample_phase};
+    let mut r = run(None, "2026-11-24T00:00:00Z");
+    r.environment.hostname = "node-a".into();
+    assert_eq!(entry_of_run(&r).host, "node-a", "one machine");
+    // Four ranks, two a host; each phase names every worker's rank.
+    let mut phase = sample_phase(Pass::Write, 4, 1 << 20);
+    for (w, result) in phase.results.iter_mut().enumerate() {
+        result.client = Some(Client {
+            rank: w as u32,
+            host: if w < 2 { "node-a" } else { "node-b" }.into(),
+        });
+    }
+    r.throughput = vec![phase.clone(), phase];
+    assert_eq!(r.rank_hosts(), ["node-a", "node-a", "node-b", "node-b"]);
+    assert_eq!(entry_of_run(&r).host, "node-a,node-b (4 ranks)");
+}
