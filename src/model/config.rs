@@ -181,6 +181,16 @@ pub struct ThroughputConfig {
 }
 
 impl ThroughputConfig {
+    /// -P: the CPU of worker `index` when the first is `first` (in cluster
+    /// mode the host's CPUs are dealt to the workers of the host's ranks).
+    pub fn worker_cpu(&self, first: usize, index: u32) -> usize {
+        first
+            + self
+                .ranks
+                .as_ref()
+                .map_or(index as usize, |s| s.cpu_offset(index))
+    }
+
     /// The job's number of worker `index` (in cluster mode the rank's
     /// workers are some of the job's).
     pub fn job_worker(&self, index: u32) -> u32 {

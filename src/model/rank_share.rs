@@ -16,6 +16,10 @@ pub struct RankShare {
     /// The job's worker counts, in the order of the rank's own
     /// (`ThroughputConfig::worker_counts` holds this rank's share of each).
     pub job_counts: Vec<u32>,
+    /// This rank's place among the ranks on its host, and their number:
+    /// -P deals the host's CPUs to the host's ranks' workers.
+    pub host_rank: u32,
+    pub host_ranks: u32,
 }
 
 impl RankShare {
@@ -24,7 +28,26 @@ impl RankShare {
             rank,
             ranks: ranks.max(1),
             job_counts,
+            host_rank: 0,
+            host_ranks: 1,
         }
+    }
+
+    /// The same share, for rank `host_rank` of the `host_ranks` on its host.
+    pub fn on_host(self, host_rank: u32, host_ranks: u32) -> RankShare {
+        let host_ranks = host_ranks.max(1);
+        RankShare {
+            host_rank: host_rank.min(host_ranks - 1),
+            host_ranks,
+            ..self
+        }
+    }
+
+    /// -P: how many CPUs after the first the rank's worker `local` takes,
+    /// so that no two workers of the ranks on one host share a CPU (dealt
+    /// round robin, as the job's workers are to the ranks).
+    pub fn cpu_offset(&self, local: u32) -> usize {
+        local as usize * self.host_ranks as usize + self.host_rank as usize
     }
 
     /// This rank's workers when the job runs `job_workers`.
@@ -87,6 +110,16 @@ mod tests {
         let second = RankShare::new(1, 2, vec![3]);
         assert_eq!((first.workers(3), second.workers(3)), (2, 1));
         assert_eq!((first.job_worker(1), second.job_worker(0)), (2, 1));
+        // -P: two ranks on a host, two workers each: four CPUs, none shared.
+        let cpus: Vec<usize> = [first, second]
+            .iter()
+            .enumerate()
+            .flat_map(|(r, s)| {
+                let s = s.clone().on_host(r as u32, 2);
+                (0..2).map(move |i| s.cpu_offset(i))
+            })
+            .collect();
+        assert_eq!(cpus, [0, 2, 1, 3]);
         // One worker on four ranks: rank 0 runs it, the others wait.
         assert_eq!(RankShare::new(3, 4, vec![1]).workers(1), 0);
         assert_eq!(RankShare::new(0, 4, vec![1, 8]).local_counts(), vec![1, 2]);

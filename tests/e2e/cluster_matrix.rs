@@ -12,12 +12,15 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_command, mpirun_ioz, ranks_left};
+use crate::fixtures::cluster::{
+    host_name, ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left, within,
+};
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
     trials![
+        dash_p_gives_the_ranks_on_one_host_their_own_cpus => [Mpi],
         every_throughput_test_runs_across_two_ranks => [Mpi],
         record_rewrite_is_refused_across_ranks_as_on_one_host => [Mpi],
         every_engine_runs_across_two_ranks => [Mpi],
@@ -827,4 +830,66 @@ fn a_cluster_run_in_single_mode_is_recorded_too() {
     let trend = history_says(&history, &["trend"]).stdout;
     assert!(trend.contains("write"), "{trend}");
     assert_eq!(list_dir(&work), Vec::<String>::new());
+}
+
+/// The CPUs that threads of process `pid` are bound to alone (a thread
+/// allowed every CPU is not bound).
+fn bound_cpus(pid: u32) -> Vec<String> {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| {
+            let status = fs::read_to_string(t.ok()?.path().join("status")).ok()?;
+            let list = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+                .trim()
+                .to_string();
+            (!list.contains(['-', ','])).then_some(list)
+        })
+        .collect()
+}
+
+fn dash_p_gives_the_ranks_on_one_host_their_own_cpus() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        crate::fixtures::skip(format!("-P across two ranks needs two CPUs; {cpus} here"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // -d: worker 1 (rank 1's only one) waits 3 s, bound, before it starts.
+    // --bind-to none: Open MPI binds each of two ranks to a core of its own
+    // by default, which would hide whom -P binds.
+    let child = mpirun_command(
+        d,
+        2,
+        &["--bind-to", "none"],
+        &[
+            "-t", "2", "-P", "0", "-s", "256k", "-r", "4k", "-i", "0", "-d", "3000000",
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Once the files are made, MPI has started (its topology discovery binds
+    // a thread to each CPU in turn for a moment): only -P binds from here.
+    assert!(within(60, || list_dir(d).len() == 2), "no files made");
+    // Both ranks on this host: rank 1's worker takes the host's second CPU
+    // (rank 0's the first), not the first again.
+    let mut seen = Vec::new();
+    let bound = within(30, || {
+        seen = rank_pids(d)
+            .iter()
+            .find(|(rank, _)| *rank == 1)
+            .map(|&(_, pid)| bound_cpus(pid))
+            .unwrap_or_default();
+        !seen.is_empty()
+    });
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(bound, "rank 1's worker never bound");
+    assert_eq!(seen, ["1"], "rank 1's bound threads");
+    assert_eq!(list_dir(d), Vec::<String>::new());
 }

@@ -8,12 +8,15 @@ use std::path::{Path, PathBuf};
 use super::clients::CLIENT_FILE_VARIABLE;
 use crate::model::config::ThroughputConfig;
 use crate::model::rank_share::RankShare;
+use crate::system::cluster;
 
 /// Turns the job's throughput config into rank `rank`'s of `ranks`: its
 /// share of every worker count, its workers' files, threads.
 pub(super) fn deal(tp: &mut ThroughputConfig, base: &Path, rank: u32, ranks: u32) {
     let job = tp.clone();
-    let share = RankShare::new(rank, ranks, job.worker_counts.clone());
+    let (host_rank, host_ranks) = cluster::host_place();
+    let share =
+        RankShare::new(rank, ranks, job.worker_counts.clone()).on_host(host_rank, host_ranks);
     let most = share.local_counts().into_iter().max().unwrap_or(0);
     // -+m's client file names this client's test file (fourth column):
     // the file of its worker, or with several `<file>.<i>`.

@@ -78,7 +78,7 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     let worker = job.index;
     if let Some(first) = job.throughput.first_cpu {
         // Placement is a request, not a measurement: a failure is reported, not fatal.
-        if let Err(e) = pin_to_cpu(first + worker as usize) {
+        if let Err(e) = pin_to_cpu(job.throughput.worker_cpu(first, worker)) {
             // A stderr that cannot be written loses the line, not the worker.
             let _ = writeln!(
                 io::stderr(),

@@ -108,6 +108,39 @@ pub fn launcher() -> Option<Launcher> {
     launcher_in(|name| std::env::var(name).ok())
 }
 
+/// The variables in which launchers tell a rank its place among the ranks
+/// of its own host (rank, count): Open MPI's, then MPICH's hydra, then
+/// Slurm's srun (SLURM_LOCALID; its count only when every node runs the
+/// same number of tasks).
+const HOST_PLACE_VARIABLES: &[(&str, &str)] = &[
+    ("OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
+    ("MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
+    ("SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"),
+];
+
+/// This rank's place among the ranks on its host, (rank, count), as its
+/// launcher says (`var` reads the environment); (0, 1) when none says, as
+/// if it were alone there.
+pub fn host_place_in(var: impl Fn(&str) -> Option<String>) -> (u32, u32) {
+    HOST_PLACE_VARIABLES
+        .iter()
+        .find_map(|&(rank, count)| {
+            let rank: u32 = var(rank)?.trim().parse().ok()?;
+            let count: u32 = var(count)?.trim().parse().ok()?;
+            (rank < count).then_some((rank, count))
+        })
+        .unwrap_or((0, 1))
+}
+
+/// This rank's place among the ranks on its host.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(dead_code, reason = "ranks exist in the MPI build only")
+)]
+pub fn host_place() -> (u32, u32) {
+    host_place_in(|name| std::env::var(name).ok())
+}
+
 /// The line a binary built without MPI says when asked for cluster mode.
 pub const BUILD_HINT: &str = "cluster mode needs ioz built with MPI: install Open MPI \
      (Debian: apt-get install libopenmpi-dev openmpi-bin) and run \
@@ -130,6 +163,37 @@ mod tests {
         // Sent at 1000, back at 1100: the peer read its clock at 1050 of ours.
         assert_eq!(offset_of(1000, 51_050, 1100), (50_000, 100));
         assert_eq!(offset_of(1000, 1000, 1100), (-50, 100));
+    }
+
+    #[test]
+    fn a_rank_s_place_on_its_host_is_its_launcher_s_word() {
+        let place = |vars: &[(&str, &str)]| host_place_in(env(vars));
+        assert_eq!(place(&[]), (0, 1));
+        assert_eq!(
+            place(&[
+                ("OMPI_COMM_WORLD_LOCAL_RANK", "1"),
+                ("OMPI_COMM_WORLD_LOCAL_SIZE", "4")
+            ]),
+            (1, 4)
+        );
+        assert_eq!(
+            place(&[("MPI_LOCALRANKID", "2"), ("MPI_LOCALNRANKS", "3")]),
+            (2, 3)
+        );
+        assert_eq!(
+            place(&[("SLURM_LOCALID", "0"), ("SLURM_NTASKS_PER_NODE", "2")]),
+            (0, 2)
+        );
+        // Half a word, or nonsense, is no word.
+        assert_eq!(place(&[("OMPI_COMM_WORLD_LOCAL_RANK", "1")]), (0, 1));
+        assert_eq!(
+            place(&[("MPI_LOCALRANKID", "3"), ("MPI_LOCALNRANKS", "3")]),
+            (0, 1)
+        );
+        assert_eq!(
+            place(&[("SLURM_LOCALID", "0"), ("SLURM_NTASKS_PER_NODE", "2(x3)")]),
+            (0, 1)
+        );
     }
 
     #[test]
