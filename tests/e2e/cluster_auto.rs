@@ -166,6 +166,24 @@ fn two_ranks_print_their_tables_and_the_sum_and_save_both() {
         .current_dir(d));
     again.expect_code(0);
     assert_eq!(again.stdout, r.stdout);
+    // The HTML report says whose sum its tables and figures are.
+    let page = run(Command::new(IOZ)
+        .args(["report", "r.json", "--html", "r.html"])
+        .env("IOZ_HISTORY", d.join("history"))
+        .current_dir(d));
+    page.expect_code(0);
+    let html = fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(
+        html.contains(&format!(
+            "<th scope=\"row\">Cluster</th><td>2 ranks at once, each on its own test file \
+             (rank 0 on {host}, rank 1 on {host}); every table and figure below is their sum"
+        )),
+        "no cluster line in the page"
+    );
+    assert!(
+        html.contains("<th scope=\"row\">Test file</th><td><code>t.0</code>, <code>t.1</code>"),
+        "the ranks' test files"
+    );
     // Without -w every rank's file goes.
     let dir = tempfile::tempdir().unwrap();
     let r = mpirun_ioz(dir.path(), 2, AUTO);

@@ -163,11 +163,20 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         let names: Vec<&str> = passes.iter().map(|p| p.name()).collect();
         fact(&mut h, "Passes", &esc(&names.join(", ")));
     }
-    fact(
-        &mut h,
-        "Test file",
-        &code(&config.path.display().to_string()),
-    );
+    if let Some(cluster) = cluster_words(result) {
+        fact(&mut h, "Cluster", &cluster);
+    }
+    let test_files = if result.ranks.is_empty() {
+        code(&config.path.display().to_string())
+    } else {
+        let files: Vec<String> = result
+            .ranks
+            .iter()
+            .map(|r| code(&r.test_file.display().to_string()))
+            .collect();
+        files.join(", ")
+    };
+    fact(&mut h, "Test file", &test_files);
     fact(
         &mut h,
         "Time resolution",
@@ -261,6 +270,36 @@ pub(super) fn opt_or_unknown(s: Option<&str>) -> String {
 }
 
 /// One row of a facts table; `value` is HTML.
+/// What a cluster run was, for its Run table (none on one machine): the
+/// ranks and their hosts, and what the figures below add up.
+fn cluster_words(result: &RunResult) -> Option<String> {
+    let hosts = result.rank_hosts();
+    if hosts.is_empty() {
+        return None;
+    }
+    let ranks: Vec<String> = hosts
+        .iter()
+        .enumerate()
+        .map(|(rank, host)| format!("rank {rank} on {}", esc(host)))
+        .collect();
+    let n = hosts.len();
+    Some(if result.ranks.is_empty() {
+        format!(
+            "{n} ranks ({}); the throughput figures count every rank's workers; the \
+             environment below is rank 0's",
+            ranks.join(", ")
+        )
+    } else {
+        format!(
+            "{n} ranks at once, each on its own test file ({}); every table and figure \
+             below is their sum, cell by cell: the aggregate of {n} simultaneous clients \
+             (each rank's own table is in the text output); the environment below is \
+             rank 0's",
+            ranks.join(", ")
+        )
+    })
+}
+
 pub(super) fn fact(h: &mut String, name: &str, value: &str) {
     let _ = writeln!(
         h,
