@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::fixtures::cluster::{
-    MPI_BIN_VARIABLE, TwoHosts, host_name, ioz_mpi, mpirun_command, mpirun_ioz, rank_pids,
-    ranks_left, wardens_of, within,
+    MPI_BIN_VARIABLE, TwoHosts, child_lines, expect, file_len, host_name, ioz_mpi, mpirun_command,
+    mpirun_ioz, rank_pids, ranks_left, wardens_of, within, xfer_kb,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, assert_refused, list_dir, run, trials};
@@ -65,45 +65,6 @@ fn the_default_build_asked_for_plus_m_says_how_to_build_the_mpi_one() {
         .current_dir(dir.path()));
     let line = assert_refused(&r, "cargo build --release --features mpi");
     assert!(line.starts_with("ioz: -+m: "), "{line}");
-}
-
-/// Panics with everything the job printed unless it ended with `code`.
-fn expect(r: &Run, code: i32) {
-    assert_eq!(
-        r.code,
-        Some(code),
-        "mpirun's exit status\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        r.stdout,
-        r.stderr
-    );
-}
-
-/// The `-C` lines of the block that starts with `label`.
-fn child_lines<'a>(stdout: &'a str, label: &str) -> Vec<&'a str> {
-    let start = stdout
-        .find(label)
-        .unwrap_or_else(|| panic!("no {label:?} in:\n{stdout}"));
-    stdout[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .filter(|l| l.trim_start().starts_with("Child["))
-        .collect()
-}
-
-/// The xfer count (KB) of a `-C` line.
-fn xfer_kb(line: &str) -> f64 {
-    line.split("xfer count =")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no xfer count in {line:?}"))
-}
-
-fn file_len(path: &Path) -> u64 {
-    fs::metadata(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .len()
 }
 
 fn four_ranks_write_and_read_their_own_files_phase_by_phase() {

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left,
+    expect, host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left,
 };
 use crate::fixtures::flip::shim;
-use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
+use crate::fixtures::{IOZ, Test, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -34,17 +34,6 @@ pub fn tests() -> Vec<Test> {
 const AUTO: &[&str] = &[
     "-a", "-n", "64k", "-g", "256k", "-y", "4k", "-q", "64k", "-i", "0", "-i", "1",
 ];
-
-/// Panics with everything the job printed unless it ended with `code`.
-fn expect(r: &Run, code: i32) {
-    assert_eq!(
-        r.code,
-        Some(code),
-        "mpirun's exit status\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        r.stdout,
-        r.stderr
-    );
-}
 
 /// The rows of the table under the first line that starts with `title`
 /// (after a tab): each row's numbers (file kB, record kB, then the passes).

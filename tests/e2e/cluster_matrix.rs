@@ -13,7 +13,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    host_name, ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left, within,
+    block_child_lines, host_name, ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left,
+    within, xfer_kb,
 };
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
@@ -109,7 +110,7 @@ fn two_ranks(size_kb: u64, record_kb: u64, args: &[&str], phases: &[&str]) -> (R
     for phase in phases {
         from += block_start(&out[from..], phase)
             .unwrap_or_else(|| panic!("{args:?}: no block for {phase} after byte {from}:\n{out}"));
-        let lines = child_lines(&out[from..]);
+        let lines = block_child_lines(&out[from..]);
         assert_eq!(lines.len(), 2, "{args:?} {phase}: {lines:?}");
         for (rank, line) in lines.iter().enumerate() {
             assert!(line.contains(&format!("Child[{rank}]")), "{line}");
@@ -164,25 +165,6 @@ fn block_start(out: &str, phase: &str) -> Option<usize> {
         at += line.len();
     }
     None
-}
-
-/// The `-C` lines of the block at the start of `block`.
-fn child_lines(block: &str) -> Vec<&str> {
-    block
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .filter(|l| l.trim_start().starts_with("Child["))
-        .collect()
-}
-
-/// The xfer count (KB) of a `-C` line.
-fn xfer_kb(line: &str) -> f64 {
-    line.split("xfer count =")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no xfer count in {line:?}"))
 }
 
 fn every_throughput_test_runs_across_two_ranks() {

@@ -8,8 +8,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::fixtures::cluster::{host_name, ioz_mpi, mpirun_ioz, ranks_left};
-use crate::fixtures::{Run, Test, Tmpfs, list_dir, run, trials};
+use crate::fixtures::cluster::{
+    child_lines, expect, file_len, host_name, ioz_mpi, mpirun_ioz, ranks_left, xfer_kb,
+};
+use crate::fixtures::{Test, Tmpfs, list_dir, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -24,39 +26,6 @@ pub fn tests() -> Vec<Test> {
         plus_l_with_client_lines_naming_one_file_shares_it => [Mpi],
         client_lines_naming_different_files_cannot_share_one => [Mpi],
     ]
-}
-
-/// Panics with everything the job printed unless it ended with `code`.
-fn expect(r: &Run, code: i32) {
-    assert_eq!(r.code, Some(code), "mpirun's exit status\n{}", r.context());
-}
-
-/// The `-C` lines of the block that starts with `label`.
-fn child_lines<'a>(stdout: &'a str, label: &str) -> Vec<&'a str> {
-    let start = stdout
-        .find(label)
-        .unwrap_or_else(|| panic!("no {label:?} in:\n{stdout}"));
-    stdout[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .filter(|l| l.trim_start().starts_with("Child["))
-        .collect()
-}
-
-/// The xfer count (KB) of a `-C` line.
-fn xfer_kb(line: &str) -> f64 {
-    line.split("xfer count =")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no xfer count in {line:?}"))
-}
-
-fn file_len(path: &Path) -> u64 {
-    fs::metadata(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .len()
 }
 
 fn read(path: &Path) -> String {

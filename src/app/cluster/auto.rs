@@ -49,14 +49,13 @@ mod across {
 
     use super::super::clients::CLIENT_FILE_VARIABLE;
     use super::super::rank::clone_error;
-    use crate::app::output::{Output, say, stdout_failed};
+    use crate::app::output::{Output, say};
     use crate::error::{Exit, RunError};
     use crate::model::config::RunConfig;
     use crate::model::plan::{Cell, expand};
     use crate::model::result::{
         CellResult, CellStart, Client, RankCells, RunResult, SCHEMA_VERSION, sum_of_ranks,
     };
-    use crate::report::files;
     use crate::report::text::LiveText;
     use crate::runner::{self, Across, CellMeeting, Event};
     use crate::safety::preflight::{Ready, preflight};
@@ -274,23 +273,6 @@ mod across {
             ranks,
             status: outcome.status,
         };
-        out.put(&LiveText::new(&result.config).closing(&result));
-        let written = files::write_all(&result, &results);
-        let exit = if let Some(e) = out.error {
-            stdout_failed(&e, "the results")
-        } else if let Some(e) = outcome.error {
-            say(&e);
-            e.exit()
-        } else if !written {
-            Exit::Failure
-        } else {
-            Exit::Success
-        };
-        let exit = history.record(&result, exit);
-        if let Some(line) = left_behind {
-            say(line);
-            return Exit::Failure;
-        }
-        exit
+        super::super::rank::close_job(&result, out, outcome.error, &results, &history, left_behind)
     }
 }

@@ -8,11 +8,13 @@
 use std::ffi::OsString;
 
 use super::latency_files::RankFiles;
+use super::recording::JobRecord;
 use crate::app::output::{Output, say, stdout_failed};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
 use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::result_files::ResultPlaces;
 use crate::report::files;
 use crate::report::text::LiveText;
 use crate::runner::{self, Across, Event};
@@ -222,11 +224,24 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
         ranks: Vec::new(),
         status: outcome.status,
     };
-    out.put(&LiveText::new(&result.config).closing(&result));
-    let written = files::write_all(&result, &results);
+    close_job(&result, out, outcome.error, &results, &history, left_behind)
+}
+
+/// Rank 0, at the job's end: prints the closing lines, writes the result
+/// files, records the run, says what failed, and returns the job's exit.
+pub(super) fn close_job(
+    result: &RunResult,
+    mut out: Output<'_>,
+    error: Option<RunError>,
+    results: &ResultPlaces,
+    history: &JobRecord,
+    left_behind: Option<String>,
+) -> Exit {
+    out.put(&LiveText::new(&result.config).closing(result));
+    let written = files::write_all(result, results);
     let exit = if let Some(e) = out.error {
         stdout_failed(&e, "the results")
-    } else if let Some(e) = outcome.error {
+    } else if let Some(e) = error {
         say(&e);
         e.exit()
     } else if !written {
@@ -234,7 +249,7 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     } else {
         Exit::Success
     };
-    let exit = history.record(&result, exit);
+    let exit = history.record(result, exit);
     if let Some(line) = left_behind {
         say(line);
         return Exit::Failure;
