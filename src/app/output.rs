@@ -69,5 +69,10 @@ pub(crate) fn print_text(text: &str, what: &str) -> Exit {
 /// cannot be written (closed, /dev/full) the line is lost and nothing else:
 /// the run goes on, and its exit status still says how it ended.
 pub(crate) fn say(message: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "ioz: {message}");
+    // One write of the whole line: stderr is unbuffered, and a line written
+    // piece by piece interleaves with another process's on a shared stderr
+    // (the ranks of a cluster job started by a launcher that does not
+    // forward each rank's output apart).
+    let line = format!("ioz: {message}\n");
+    let _ = io::stderr().lock().write_all(line.as_bytes());
 }

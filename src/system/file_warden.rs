@@ -158,9 +158,13 @@ fn send(message: &Message) {
 /// The warden's whole life, when this process is one (its variable set):
 /// `Some(exit status)`; `None` for an ordinary ioz.
 pub fn serve_if_asked() -> Option<i32> {
-    std::env::var_os(WARDEN_VARIABLE)?;
+    let rank = std::env::var_os(WARDEN_VARIABLE)?;
+    // Only the rank that started it, as its parent, makes a warden: a
+    // variable set by hand (or inherited by a run the warden's rank
+    // started) must not turn ioz into a silent no-op.
+    let parent = nix::unistd::getppid().as_raw().to_string();
     let mut stdin = io::stdin().lock();
-    if stdin.is_terminal() {
+    if rank.to_str() != Some(parent.as_str()) || stdin.is_terminal() {
         eprintln!("ioz: {WARDEN_VARIABLE} is ioz's own variable for its MPI ranks: unset it");
         return Some(2);
     }

@@ -28,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         a_rank_cut_off_from_mpirun_leaves_at_its_deadline => [Mpi],
         a_binary_under_another_mpi_s_launcher_is_refused => [Mpi],
         iozone_s_client_side_flags_are_refused_with_one_line,
+        a_hand_set_warden_variable_is_refused_not_obeyed,
         plus_m_runs_a_rank_per_client_line_in_its_directory => [Mpi],
         plus_m_dry_run_prints_the_mpirun_command_and_the_appfile => [Mpi],
         bad_client_files_are_refused_with_one_line => [Mpi],
@@ -480,7 +481,7 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
     assert_eq!(
         r.stdout,
         format!(
-            "mpirun {root}--timeout 86400 --mca mpi_yield_when_idle 1 --app APPFILE\n\
+            "mpirun {root}--timeout 86400 --bind-to none --mca mpi_yield_when_idle 1 --app APPFILE\n\
              # APPFILE\n\
              -np 1 --host localhost:2 --wdir /w1 -x MPIEXEC_TIMEOUT=86400 {bin} -t 4 -s 1m -i 0\n\
              -np 1 --host localhost:2 --wdir /w2 -x MPIEXEC_TIMEOUT=86400 \
@@ -491,7 +492,8 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
     let r = dry_run(Some("90"));
     expect(&r, 0);
     assert!(
-        r.stdout.starts_with(&format!("mpirun {root}--mca")),
+        r.stdout
+            .starts_with(&format!("mpirun {root}--bind-to none --mca")),
         "{}",
         r.stdout
     );
@@ -604,6 +606,19 @@ fn bad_client_files_are_refused_with_one_line() {
         &["-s", "64k", "-Q"],
         "-Q is not done across ranks yet",
     );
+    // Two lines giving one host one test file: before mpirun starts.
+    let twice = format!(
+        "localhost {w} {bin} f\nlocalhost /elsewhere {bin} {w}/f\n",
+        w = d.display(),
+        bin = ioz_mpi()
+    );
+    let line = refused_with(
+        Some(&twice),
+        &tp,
+        "-+m: clients 1 and 2 give host localhost the same test file",
+    );
+    assert!(line.contains("or -+V to share one"), "{line}");
+    assert_eq!(list_dir(d), ["clients"]);
 }
 
 /// Two hosts in network namespaces, or the test skipped with the reason.
@@ -809,4 +824,21 @@ fn two_workers_per_rank_over_two_runs() {
     for worker in 0..4 {
         assert_eq!(file_len(&d.join(format!("f.{worker}"))), 256 << 10);
     }
+}
+
+fn a_hand_set_warden_variable_is_refused_not_obeyed() {
+    // Only a rank makes a warden of ioz (its pid in the variable, as the
+    // warden's parent); set by hand the variable must not turn a run into
+    // a silent success that measured nothing.
+    let dir = tempfile::tempdir().unwrap();
+    for value in ["1", "", "rank"] {
+        let r = run(Command::new(IOZ)
+            .args(["-s", "64k", "-r", "4k", "-i", "0"])
+            .env("IOZ_FILE_WARDEN", value)
+            .stdin(std::process::Stdio::piped())
+            .current_dir(dir.path()));
+        let line = assert_refused(&r, "IOZ_FILE_WARDEN is ioz's own variable");
+        assert!(line.ends_with("unset it"), "{line}");
+    }
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
 }

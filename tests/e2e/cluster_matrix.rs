@@ -22,6 +22,7 @@ use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 pub fn tests() -> Vec<Test> {
     trials![
         dash_p_gives_the_ranks_on_one_host_their_own_cpus => [Mpi],
+        workers_of_a_rank_bound_to_one_core_are_warned_of => [Mpi],
         every_throughput_test_runs_across_two_ranks => [Mpi],
         record_rewrite_is_refused_across_ranks_as_on_one_host => [Mpi],
         every_engine_runs_across_two_ranks => [Mpi],
@@ -874,4 +875,29 @@ fn dash_p_gives_the_ranks_on_one_host_their_own_cpus() {
     assert!(bound, "rank 1's worker never bound");
     assert_eq!(seen, ["1"], "rank 1's bound threads");
     assert_eq!(list_dir(d), Vec::<String>::new());
+}
+
+fn workers_of_a_rank_bound_to_one_core_are_warned_of() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        crate::fixtures::skip(format!(
+            "binding a rank to one core needs two CPUs; {cpus} here"
+        ));
+    }
+    let warned = |binding: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run(&mut mpirun_command(
+            dir.path(),
+            2,
+            &["--bind-to", binding],
+            &["-t", "4", "-s", "64k", "-r", "16k", "-i", "0"],
+        ));
+        assert_eq!(r.code, Some(0), "{}", r.context());
+        r.stderr.contains(
+            "ioz: warning: rank 0's 2 workers may run on 1 CPU(s) only: its launcher bound it; \
+             give mpirun --bind-to none (and -P to place them)",
+        )
+    };
+    assert!(warned("core"), "bound to a core, no warning");
+    assert!(!warned("none"), "a warning without a binding");
 }

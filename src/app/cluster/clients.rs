@@ -46,9 +46,59 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Strin
     Ok(clients)
 }
 
+/// The first two clients (1-based, in the file's order) whose lines give
+/// the same host the same test file: two ranks would write one file.
+pub(crate) fn same_file_twice(clients: &[Client]) -> Option<(usize, usize)> {
+    fn file(c: &Client) -> Option<(&str, std::path::PathBuf)> {
+        c.test_file
+            .as_ref()
+            .map(|f| (c.host.as_str(), std::path::Path::new(&c.workdir).join(f)))
+    }
+    clients.iter().enumerate().find_map(|(i, a)| {
+        let mine = file(a)?;
+        clients[i + 1..]
+            .iter()
+            .position(|b| file(b).as_ref() == Some(&mine))
+            .map(|k| (i + 1, i + k + 2))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_clients_given_one_file_on_one_host_are_found() {
+        let c = |host: &str, workdir: &str, file: Option<&str>| Client {
+            host: host.into(),
+            workdir: workdir.into(),
+            ioz: "ioz".into(),
+            test_file: file.map(String::from),
+        };
+        // Without a test file each rank gets its own (<-f>.<worker>).
+        assert_eq!(
+            same_file_twice(&[c("a", "/w", None), c("a", "/w", None)]),
+            None
+        );
+        // Another host, or another directory: other files.
+        assert_eq!(
+            same_file_twice(&[c("a", "/w", Some("f")), c("b", "/w", Some("f"))]),
+            None
+        );
+        assert_eq!(
+            same_file_twice(&[c("a", "/w", Some("f")), c("a", "/v", Some("f"))]),
+            None
+        );
+        // The same file, also named from elsewhere.
+        assert_eq!(
+            same_file_twice(&[
+                c("a", "/w", None),
+                c("a", "/w", Some("f")),
+                c("a", "/v", Some("/w/f"))
+            ]),
+            Some((2, 3))
+        );
+    }
 
     #[test]
     fn client_lines_are_read_with_their_test_files() {

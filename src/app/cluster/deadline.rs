@@ -26,10 +26,11 @@ const GRACE: Duration = Duration::from_secs(5);
 const DEADLINE_EXIT: i32 = 124;
 
 /// The job's time limit, if `value` (MPIEXEC_TIMEOUT's) gives one: a whole
-/// number of seconds above 0, as the launchers read it.
+/// number of seconds above 0 that the launchers can hold (they read it as
+/// a C int: a larger one wraps to a negative limit in Open MPI's mpirun).
 pub(crate) fn time_limit(value: Option<&str>) -> Option<Duration> {
-    let seconds: u64 = value?.trim().parse().ok()?;
-    (seconds > 0).then(|| Duration::from_secs(seconds))
+    let seconds: u32 = value?.trim().parse().ok()?;
+    (seconds > 0 && seconds <= i32::MAX as u32).then(|| Duration::from_secs(seconds.into()))
 }
 
 /// Arms this rank's deadline when the job has a time limit: a thread that
@@ -43,7 +44,7 @@ pub(crate) fn arm(rank: u32, host: &str) {
     let spawned = std::thread::Builder::new()
         .name("ioz-deadline".into())
         .spawn(move || {
-            std::thread::sleep(limit + GRACE);
+            std::thread::sleep(limit.saturating_add(GRACE));
             say(format_args!(
                 "rank {rank} on {name}: still running {} s after the job's time limit \
                  ({TIME_LIMIT_VARIABLE}={}): cut off from the others? removing its files and \
@@ -68,7 +69,13 @@ mod tests {
     fn the_time_limit_is_a_whole_number_of_seconds_above_zero() {
         assert_eq!(time_limit(Some("90")), Some(Duration::from_secs(90)));
         assert_eq!(time_limit(Some(" 7\n")), Some(Duration::from_secs(7)));
+        assert_eq!(
+            time_limit(Some("2147483647")),
+            Some(Duration::from_secs(i32::MAX as u64))
+        );
         for none in [
+            Some("2147483648"),
+            Some("18446744073709551615"),
             None,
             Some("0"),
             Some(""),

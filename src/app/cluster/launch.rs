@@ -18,7 +18,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::clients::parse_clients;
+use super::clients::{parse_clients, same_file_twice};
 use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
 use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS};
 use super::refusal;
@@ -108,10 +108,18 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     if let Some(why) = refusal(&config, ranks as u32) {
         return Err(why);
     }
+    let shares_one_file = config.throughput.as_ref().is_some_and(|tp| tp.shared_file);
+    if let (false, Some((a, b))) = (shares_one_file, same_file_twice(clients)) {
+        return Err(format!(
+            "-+m: clients {a} and {b} give host {} the same test file: two ranks would write \
+             one file (give each its own, or -+V to share one)",
+            clients[a - 1].host
+        ));
+    }
     let time_limit = match std::env::var(TIME_LIMIT_VARIABLE) {
         Err(_) => None,
         Ok(value) => Some(time_limit(Some(&value)).ok_or_else(|| {
-            format!("{TIME_LIMIT_VARIABLE}={value:?}: give the job's time limit in whole seconds above 0")
+            format!("{TIME_LIMIT_VARIABLE}={value:?}: give the job's time limit in whole seconds, 1 to 2147483647")
         })?),
     };
     let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());

@@ -152,6 +152,10 @@ impl Mpirun {
                 if !timeout_set {
                     line.extend(["--timeout".into(), DEFAULT_TIMEOUT_SECONDS.to_string()]);
                 }
+                // A rank's workers are threads: bound to one core, as Open
+                // MPI binds each of up to two ranks by default, they would
+                // share it (ioz places them itself with -P).
+                line.extend(["--bind-to", "none"].map(String::from));
                 // Ranks that wait (at barriers, for stops) give their core
                 // to the workers of the ranks beside them.
                 line.extend(["--mca", "mpi_yield_when_idle", "1", "--app"].map(String::from));

@@ -165,6 +165,12 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     {
         say(format_args!("warning: {warning}"));
     }
+    if speaks
+        && !config.quiet
+        && let Some(line) = crowded_workers(&mine)
+    {
+        say(format_args!("warning: {line}"));
+    }
     let stop = StopFlag::default();
 
     let started = time::ctime_now();
@@ -263,6 +269,25 @@ pub(super) fn close_job(
         return Exit::Failure;
     }
     exit
+}
+
+/// Rank 0's workers, if they outnumber the CPUs the rank may run on (its
+/// launcher bound it: Open MPI binds each of up to two ranks to one core)
+/// and -P does not place them: what the user should know before reading
+/// the numbers.
+fn crowded_workers(mine: &RunConfig) -> Option<String> {
+    let tp = mine
+        .throughput
+        .as_ref()
+        .filter(|tp| tp.first_cpu.is_none())?;
+    let workers = tp.max_worker_count();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (workers as usize > cpus).then(|| {
+        format!(
+            "rank 0's {workers} workers may run on {cpus} CPU(s) only: its launcher bound it; \
+             give mpirun --bind-to none (and -P to place them)"
+        )
+    })
 }
 
 /// Whether a rank's run status alone makes its exit a failure.

@@ -259,6 +259,19 @@ impl TargetFile {
             (Ok(id @ FileIdentity::File { ino, .. }), FileIdentity::File { ino: theirs, .. })
                 if !same_host && ino == theirs =>
             {
+                // An inode number alone may be another file system's file
+                // (a path not on the shared storage): only ioz's own mark
+                // makes it rank 0's new file.
+                if mark_of_fd(fd.as_fd(), &stat) != Mark::Trusted {
+                    return Err(t.failure(
+                        "share",
+                        io::Error::other(
+                            "it has the inode of rank 0's file but not ioz's mark, so it may be \
+                             another file (-+V/-+L across hosts needs a shared file system that \
+                             keeps user extended attributes, and the same user on every host)",
+                        ),
+                    ));
+                }
                 id
             }
             _ => {

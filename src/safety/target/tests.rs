@@ -276,6 +276,17 @@ fn a_rank_joins_only_the_file_rank_0_shares_and_never_removes_it() {
     }
     let err = TargetFile::join(&dir.path().join("h.0"), &run, identity, true).unwrap_err();
     assert!(err.to_string().contains("it is not there"), "{err}");
+    // From another host an inode number alone is not enough: a file without
+    // ioz's mark (here the very inode, as a foreign file of another file
+    // system could have) is refused; on rank 0's host device and inode are.
+    let unmarked = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&other).unwrap());
+    let foreign = FileIdentity::File {
+        dev: std::os::unix::fs::MetadataExt::dev(&fs::metadata(&other).unwrap()),
+        ino: unmarked,
+    };
+    let err = TargetFile::join(&other, &run, foreign, false).unwrap_err();
+    assert!(err.to_string().contains("not ioz's mark"), "{err}");
+    assert!(TargetFile::join(&other, &run, foreign, true).is_ok());
     // Only rank 0 removes it.
     joined.remove().unwrap();
     assert!(shared.exists());
