@@ -63,15 +63,28 @@ pub(crate) fn run(
     // a drift over time shows across runs rather than inside one cell.
     'runs: for run in 0..recipe.runs() {
         for (index, &cell) in plan.cells.iter().enumerate() {
-            if let Some(sig) = controls.stop.signal() {
+            let stopped = controls.stop.signal();
+            if let (Some(sig), None) = (stopped, controls.meeting) {
                 signal = Some(sig);
                 break 'runs;
             }
-            if let Some(meeting) = controls.meeting
-                && let Err(e) = meeting.before_cell(cell, run)
-            {
-                error = Some(e);
-                break 'runs;
+            if let Some(meeting) = controls.meeting {
+                if let Err(e) = meeting.before_cell(cell, run) {
+                    error = Some(e);
+                    break 'runs;
+                }
+                // A stop raised on this rank alone (its stdout failed as the
+                // opening printed) must not end it before the others' next
+                // meeting, where they would wait for it: it meets them, skips
+                // the cell, and settles the stop with them, so that every
+                // rank ends here together.
+                if let Some(sig) = stopped {
+                    match settle_cell(meeting, Ok(Some(sig)), &left) {
+                        Ok(_) => signal = Some(sig),
+                        Err(e) => error = Some(e),
+                    }
+                    break 'runs;
+                }
             }
             let cell = recipe.cell(cell);
             let mut row = CellResult {

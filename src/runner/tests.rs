@@ -892,6 +892,38 @@ fn across_ranks_another_rank_s_failure_stops_this_one_after_the_cell() {
 }
 
 #[test]
+fn across_ranks_a_stop_raised_before_a_cell_is_settled_at_its_meeting() {
+    // Rank 0's stdout failed as its opening printed: it alone is stopped,
+    // yet it meets the others at the first cell and settles the stop there
+    // (the others would wait for it), running nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let meeting = RecordingMeeting::default();
+    let stop = StopFlag::default();
+    stop.raise(13);
+    let mut all = vec!["-s", "64k", "-r", "4k", "-r", "16k", "-i", "0"];
+    all.extend(["-f", path.to_str().unwrap()]);
+    let cfg = config(&all);
+    let recipe = super::recipe::Recipe::new(&cfg, None);
+    let controls = super::single::Controls {
+        stop: &stop,
+        remount: None,
+        meeting: Some(&meeting),
+    };
+    let out = super::single::run(&recipe, controls, |_| Ok(()));
+    assert_eq!(
+        *meeting.calls.borrow(),
+        ["meet 64k/4k run 0", "settle failed"]
+    );
+    assert_eq!(
+        out.error.map(|e| e.to_string()).as_deref(),
+        Some("stopped by SIGPIPE")
+    );
+    assert!(out.cells.is_empty());
+    assert!(!path.exists());
+}
+
+#[test]
 fn across_ranks_a_rank_that_cannot_begin_still_meets_the_others_once() {
     let dir = tempfile::tempdir().unwrap();
     // The test file's directory does not exist: the run cannot begin.

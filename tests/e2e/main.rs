@@ -24,6 +24,9 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster jobs that once hung: rank 0's stdout failing, ranks given
+// different options (MPMD launches).
+mod cluster_hangs;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
@@ -133,6 +136,7 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_hangs::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
         compare::tests(),

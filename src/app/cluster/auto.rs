@@ -52,7 +52,7 @@ mod across {
     use crate::app::output::{Output, say};
     use crate::error::{Exit, RunError};
     use crate::model::config::RunConfig;
-    use crate::model::plan::{Cell, expand};
+    use crate::model::plan::Cell;
     use crate::model::result::{
         CellResult, CellStart, Client, RankCells, RunResult, SCHEMA_VERSION, sum_of_ranks,
     };
@@ -126,22 +126,6 @@ mod across {
         mine
     }
 
-    /// Every rank runs the same cells the same number of times, or the
-    /// barriers would not pair up: a rank whose options differ from rank
-    /// 0's (an MPMD launch) is refused before anything is made.
-    fn same_plan(across: &Across<'_>, config: &RunConfig) -> Result<(), RunError> {
-        let plan = (expand(config).cells, config.runs);
-        let first = across.rank_0_s(&plan)?;
-        across.agree(if first == plan {
-            Ok(())
-        } else {
-            Err(RunError::Refused(
-                "its plan (cells or --runs) differs from rank 0's: give every rank the same options"
-                    .into(),
-            ))
-        })
-    }
-
     /// Runs this rank of a single- or auto-mode job and says how it ended.
     pub(crate) fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
         let rank = peers.rank();
@@ -153,7 +137,7 @@ mod across {
             e.exit()
         };
         let across = Across::new(peers, false);
-        if let Err(e) = same_plan(&across, &config) {
+        if let Err(e) = super::super::same_start::same_plan(&across, &config) {
             return fail(e);
         }
         let history = match super::super::recording::place(&config, rank, &across) {

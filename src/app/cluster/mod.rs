@@ -15,6 +15,8 @@ mod rank;
 #[cfg(feature = "mpi")]
 mod recording;
 #[cfg(feature = "mpi")]
+mod same_start;
+#[cfg(feature = "mpi")]
 mod share;
 mod workers;
 

@@ -49,17 +49,24 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
     super::deadline::arm(peers.rank(), peers.host());
-    let exit = match cli::parse(args, &host::facts()) {
-        Err(e) => {
-            if peers.rank() == 0 {
-                say(e);
-            }
-            Exit::Usage
-        }
-        Ok(Command::Run(config)) => run_rank(*config, peers),
+    let parsed = cli::parse(args, &host::facts());
+    let cannot = match &parsed {
+        Err(e) => Some(e.to_string()),
+        Ok(Command::Run(config)) => super::refusal(
+            &super::workers::as_ranks_run_it((**config).clone()),
+            peers.size(),
+        ),
+        Ok(_) => None,
+    };
+    // Before any other collective call: a rank that cannot run its command
+    // line ends the job on every rank, with one line.
+    let exit = match (super::same_start::command_lines(peers, cannot), parsed) {
+        (Err(exit), _) => exit,
+        (Ok(()), Err(_)) => Exit::Usage,
+        (Ok(()), Ok(Command::Run(config))) => run_rank(*config, peers),
         // -h, -v, ioz report, ioz compare: once, by rank 0.
-        Ok(command) if peers.rank() == 0 => dispatch(command),
-        Ok(_) => Exit::Success,
+        (Ok(()), Ok(command)) if peers.rank() == 0 => dispatch(command),
+        (Ok(()), Ok(_)) => Exit::Success,
     };
     drop(job);
     exit
@@ -98,17 +105,18 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let config = super::workers::as_ranks_run_it(config);
     let rank = peers.rank();
     let speaks = rank == 0;
-    if let Some(why) = super::refusal(&config, peers.size()) {
-        if speaks {
-            say(why);
-        }
-        return Exit::Usage;
-    }
+    // Refused (super::refusal) on every rank already: super::same_start.
     if config.throughput.is_none() {
         return super::auto::run_rank(config, peers);
     }
     let threads = config.throughput.as_ref().is_some_and(|tp| tp.threads);
     let mut across = Across::new(peers, threads);
+    if let Err(e) = super::same_start::same_plan(&across, &config) {
+        if speaks {
+            say(&e);
+        }
+        return e.exit();
+    }
     let history = match super::recording::place(&config, rank, &across) {
         Ok(history) => history,
         Err(exit) => return exit,

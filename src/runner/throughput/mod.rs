@@ -124,17 +124,25 @@ pub(crate) fn run(
                 across,
             };
             for pass in &cell.passes {
-                if let Some(sig) = stop.signal() {
+                let stopped = stop.signal();
+                if let (Some(sig), None) = (stopped, across) {
                     signal = Some(sig);
                     break;
                 }
                 if let Some(a) = across {
                     a.begin_phase();
                 }
-                let phase = run
-                    .prepare_files(pass)
-                    .map_err(RunError::Io)
-                    .and_then(|()| run.phase(pass));
+                // Across ranks a stop raised on this rank alone (its stdout
+                // failed) skips the phase but still settles it with the
+                // others, who would wait for it there: every rank then ends
+                // together, interrupted.
+                let phase = match stopped {
+                    Some(sig) => Ok(PhaseEnd::Interrupted(sig)),
+                    None => run
+                        .prepare_files(pass)
+                        .map_err(RunError::Io)
+                        .and_then(|()| run.phase(pass)),
+                };
                 let phase = match across {
                     Some(a) => a.settle(phase, config.latency.percentiles()),
                     None => phase,
