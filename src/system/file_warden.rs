@@ -70,7 +70,15 @@ impl Message {
 
     /// Every whole message in `bytes`, in order; a message cut short (the
     /// rank died while writing it) ends the list.
-    fn decode_all(mut bytes: &[u8]) -> Vec<Message> {
+    #[cfg(test)]
+    fn decode_all(bytes: &[u8]) -> Vec<Message> {
+        Message::decode_prefix(bytes).0
+    }
+
+    /// The whole messages at the start of `bytes`, and how many bytes they
+    /// take: the rest is a message still on its way (or cut short).
+    fn decode_prefix(all: &[u8]) -> (Vec<Message>, usize) {
+        let mut bytes = all;
         fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
             let (head, rest) = bytes.split_at_checked(n)?;
             *bytes = rest;
@@ -84,6 +92,7 @@ impl Message {
             Some(OsString::from_vec(take(bytes, len as usize)?.to_vec()))
         }
         let mut messages = Vec::new();
+        let mut used = 0;
         while let Some(&[tag]) = take(&mut bytes, 1) {
             let message = match tag {
                 TAG_OURS => (|| {
@@ -97,11 +106,14 @@ impl Message {
                 _ => None,
             };
             match message {
-                Some(m) => messages.push(m),
+                Some(m) => {
+                    messages.push(m);
+                    used = all.len() - bytes.len();
+                }
                 None => break,
             }
         }
-        messages
+        (messages, used)
     }
 }
 
@@ -174,33 +186,113 @@ pub fn serve_if_asked() -> Option<i32> {
         return Some(1);
     };
     let _ = std::env::set_current_dir("/");
-    let mut bytes = Vec::new();
-    // Until the rank's end closes the pipe.
-    let _ = stdin.read_to_end(&mut bytes);
-    for (path, dev, ino) in still_ours(Message::decode_all(&bytes)) {
-        if let Ok(path) = CString::new(directory.join(path).into_os_string().into_vec()) {
-            super::unlink::unlink_if_ours(&path, dev, ino);
+    let mut ledger = Ledger::new(directory);
+    let mut pending = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // Message by message as they come, until the rank's end closes the pipe.
+    loop {
+        match stdin.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                pending.extend_from_slice(&chunk[..n]);
+                let (messages, used) = Message::decode_prefix(&pending);
+                pending.drain(..used);
+                messages.into_iter().for_each(|m| ledger.apply(m));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
         }
     }
+    ledger.remove_all();
     Some(0)
 }
 
-/// The files the messages leave as the rank's (path, device, inode), in
-/// the order first told.
-fn still_ours(messages: Vec<Message>) -> Vec<(PathBuf, u64, u64)> {
-    let mut ours: Vec<(PathBuf, u64, u64)> = Vec::new();
-    for message in messages {
-        match message {
-            Message::Ours { path, dev, ino } => {
-                let path = PathBuf::from(path);
-                ours.retain(|(p, _, _)| *p != path);
-                ours.push((path, dev, ino));
-            }
-            Message::Gone { path } => ours.retain(|(p, _, _)| p.as_os_str() != path),
-            Message::Cancel => return Vec::new(),
+/// The rank's files as the warden knows them, each held open (O_PATH) from
+/// the moment it is told of it: while the warden holds its inode, no other
+/// file can take that inode number on its device, so a path that still
+/// shows the told device and inode at the end still leads to the rank's
+/// file.
+struct Ledger {
+    /// The rank's directory, which relative paths start from.
+    directory: PathBuf,
+    files: Vec<Pinned>,
+    cancelled: bool,
+}
+
+struct Pinned {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+    _pin: std::os::fd::OwnedFd,
+}
+
+impl Ledger {
+    fn new(directory: PathBuf) -> Ledger {
+        Ledger {
+            directory,
+            files: Vec::new(),
+            cancelled: false,
         }
     }
-    ours
+
+    fn apply(&mut self, message: Message) {
+        match message {
+            Message::Ours { path, dev, ino } => {
+                let path = self.directory.join(path);
+                self.files.retain(|f| f.path != path);
+                if let Some(pin) = pin(&path, dev, ino)
+                    && !self.cancelled
+                {
+                    self.files.push(Pinned {
+                        path,
+                        dev,
+                        ino,
+                        _pin: pin,
+                    });
+                }
+            }
+            Message::Gone { path } => {
+                let path = self.directory.join(path);
+                self.files.retain(|f| f.path != path);
+            }
+            Message::Cancel => {
+                self.cancelled = true;
+                self.files.clear();
+            }
+        }
+    }
+
+    /// The paths of the files still the rank's, in the order told.
+    #[cfg(test)]
+    fn paths(&self) -> Vec<&std::path::Path> {
+        self.files.iter().map(|f| f.path.as_path()).collect()
+    }
+
+    /// Unlinks every file still the rank's, each only while its path leads
+    /// to it.
+    fn remove_all(self) {
+        for f in &self.files {
+            if let Ok(path) = CString::new(f.path.as_os_str().as_bytes()) {
+                super::unlink::unlink_if_ours(&path, f.dev, f.ino);
+            }
+        }
+    }
+}
+
+/// The file at `path` held open without following a link, if it is the
+/// regular file with this device and inode (else the warden will never
+/// remove anything there).
+fn pin(path: &std::path::Path, dev: u64, ino: u64) -> Option<std::os::fd::OwnedFd> {
+    use nix::fcntl::{OFlag, open};
+    let fd = open(
+        path,
+        OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .ok()?;
+    let st = nix::sys::stat::fstat(&fd).ok()?;
+    (st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_dev == dev && st.st_ino == ino)
+        .then_some(fd)
 }
 
 #[cfg(test)]
@@ -234,20 +326,46 @@ mod tests {
     }
 
     #[test]
-    fn the_last_word_on_each_path_counts_and_cancel_removes_nothing() {
-        let told = vec![
-            ours("a", 1, 10),
-            ours("b", 1, 11),
+    fn the_last_word_on_each_path_counts_and_only_the_told_file_goes() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let id = |name: &str| {
+            let m = std::fs::metadata(d.join(name)).unwrap();
+            (m.dev(), m.ino())
+        };
+        for name in ["a", "b", "c", "d"] {
+            std::fs::write(d.join(name), name).unwrap();
+        }
+        let told = |name: &str, (dev, ino): (u64, u64)| ours(name, dev, ino);
+        let mut ledger = Ledger::new(d.to_path_buf());
+        for m in [
+            told("a", id("a")),
+            told("b", id("b")),
             Message::Gone { path: "a".into() },
-            ours("b", 1, 12),
-            ours("c", 1, 13),
-        ];
-        assert_eq!(
-            still_ours(told.clone()),
-            vec![("b".into(), 1, 12), ("c".into(), 1, 13)]
-        );
-        let mut cancelled = told;
-        cancelled.push(Message::Cancel);
-        assert_eq!(still_ours(cancelled), Vec::new());
+            // Told with another file's identity: never held, never removed.
+            told("c", id("d")),
+            told("d", id("d")),
+            told("missing", (1, 2)),
+        ] {
+            ledger.apply(m);
+        }
+        assert_eq!(ledger.paths(), [d.join("b"), d.join("d")]);
+        // b replaced by another file after it was told: left alone.
+        std::fs::remove_file(d.join("b")).unwrap();
+        std::fs::write(d.join("b"), "someone's").unwrap();
+        ledger.remove_all();
+        let mut left: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["a", "b", "c"]);
+        // After a cancel nothing is held, even what is told later.
+        let mut ledger = Ledger::new(d.to_path_buf());
+        ledger.apply(told("a", id("a")));
+        ledger.apply(Message::Cancel);
+        ledger.apply(told("c", id("c")));
+        assert!(ledger.paths().is_empty());
     }
 }
