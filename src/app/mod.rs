@@ -13,6 +13,7 @@ mod progress;
 mod record;
 mod report;
 mod run;
+mod run_start;
 
 use std::ffi::OsString;
 

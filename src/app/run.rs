@@ -7,10 +7,11 @@ use std::path::Path;
 use super::output::{Output, SIGPIPE, say, stdout_failed};
 use super::progress::Progress;
 use super::record;
+use super::run_start::{Measured, RunStart};
 use crate::error::{Exit, IoFailure, RunError};
 use crate::model::config::RunConfig;
 use crate::model::latency::{IozoneBands, OpLatency};
-use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION, signal_name};
+use crate::model::result::{RunStatus, signal_name};
 use crate::model::result_files::{
     iozone_histogram_file_name, latency_file_name, worker_latency_file_name, worker_log_file_name,
 };
@@ -22,7 +23,7 @@ use crate::report::text::LiveText;
 use crate::runner::{self, Event};
 use crate::safety::preflight::{Ready, preflight};
 use crate::system::signals::{self, StopFlag};
-use crate::system::{device, environment, time};
+use crate::system::{device, time};
 
 /// Runs `config` to the end and says how it ended.
 pub(crate) fn run(config: RunConfig) -> Exit {
@@ -98,19 +99,16 @@ fn measure_and_save(
                 .collect(),
         );
     }
-    let started = time::ctime_now();
-    let started_at = time::utc_now_rfc3339();
     // The environment of the first file the run writes (worker 0's in throughput mode).
     let first_file = match &config.throughput {
         Some(tp) => tp.worker_path(&config.path, 0),
         None => config.path.clone(),
     };
-    let environment = environment::capture(&first_file);
-    let time_resolution_ns = time::clock_resolution_ns();
+    let start = RunStart::capture(&first_file);
 
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
-    out.put(&text.opening(&environment, &started, time_resolution_ns));
+    out.put(&text.opening(&start.environment, &start.started, start.time_resolution_ns));
     let progress = Progress::for_run(&config);
     let outcome =
         runner::measure(
@@ -180,20 +178,15 @@ fn measure_and_save(
     progress.finish();
     drop(text);
     *left_behind = outcome.left_behind();
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = start.into_result(
         config,
-        started,
-        started_at,
-        finished_at: time::utc_now_rfc3339(),
-        environment,
-        time_resolution_ns,
-        cells: outcome.cells,
-        throughput: outcome.phases,
-        ranks: Vec::new(),
-        status: outcome.status,
-    };
+        Measured {
+            cells: outcome.cells,
+            throughput: outcome.phases,
+            ranks: Vec::new(),
+            status: outcome.status,
+        },
+    );
     out.put(&LiveText::new(&result.config).closing(&result));
     let written = files::write_all(&result, &results);
     // Every run that measured is recorded, complete or not.

@@ -50,19 +50,17 @@ mod across {
     use super::super::clients::CLIENT_FILE_VARIABLE;
     use super::super::rank::clone_error;
     use crate::app::output::{Output, say};
+    use crate::app::run_start::{Measured, RunStart};
     use crate::error::{Exit, RunError};
     use crate::model::config::RunConfig;
     use crate::model::plan::Cell;
-    use crate::model::result::{
-        CellResult, CellStart, Client, RankCells, RunResult, SCHEMA_VERSION, sum_of_ranks,
-    };
+    use crate::model::result::{CellResult, CellStart, Client, RankCells, sum_of_ranks};
     use crate::report::text::LiveText;
     use crate::runner::{self, Across, CellMeeting, Event};
     use crate::safety::preflight::{Ready, preflight};
     use crate::system::cluster::Peers;
     use crate::system::cluster::mpi;
     use crate::system::signals::{self, StopFlag};
-    use crate::system::{environment, time};
 
     /// The rank named here arrives late at every cell's barrier (by
     /// [`LATE_BY`]): tests/e2e/cluster_auto.rs proves with it that the
@@ -174,10 +172,7 @@ mod across {
             say(format_args!("warning: {warning}"));
         }
         let stop = StopFlag::default();
-        let started = time::ctime_now();
-        let started_at = time::utc_now_rfc3339();
-        let environment = environment::capture(&mine.path);
-        let time_resolution_ns = time::clock_resolution_ns();
+        let start = RunStart::capture(&mine.path);
         let mut out = Output::new(&stop);
         let text = LiveText::new(&config);
         if speaks {
@@ -186,7 +181,7 @@ mod across {
                 host: peers.host().to_string(),
             };
             out.put(&text.opening_across_ranks(
-                (&environment, &started, time_resolution_ns),
+                (&start.environment, &start.started, start.time_resolution_ns),
                 peers.size() as usize,
                 &me,
                 &mine.path,
@@ -243,20 +238,15 @@ mod across {
                 cell_starts: r.cell_starts,
             })
             .collect();
-        let result = RunResult {
-            schema_version: SCHEMA_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        let result = start.into_result(
             config,
-            started,
-            started_at,
-            finished_at: time::utc_now_rfc3339(),
-            environment,
-            time_resolution_ns,
-            cells: sum_of_ranks(&ranks),
-            throughput: Vec::new(),
-            ranks,
-            status: outcome.status,
-        };
+            Measured {
+                cells: sum_of_ranks(&ranks),
+                throughput: Vec::new(),
+                ranks,
+                status: outcome.status,
+            },
+        );
         super::super::rank::close_job(&result, out, outcome.error, &results, &history, left_behind)
     }
 }

@@ -10,10 +10,11 @@ use std::ffi::OsString;
 use super::latency_files::RankFiles;
 use super::recording::JobRecord;
 use crate::app::output::{Output, say, stdout_failed};
+use crate::app::run_start::{Measured, RunStart};
 use crate::cli::{self, Command};
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
-use crate::model::result::{RunResult, RunStatus, SCHEMA_VERSION};
+use crate::model::result::{RunResult, RunStatus};
 use crate::model::result_files::ResultPlaces;
 use crate::report::files;
 use crate::report::text::LiveText;
@@ -22,7 +23,7 @@ use crate::safety::preflight::{Ready, preflight};
 use crate::system::cluster::mpi::{self, MpiJob};
 use crate::system::cluster::{Launcher, Peers};
 use crate::system::signals::{self, StopFlag};
-use crate::system::{environment, file_warden, host, time};
+use crate::system::{file_warden, host};
 
 /// The rank named here panics after its first phase (tests/e2e/cluster.rs
 /// proves with it that a panicking rank ends the job).
@@ -173,14 +174,11 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     }
     let stop = StopFlag::default();
 
-    let started = time::ctime_now();
-    let started_at = time::utc_now_rfc3339();
-    let environment = environment::capture(&mine.path);
-    let time_resolution_ns = time::clock_resolution_ns();
+    let start = RunStart::capture(&mine.path);
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
     if speaks {
-        out.put(&text.opening(&environment, &started, time_resolution_ns));
+        out.put(&text.opening(&start.environment, &start.started, start.time_resolution_ns));
     }
     // Fault injection for the end-to-end tests: this rank panics after its
     // first phase, while the others already wait for it at the next barrier.
@@ -224,20 +222,15 @@ fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
             None => Exit::Success,
         };
     }
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = start.into_result(
         config,
-        started,
-        started_at,
-        finished_at: time::utc_now_rfc3339(),
-        environment,
-        time_resolution_ns,
-        cells: outcome.cells,
-        throughput: outcome.phases,
-        ranks: Vec::new(),
-        status: outcome.status,
-    };
+        Measured {
+            cells: outcome.cells,
+            throughput: outcome.phases,
+            ranks: Vec::new(),
+            status: outcome.status,
+        },
+    );
     close_job(&result, out, outcome.error, &results, &history, left_behind)
 }
 

@@ -1,0 +1,59 @@
+//! What a run notes as it begins — when (local and UTC), on what machine
+//! and file system, with which clock — and the saved result that becomes,
+//! the same for a run on one machine and for rank 0 of a cluster job.
+
+use std::path::Path;
+
+use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
+use crate::model::result::{
+    CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
+};
+use crate::system::{environment, time};
+
+pub(crate) struct RunStart {
+    /// `Run began` as ctime(3) prints it.
+    pub started: String,
+    pub started_at: String,
+    pub environment: Environment,
+    pub time_resolution_ns: u64,
+}
+
+/// What a run measured, for its result.
+pub(crate) struct Measured {
+    pub cells: Vec<CellResult>,
+    pub throughput: Vec<PhaseResult>,
+    pub ranks: Vec<RankCells>,
+    pub status: RunStatus,
+}
+
+impl RunStart {
+    /// Now, and the environment of `first_file` (the first file the run
+    /// writes).
+    pub fn capture(first_file: &Path) -> RunStart {
+        RunStart {
+            started: time::ctime_now(),
+            started_at: time::utc_now_rfc3339(),
+            environment: environment::capture(first_file),
+            time_resolution_ns: time::clock_resolution_ns(),
+        }
+    }
+
+    /// The run's result, finished now.
+    pub fn into_result(self, config: RunConfig, measured: Measured) -> RunResult {
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            config,
+            started: self.started,
+            started_at: self.started_at,
+            finished_at: time::utc_now_rfc3339(),
+            environment: self.environment,
+            time_resolution_ns: self.time_resolution_ns,
+            cells: measured.cells,
+            throughput: measured.throughput,
+            ranks: measured.ranks,
+            status: measured.status,
+        }
+    }
+}
