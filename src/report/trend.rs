@@ -12,6 +12,7 @@ use super::compare::{SERIES, verdict_colour};
 use super::plots::{PlainAxis, number};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
+use crate::model::dates::to_epoch;
 use crate::report::environment_text::differences_lines;
 
 /// The JSON's format name and version.
@@ -215,29 +216,6 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Seconds since 1970 of an RFC 3339 date in UTC (`None` when it is not one).
-fn epoch(date: &str) -> Option<i64> {
-    let (y, m, d) = (
-        date.get(0..4)?.parse::<i64>().ok()?,
-        date.get(5..7)?.parse::<i64>().ok()?,
-        date.get(8..10)?.parse::<i64>().ok()?,
-    );
-    let secs = match (date.get(11..13), date.get(14..16), date.get(17..19)) {
-        (Some(h), Some(mi), Some(s)) => {
-            h.parse::<i64>().ok()? * 3600 + mi.parse::<i64>().ok()? * 60 + s.parse::<i64>().ok()?
-        }
-        _ => 0,
-    };
-    // Howard Hinnant's days-from-civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some((era * 146_097 + doe - 719_468) * 86_400 + secs)
-}
-
 /// The page: the table (ratio cells coloured by verdict), then per test a
 /// chart with one line per label over time.
 pub fn render_html(t: &Trend) -> String {
@@ -324,7 +302,7 @@ fn chart(t: &Trend, test: usize, name: &str) -> String {
     const BOTTOM: f64 = 50.0;
     let mut series: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
     for r in &t.rows {
-        if let (Some(v), Some(x)) = (r.values[test], epoch(&r.date)) {
+        if let (Some(v), Some(x)) = (r.values[test], to_epoch(&r.date)) {
             series
                 .entry(r.label.as_deref().unwrap_or("(no label)"))
                 .or_default()
@@ -383,7 +361,7 @@ fn chart(t: &Trend, test: usize, name: &str) -> String {
         let date = t
             .rows
             .iter()
-            .find(|r| epoch(&r.date) == Some(x))
+            .find(|r| to_epoch(&r.date) == Some(x))
             .map(|r| r.date.get(..10).unwrap_or(&r.date).to_string())
             .unwrap_or_default();
         let _ = write!(
@@ -429,17 +407,4 @@ fn chart(t: &Trend, test: usize, name: &str) -> String {
     }
     svg.push_str("</svg>\n");
     svg
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_become_epoch_seconds() {
-        assert_eq!(epoch("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(epoch("2008-06-12T10:22:33Z"), Some(1_213_266_153));
-        assert_eq!(epoch("2000-02-29"), Some(951_782_400));
-        assert_eq!(epoch("x"), None);
-    }
 }
