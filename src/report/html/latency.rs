@@ -9,8 +9,8 @@ use std::fmt::Write;
 use super::esc;
 use crate::model::histogram::{LatencyHistogram, LatencySummary, bucket_bounds, bucket_of};
 use crate::model::result::RunResult;
+use crate::model::units::Size;
 use crate::model::workload::Pass;
-use crate::report::plots::human_size;
 
 const W: f64 = 760.0;
 const H: f64 = 400.0;
@@ -77,8 +77,8 @@ fn chosen_cell(result: &RunResult, pass: Pass) -> Option<(String, &LatencySummar
             (
                 format!(
                     "file {}, record {}",
-                    human_size(m.file_bytes),
-                    human_size(m.record_bytes)
+                    Size(m.file_bytes),
+                    Size(m.record_bytes)
                 ),
                 l,
             )
@@ -203,7 +203,7 @@ fn percentiles_by_file_size(h: &mut String, result: &RunResult, pass: Pass) {
             "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             x_of(f),
             AREA.3 + 18.0,
-            esc(&human_size(f))
+            esc(&Size(f).to_string())
         );
     }
     let _ = write!(
@@ -242,7 +242,7 @@ fn percentiles_by_file_size(h: &mut String, result: &RunResult, pass: Pass) {
             "<text x=\"{}\" y=\"{}\" fill=\"{color}\">record {}</text>",
             AREA.2 - 110.0,
             AREA.1 + 16.0 + 16.0 * k as f64,
-            esc(&human_size(r))
+            esc(&Size(r).to_string())
         );
     }
     svg_close(
