@@ -1,12 +1,13 @@
 //! The Environment section: the machine and the target as the run captured
 //! them, "unknown" where it could not tell.
 
-use super::{UNKNOWN, esc, fact, opt_or_unknown, text_or_unknown};
+use super::{UNKNOWN, fact, opt_or_unknown, text_or_unknown};
 use std::fmt::Write as _;
 
 use crate::model::environment::Environment;
 use crate::model::units::Size;
 use crate::report::environment_text::further_facts;
+use crate::report::web::esc;
 
 pub(super) fn environment_section(h: &mut String, env: &Environment) {
     h.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"facts\">\n");

@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
 
-use super::esc;
 use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
 use crate::model::regime::{CacheLimits, Regime, regime};
@@ -15,6 +14,7 @@ use crate::model::result_files::{PlotView, plot_file_name, plot_views};
 use crate::model::units::Size;
 use crate::model::workload::Pass;
 use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, value_scale};
+use crate::report::web::esc;
 
 /// The size of the drawings in the page: smaller than the plot files, so
 /// that their text keeps a readable size in half the page.
