@@ -41,6 +41,7 @@ use std::time::Instant;
 use ioz::data::buffer::{AlignedBuf, fill, write_window_bytes};
 use ioz::model::config::DataPattern;
 use ioz::model::plan::Cell;
+use ioz::model::units::Size;
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 /// A ratio below this is flagged in the summary.
@@ -511,16 +512,6 @@ fn compare(
     rows
 }
 
-fn human(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
-        format!("{} MiB", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
-        format!("{} KiB", bytes >> 10)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
 /// Part 2: IOzone seed 002's strong-scaling sweep.
 fn strong_scaling(files: &Files, total_mb: u64, tiny_kb: u64, runs: usize) {
     let records: [(&str, &str, u64, u64); 3] = [
@@ -535,8 +526,8 @@ fn strong_scaling(files: &Files, total_mb: u64, tiny_kb: u64, runs: usize) {
     println!(
         "  fixed total per record size: {} for 8 kB and 8 MB records, {} for 8 B records \
          (smaller, so the 8-byte syscalls finish in seconds)",
-        human(total_mb << 20),
-        human(tiny_kb << 10)
+        Size(total_mb << 20),
+        Size(tiny_kb << 10)
     );
     println!("  \"Children see\" kB/s, median of {runs} runs; speedup = kB/s / kB/s with 1 thread");
     println!(
@@ -550,7 +541,7 @@ fn strong_scaling(files: &Files, total_mb: u64, tiny_kb: u64, runs: usize) {
             if per_thread == 0 {
                 println!(
                     "  {name:<6} {:>8} {n:>7}  (less than one record per thread; skipped)",
-                    human(total)
+                    Size(total)
                 );
                 continue;
             }
@@ -590,8 +581,8 @@ fn strong_scaling(files: &Files, total_mb: u64, tiny_kb: u64, runs: usize) {
             let (w1, r1) = *base_rates.get_or_insert((w, r));
             println!(
                 "  {name:<6} {:>8} {n:>7} {:>10}  {w:>12.0} {:>7.2}  {r:>12.0} {:>7.2}",
-                human(total),
-                human(per_thread),
+                Size(total),
+                Size(per_thread),
                 w / w1,
                 r / r1
             );

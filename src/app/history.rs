@@ -12,7 +12,8 @@ use super::history_runs::{filter, find, locate, open_to_read, print, refuse};
 use super::output::say;
 use crate::cli::{HistoryAction, HistoryRequest, Selection};
 use crate::error::Exit;
-use crate::history::{Entry, History, ImportedLog, Stored, dates};
+use crate::history::{Entry, History, ImportedLog, Stored};
+use crate::model::dates;
 use crate::report::iozone_log;
 use crate::report::json::read_run;
 
@@ -276,11 +277,7 @@ fn read_import(path: &Path, date: Option<&str>, label: Option<&str>) -> Result<T
             let mtime = fs::metadata(path)
                 .and_then(|m| m.modified())
                 .map_err(|e| format!("cannot read the time of {shown}: {e}"))?;
-            let secs = match mtime.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => d.as_secs() as i64,
-                Err(e) => -(e.duration().as_secs() as i64),
-            };
-            dates::from_epoch(secs)
+            dates::from_system_time(mtime)
         }
     };
     Ok(ToImport::Log(ImportedLog {

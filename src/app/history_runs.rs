@@ -10,7 +10,8 @@ use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::cli::Selection;
 use crate::error::Exit;
-use crate::history::{self, Entry, Filter, History, Location, StatusKind, Stored, dates};
+use crate::history::{self, Entry, Filter, History, Location, StatusKind, Stored};
+use crate::model::dates;
 use crate::model::environment::Environment;
 use crate::report::iozone_log;
 

@@ -25,7 +25,7 @@ use crate::model::config::{
 };
 use crate::model::plan::{Cell, largest_replayed_op, sequential_record};
 use crate::model::telemetry::{Telemetry, Trace};
-use crate::model::units::{MIB, human};
+use crate::model::units::{MIB, Size};
 use crate::model::workload::{Direction, Pass};
 
 /// Largest file offset an operation may reach: the largest file `-s` takes.
@@ -134,10 +134,10 @@ fn load(option: &str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), String> {
     }
     if meta.len() > MAX_TRACE_BYTES {
         return Err(format!(
-            "{option} {shown}: it holds {} bytes, more than the {MAX_TRACE_BYTES} ({}) a \
+            "{option} {shown}: it holds {} bytes, more than the {MAX_TRACE_BYTES} ({:.1}) a \
              telemetry file may hold",
             meta.len(),
-            human(MAX_TRACE_BYTES)
+            Size(MAX_TRACE_BYTES)
         ));
     }
     // The limit again while reading: the file may grow meanwhile.

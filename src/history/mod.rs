@@ -20,10 +20,9 @@
 //!
 //! A layer of its own: it reads and writes the data directory (like
 //! `system`), and turns stored files into data with `report`'s readers
-//! (JSON, IOzone logs) and `analysis`'s samples. The queries and the dates
-//! are pure (index.rs's SQL, dates.rs).
+//! (JSON, IOzone logs) and `analysis`'s samples. The queries are pure
+//! (index.rs's SQL); the dates it sorts by are model::dates.
 
-pub mod dates;
 mod index;
 mod place;
 mod store;

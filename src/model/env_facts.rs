@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::model::environment::{DeviceInfo, Environment, FreePageReporting, TargetEnvironment};
-use crate::model::units::size_words;
+use crate::model::units::Size;
 
 /// What a fact is about: the views group facts under these headings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl Environment {
                     "Instruction" => "i",
                     _ => "",
                 };
-                format!("L{}{kind} {}", c.level, size_words(c.size_bytes))
+                format!("L{}{kind} {}", c.level, Size(c.size_bytes))
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -110,7 +110,7 @@ impl FreePageReporting {
         }
         match (self.order, self.block_bytes()) {
             (Some(order), Some(block)) => {
-                format!("on, order {order} ({} blocks)", size_words(block))
+                format!("on, order {order} ({} blocks)", Size(block))
             }
             _ => "on, order unknown".to_string(),
         }
@@ -209,12 +209,12 @@ impl Environment {
         f.add(
             g,
             "memory",
-            (self.memory_bytes > 0).then(|| size_words(self.memory_bytes)),
+            (self.memory_bytes > 0).then(|| Size(self.memory_bytes).to_string()),
         );
         f.shown(
             g,
             "free memory at start",
-            self.memory_available_bytes.map(size_words),
+            self.memory_available_bytes.map(|b| Size(b).to_string()),
         );
     }
 
@@ -268,7 +268,7 @@ impl Environment {
             "swap",
             p.swap_total_bytes.map(|b| match b {
                 0 => "none".to_string(),
-                b => size_words(b),
+                b => Size(b).to_string(),
             }),
         );
     }
@@ -490,8 +490,6 @@ mod tests {
             ..on.clone()
         };
         assert!(off.words().starts_with("off"));
-        assert_eq!(size_words(1536 << 20), "1.5 GiB");
-        assert_eq!(size_words(512), "512 bytes");
     }
 
     #[test]

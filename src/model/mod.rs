@@ -2,6 +2,7 @@
 //! IOzone tests and passes, the plan, and what a run measured.
 
 pub mod config;
+pub mod dates;
 pub mod env_facts;
 pub mod environment;
 pub mod histogram;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
-use crate::model::units::size_words;
+use crate::model::units::Size;
 use crate::model::variations::DropCaches;
 use crate::model::workload::{Direction, Pass};
 
@@ -126,8 +126,8 @@ impl PageCacheBound {
     /// "4 GiB free at start", "8 GiB of RAM".
     pub fn words(self) -> String {
         match self {
-            PageCacheBound::FreeAtStart(b) => format!("{} free at start", size_words(b)),
-            PageCacheBound::Ram(b) => format!("{} of RAM", size_words(b)),
+            PageCacheBound::FreeAtStart(b) => format!("{} free at start", Size(b)),
+            PageCacheBound::Ram(b) => format!("{} of RAM", Size(b)),
         }
     }
 }

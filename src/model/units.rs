@@ -1,6 +1,8 @@
 //! Units: bytes inside, IOzone's kB (1024 bytes) at the edges, and byte
 //! counts written for people.
 
+use std::fmt;
+
 pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * KIB;
 
@@ -24,37 +26,42 @@ pub fn kb_value(bytes: u64) -> f64 {
     bytes as f64 / KIB as f64
 }
 
-/// A byte count for people: 1.5 GiB.
-pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
-}
+/// A byte count for people, in binary units: ioz's one way to write a size
+/// that is not one of IOzone's kB columns. `{}` reads "64 KiB", "1.5 GiB",
+/// "512 bytes" (a fraction only when there is one); a precision keeps that
+/// many decimals, as the safety messages do ("{:.1}": "64.0 KiB"); the
+/// alternate form is the compact label of a chart's tick or a grid's
+/// heading ("{:#}": "64K", "1.5G", "512B").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub u64);
 
-/// A size for people, without a fraction when it is whole: "2 MiB", "1.5 GiB".
-pub fn size_words(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[unit])
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(&str, &str); 5] = [
+            ("bytes", "B"),
+            ("KiB", "K"),
+            ("MiB", "M"),
+            ("GiB", "G"),
+            ("TiB", "T"),
+        ];
+        let mut v = self.0 as f64;
+        let mut unit = 0;
+        while v >= 1024.0 && unit + 1 < UNITS.len() {
+            v /= 1024.0;
+            unit += 1;
+        }
+        let (long, short) = UNITS[unit];
+        let (name, gap) = if f.alternate() {
+            (short, "")
+        } else {
+            (long, " ")
+        };
+        match f.precision() {
+            _ if unit == 0 => write!(f, "{}{gap}{name}", self.0),
+            Some(decimals) => write!(f, "{v:.decimals$}{gap}{name}"),
+            None if v.fract() == 0.0 => write!(f, "{v:.0}{gap}{name}"),
+            None => write!(f, "{v:.1}{gap}{name}"),
+        }
     }
 }
 
@@ -80,8 +87,20 @@ mod tests {
 
     #[test]
     fn sizes_read_well() {
-        assert_eq!(human(512), "512 bytes");
-        assert_eq!(human(64 << 10), "64.0 KiB");
-        assert_eq!(human(3 << 29), "1.5 GiB");
+        let all = |b: u64| {
+            let s = Size(b);
+            [format!("{s}"), format!("{s:.1}"), format!("{s:#}")]
+        };
+        assert_eq!(all(512), ["512 bytes", "512 bytes", "512B"]);
+        assert_eq!(all(0), ["0 bytes", "0 bytes", "0B"]);
+        assert_eq!(all(64 << 10), ["64 KiB", "64.0 KiB", "64K"]);
+        assert_eq!(all(100 << 10), ["100 KiB", "100.0 KiB", "100K"]);
+        assert_eq!(all(3 << 29), ["1.5 GiB", "1.5 GiB", "1.5G"]);
+        assert_eq!(all(1536 << 20), ["1.5 GiB", "1.5 GiB", "1.5G"]);
+        assert_eq!(all(512 << 20), ["512 MiB", "512.0 MiB", "512M"]);
+        assert_eq!(all(1025), ["1.0 KiB", "1.0 KiB", "1.0K"]);
+        assert_eq!(all(5 << 40), ["5 TiB", "5.0 TiB", "5T"]);
+        assert_eq!(all(3 << 50), ["3072 TiB", "3072.0 TiB", "3072T"]);
+        assert_eq!(format!("{:.2}", Size(1_000_000)), "976.56 KiB");
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::model::env_facts::{Difference, Fact, Group};
 use crate::model::environment::{DeviceInfo, Environment};
-use crate::model::units::size_words;
+use crate::model::units::Size;
 
 /// How an unknown value is shown.
 pub const UNKNOWN: &str = "unknown";
@@ -135,12 +135,12 @@ pub fn header_lines(env: &Environment) -> Vec<String> {
         format!(
             "Memory: {} free at start; swap {}; transparent huge pages {}",
             env.memory_available_bytes
-                .map_or(UNKNOWN.to_string(), size_words),
+                .map_or(UNKNOWN.to_string(), |b| Size(b).to_string()),
             pc.swap_total_bytes
                 .map_or(UNKNOWN.to_string(), |b| if b == 0 {
                     "none".into()
                 } else {
-                    size_words(b)
+                    Size(b).to_string()
                 }),
             or_unknown(&pc.transparent_hugepages)
         ),

@@ -19,6 +19,7 @@ pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;
 pub mod trend;
+mod web;
 
 use std::io;
 

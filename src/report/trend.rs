@@ -8,10 +8,11 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::compare::{SERIES, verdict_colour};
-use super::plots::{PlainAxis, number};
+use super::plots::number;
+use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series, verdict_colour};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
+use crate::model::dates::to_epoch;
 use crate::report::environment_text::differences_lines;
 
 /// The JSON's format name and version.
@@ -208,36 +209,6 @@ pub fn render_json(t: &Trend) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// Seconds since 1970 of an RFC 3339 date in UTC (`None` when it is not one).
-fn epoch(date: &str) -> Option<i64> {
-    let (y, m, d) = (
-        date.get(0..4)?.parse::<i64>().ok()?,
-        date.get(5..7)?.parse::<i64>().ok()?,
-        date.get(8..10)?.parse::<i64>().ok()?,
-    );
-    let secs = match (date.get(11..13), date.get(14..16), date.get(17..19)) {
-        (Some(h), Some(mi), Some(s)) => {
-            h.parse::<i64>().ok()? * 3600 + mi.parse::<i64>().ok()? * 60 + s.parse::<i64>().ok()?
-        }
-        _ => 0,
-    };
-    // Howard Hinnant's days-from-civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some((era * 146_097 + doe - 719_468) * 86_400 + secs)
-}
-
 /// The page: the table (ratio cells coloured by verdict), then per test a
 /// chart with one line per label over time.
 pub fn render_html(t: &Trend) -> String {
@@ -318,128 +289,55 @@ pub fn render_html(t: &Trend) -> String {
 fn chart(t: &Trend, test: usize, name: &str) -> String {
     const W: f64 = 640.0;
     const H: f64 = 300.0;
-    const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 130.0;
-    const TOP: f64 = 30.0;
-    const BOTTOM: f64 = 50.0;
-    let mut series: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
+    let frame = Frame {
+        left: 70.0,
+        top: 30.0,
+        right: W - 130.0,
+        bottom: H - 50.0,
+    };
+    let mut series_of: BTreeMap<&str, Vec<(i64, f64)>> = BTreeMap::new();
     for r in &t.rows {
-        if let (Some(v), Some(x)) = (r.values[test], epoch(&r.date)) {
-            series
+        if let (Some(v), Some(x)) = (r.values[test], to_epoch(&r.date)) {
+            series_of
                 .entry(r.label.as_deref().unwrap_or("(no label)"))
                 .or_default()
                 .push((x, v));
         }
     }
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
-         <text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
-        (LEFT + W - RIGHT) / 2.0,
-        esc(name)
+    let mut svg = Svg::new(W, H, name);
+    svg.text(
+        Text::new((frame.left + frame.right) / 2.0, 18.0, name)
+            .anchor(Anchor::Middle)
+            .size(TextSize::Heading),
     );
-    let points: Vec<(i64, f64)> = series.values().flatten().copied().collect();
+    let points: Vec<(i64, f64)> = series_of.values().flatten().copied().collect();
     if points.is_empty() {
-        svg.push_str("<text x=\"320\" y=\"150\" text-anchor=\"middle\">no values</text></svg>\n");
-        return svg;
+        svg.text(Text::new(W / 2.0, H / 2.0, "no values").anchor(Anchor::Middle));
+        return svg.finish() + "\n";
     }
     let (x0, x1) = points
         .iter()
         .fold((i64::MAX, i64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let max = points.iter().map(|p| p.1).fold(0.0, f64::max);
-    let axis = PlainAxis::up_to(t.output_unit, max);
-    let top = axis.top();
-    let plot_w = W - LEFT - RIGHT;
-    let plot_h = H - TOP - BOTTOM;
-    let span = (x1 - x0).max(1) as f64;
-    let x_of = |x: i64| {
-        if x1 == x0 {
-            LEFT + plot_w / 2.0
-        } else {
-            LEFT + (x - x0) as f64 / span * plot_w
+    let x_axis = Axis::time(x0, x1);
+    let y_axis = Axis::rates(t.output_unit, max);
+    frame.draw_y(&mut svg, &y_axis);
+    frame.draw_x(&mut svg, &x_axis);
+    let at = |(x, v): (i64, f64)| (frame.x(x_axis.at(x as f64)), frame.y(y_axis.at(v)));
+    for (n, (label, pts)) in series_of.iter().enumerate() {
+        // The colours of ioz compare's inputs after the baseline's grey.
+        let colour = series(n + 1);
+        let line: Vec<(f64, f64)> = pts.iter().copied().map(at).collect();
+        svg.polyline(&line, Paint::stroke(colour).width(2.0));
+        for (&point, &(_, v)) in line.iter().zip(pts) {
+            let tip = format!("{label}: {}", value_text(Some(v)));
+            svg.circle(point, 3.0, Paint::fill(colour), Some(&tip));
         }
-    };
-    let y_of = |v: f64| TOP + plot_h - (v * axis.factor / top).min(1.0) * plot_h;
-    for &tick in &axis.ticks {
-        let y = TOP + plot_h - tick / top * plot_h;
-        let _ = write!(
-            svg,
-            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            LEFT + plot_w,
-            LEFT - 6.0,
-            y + 4.0,
-            number(tick)
+        svg.key(
+            (frame.right + 10.0, frame.top + 10.0 + 16.0 * n as f64),
+            colour,
+            label,
         );
     }
-    let _ = write!(
-        svg,
-        "<text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">{}</text>",
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
-        esc(axis.unit)
-    );
-    // The first and last dates under the axis.
-    for (x, anchor) in [(x0, "start"), (x1, "end")] {
-        let date = t
-            .rows
-            .iter()
-            .find(|r| epoch(&r.date) == Some(x))
-            .map(|r| r.date.get(..10).unwrap_or(&r.date).to_string())
-            .unwrap_or_default();
-        let _ = write!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
-            x_of(x),
-            H - BOTTOM + 18.0,
-            esc(&date)
-        );
-    }
-    for (n, (label, pts)) in series.iter().enumerate() {
-        let colour = SERIES[(n + 1) % SERIES.len()];
-        let path: Vec<String> = pts
-            .iter()
-            .map(|&(x, v)| format!("{:.1},{:.1}", x_of(x), y_of(v)))
-            .collect();
-        let _ = write!(
-            svg,
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
-            path.join(" ")
-        );
-        for &(x, v) in pts {
-            let _ = write!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{}: {}</title></circle>",
-                x_of(x),
-                y_of(v),
-                esc(label),
-                value_text(Some(v))
-            );
-        }
-        let ly = TOP + 14.0 * n as f64;
-        let _ = write!(
-            svg,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            W - RIGHT + 10.0,
-            ly,
-            W - RIGHT + 24.0,
-            ly + 9.0,
-            esc(label)
-        );
-    }
-    svg.push_str("</svg>\n");
-    svg
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_become_epoch_seconds() {
-        assert_eq!(epoch("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(epoch("2008-06-12T10:22:33Z"), Some(1_213_266_153));
-        assert_eq!(epoch("2000-02-29"), Some(951_782_400));
-        assert_eq!(epoch("x"), None);
-    }
+    svg.finish() + "\n"
 }

@@ -23,7 +23,7 @@ use crate::data::telemetry::{TraceOp, pool_bytes as telemetry_pool_bytes};
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_record};
-use crate::model::units::human;
+use crate::model::units::Size;
 use crate::model::variations::{EngineChoice, Verify};
 use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::system::environment::{parse_mem_available, purge_cache_bytes};
@@ -101,12 +101,12 @@ impl Budget {
         let (whole, of) = match (available, address_space) {
             (Some(a), Some(l)) if l < a => (
                 l,
-                format!("the {} address-space limit (ulimit -v)", human(l)),
+                format!("the {:.1} address-space limit (ulimit -v)", Size(l)),
             ),
-            (Some(a), _) => (a, format!("the {} available", human(a))),
+            (Some(a), _) => (a, format!("the {:.1} available", Size(a))),
             (None, Some(l)) => (
                 l,
-                format!("the {} address-space limit (ulimit -v)", human(l)),
+                format!("the {:.1} address-space limit (ulimit -v)", Size(l)),
             ),
             (None, None) => return None,
         };
@@ -135,10 +135,10 @@ fn memory_verdict(config: &RunConfig, needed: u64, budget: &Budget) -> Result<()
         None => "",
     };
     Err(RunError::Refused(format!(
-        "dedup data (-+w/-+y/-+C) is built in memory before the clock: the run needs {}{workers} \
-         but only {} may be used (half of {}); use smaller files (-s, -g) or fewer workers",
-        human(needed),
-        human(budget.cap),
+        "dedup data (-+w/-+y/-+C) is built in memory before the clock: the run needs {:.1}{workers} \
+         but only {:.1} may be used (half of {}); use smaller files (-s, -g) or fewer workers",
+        Size(needed),
+        Size(budget.cap),
         budget.of
     )))
 }
@@ -355,10 +355,10 @@ fn footprint_verdict(f: &Footprint, budget: &Budget) -> Result<(), RunError> {
     }
     let (part, advice) = heaviest_part(f);
     Err(RunError::Refused(format!(
-        "the run would hold {} in memory at once ({part}) but only {} may be used (half of {}); \
+        "the run would hold {:.1} in memory at once ({part}) but only {:.1} may be used (half of {}); \
          {advice}",
-        human(total),
-        human(budget.cap),
+        Size(total),
+        Size(budget.cap),
         budget.of
     )))
 }
@@ -368,7 +368,7 @@ fn footprint_verdict(f: &Footprint, budget: &Budget) -> Result<(), RunError> {
 fn heaviest_part(f: &Footprint) -> (String, String) {
     let parts = [f.operations, f.buffers, f.latencies, f.purge, f.traces];
     let heaviest = (0..parts.len()).max_by_key(|&i| parts[i]).unwrap_or(0);
-    let bytes = human(parts[heaviest]);
+    let bytes = format!("{:.1}", Size(parts[heaviest]));
     let each_worker = if f.workers > 1 {
         format!(" for each of {} workers", f.workers)
     } else {
@@ -441,7 +441,7 @@ mod tests {
     fn budget(cap: u64) -> Budget {
         Budget {
             cap,
-            of: format!("the {} available", human(cap * 2)),
+            of: format!("the {:.1} available", Size(cap * 2)),
         }
     }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::telemetry::Telemetry;
-use crate::model::units::human;
+use crate::model::units::Size;
 use crate::model::variations::DropCaches;
 use crate::model::workload::TestId;
 use crate::system::device;
@@ -83,12 +83,12 @@ fn reaches_within(t: &Telemetry, path: &Path, free: u64, dir: &Path) -> Result<(
         return Ok(());
     }
     Err(RunError::Refused(format!(
-        "{opt} {}: the telemetry file reaches {} into {} but only {} is free in {}; \
+        "{opt} {}: the telemetry file reaches {:.1} into {} but only {:.1} is free in {}; \
          use a telemetry file that reaches less far, or another directory",
         trace.path.display(),
-        human(trace.end),
+        Size(trace.end),
         path.display(),
-        human(free),
+        Size(free),
         dir.display()
     )))
 }
@@ -131,11 +131,11 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
     for (needed, available, dir) in per_fs.values() {
         if needed > available {
             return Err(RunError::Refused(format!(
-                "the run needs {} for its largest file(s) in {} but only {} is free there; \
+                "the run needs {:.1} for its largest file(s) in {} but only {:.1} is free there; \
                  use smaller sizes (-s, -g) or another directory",
-                human(*needed),
+                Size(*needed),
                 dir.display(),
-                human(*available)
+                Size(*available)
             )));
         }
     }
@@ -151,10 +151,10 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
                 && total <= ram =>
         {
             Ok(Some(format!(
-                "the largest working set ({}) fits in RAM ({}): the results will show the page \
+                "the largest working set ({:.1}) fits in RAM ({:.1}): the results will show the page \
              cache, not the device (use -I, or files larger than RAM, to measure the device)",
-                human(total),
-                human(ram)
+                Size(total),
+                Size(ram)
             )))
         }
         _ => Ok(None),

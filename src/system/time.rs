@@ -1,7 +1,9 @@
 //! The wall-clock times a run records (when it began, for the text header
 //! and the JSON) and the resolution of the monotonic clock its timings use.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
+
+use crate::model::dates;
 
 /// The current local time as ctime(3) writes it, without the newline.
 pub fn ctime_now() -> String {
@@ -33,23 +35,7 @@ fn ctime_at(when: libc::time_t) -> String {
 
 /// The current time as RFC 3339 in UTC, e.g. 2026-11-21T21:05:03Z.
 pub fn utc_now_rfc3339() -> String {
-    let mut buf = [0 as libc::c_char; 32];
-    let format = c"%Y-%m-%dT%H:%M:%SZ";
-    // SAFETY: gmtime_r fills a zeroed tm; strftime writes at most buf.len() bytes.
-    unsafe {
-        let now = libc::time(std::ptr::null_mut());
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::gmtime_r(&now, &mut tm).is_null() {
-            return String::from("unknown");
-        }
-        let n = libc::strftime(buf.as_mut_ptr(), buf.len(), format.as_ptr(), &tm);
-        std::ffi::CStr::from_bytes_until_nul(std::slice::from_raw_parts(
-            buf.as_ptr().cast::<u8>(),
-            n + 1,
-        ))
-        .map(|c| c.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| String::from("unknown"))
-    }
+    dates::from_system_time(SystemTime::now())
 }
 
 /// Whether the kernel keeps time with the CPU's time-stamp counter (its

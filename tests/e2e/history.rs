@@ -655,6 +655,20 @@ fn trends_over_runs_given_fixed_dates_by_import() {
     let tests = doc["tests"].as_array().unwrap().len();
     assert_eq!(html.matches("<svg").count(), tests);
     assert_eq!(html.matches("<polyline").count(), 2 * tests);
+    // Each chart's time axis labelled at its ends to the day and titled;
+    // its value axis titled with the unit.
+    for label in [
+        ">2007-09-06</text>",
+        ">2008-06-12</text>",
+        ">date (UTC)</text>",
+    ] {
+        assert_eq!(html.matches(label).count(), tests, "{label}");
+    }
+    assert_eq!(
+        html.matches(" transform=\"rotate(-90 ").count(),
+        tests,
+        "a turned unit title per chart"
+    );
 
     // One cell, some tests.
     let r = ioz_h(

@@ -388,6 +388,14 @@ fn the_html_report_has_a_latency_view_per_test() {
     }
     // Two record sizes × p50 and p99 per test, and one CDF per test.
     assert_eq!(section.matches("<polyline").count(), 2 * (4 + 1));
+    // Every axis titled: latency up the percentiles' side and along the
+    // CDF's, the file sizes, the CDF's fraction.
+    assert_eq!(
+        section.matches(">latency (log scale)</text>").count(),
+        2 * 2
+    );
+    assert_eq!(section.matches(">file size</text>").count(), 2);
+    assert_eq!(section.matches(">fraction of operations</text>").count(), 2);
     // Without --latency, no section.
     ok(
         dir.path(),

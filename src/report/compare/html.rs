@@ -8,11 +8,12 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
-use super::svg::{SERIES, mean_sd_bars, mountain, percent_bars, ratio_heat, verdict_colour};
+use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat};
 use super::text::{environment_lines, regime_line};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
 use crate::model::workload::Pass;
 use crate::report::plots::{PlainAxis, number};
+use crate::report::web::{esc, series, verdict_colour};
 
 const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1300px;
@@ -194,11 +195,7 @@ pub fn render_html(c: &Comparison) -> String {
         labels
             .iter()
             .enumerate()
-            .map(|(i, l)| format!(
-                "<span style=\"color:{}\">{}</span>",
-                SERIES[i % SERIES.len()],
-                esc(l)
-            ))
+            .map(|(i, l)| format!("<span style=\"color:{}\">{}</span>", series(i), esc(l)))
             .collect::<Vec<_>>()
             .join(", "),
         c.band_percent
@@ -370,11 +367,4 @@ fn slug(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

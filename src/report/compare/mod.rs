@@ -15,7 +15,6 @@ use std::io::{self, Write};
 pub use data::{COMPARE_FORMAT, COMPARE_VERSION, CSV_HEADER, render_csv, render_json};
 pub use format::cell_name;
 pub use html::render_html;
-pub use svg::{SERIES, verdict_colour};
 pub use text::render_text;
 pub use xlsx::render_xlsx;
 

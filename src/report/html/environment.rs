@@ -1,12 +1,13 @@
 //! The Environment section: the machine and the target as the run captured
 //! them, "unknown" where it could not tell.
 
-use super::{UNKNOWN, esc, fact, opt_or_unknown, text_or_unknown};
+use super::{UNKNOWN, fact, opt_or_unknown, text_or_unknown};
 use std::fmt::Write as _;
 
 use crate::model::environment::Environment;
+use crate::model::units::Size;
 use crate::report::environment_text::further_facts;
-use crate::report::plots::human_size;
+use crate::report::web::esc;
 
 pub(super) fn environment_section(h: &mut String, env: &Environment) {
     h.push_str("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"facts\">\n");
@@ -25,7 +26,7 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
         let list = env.cpu_cache_list();
         let llc = env
             .last_level_cache_bytes()
-            .map(|b| format!(" (last level: {})", human_size(b)))
+            .map(|b| format!(" (last level: {})", Size(b)))
             .unwrap_or_default();
         esc(&format!("{list}{llc}"))
     };
@@ -36,7 +37,7 @@ pub(super) fn environment_section(h: &mut String, env: &Environment) {
         &if env.memory_bytes == 0 {
             UNKNOWN.to_string()
         } else {
-            esc(&human_size(env.memory_bytes))
+            esc(&Size(env.memory_bytes).to_string())
         },
     );
     let t = &env.target;

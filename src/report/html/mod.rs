@@ -14,6 +14,7 @@ use std::io;
 use super::Exporter;
 use super::plots::{pass_slug, plotted_passes};
 use super::text::render_output;
+use super::web::esc;
 use crate::model::config::{OutputUnit, PlotStyle};
 use crate::model::result::{RunResult, RunStatus};
 use environment::environment_section;
@@ -234,21 +235,6 @@ fn unit_words(unit: OutputUnit) -> &'static str {
         OutputUnit::OpsPerSec => "operations/s",
         OutputUnit::MicrosPerOp => "µs per operation",
     }
-}
-
-pub(super) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn code(s: &str) -> String {

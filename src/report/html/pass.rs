@@ -6,15 +6,15 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
 
-use super::esc;
 use crate::model::config::OutputUnit;
 use crate::model::plan::expand;
 use crate::model::regime::{CacheLimits, Regime, regime};
 use crate::model::result::{PhaseResult, RunResult, mean, phase_runs};
 use crate::model::result_files::{PlotView, plot_file_name, plot_views};
-use crate::model::units::size_words;
+use crate::model::units::Size;
 use crate::model::workload::Pass;
-use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, size_label, value_scale};
+use crate::report::plots::{ValueScale, measured, pass_slug, plot_svg, value_scale};
+use crate::report::web::esc;
 
 /// The size of the drawings in the page: smaller than the plot files, so
 /// that their text keeps a readable size in half the page.
@@ -141,14 +141,14 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
     );
     h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
     for &rec in &records {
-        let _ = write!(h, "<th scope=\"col\">{}</th>", size_label(rec));
+        let _ = write!(h, "<th scope=\"col\">{:#}</th>", Size(rec));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
     for &file in &plan.file_axis {
         if !result.cells.iter().any(|c| c.cell.file_bytes == file) {
             continue;
         }
-        let _ = write!(h, "<tr><th scope=\"row\">{}</th>", size_label(file));
+        let _ = write!(h, "<tr><th scope=\"row\">{:#}</th>", Size(file));
         for &rec in &records {
             if !planned.contains(&(file, rec)) {
                 h.push_str("<td></td>");
@@ -162,11 +162,11 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
                     // class draws the regime's marker after the value.
                     let _ = write!(
                         h,
-                        "<td style=\"background:{}\" class=\"regime {}\" title=\"{} {}: {} {}; {}\">{}</td>",
+                        "<td style=\"background:{}\" class=\"regime {}\" title=\"{:#} {:#}: {} {}; {}\">{}</td>",
                         shade_css(scale.shade(raw)),
                         regime.code(),
-                        size_label(file),
-                        size_label(rec),
+                        Size(file),
+                        Size(rec),
                         m.value(config.unit),
                         esc(iozone_unit(config.unit)),
                         esc(&regime.words()),
@@ -206,10 +206,10 @@ fn phases(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
         let avg = |f: fn(&PhaseResult, OutputUnit) -> f64| mean(runs.iter().map(|p| f(p, u)));
         let _ = writeln!(
             h,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+            "<tr><th scope=\"row\">{}</th><td>{:#}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td></tr>",
             p.workers,
-            size_label(p.file_bytes),
+            Size(p.file_bytes),
             scale.value_text(avg(PhaseResult::children_see)),
             scale.value_text(avg(PhaseResult::parent_sees)),
             scale.value_text(avg(PhaseResult::min_rate)),
@@ -247,7 +247,7 @@ fn regime_legend(h: &mut String, result: &RunResult, pass: Pass) {
         let bound = match r.code() {
             "cpu_cache" => limits
                 .llc
-                .map(|b| format!(": the file fits the {} last-level cache", size_words(b))),
+                .map(|b| format!(": the file fits the {} last-level cache", Size(b))),
             "page_cache" => limits
                 .page_cache
                 .map(|b| format!(": the file fits the page cache ({})", b.words())),

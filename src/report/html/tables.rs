@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use crate::model::result::RunResult;
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
+use crate::report::web::esc;
 
 /// The results table: one row per cell, one column per reported pass.
 pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass], unit: &str) {

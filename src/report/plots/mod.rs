@@ -36,7 +36,6 @@ use super::layout::TableLayout;
 use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
-pub use labels::{human_size, size_label};
 pub use output::{plot_files, plot_svg};
 pub use scale::{PlainAxis, ValueScale, measured, number};
 

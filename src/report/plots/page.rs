@@ -6,7 +6,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::grid::Grid;
-use super::labels::human_size;
 use super::lines::draw_lines;
 use super::regions::Regions;
 use super::scale::ValueScale;
@@ -17,6 +16,7 @@ use super::two_d::{draw_line, draw_single, series};
 use super::{DrawResult, TEXT_GREY, value_scale};
 use crate::model::result::{RunResult, RunStatus};
 use crate::model::result_files::PlotView;
+use crate::model::units::Size;
 use crate::model::workload::Pass;
 
 /// Height of the title and subtitle; a small drawing (the HTML report's,
@@ -139,12 +139,12 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
         }
         Body::OneFile => {
             let (xs, ys) = series(&grid.records, |j| grid.values[0][j]);
-            let title = format!("Record size (file size {})", human_size(grid.files[0]));
+            let title = format!("Record size (file size {})", Size(grid.files[0]));
             draw_line(&body, ts, &xs, &ys, &title, &scale, None)?;
         }
         Body::OneRecord => {
             let (xs, ys) = series(&grid.files, |i| grid.values[i][0]);
-            let title = format!("File size (record size {})", human_size(grid.records[0]));
+            let title = format!("File size (record size {})", Size(grid.records[0]));
             draw_line(&body, ts, &xs, &ys, &title, &scale, Some(&regions))?;
         }
         Body::Surface => draw_surface(&body, ts, &grid, &regions, &scale)?,
@@ -199,7 +199,7 @@ fn file_region_note(regions: &Regions, file: u64) -> String {
     match regions.region_of(file) {
         Some(r) => format!(
             "File size {}: {r} region. {}",
-            human_size(file),
+            Size(file),
             regions.caption()
         ),
         None => regions.caption(),

@@ -5,9 +5,10 @@
 //! view uses; a pass that could not be served from a cache (-I, a read
 //! after --drop-caches or -U) is one region whatever the size.
 
-use super::labels::{human_size, lg};
+use super::labels::lg;
 use crate::model::regime::{CacheLimits, Fit, PageCacheBound, Uncached, uncached};
 use crate::model::result::RunResult;
+use crate::model::units::Size;
 use crate::model::workload::Pass;
 
 /// Where the file-size axis passes from one cache to the next.
@@ -68,13 +69,11 @@ impl Regions {
             return b;
         }
         if let Some(c) = self.llc {
-            b.push((format!("LLC {}", human_size(c)), lg(c)));
+            b.push((format!("LLC {}", Size(c)), lg(c)));
         }
         match self.page {
-            Some(PageCacheBound::Ram(m)) => b.push((format!("RAM {}", human_size(m)), lg(m))),
-            Some(PageCacheBound::FreeAtStart(m)) => {
-                b.push((format!("free {}", human_size(m)), lg(m)))
-            }
+            Some(PageCacheBound::Ram(m)) => b.push((format!("RAM {}", Size(m)), lg(m))),
+            Some(PageCacheBound::FreeAtStart(m)) => b.push((format!("free {}", Size(m)), lg(m))),
             None => {}
         }
         b
@@ -99,12 +98,12 @@ impl Regions {
         match (self.llc, self.page) {
             (Some(c), Some(m)) => format!(
                 "File-size regions: CPU cache up to the {} last-level cache, page cache up to {}, device beyond.",
-                human_size(c),
+                Size(c),
                 m.words()
             ),
             (Some(c), None) => format!(
                 "File-size regions: CPU cache up to the {} last-level cache. Memory size unknown: no page-cache/device boundary drawn.",
-                human_size(c)
+                Size(c)
             ),
             (None, Some(m)) => format!(
                 "File-size regions: device beyond {}. Last-level cache size unknown: no CPU-cache boundary drawn.",

@@ -6,7 +6,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::axis::TickedAxis;
-use super::labels::human_size;
 use super::regions::Regions;
 use super::scale::ValueScale;
 use super::text::{Typesetter, style, text_width};
@@ -14,6 +13,7 @@ use super::two_d::chart_2d;
 use super::{DrawResult, LINE_COLOR, REGION_COLORS};
 use crate::model::config::OutputUnit;
 use crate::model::result::{PhaseResult, RunResult, mean};
+use crate::model::units::Size;
 use crate::model::workload::Pass;
 
 /// The phases of `pass`, in run order.
@@ -94,7 +94,7 @@ fn total_bytes(counts: &[&PhaseResult]) -> u64 {
 fn sizes_note(result: &RunResult, counts: &[&PhaseResult]) -> String {
     let first = counts[0];
     let noun = if first.threads { "thread" } else { "process" };
-    let record = human_size(first.record_bytes);
+    let record = Size(first.record_bytes);
     let constant_total = result
         .config
         .throughput
@@ -105,7 +105,7 @@ fn sizes_note(result: &RunResult, counts: &[&PhaseResult]) -> String {
         // -+k: the file size is split between the workers.
         let shares = counts
             .iter()
-            .map(|p| format!("{} with {}", human_size(p.file_bytes), p.workers))
+            .map(|p| format!("{} with {}", Size(p.file_bytes), p.workers))
             .collect::<Vec<_>>()
             .join(", ");
         let nouns = if first.threads {
@@ -113,7 +113,7 @@ fn sizes_note(result: &RunResult, counts: &[&PhaseResult]) -> String {
         } else {
             "processes"
         };
-        let total = human_size(total_bytes(counts));
+        let total = Size(total_bytes(counts));
         format!(
             "-+k: {total} shared by the {nouns}: each file is {total}/N ({shares}), \
              {total} in total; record size {record}."
@@ -122,8 +122,8 @@ fn sizes_note(result: &RunResult, counts: &[&PhaseResult]) -> String {
         let most = counts.last().map_or(1, |p| p.workers);
         format!(
             "Each {noun}: file size {}, record size {record}; {} in total with {most}.",
-            human_size(first.file_bytes),
-            human_size(total_bytes(counts))
+            Size(first.file_bytes),
+            Size(total_bytes(counts))
         )
     }
 }

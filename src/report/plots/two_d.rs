@@ -8,11 +8,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::axis::TickedAxis;
-use super::labels::{human_size, lg, size_tick};
+use super::labels::{lg, size_tick};
 use super::regions::Regions;
 use super::scale::ValueScale;
 use super::text::{Typesetter, style, text_width};
 use super::{DrawResult, LINE_COLOR, REGION_COLORS, TEXT_GREY};
+use crate::model::units::Size;
 
 /// Pixel size of tick labels.
 const TICK_SIZE: u32 = 15;
@@ -177,9 +178,9 @@ pub(super) fn draw_single<DB: DrawingBackend>(
     // A telemetry run (-X/-Y) has no record size: its file sets the sizes.
     let records = match record {
         0 => "sizes from a telemetry file".to_string(),
-        r => format!("record size {}", human_size(r)),
+        r => format!("record size {}", Size(r)),
     };
-    let x_title = format!("One cell: file size {}, {records}", human_size(file));
+    let x_title = format!("One cell: file size {}, {records}", Size(file));
     let no_label = |_: f64| String::new();
     let chart = chart_2d(area, ts, x_axis, &no_label, scale, &x_title)?;
     let plot = chart.plotting_area();

@@ -1,8 +1,12 @@
-//! The dates the history sorts by, all as RFC 3339 in UTC
-//! (`2008-06-12T10:22:33Z`): a run's `started_at` as it is, IOzone's
-//! `Run began:` line (ctime's layout, read as UTC: IOzone does not say its
-//! zone), an `--date`/`--since`/`--until` given by the user, or a file's
-//! time. Pure functions: no clock, no zone database.
+//! Dates as ioz writes them, all RFC 3339 in UTC (`2008-06-12T10:22:33Z`):
+//! a run's `started_at` and `finished_at` (made from the clock's seconds by
+//! system/time.rs), IOzone's `Run began:` line (ctime's layout, read as UTC:
+//! IOzone does not say its zone), an `--date`/`--since`/`--until` given by
+//! the user, a file's time; and back to seconds, for a chart's time axis or
+//! the distance between two runs. Pure functions: no clock, no zone database.
+
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since 1970 as RFC 3339 in UTC.
 pub fn from_epoch(secs: i64) -> String {
@@ -15,6 +19,36 @@ pub fn from_epoch(secs: i64) -> String {
         rest / 60 % 60,
         rest % 60
     )
+}
+
+/// A time of the system's clock (now, a file's modification) as RFC 3339
+/// in UTC, to the second.
+pub fn from_system_time(t: SystemTime) -> String {
+    from_epoch(match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(before) => -(before.duration().as_secs() as i64),
+    })
+}
+
+/// Seconds since 1970 of an RFC 3339 date in UTC, or of a bare
+/// `YYYY-MM-DD` (its midnight); `None` when it is neither.
+pub fn to_epoch(date: &str) -> Option<i64> {
+    let (y, m, d) = (
+        date.get(0..4)?.parse::<i64>().ok()?,
+        date.get(5..7)?.parse::<u32>().ok()?,
+        date.get(8..10)?.parse::<u32>().ok()?,
+    );
+    if !valid(y, m, d) {
+        return None;
+    }
+    let secs = match date.get(11..19) {
+        Some(time) => {
+            let (h, mi, s) = clock(time)?;
+            i64::from(h * 3600 + mi * 60 + s)
+        }
+        None => 0,
+    };
+    Some(days_from_civil(y, m, d) * 86_400 + secs)
 }
 
 /// IOzone's `Run began:` text (`Thu Jun 12 10:22:33 2008`) as RFC 3339;
@@ -34,11 +68,26 @@ pub fn from_ctime(text: &str) -> Option<String> {
     valid(year, month, day).then(|| format!("{year:04}-{month:02}-{day:02}T{h:02}:{mi:02}:{s:02}Z"))
 }
 
+/// A date the user gave that is not one; it says what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotADate(pub String);
+
+impl fmt::Display for NotADate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for NotADate {}
+
 /// A date the user gave: `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]`,
-/// `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), as RFC 3339; the error says what is
-/// accepted.
-pub fn from_user(text: &str) -> Result<String, String> {
-    let bad = || format!("'{text}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)");
+/// `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), as RFC 3339.
+pub fn from_user(text: &str) -> Result<String, NotADate> {
+    let bad = || NotADate(text.to_string());
     let t = text.trim().trim_end_matches('Z');
     let (date, time) = match t.split_once(['T', ' ']) {
         Some((d, t)) => (d, Some(t)),
@@ -97,6 +146,18 @@ fn valid(year: i64, month: u32, day: u32) -> bool {
     (1..=days).contains(&day)
 }
 
+/// Howard Hinnant's days-from-civil algorithm (proleptic Gregorian): days
+/// since 1970-01-01 of a valid date.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -120,6 +181,32 @@ mod tests {
         assert_eq!(from_epoch(0), "1970-01-01T00:00:00Z");
         assert_eq!(from_epoch(1_213_266_153), "2008-06-12T10:22:33Z");
         assert_eq!(from_epoch(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(from_epoch(-1), "1969-12-31T23:59:59Z");
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_213_266_153);
+        assert_eq!(from_system_time(t), "2008-06-12T10:22:33Z");
+        let before = UNIX_EPOCH - std::time::Duration::from_secs(86_400);
+        assert_eq!(from_system_time(before), "1969-12-31T00:00:00Z");
+    }
+
+    #[test]
+    fn dates_become_epoch_seconds_and_back() {
+        assert_eq!(to_epoch("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(to_epoch("2008-06-12T10:22:33Z"), Some(1_213_266_153));
+        assert_eq!(to_epoch("2000-02-29"), Some(951_782_400));
+        for secs in [
+            0,
+            59,
+            86_399,
+            951_782_400,
+            1_213_266_153,
+            4_102_444_800,
+            -86_400,
+        ] {
+            assert_eq!(to_epoch(&from_epoch(secs)), Some(secs), "{secs}");
+        }
+        for bad in ["x", "", "2008-13-01", "2001-02-29", "2008-06-12T25:00:00Z"] {
+            assert_eq!(to_epoch(bad), None, "{bad}");
+        }
     }
 
     #[test]
@@ -152,8 +239,11 @@ mod tests {
             "2007-09-06T12:30:05Z"
         );
         for bad in ["2007-13-01", "06/09/2007", "2007-09-06T25:00", "", "2007-9"] {
-            let e = from_user(bad).unwrap_err();
-            assert!(e.contains("is not a date"), "{bad}: {e}");
+            let e = from_user(bad).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("'{bad}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
+            );
         }
         let until = from_user("2008-06-12").unwrap();
         assert_eq!(
