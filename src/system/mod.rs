@@ -15,6 +15,8 @@ pub mod netfs;
 pub mod queue;
 pub mod remount;
 pub mod signals;
+#[cfg(test)]
+pub(crate) mod skip_ledger;
 pub mod sysfs;
 pub mod time;
 pub mod tunables;
