@@ -28,7 +28,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
         .collect();
     let places = match outputs::check_for_compare(&request.outputs, &inputs, request.force) {
         Ok(p) => p,
-        Err(e) => return refuse(&e),
+        Err(e) => return refuse(&e.to_string()),
     };
     let options = Options {
         band_percent: request.band_percent,

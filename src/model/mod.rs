@@ -4,6 +4,7 @@
 pub mod config;
 pub mod env_facts;
 pub mod environment;
+pub mod file_kind;
 pub mod histogram;
 pub mod host;
 pub mod identity;

@@ -1,10 +1,13 @@
 //! What reads or changes the machine: the environment of a run, mounts,
 //! block devices, remounting, signals, host facts, wall-clock times and how
 //! freed memory goes back to the system; whether an MPI launcher started
-//! ioz, and (with the `mpi` feature) the ranks of its job.
+//! ioz, and (with the `mpi` feature) the ranks of its job. And the system
+//! calls the layers above share: descriptors for safety's checks, and ioz's
+//! extended-attribute marks.
 
 pub mod allocator;
 pub mod cluster;
+pub mod descriptor;
 pub mod device;
 pub mod environment;
 pub mod file_warden;
@@ -22,6 +25,7 @@ pub mod time;
 pub mod tunables;
 pub mod unlink;
 pub mod virt;
+pub mod xattr;
 
 #[cfg(test)]
 mod tests;
