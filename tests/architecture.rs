@@ -67,6 +67,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 const NARROW_EXCEPTIONS: &[(&str, &str)] = &[
     // A result file's mark, set on the new file before it takes its name.
     ("report::put", "system::xattr"),
+    // The history's stored runs, read (and refused) as every input file is.
+    ("history", "system::input_file"),
 ];
 
 /// Whether `from` importing `to` is one of the [`NARROW_EXCEPTIONS`].
@@ -905,6 +907,8 @@ mod scanner {
         assert!(rule("report::files", "system::xattr").is_some());
         assert!(rule("report::putter", "system::xattr").is_some());
         assert!(rule("report::put", "system").is_some());
+        assert_eq!(rule("history::store", "system::input_file"), None);
+        assert!(rule("history::store", "system::xattr").is_some());
     }
 
     #[test]

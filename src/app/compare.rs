@@ -19,7 +19,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
     for path in std::iter::once(&request.base).chain(&request.others) {
         match load(path) {
             Ok(l) => loaded.push(l),
-            Err(e) => return refuse(&e),
+            Err(e) => return refuse(&e.to_string()),
         }
     }
     let inputs: Vec<&Path> = loaded

@@ -34,11 +34,15 @@ pub fn from_ctime(text: &str) -> Option<String> {
     valid(year, month, day).then(|| format!("{year:04}-{month:02}-{day:02}T{h:02}:{mi:02}:{s:02}Z"))
 }
 
+/// A date the user gave that is none; its text says what is accepted.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")]
+pub struct NotADate(pub String);
+
 /// A date the user gave: `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]`,
-/// `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), as RFC 3339; the error says what is
-/// accepted.
-pub fn from_user(text: &str) -> Result<String, String> {
-    let bad = || format!("'{text}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)");
+/// `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), as RFC 3339.
+pub fn from_user(text: &str) -> Result<String, NotADate> {
+    let bad = || NotADate(text.to_string());
     let t = text.trim().trim_end_matches('Z');
     let (date, time) = match t.split_once(['T', ' ']) {
         Some((d, t)) => (d, Some(t)),
@@ -153,7 +157,8 @@ mod tests {
         );
         for bad in ["2007-13-01", "06/09/2007", "2007-09-06T25:00", "", "2007-9"] {
             let e = from_user(bad).unwrap_err();
-            assert!(e.contains("is not a date"), "{bad}: {e}");
+            assert_eq!(e, NotADate(bad.to_string()));
+            assert!(e.to_string().contains("is not a date"), "{bad}: {e}");
         }
         let until = from_user("2008-06-12").unwrap();
         assert_eq!(

@@ -24,10 +24,12 @@
 //! are pure (index.rs's SQL, dates.rs).
 
 pub mod dates;
+mod error;
 mod index;
 mod place;
 mod store;
 
+pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
 pub use place::{HISTORY_ENV, Location, locate};
 pub use store::{History, ImportedLog, Stored, check};

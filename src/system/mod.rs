@@ -2,8 +2,8 @@
 //! block devices, remounting, signals, host facts, wall-clock times and how
 //! freed memory goes back to the system; whether an MPI launcher started
 //! ioz, and (with the `mpi` feature) the ranks of its job. And the system
-//! calls the layers above share: descriptors for safety's checks, and ioz's
-//! extended-attribute marks.
+//! calls the layers above share: the one opener of a user's input file,
+//! descriptors for safety's checks, and ioz's extended-attribute marks.
 
 pub mod allocator;
 pub mod cluster;
@@ -12,6 +12,7 @@ pub mod device;
 pub mod environment;
 pub mod file_warden;
 pub mod host;
+pub mod input_file;
 pub mod locks;
 pub mod mountinfo;
 pub mod netfs;
