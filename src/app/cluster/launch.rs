@@ -172,8 +172,7 @@ fn try_launch(
     let mpirun = launcher::find()?;
     let env_list = mpirun.rank_variable_list(clients, time_limit_seconds)?;
     let file = mpirun.file(clients, &rank_args, time_limit_seconds, env_list.is_none());
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = nix::unistd::geteuid().is_root();
     let word = mpirun.file_word();
     let user_limit = time_limit.is_some();
     let launcher_env = |file: &str| {
