@@ -60,6 +60,25 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// A module (and the modules inside it) allowed to import one module of a
+/// layer its own layer may not, each for a reason ARCHITECTURE.md gives
+/// beside the table: a system call that layer needs and that belongs with
+/// the others in `system`.
+const NARROW_EXCEPTIONS: &[(&str, &str)] = &[
+    // A result file's mark, set on the new file before it takes its name.
+    ("report::put", "system::xattr"),
+    // The history's stored runs, read (and refused) as every input file is.
+    ("history", "system::input_file"),
+];
+
+/// Whether `from` importing `to` is one of the [`NARROW_EXCEPTIONS`].
+fn narrow_exception(from: &[String], to: &[String]) -> bool {
+    let parts = |module: &str| module.split("::").map(str::to_string).collect::<Vec<_>>();
+    NARROW_EXCEPTIONS
+        .iter()
+        .any(|(f, t)| from.starts_with(&parts(f)) && to.starts_with(&parts(t)))
+}
+
 /// A module of the crate as its parts: `["runner", "pass"]`; empty for the
 /// crate root.
 type ModPath = Vec<String>;
@@ -577,6 +596,9 @@ fn broken_rule(from: &[String], to: &[String]) -> Option<String> {
     if from_layer == to_layer {
         return None;
     }
+    if narrow_exception(from, to) {
+        return None;
+    }
     let not_a_layer = |layer| format!("{layer} is not a layer in tests/architecture.rs's LAYERS");
     match (allowed_imports(from_layer), allowed_imports(to_layer)) {
         (None, _) => Some(not_a_layer(from_layer)),
@@ -878,6 +900,15 @@ mod scanner {
         assert_eq!(rule("app::run", "runner::pass"), None);
         assert_eq!(rule("runner::pass", "runner::recipe"), None);
         assert_eq!(rule("safety", "system::device"), None);
+        // An exception is one module (and its own) to one module.
+        assert_eq!(rule("report::put", "system::xattr"), None);
+        assert_eq!(rule("report::put::inner", "system::xattr::Mark"), None);
+        assert!(rule("report::put", "system::device").is_some());
+        assert!(rule("report::files", "system::xattr").is_some());
+        assert!(rule("report::putter", "system::xattr").is_some());
+        assert!(rule("report::put", "system").is_some());
+        assert_eq!(rule("history::store", "system::input_file"), None);
+        assert!(rule("history::store", "system::xattr").is_some());
     }
 
     #[test]

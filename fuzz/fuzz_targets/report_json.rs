@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let mut result = match parse_run(data, "fuzz.json") {
         Ok(r) => r,
         Err(e) => {
-            assert!(!e.contains('\n'), "multi-line error: {e}");
+            assert!(!e.to_string().contains('\n'), "multi-line error: {e}");
             return;
         }
     };

@@ -19,7 +19,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
     for path in std::iter::once(&request.base).chain(&request.others) {
         match load(path) {
             Ok(l) => loaded.push(l),
-            Err(e) => return refuse(&e),
+            Err(e) => return refuse(&e.to_string()),
         }
     }
     let inputs: Vec<&Path> = loaded
@@ -28,7 +28,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
         .collect();
     let places = match outputs::check_for_compare(&request.outputs, &inputs, request.force) {
         Ok(p) => p,
-        Err(e) => return refuse(&e),
+        Err(e) => return refuse(&e.to_string()),
     };
     let options = Options {
         band_percent: request.band_percent,

@@ -5,12 +5,13 @@
 use std::fs;
 use std::path::Path;
 
+use super::input_files::{RunFileError, read_saved_run};
 use super::output::{print_text, say};
 use crate::cli::{ENV_HELP, EnvCommand};
 use crate::error::Exit;
 use crate::model::environment::Environment;
 use crate::report::environment_text::{differences_lines, environment_text};
-use crate::report::json::{MAX_RUN_BYTES, read_run};
+use crate::report::json::parse_run;
 use crate::system::environment;
 
 pub(crate) fn env(command: EnvCommand) -> Exit {
@@ -85,17 +86,10 @@ fn diff(old: &Path, new: &Path) -> Exit {
 
 /// The environment of a run saved with --json, or of `ioz env --json`'s
 /// output; the saved run's error when the file is neither.
-fn read_environment(path: &Path) -> Result<Environment, String> {
-    let run_error = match read_run(path) {
-        Ok(run) => return Ok(run.environment),
-        Err(e) => e,
-    };
-    let small_file = fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_RUN_BYTES);
-    if small_file
-        && let Ok(bytes) = fs::read(path)
-        && let Ok(env) = serde_json::from_slice::<Environment>(&bytes)
-    {
-        return Ok(env);
+fn read_environment(path: &Path) -> Result<Environment, RunFileError> {
+    let bytes = read_saved_run(path)?;
+    match parse_run(&bytes, &path.display().to_string()) {
+        Ok(run) => Ok(run.environment),
+        Err(not_a_run) => serde_json::from_slice(&bytes).map_err(|_| not_a_run.into()),
     }
-    Err(run_error)
 }

@@ -7,20 +7,18 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::compare_inputs::{read_head, read_text};
 use super::history_runs::{filter, find, locate, open_to_read, print, refuse};
+use super::input_files::{RunOrLog, RunOrLogError, read_run_or_log};
 use super::output::say;
 use crate::cli::{HistoryAction, HistoryRequest, Selection};
 use crate::error::Exit;
-use crate::history::{Entry, History, ImportedLog, Stored};
+use crate::history::{Entry, History, HistoryError, ImportedLog, Stored};
 use crate::model::dates;
-use crate::report::iozone_log;
-use crate::report::json::read_run;
 
 pub(crate) fn history(request: HistoryRequest) -> Exit {
     let dir = match locate(request.dir.as_deref()) {
         Ok(d) => d,
-        Err(e) => return refuse(&e),
+        Err(e) => return refuse(&e.to_string()),
     };
     match request.action {
         HistoryAction::List(selection) => list(&dir, &selection),
@@ -39,21 +37,21 @@ pub(crate) fn history(request: HistoryRequest) -> Exit {
     }
 }
 
-fn open_to_write(dir: &Path) -> Result<History, String> {
+fn open_to_write(dir: &Path) -> Result<History, HistoryError> {
     History::open_to_write(dir, &mut |w| say(format_args!("history: {w}")))
 }
 
 fn list(dir: &Path, selection: &Selection) -> Exit {
     let filter = match filter(selection) {
         Ok(f) => f,
-        Err(e) => return refuse(&e),
+        Err(e) => return refuse(&e.to_string()),
     };
     let entries = match open_to_read(dir).and_then(|h| match h {
         Some(h) => h.list(&filter),
         None => Ok(Vec::new()),
     }) {
         Ok(e) => e,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     print(&list_text(&entries))
 }
@@ -121,7 +119,7 @@ fn show(dir: &Path, mut request: crate::cli::ReportRequest) -> Exit {
                 dir.display()
             ));
         }
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     let entry = match find(&history, &reference) {
         Ok(e) => e,
@@ -154,7 +152,7 @@ fn rm(dir: &Path, ids: &[String]) -> Exit {
     let mut history = match found {
         Ok(true) => match open_to_write(dir) {
             Ok(h) => h,
-            Err(e) => return fail(&e),
+            Err(e) => return fail(&e.to_string()),
         },
         Ok(false) => {
             return refuse(&format!(
@@ -162,7 +160,7 @@ fn rm(dir: &Path, ids: &[String]) -> Exit {
                 dir.display()
             ));
         }
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     // Every id is checked before any run is removed.
     let mut entries = Vec::new();
@@ -192,7 +190,7 @@ fn reindex(dir: &Path) -> Exit {
     let mut history = match found {
         Ok(true) => match open_to_write(dir) {
             Ok(h) => h,
-            Err(e) => return fail(&e),
+            Err(e) => return fail(&e.to_string()),
         },
         Ok(false) => {
             return print(&format!(
@@ -200,7 +198,7 @@ fn reindex(dir: &Path) -> Exit {
                 dir.display()
             ));
         }
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     match history.reindex() {
         Ok((count, left_out)) => {
@@ -256,19 +254,24 @@ fn import(dir: &Path, files: &[PathBuf], date: Option<&str>, label: Option<&str>
     print(&out)
 }
 
-fn read_import(path: &Path, date: Option<&str>, label: Option<&str>) -> Result<ToImport, String> {
-    let head = read_head(path)?;
-    if head.trim_start().starts_with('{') {
-        return read_run(path).map(|r| ToImport::Run(Box::new(r)));
-    }
-    let shown = path.display();
-    let text = read_text(path)?;
-    if !iozone_log::looks_like_iozone(&text) {
-        return Err(format!(
-            "{shown} is neither a saved ioz run (JSON) nor IOzone's output"
-        ));
-    }
-    let log = iozone_log::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
+/// Why a file to import was not read.
+#[derive(Debug, thiserror::Error)]
+enum ImportError {
+    #[error(transparent)]
+    File(#[from] RunOrLogError),
+    #[error("cannot read the time of {}: {source}", path.display())]
+    FileTime { path: PathBuf, source: io::Error },
+}
+
+fn read_import(
+    path: &Path,
+    date: Option<&str>,
+    label: Option<&str>,
+) -> Result<ToImport, ImportError> {
+    let (text, log) = match read_run_or_log(path)? {
+        RunOrLog::Run(run) => return Ok(ToImport::Run(run)),
+        RunOrLog::Log { text, log } => (text, log),
+    };
     let began = log.began.as_deref().and_then(dates::from_ctime);
     let date = match (began, date) {
         (Some(d), _) => d,
@@ -276,14 +279,17 @@ fn read_import(path: &Path, date: Option<&str>, label: Option<&str>) -> Result<T
         (None, None) => {
             let mtime = fs::metadata(path)
                 .and_then(|m| m.modified())
-                .map_err(|e| format!("cannot read the time of {shown}: {e}"))?;
+                .map_err(|source| ImportError::FileTime {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             dates::from_system_time(mtime)
         }
     };
     Ok(ToImport::Log(ImportedLog {
         date,
         label: label.map(String::from),
-        source: shown.to_string(),
+        source: path.display().to_string(),
         text,
     }))
 }

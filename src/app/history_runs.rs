@@ -10,13 +10,51 @@ use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::cli::Selection;
 use crate::error::Exit;
-use crate::history::{self, Entry, Filter, History, Location, StatusKind, Stored};
-use crate::model::dates;
+use crate::history::{self, Entry, Filter, History, HistoryError, Location, StatusKind, Stored};
+use crate::model::dates::{self, NotADate};
 use crate::model::environment::Environment;
-use crate::report::iozone_log;
+use crate::report::iozone_log::{self, NoResults};
+
+/// Why the runs a command names could not be found or read in the history.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunsError {
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    #[error("{opt} {source}")]
+    Date { opt: &'static str, source: NotADate },
+    #[error("'{reference}' is not a run of the history: give its id (ioz history list), or last")]
+    NotAnId { reference: String },
+    #[error("no run {id} in the history {}", dir.display())]
+    NoSuchRun { id: String, dir: PathBuf },
+    /// A stored IOzone log without results.
+    #[error("run {id}: {source}")]
+    EmptyLog { id: i64, source: NoResults },
+    #[error("{reference}: the history {} holds no runs", dir.display())]
+    NoHistory { reference: String, dir: PathBuf },
+    #[error("{reference}: no complete run with the label '{label}' in the history {}", dir.display())]
+    NoLabel {
+        reference: String,
+        label: String,
+        dir: PathBuf,
+    },
+    #[error("{reference}: {source}")]
+    Reference {
+        reference: String,
+        source: Box<RunsError>,
+    },
+    #[error(
+        "{reference}: run {id} is in {unit} and the runs before it in {before}; one label, one unit"
+    )]
+    MixedUnits {
+        reference: String,
+        id: i64,
+        unit: &'static str,
+        before: &'static str,
+    },
+}
 
 /// The history's directory: --history, IOZ_HISTORY, the data directory.
-pub(crate) fn locate(flag: Option<&Path>) -> Result<PathBuf, String> {
+pub(crate) fn locate(flag: Option<&Path>) -> Result<PathBuf, HistoryError> {
     match history::locate(flag, false, false, &|n| std::env::var_os(n))? {
         Location::Dir(d) => Ok(d),
         Location::Off => unreachable!("only --no-history turns it off"),
@@ -24,15 +62,15 @@ pub(crate) fn locate(flag: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// The history to read; `None` when there is none yet.
-pub(crate) fn open_to_read(dir: &Path) -> Result<Option<History>, String> {
+pub(crate) fn open_to_read(dir: &Path) -> Result<Option<History>, HistoryError> {
     History::open_to_read(dir, &mut |w| say(format_args!("history: {w}")))
 }
 
 /// The selection's filter, its dates checked.
-pub(crate) fn filter(s: &Selection) -> Result<Filter, String> {
-    let date = |opt: &str, v: &Option<String>| -> Result<Option<String>, String> {
+pub(crate) fn filter(s: &Selection) -> Result<Filter, RunsError> {
+    let date = |opt: &'static str, v: &Option<String>| -> Result<Option<String>, RunsError> {
         v.as_deref()
-            .map(|t| dates::from_user(t).map_err(|e| format!("{opt} {e}")))
+            .map(|t| dates::from_user(t).map_err(|source| RunsError::Date { opt, source }))
             .transpose()
     };
     let until = date("--until", &s.until)?
@@ -49,19 +87,20 @@ pub(crate) fn filter(s: &Selection) -> Result<Filter, String> {
 
 /// A run named as `show`, `rm` and `ioz compare @…` name it: `42`, `@42`
 /// or `last`/`@last`.
-pub(crate) fn find(h: &History, reference: &str) -> Result<Entry, String> {
+pub(crate) fn find(h: &History, reference: &str) -> Result<Entry, RunsError> {
     let r = reference.strip_prefix('@').unwrap_or(reference);
     let found = if r == "last" {
         h.last()?
     } else {
-        let id: i64 = r.parse().map_err(|_| {
-            format!(
-                "'{reference}' is not a run of the history: give its id (ioz history list), or last"
-            )
+        let id: i64 = r.parse().map_err(|_| RunsError::NotAnId {
+            reference: reference.to_string(),
         })?;
         h.get(id)?
     };
-    found.ok_or_else(|| format!("no run {r} in the history {}", h.dir().display()))
+    found.ok_or_else(|| RunsError::NoSuchRun {
+        id: r.to_string(),
+        dir: h.dir().to_path_buf(),
+    })
 }
 
 /// The samples of a stored run, and its environment (an IOzone log
@@ -69,24 +108,27 @@ pub(crate) fn find(h: &History, reference: &str) -> Result<Entry, String> {
 pub(crate) fn samples_of(
     h: &History,
     entry: &Entry,
-) -> Result<(SampleSet, Option<Environment>), String> {
+) -> Result<(SampleSet, Option<Environment>), RunsError> {
     match h.load(entry)? {
         Stored::Run(run) => Ok((samples::of_run(&run), Some(run.environment))),
         Stored::Log(log) => iozone_log::parse(&log.text)
             .map(|l| (l.samples, None))
-            .map_err(|e| format!("run {}: {e}", entry.id)),
+            .map_err(|source| RunsError::EmptyLog {
+                id: entry.id,
+                source,
+            }),
     }
 }
 
 /// `ioz compare`'s `@42`, `@last`, `@label:NAME` (every complete run with
 /// that label, pooled): the samples, named by the reference.
-pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), String> {
+pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), RunsError> {
     let dir = locate(None)?;
     let Some(h) = open_to_read(&dir)? else {
-        return Err(format!(
-            "{reference}: the history {} holds no runs",
-            dir.display()
-        ));
+        return Err(RunsError::NoHistory {
+            reference: reference.to_string(),
+            dir,
+        });
     };
     let (entries, label) = match reference.strip_prefix("@label:") {
         Some(name) => {
@@ -97,15 +139,19 @@ pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), St
             };
             let entries = h.list(&filter)?;
             if entries.is_empty() {
-                return Err(format!(
-                    "{reference}: no complete run with the label '{name}' in the history {}",
-                    dir.display()
-                ));
+                return Err(RunsError::NoLabel {
+                    reference: reference.to_string(),
+                    label: name.to_string(),
+                    dir,
+                });
             }
             (entries, name.to_string())
         }
         None => {
-            let e = find(&h, reference).map_err(|e| format!("{reference}: {e}"))?;
+            let e = find(&h, reference).map_err(|e| RunsError::Reference {
+                reference: reference.to_string(),
+                source: Box::new(e),
+            })?;
             let label = e.label.clone().unwrap_or_else(|| format!("run {}", e.id));
             (vec![e], label)
         }
@@ -120,12 +166,12 @@ pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), St
         match &mut pooled {
             None => pooled = Some(s),
             Some(set) if set.unit != s.unit => {
-                return Err(format!(
-                    "{reference}: run {} is in {} and the runs before it in {}; one label, one unit",
-                    e.id,
-                    unit_name(s.unit),
-                    unit_name(set.unit)
-                ));
+                return Err(RunsError::MixedUnits {
+                    reference: reference.to_string(),
+                    id: e.id,
+                    unit: unit_name(s.unit),
+                    before: unit_name(set.unit),
+                });
             }
             Some(set) => set.pool(s),
         }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::path::Path;
 
-use super::history_runs::{filter, open_to_read, print, refuse, samples_of};
+use super::history_runs::{RunsError, filter, open_to_read, print, refuse, samples_of};
 use super::output::say;
 use crate::analysis::adjust::Adjust;
 use crate::analysis::compare::{Input, Options, Side, compare};
@@ -23,7 +23,7 @@ use crate::safety::outputs;
 
 /// The runs the selection picks, complete ones unless it asks otherwise.
 fn selected(dir: &Path, selection: &Selection) -> Result<(History, Vec<Entry>), Exit> {
-    let mut filter = filter(selection).map_err(|e| refuse(&e))?;
+    let mut filter = filter(selection).map_err(|e| refuse(&e.to_string()))?;
     filter.status = filter.status.or(Some(StatusKind::Complete));
     let history = match open_to_read(dir) {
         Ok(Some(h)) => h,
@@ -158,7 +158,8 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
             ));
             continue;
         }
-        let side = |name: &str, source: String, es: &[&Entry]| -> Result<Side, String> {
+        // Never called without runs: `earlier` has some, `latest` is one.
+        let side = |name: &str, source: String, es: &[&Entry]| -> Result<Side, RunsError> {
             let mut pooled: Option<SampleSet> = None;
             for e in es {
                 let (s, _) = samples_of(&history, e)?;
@@ -174,7 +175,7 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
                     source,
                     runs: es.len(),
                 },
-                samples: pooled.ok_or("no runs")?,
+                samples: pooled.expect("at least one run"),
                 environment: None,
             })
         };

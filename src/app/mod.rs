@@ -8,6 +8,7 @@ mod env;
 mod history;
 mod history_runs;
 mod history_views;
+mod input_files;
 mod output;
 mod progress;
 mod record;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::output::say;
 use crate::error::RunError;
-use crate::history::{self, History, Location};
+use crate::history::{self, History, HistoryError, Location};
 use crate::model::config::HistoryChoice;
 use crate::model::result::RunResult;
 
@@ -78,7 +78,7 @@ pub(crate) fn record(to: &Destination, result: &RunResult) -> Recorded {
     }
 }
 
-fn record_in(dir: &Path, result: &RunResult) -> Result<i64, String> {
+fn record_in(dir: &Path, result: &RunResult) -> Result<i64, HistoryError> {
     let mut warnings = Vec::new();
     let id =
         History::open_to_write(dir, &mut |w| warnings.push(w)).and_then(|mut h| h.record(result));

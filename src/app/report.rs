@@ -2,16 +2,16 @@
 
 use std::io::{self, Write};
 
+use super::input_files::read_run;
 use super::output::SIGPIPE;
 use crate::cli::ReportRequest;
 use crate::error::Exit;
 use crate::report::files;
-use crate::report::json;
 use crate::report::text::render_output;
 use crate::safety::outputs;
 
 pub(crate) fn report(request: ReportRequest) -> Exit {
-    let mut result = match json::read_run(&request.input) {
+    let mut result = match read_run(&request.input) {
         Ok(r) => r,
         Err(e) => {
             say(&format!("ioz: report: {e}"));

@@ -23,10 +23,12 @@
 //! (JSON, IOzone logs) and `analysis`'s samples. The queries are pure
 //! (index.rs's SQL); the dates it sorts by are model::dates.
 
+mod error;
 mod index;
 mod place;
 mod store;
 
+pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
 pub use place::{HISTORY_ENV, Location, locate};
 pub use store::{History, ImportedLog, Stored, check};

@@ -11,6 +11,14 @@ pub const HISTORY_ENV: &str = "IOZ_HISTORY";
 /// `IOZ_NO_HISTORY=1`: runs are not recorded.
 pub const NO_HISTORY_ENV: &str = "IOZ_NO_HISTORY";
 
+/// Neither the user nor the environment names a directory for the history.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no data directory for the history (neither XDG_DATA_HOME nor HOME is set): \
+     give --history DIR or {HISTORY_ENV}, or --no-history"
+)]
+pub struct NoDataDirectory;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
     /// Nothing is recorded.
@@ -27,7 +35,7 @@ pub fn locate(
     no_history: bool,
     recording: bool,
     env: &dyn Fn(&str) -> Option<OsString>,
-) -> Result<Location, String> {
+) -> Result<Location, NoDataDirectory> {
     if no_history {
         return Ok(Location::Off);
     }
@@ -43,10 +51,7 @@ pub fn locate(
     }
     match default_dir(env) {
         Some(dir) => Ok(Location::Dir(dir)),
-        None => Err(format!(
-            "no data directory for the history (neither XDG_DATA_HOME nor HOME is set): \
-             give --history DIR or {HISTORY_ENV}, or --no-history"
-        )),
+        None => Err(NoDataDirectory),
     }
 }
 
@@ -81,21 +86,18 @@ mod tests {
         let vars = [("IOZ_HISTORY", "/h"), ("IOZ_NO_HISTORY", "1")];
         let e = env(&vars);
         let flag = Some(Path::new("/f"));
-        assert_eq!(
-            locate(flag, false, true, &e),
-            Ok(Location::Dir("/f".into()))
-        );
-        assert_eq!(locate(flag, true, true, &e), Ok(Location::Off));
-        assert_eq!(locate(None, false, true, &e), Ok(Location::Off));
+        let at = |flag, no_history, recording, e: &dyn Fn(&str) -> Option<OsString>| {
+            locate(flag, no_history, recording, e).unwrap()
+        };
+        assert_eq!(at(flag, false, true, &e), Location::Dir("/f".into()));
+        assert_eq!(at(flag, true, true, &e), Location::Off);
+        assert_eq!(at(None, false, true, &e), Location::Off);
         // ioz history … reads the history whatever IOZ_NO_HISTORY says.
-        assert_eq!(
-            locate(None, false, false, &e),
-            Ok(Location::Dir("/h".into()))
-        );
+        assert_eq!(at(None, false, false, &e), Location::Dir("/h".into()));
         let zero = [("IOZ_HISTORY", "/h"), ("IOZ_NO_HISTORY", "0")];
         assert_eq!(
-            locate(None, false, true, &env(&zero)),
-            Ok(Location::Dir("/h".into()))
+            at(None, false, true, &env(&zero)),
+            Location::Dir("/h".into())
         );
     }
 
@@ -104,6 +106,7 @@ mod tests {
         let vars = [("HOME", "/home/u"), ("XDG_DATA_HOME", "/d")];
         assert_eq!(default_dir(&env(&vars)), None);
         let e = locate(None, false, true, &env(&vars)).unwrap_err();
-        assert!(e.contains("--history DIR"), "{e}");
+        assert_eq!(e, NoDataDirectory);
+        assert!(e.to_string().contains("--history DIR"), "{e}");
     }
 }

@@ -10,11 +10,16 @@ use nix::fcntl::{Flock, FlockArg};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
+use super::error::{HistoryError, RecordFailure};
 use super::index::{self, Damage, Entry};
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::Place;
-use crate::report::json::{self, JsonReport};
+use crate::report::json::{self, JsonReport, MAX_RUN_BYTES};
 use crate::report::{Exporter, put};
+// The one module of `system` that `history` uses (ARCHITECTURE.md: the
+// dependency rule's narrow exceptions): a stored run is read as every input
+// file is.
+use crate::system::input_file::read_input;
 
 /// The file that marks a directory as ioz's history (and is locked).
 const MARK: &str = "ioz-history";
@@ -60,16 +65,19 @@ impl History {
     /// Opens the history in `dir` to add or remove runs, making the
     /// directory (and its parents) when missing. `warn` gets the one line
     /// said when the index had to be rebuilt.
-    pub fn open_to_write(dir: &Path, warn: &mut dyn FnMut(String)) -> Result<History, String> {
-        fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot make the history directory {}: {e}", dir.display()))?;
-        let dir = fs::canonicalize(dir)
-            .map_err(|e| format!("cannot use the history directory {}: {e}", dir.display()))?;
+    pub fn open_to_write(
+        dir: &Path,
+        warn: &mut dyn FnMut(String),
+    ) -> Result<History, HistoryError> {
+        fs::create_dir_all(dir).map_err(|source| HistoryError::MakeDirectory {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        let dir = canonical(dir)?;
         let mark = claim(&dir)?;
-        let lock = Flock::lock(mark, FlockArg::LockExclusive)
-            .map_err(|(_, e)| format!("cannot lock {}: {e}", dir.join(MARK).display()))?;
-        put::make_dir(&dir.join(RUNS))
-            .map_err(|e| format!("cannot make {}: {e}", dir.join(RUNS).display()))?;
+        let lock = lock(mark, dir.join(MARK))?;
+        let runs = dir.join(RUNS);
+        put::make_dir(&runs).map_err(|source| HistoryError::Make { path: runs, source })?;
         Self::with_index(dir, lock, warn)
     }
 
@@ -78,7 +86,7 @@ impl History {
     pub fn open_to_read(
         dir: &Path,
         warn: &mut dyn FnMut(String),
-    ) -> Result<Option<History>, String> {
+    ) -> Result<Option<History>, HistoryError> {
         let mark_path = dir.join(MARK);
         let mark = match File::open(&mark_path) {
             Ok(f) => f,
@@ -88,13 +96,16 @@ impl History {
                 }
                 return Ok(None);
             }
-            Err(e) => return Err(format!("cannot read {}: {e}", mark_path.display())),
+            Err(source) => {
+                return Err(HistoryError::Read {
+                    path: mark_path,
+                    source,
+                });
+            }
         };
-        let dir = fs::canonicalize(dir)
-            .map_err(|e| format!("cannot use the history directory {}: {e}", dir.display()))?;
+        let dir = canonical(dir)?;
         // Exclusive too: a damaged index is rebuilt, and a first open migrates.
-        let lock = Flock::lock(mark, FlockArg::LockExclusive)
-            .map_err(|(_, e)| format!("cannot lock {}: {e}", mark_path.display()))?;
+        let lock = lock(mark, mark_path)?;
         Self::with_index(dir, lock, warn).map(Some)
     }
 
@@ -102,7 +113,7 @@ impl History {
         dir: PathBuf,
         lock: Flock<File>,
         warn: &mut dyn FnMut(String),
-    ) -> Result<History, String> {
+    ) -> Result<History, HistoryError> {
         let path = dir.join(INDEX);
         let conn = match index::open(&path) {
             Ok(conn) => conn,
@@ -112,8 +123,8 @@ impl History {
                     match fs::remove_file(&p) {
                         Ok(()) => {}
                         Err(e) if e.kind() == ErrorKind::NotFound => {}
-                        Err(e) => {
-                            return Err(format!("cannot remove the damaged {}: {e}", p.display()));
+                        Err(source) => {
+                            return Err(HistoryError::RemoveDamaged { path: p, source });
                         }
                     }
                 }
@@ -155,7 +166,7 @@ impl History {
     }
 
     /// The run files in runs/ with their ids, by id.
-    fn run_files(&self) -> Result<Vec<(i64, PathBuf)>, String> {
+    fn run_files(&self) -> Result<Vec<(i64, PathBuf)>, HistoryError> {
         let runs = self.dir.join(RUNS);
         let mut files: Vec<(i64, PathBuf)> = match fs::read_dir(&runs) {
             Ok(d) => d
@@ -167,7 +178,7 @@ impl History {
                 })
                 .collect(),
             Err(e) if e.kind() == ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(format!("cannot read {}: {e}", runs.display())),
+            Err(source) => return Err(HistoryError::Read { path: runs, source }),
         };
         files.sort();
         Ok(files)
@@ -178,15 +189,13 @@ impl History {
     }
 
     /// Records a measured run; returns its id.
-    pub fn record(&mut self, run: &RunResult) -> Result<i64, String> {
-        let bytes = JsonReport
-            .render(run)
-            .map_err(|e| format!("cannot save the run in the history: {e}"))?;
+    pub fn record(&mut self, run: &RunResult) -> Result<i64, HistoryError> {
+        let bytes = JsonReport.render(run).map_err(HistoryError::EncodeRun)?;
         self.add(entry_of_run(run), &bytes)
     }
 
     /// Imports a saved run's bytes (`label` replaces its own when given).
-    pub fn import_run(&mut self, run: RunResult, label: Option<&str>) -> Result<i64, String> {
+    pub fn import_run(&mut self, run: RunResult, label: Option<&str>) -> Result<i64, HistoryError> {
         let mut run = run;
         if let Some(label) = label {
             run.config.label = Some(label.to_string());
@@ -195,47 +204,57 @@ impl History {
     }
 
     /// Imports an IOzone log.
-    pub fn import_log(&mut self, log: ImportedLog) -> Result<i64, String> {
+    pub fn import_log(&mut self, log: ImportedLog) -> Result<i64, HistoryError> {
         let entry = entry_of_log(&log);
         let mut bytes = serde_json::to_vec_pretty(&LogFile { iozone_log: log })
-            .map_err(|e| format!("cannot save the log in the history: {e}"))?;
+            .map_err(HistoryError::EncodeLog)?;
         bytes.push(b'\n');
         self.add(entry, &bytes)
     }
 
     /// One transaction: the row (which gives the id), the file named by
     /// the id, then the commit. A failure leaves neither.
-    fn add(&mut self, mut entry: Entry, bytes: &[u8]) -> Result<i64, String> {
-        let failed = |e: String| format!("cannot record the run in {}: {e}", self.dir.display());
-        let tx = self.conn.transaction().map_err(|e| failed(e.to_string()))?;
-        let id = index::insert(&tx, &entry).map_err(|e| failed(e.to_string()))?;
+    fn add(&mut self, mut entry: Entry, bytes: &[u8]) -> Result<i64, HistoryError> {
+        let dir = self.dir.clone();
+        let failed = |why: RecordFailure| HistoryError::Record {
+            dir: dir.clone(),
+            why,
+        };
+        let index_failed = |e: rusqlite::Error| failed(e.into());
+        let tx = self.conn.transaction().map_err(index_failed)?;
+        let id = index::insert(&tx, &entry).map_err(index_failed)?;
         entry.file = format!("{id}.json");
-        index::set_file(&tx, id, &entry.file).map_err(|e| failed(e.to_string()))?;
+        index::set_file(&tx, id, &entry.file).map_err(index_failed)?;
         let place = Place {
             given: self.dir.join(RUNS).join(&entry.file),
             dir: self.dir.join(RUNS),
             name: entry.file.clone().into(),
             replaces: None,
         };
-        put::put(&place, bytes).map_err(|e| failed(format!("{}: {e}", place.given.display())))?;
+        put::put(&place, bytes).map_err(|source| {
+            failed(RecordFailure::File {
+                path: place.given.clone(),
+                source,
+            })
+        })?;
         if let Err(e) = tx.commit() {
             let _ = fs::remove_file(&place.given);
-            return Err(failed(e.to_string()));
+            return Err(index_failed(e));
         }
         Ok(id)
     }
 
     /// Every run the filter keeps, oldest first.
-    pub fn list(&self, filter: &super::Filter) -> Result<Vec<Entry>, String> {
+    pub fn list(&self, filter: &super::Filter) -> Result<Vec<Entry>, HistoryError> {
         let all = index::all(&self.conn).map_err(|e| self.query_error(e))?;
         Ok(all.into_iter().filter(|e| filter.keeps(e)).collect())
     }
 
-    pub fn get(&self, id: i64) -> Result<Option<Entry>, String> {
+    pub fn get(&self, id: i64) -> Result<Option<Entry>, HistoryError> {
         index::by_id(&self.conn, id).map_err(|e| self.query_error(e))
     }
 
-    pub fn last(&self) -> Result<Option<Entry>, String> {
+    pub fn last(&self) -> Result<Option<Entry>, HistoryError> {
         index::last(&self.conn).map_err(|e| self.query_error(e))
     }
 
@@ -245,34 +264,34 @@ impl History {
     }
 
     /// A stored run, read back from its file.
-    pub fn load(&self, entry: &Entry) -> Result<Stored, String> {
+    pub fn load(&self, entry: &Entry) -> Result<Stored, HistoryError> {
         read_stored(&self.path_of(entry))
     }
 
     /// Removes a run: its row and its file.
-    pub fn remove(&mut self, id: i64) -> Result<bool, String> {
+    pub fn remove(&mut self, id: i64) -> Result<bool, HistoryError> {
         let Some(entry) = self.get(id)? else {
             return Ok(false);
         };
         let path = self.path_of(&entry);
-        let tx = self.conn.transaction().map_err(|e| e.to_string())?;
-        index::delete(&tx, id).map_err(|e| e.to_string())?;
+        let tx = self.conn.transaction()?;
+        index::delete(&tx, id)?;
         match fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("cannot remove {}: {e}", path.display())),
+            Err(source) => return Err(HistoryError::Remove { path, source }),
         }
-        tx.commit().map_err(|e| e.to_string())?;
+        tx.commit()?;
         Ok(true)
     }
 
     /// Rebuilds the index from the run files; returns how many runs it
     /// holds and a line for each file left out.
-    pub fn reindex(&mut self) -> Result<(usize, Vec<String>), String> {
+    pub fn reindex(&mut self) -> Result<(usize, Vec<String>), HistoryError> {
         let files = self.run_files()?;
         let mut left_out = Vec::new();
-        let tx = self.conn.transaction().map_err(|e| e.to_string())?;
-        index::delete_all(&tx).map_err(|e| e.to_string())?;
+        let tx = self.conn.transaction()?;
+        index::delete_all(&tx)?;
         let mut count = 0;
         for (id, path) in files {
             let mut entry = match read_stored(&path) {
@@ -292,52 +311,79 @@ impl History {
             };
             entry.id = id;
             entry.file = format!("{id}.json");
-            index::insert(&tx, &entry).map_err(|e| e.to_string())?;
+            index::insert(&tx, &entry)?;
             count += 1;
         }
-        tx.commit().map_err(|e| e.to_string())?;
+        tx.commit()?;
         Ok((count, left_out))
     }
 
-    fn query_error(&self, e: rusqlite::Error) -> String {
-        format!(
-            "cannot read the history's index in {}: {e}",
-            self.dir.display()
-        )
+    fn query_error(&self, source: rusqlite::Error) -> HistoryError {
+        HistoryError::Query {
+            dir: self.dir.clone(),
+            source,
+        }
     }
 }
 
 /// Whether `dir` can take the history, checked before a run so that a bad
 /// directory is refused before anything is measured; nothing is made.
-pub fn check(dir: &Path) -> Result<(), String> {
+pub fn check(dir: &Path) -> Result<(), HistoryError> {
     match fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(format!("{} is not a directory", dir.display())),
+        Ok(m) if !m.is_dir() => Err(HistoryError::NotADirectory {
+            dir: dir.to_path_buf(),
+        }),
         Ok(_) if dir.join(MARK).is_file() => Ok(()),
         Ok(_) => match fs::read_dir(dir) {
             Ok(mut entries) => match entries.next() {
                 None => Ok(()),
                 Some(_) => Err(not_ours(dir)),
             },
-            Err(e) => Err(format!("cannot read {}: {e}", dir.display())),
+            Err(source) => Err(HistoryError::Read {
+                path: dir.to_path_buf(),
+                source,
+            }),
         },
         // Made when the run is recorded.
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot use {}: {e}", dir.display())),
+        Err(source) => Err(HistoryError::CannotUse {
+            dir: dir.to_path_buf(),
+            source,
+        }),
     }
+}
+
+/// `dir` with every link followed.
+fn canonical(dir: &Path) -> Result<PathBuf, HistoryError> {
+    fs::canonicalize(dir).map_err(|source| HistoryError::UseDirectory {
+        dir: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// The mark's lock (exclusive), waited for: writers hold it a few
+/// milliseconds.
+fn lock(mark: File, path: PathBuf) -> Result<Flock<File>, HistoryError> {
+    Flock::lock(mark, FlockArg::LockExclusive)
+        .map_err(|(_, source)| HistoryError::Lock { path, source })
 }
 
 /// Makes `dir` ioz's history (an empty directory gets the mark) or finds
 /// it so; refuses a directory that holds anything else. Returns the mark,
 /// open for locking.
-fn claim(dir: &Path) -> Result<File, String> {
+fn claim(dir: &Path) -> Result<File, HistoryError> {
     let mark_path = dir.join(MARK);
+    let cannot_read = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| HistoryError::Read { path, source }
+    };
     match File::open(&mark_path) {
         Ok(f) => return Ok(f),
         Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot read {}: {e}", mark_path.display())),
+        Err(e) => return Err(cannot_read(&mark_path)(e)),
     }
     let holds_something = fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .map_err(cannot_read(dir))?
         .next()
         .is_some();
     if holds_something {
@@ -353,41 +399,48 @@ fn claim(dir: &Path) -> Result<File, String> {
     {
         Ok(mut f) => {
             f.write_all(MARK_TEXT.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", mark_path.display()))?;
+                .map_err(|source| HistoryError::Write {
+                    path: mark_path.clone(),
+                    source,
+                })?;
         }
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(format!("cannot make {}: {e}", mark_path.display())),
-    }
-    File::open(&mark_path).map_err(|e| format!("cannot read {}: {e}", mark_path.display()))
-}
-
-fn not_ours(dir: &Path) -> String {
-    format!(
-        "{} holds files and is not an ioz history (no {MARK} file in it); give an empty or new directory",
-        dir.display()
-    )
-}
-
-fn index_error(path: &Path, e: Damage) -> String {
-    match e {
-        Damage::Newer(v) => format!(
-            "{} is a history index of version {v}, written by a newer ioz (this one reads up to {})",
-            path.display(),
-            index::SCHEMA_VERSION
-        ),
-        Damage::Damaged(why) | Damage::Other(why) => {
-            format!("cannot open the history's index {}: {why}", path.display())
+        Err(source) => {
+            return Err(HistoryError::Make {
+                path: mark_path,
+                source,
+            });
         }
+    }
+    File::open(&mark_path).map_err(cannot_read(&mark_path))
+}
+
+fn not_ours(dir: &Path) -> HistoryError {
+    HistoryError::NotOurs {
+        dir: dir.to_path_buf(),
+        mark: MARK,
+    }
+}
+
+fn index_error(path: &Path, e: Damage) -> HistoryError {
+    let path = path.to_path_buf();
+    match e {
+        Damage::Newer(version) => HistoryError::NewerIndex { path, version },
+        Damage::Damaged(why) | Damage::Other(why) => HistoryError::OpenIndex { path, why },
     }
 }
 
 /// A run file: an imported log (one `iozone_log` object) or a saved run.
-fn read_stored(path: &Path) -> Result<Stored, String> {
-    let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn read_stored(path: &Path) -> Result<Stored, HistoryError> {
+    let bytes = read_input(path, MAX_RUN_BYTES).map_err(|source| HistoryError::ReadStored {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if let Ok(LogFile { iozone_log }) = serde_json::from_slice(&bytes) {
         return Ok(Stored::Log(iozone_log));
     }
-    json::parse_run(&bytes, &path.display().to_string()).map(|r| Stored::Run(Box::new(r)))
+    let run = json::parse_run(&bytes, &path.display().to_string())?;
+    Ok(Stored::Run(Box::new(run)))
 }
 
 /// The index row of a saved run.

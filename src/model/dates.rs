@@ -5,7 +5,6 @@
 //! the user, a file's time; and back to seconds, for a chart's time axis or
 //! the distance between two runs. Pure functions: no clock, no zone database.
 
-use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since 1970 as RFC 3339 in UTC.
@@ -68,21 +67,10 @@ pub fn from_ctime(text: &str) -> Option<String> {
     valid(year, month, day).then(|| format!("{year:04}-{month:02}-{day:02}T{h:02}:{mi:02}:{s:02}Z"))
 }
 
-/// A date the user gave that is not one; it says what is accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A date the user gave that is none; its text says what is accepted.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")]
 pub struct NotADate(pub String);
-
-impl fmt::Display for NotADate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "'{}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for NotADate {}
 
 /// A date the user gave: `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]`,
 /// `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), as RFC 3339.
@@ -239,11 +227,9 @@ mod tests {
             "2007-09-06T12:30:05Z"
         );
         for bad in ["2007-13-01", "06/09/2007", "2007-09-06T25:00", "", "2007-9"] {
-            let e = from_user(bad).unwrap_err().to_string();
-            assert_eq!(
-                e,
-                format!("'{bad}' is not a date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
-            );
+            let e = from_user(bad).unwrap_err();
+            assert_eq!(e, NotADate(bad.to_string()));
+            assert!(e.to_string().contains("is not a date"), "{bad}: {e}");
         }
         let until = from_user("2008-06-12").unwrap();
         assert_eq!(

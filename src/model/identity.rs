@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use super::file_kind::file_kind;
+
 /// The identity of a test file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileIdentity {
@@ -23,11 +25,7 @@ impl FileIdentity {
             libc::S_IFREG => Ok(FileIdentity::File { dev, ino }),
             libc::S_IFBLK => Ok(FileIdentity::Device { rdev }),
             libc::S_IFLNK => Err(Found::Symlink),
-            libc::S_IFDIR => Err(Found::Other("a directory")),
-            libc::S_IFCHR => Err(Found::Other("a character device")),
-            libc::S_IFIFO => Err(Found::Other("a FIFO")),
-            libc::S_IFSOCK => Err(Found::Other("a socket")),
-            _ => Err(Found::Other("something that is not a file")),
+            _ => Err(Found::Other(file_kind(mode))),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod dates;
 pub mod env_facts;
 pub mod environment;
+pub mod file_kind;
 pub mod histogram;
 pub mod host;
 pub mod identity;

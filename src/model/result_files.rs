@@ -1,7 +1,5 @@
 //! Where a command's result files go, as the guard (`safety::outputs`)
-//! approved them before any I/O, for `report::files` to write at the end;
-//! and the mark ioz sets on every result file it writes, by which the guard
-//! knows a later run may replace it.
+//! approved them before any I/O, for `report::files` to write at the end.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -9,13 +7,6 @@ use std::path::PathBuf;
 use super::config::RunConfig;
 use super::plan::expand;
 use super::workload::Pass;
-
-/// The extended attribute ioz sets on each result file it writes. Trusted
-/// only on a file the running user owns: anyone able to set it on a file
-/// can already write that file.
-pub const RESULT_MARK: &str = "user.ioz.result";
-/// Its value.
-pub const RESULT_MARK_VALUE: &[u8] = b"ioz";
 
 /// A file as the kernel knows it: its file system's device and its inode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,8 +29,13 @@ pub fn looks_like_iozone(text: &str) -> bool {
         || text.contains("Children see throughput for")
 }
 
+/// Text that looks like IOzone's output but holds none of its results.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("it holds no IOzone results (no table, no throughput lines)")]
+pub struct NoResults;
+
 /// The log's samples; an error names what is missing.
-pub fn parse(text: &str) -> Result<IozoneLog, String> {
+pub fn parse(text: &str) -> Result<IozoneLog, NoResults> {
     let mut samples = SampleSet::new(unit(text));
     let began = text
         .lines()
@@ -40,7 +45,7 @@ pub fn parse(text: &str) -> Result<IozoneLog, String> {
     read_table(text, selected.as_deref(), &mut samples);
     read_throughput(text, &mut samples);
     if samples.is_empty() {
-        return Err("it holds no IOzone results (no table, no throughput lines)".into());
+        return Err(NoResults);
     }
     Ok(IozoneLog { began, samples })
 }

@@ -1,11 +1,10 @@
 //! The JSON run file (--json): the [`RunResult`] as serde writes it, each
-//! measurement with its derived rates in explicit units; [`read_run`] reads it
-//! back for `ioz report`. `schema/run.schema.json` describes the layout.
+//! measurement with its derived rates in explicit units; [`parse_run`] reads
+//! it back for `ioz report` (app/input_files.rs reads the file).
+//! `schema/run.schema.json` describes the layout.
 
 use std::fmt;
-use std::fs::File;
-use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::io;
 use std::path::Path;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -301,58 +300,6 @@ fn cell_files<'a>(
 /// `ioz report` from reading a runaway file whole.
 pub const MAX_RUN_BYTES: u64 = 1 << 30;
 
-/// Reads a run saved with --json. The error is one line naming `path` and
-/// what is wrong (serde's line and column for a malformed file). Only a
-/// regular file of at most [`MAX_RUN_BYTES`] is read.
-pub fn read_run(path: &Path) -> Result<RunResult, String> {
-    let shown = path.display();
-    let cannot = |why: String| format!("cannot read {shown}: {why}");
-    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is
-    // refused (the flag does nothing to a regular file's reads).
-    let file = File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| cannot(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| cannot(e.to_string()))?;
-    let kind = meta.file_type();
-    let special = if kind.is_dir() {
-        Some("a directory")
-    } else if kind.is_char_device() {
-        Some("a character device")
-    } else if kind.is_block_device() {
-        Some("a block device")
-    } else if kind.is_fifo() {
-        Some("a FIFO")
-    } else if !kind.is_file() {
-        Some("a special file")
-    } else {
-        None
-    };
-    if let Some(kind) = special {
-        return Err(cannot(format!(
-            "it is {kind}; a saved run is a regular file"
-        )));
-    }
-    let too_large = |len: u64| {
-        cannot(format!(
-            "it holds {len} bytes, more than the {MAX_RUN_BYTES} (1 GiB) a saved run may hold"
-        ))
-    };
-    if meta.len() > MAX_RUN_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    // The limit again while reading: the file may grow meanwhile.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_RUN_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| cannot(e.to_string()))?;
-    if bytes.len() as u64 > MAX_RUN_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    parse_run(&bytes, &shown.to_string())
-}
-
 /// The first look at a saved run: whether it is a JSON object and, if so,
 /// its `schema_version`, without keeping anything else (the run itself is
 /// read once the version is known).
@@ -476,46 +423,88 @@ impl<'de> Visitor<'de> for SkipVisitor {
     }
 }
 
-/// Parses the bytes of a run saved with --json, as [`read_run`] does once it
-/// has read the file; `shown` names the input in the one-line error.
-pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, String> {
+/// Why the bytes of a saved run are not one: a line naming the input
+/// (`shown`) and what is wrong (serde's line and column for a malformed
+/// file).
+#[derive(Debug, thiserror::Error)]
+pub enum ParseRunError {
+    #[error("{shown} is not a saved ioz run: {source}")]
+    Malformed {
+        shown: String,
+        source: serde_json::Error,
+    },
+    #[error("{shown} is not a saved ioz run: it holds no JSON object")]
+    NoObject { shown: String },
+    #[error("{shown} is not a saved ioz run: it has no schema_version")]
+    NoVersion { shown: String },
+    #[error("{shown} has schema_version {found}; this ioz reads 1 and {SCHEMA_VERSION}")]
+    OtherVersion {
+        shown: String,
+        found: serde_json::Value,
+    },
+    #[error("{shown} is not a saved ioz run: {why}")]
+    Sizes { shown: String, why: EndlessSizes },
+    #[error("{shown}: {why}")]
+    MixTooLong { shown: String, why: MixTooLong },
+}
+
+/// Parses the bytes of a run saved with --json; `shown` names the input in
+/// the one-line error.
+pub fn parse_run(bytes: &[u8], shown: &str) -> Result<RunResult, ParseRunError> {
+    let shown = || shown.to_string();
+    let malformed = |source| ParseRunError::Malformed {
+        shown: shown(),
+        source,
+    };
     // The version first, so a file of another version is named as such
     // rather than as malformed.
-    let probe: Probe = serde_json::from_slice(bytes)
-        .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
+    let probe: Probe = serde_json::from_slice(bytes).map_err(malformed)?;
     let Probe::Object { schema_version } = probe else {
-        return Err(format!(
-            "{shown} is not a saved ioz run: it holds no JSON object"
-        ));
+        return Err(ParseRunError::NoObject { shown: shown() });
     };
     match schema_version {
-        None => {
-            return Err(format!(
-                "{shown} is not a saved ioz run: it has no schema_version"
-            ));
-        }
-        Some(ref v)
+        None => return Err(ParseRunError::NoVersion { shown: shown() }),
+        Some(v)
             if !v
                 .as_u64()
                 .is_some_and(|v| READABLE_SCHEMA_VERSIONS.iter().any(|&r| u64::from(r) == v)) =>
         {
-            return Err(format!(
-                "{shown} has schema_version {v}; this ioz reads 1 and {SCHEMA_VERSION}"
-            ));
+            return Err(ParseRunError::OtherVersion {
+                shown: shown(),
+                found: v,
+            });
         }
         Some(_) => {}
     }
-    let result: RunResult = serde_json::from_slice(bytes)
-        .map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
-    check_ranges(&result.config).map_err(|e| format!("{shown} is not a saved ioz run: {e}"))?;
-    check_reshuffles(&result).map_err(|e| format!("{shown}: {e}"))?;
+    let result: RunResult = serde_json::from_slice(bytes).map_err(malformed)?;
+    check_ranges(&result.config).map_err(|why| ParseRunError::Sizes {
+        shown: shown(),
+        why,
+    })?;
+    check_reshuffles(&result).map_err(|why| ParseRunError::MixTooLong {
+        shown: shown(),
+        why,
+    })?;
     Ok(result)
+}
+
+/// A verified random mix cut short after `done` of `records` operations,
+/// more than the verification note counts the reads of.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "its verified random mix stopped after {done} of {records} operations; \
+     ioz report counts the reads of a mix cut short for at most \
+     {MAX_RESHUFFLED_OPS} operations"
+)]
+pub struct MixTooLong {
+    pub done: u64,
+    pub records: u64,
 }
 
 /// The verification note counts the reads of a random mix cut short by
 /// shuffling its choice of reads again: refuses a run that would need that
 /// for more than [`MAX_RESHUFFLED_OPS`] operations.
-fn check_reshuffles(result: &RunResult) -> Result<(), String> {
+fn check_reshuffles(result: &RunResult) -> Result<(), MixTooLong> {
     if result.config.variations.verify == Verify::None {
         return Ok(());
     }
@@ -530,48 +519,53 @@ fn check_reshuffles(result: &RunResult) -> Result<(), String> {
     });
     for (pass, done, records) in cells.chain(workers) {
         if pass.direction() == Direction::Mixed && done < records && records > MAX_RESHUFFLED_OPS {
-            return Err(format!(
-                "its verified random mix stopped after {done} of {records} operations; \
-                 ioz report counts the reads of a mix cut short for at most \
-                 {MAX_RESHUFFLED_OPS} operations"
-            ));
+            return Err(MixTooLong { done, records });
         }
     }
     Ok(())
 }
 
+/// An auto-mode size axis (`file_sizes` or `record_sizes`) that no command
+/// line makes and that rendering would step through for ever.
+#[derive(Debug, thiserror::Error)]
+pub enum EndlessSizes {
+    #[error("its {axis} list has {len} sizes (at most {MAX_LISTED_SIZES})")]
+    LongList { axis: &'static str, len: usize },
+    #[error("its {axis} range starts at 0")]
+    FromZero { axis: &'static str },
+    #[error("its {axis} range has multiplier {multiplier} (at least 2)")]
+    Multiplier { axis: &'static str, multiplier: u64 },
+}
+
 /// Refuses auto-mode size ranges the command line can never produce and
 /// that have no end: a range from 0, or one stepping by 0 or 1, would be
 /// stepped through forever when the run is rendered.
-fn check_ranges(config: &RunConfig) -> Result<(), String> {
+fn check_ranges(config: &RunConfig) -> Result<(), EndlessSizes> {
     let Sizes::Auto(auto) = &config.sizes else {
         return Ok(());
     };
-    for (name, axis) in [
+    for (axis, sizes) in [
         ("file_sizes", &auto.file_sizes),
         ("record_sizes", &auto.record_sizes),
     ] {
         // Every file size meets every record size: long lists make a grid
         // no run has (and no memory holds).
-        if let SizeAxis::List(list) = axis
+        if let SizeAxis::List(list) = sizes
             && list.len() > MAX_LISTED_SIZES
         {
-            return Err(format!(
-                "its {name} list has {} sizes (at most {MAX_LISTED_SIZES})",
-                list.len()
-            ));
+            let len = list.len();
+            return Err(EndlessSizes::LongList { axis, len });
         }
         if let SizeAxis::Range {
             min, multiplier, ..
-        } = axis
+        } = sizes
         {
             if *min == 0 {
-                return Err(format!("its {name} range starts at 0"));
+                return Err(EndlessSizes::FromZero { axis });
             }
             if *multiplier < 2 {
-                return Err(format!(
-                    "its {name} range has multiplier {multiplier} (at least 2)"
-                ));
+                let multiplier = *multiplier;
+                return Err(EndlessSizes::Multiplier { axis, multiplier });
             }
         }
     }
@@ -639,10 +633,9 @@ mod tests {
         r
     }
 
-    fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
+    /// The line that refuses `bytes` as the saved run `name`.
+    fn refusal(name: &str, bytes: &[u8]) -> String {
+        parse_run(bytes, name).unwrap_err().to_string()
     }
 
     #[test]
@@ -745,14 +738,12 @@ mod tests {
         );
         assert_eq!(summary["outliers"], serde_json::json!([]));
         // Read back: every sample, in run order.
-        let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "r.json", &JsonReport.render(&result).unwrap());
-        assert_eq!(read_run(&p), Ok(result));
+        let bytes = JsonReport.render(&result).unwrap();
+        assert_eq!(parse_run(&bytes, "r.json").unwrap(), result);
     }
 
     #[test]
     fn a_version_1_file_reads_as_one_run() {
-        let dir = tempfile::tempdir().unwrap();
         let mut v = serde_json::to_value(sample()).unwrap();
         v["schema_version"] = 1.into();
         let config = v["config"].as_object_mut().unwrap();
@@ -761,8 +752,7 @@ mod tests {
         for m in v["cells"][0]["measurements"].as_array_mut().unwrap() {
             m.as_object_mut().unwrap().remove("run");
         }
-        let p = write(dir.path(), "v1.json", v.to_string().as_bytes());
-        let read = read_run(&p).unwrap();
+        let read = parse_run(v.to_string().as_bytes(), "v1.json").unwrap();
         assert_eq!(read.config.runs, 1);
         assert_eq!(read.config.label, None);
         assert!(read.cells[0].measurements.iter().all(|m| m.run == 0));
@@ -775,35 +765,25 @@ mod tests {
 
     #[test]
     fn a_written_run_reads_back_equal() {
-        let dir = tempfile::tempdir().unwrap();
         let result = sample();
-        let p = write(dir.path(), "r.json", &JsonReport.render(&result).unwrap());
-        assert_eq!(read_run(&p), Ok(result));
+        let bytes = JsonReport.render(&result).unwrap();
+        assert_eq!(parse_run(&bytes, "r.json").unwrap(), result);
     }
 
     #[test]
     fn another_schema_version_is_refused_by_name() {
-        let dir = tempfile::tempdir().unwrap();
         let mut v = serde_json::to_value(sample()).unwrap();
         v["schema_version"] = 3.into();
         v["cells"] = "changed layout".into();
-        let p = write(dir.path(), "v3.json", v.to_string().as_bytes());
-        let e = read_run(&p).unwrap_err();
-        assert_eq!(
-            e,
-            format!(
-                "{} has schema_version 3; this ioz reads 1 and 2",
-                p.display()
-            )
-        );
+        let e = refusal("v3.json", v.to_string().as_bytes());
+        assert_eq!(e, "v3.json has schema_version 3; this ioz reads 1 and 2");
         v["schema_version"] = "1".into();
-        let p = write(dir.path(), "str.json", v.to_string().as_bytes());
-        assert!(read_run(&p).unwrap_err().contains("schema_version \"1\""));
+        let e = refusal("str.json", v.to_string().as_bytes());
+        assert!(e.contains("schema_version \"1\""), "{e}");
     }
 
     #[test]
     fn bad_files_give_one_line_naming_the_path() {
-        let dir = tempfile::tempdir().unwrap();
         let good = JsonReport.render(&sample()).unwrap();
         let mut missing_field = serde_json::to_value(sample()).unwrap();
         missing_field["cells"][0]["measurements"][0]
@@ -836,48 +816,11 @@ mod tests {
             ("binary.json", vec![0xff, 0xfe, 0, 1], "line 1 column 1"),
         ];
         for (name, bytes, expect) in cases {
-            let p = write(dir.path(), name, &bytes);
-            let e = read_run(&p).unwrap_err();
-            assert!(e.starts_with(&p.display().to_string()), "{name}: {e}");
+            let e = refusal(name, &bytes);
+            assert!(e.starts_with(name), "{name}: {e}");
             assert!(e.contains(expect), "{name}: {e}");
             assert!(!e.contains('\n'), "{name}: {e}");
         }
-        let absent = dir.path().join("absent.json");
-        let e = read_run(&absent).unwrap_err();
-        assert!(
-            e.starts_with(&format!("cannot read {}: ", absent.display())),
-            "{e}"
-        );
-        let e = read_run(dir.path()).unwrap_err();
-        assert!(e.starts_with("cannot read "), "{e}");
-    }
-
-    #[test]
-    fn only_a_regular_file_within_the_limit_is_read() {
-        // /dev/zero was read until memory ran out.
-        let e = read_run(Path::new("/dev/zero")).unwrap_err();
-        assert_eq!(
-            e,
-            "cannot read /dev/zero: it is a character device; a saved run is a regular file"
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let e = read_run(dir.path()).unwrap_err();
-        assert!(
-            e.ends_with("it is a directory; a saved run is a regular file"),
-            "{e}"
-        );
-        let big = dir.path().join("big.json");
-        std::fs::File::create(&big)
-            .unwrap()
-            .set_len(MAX_RUN_BYTES + 1)
-            .unwrap();
-        let e = read_run(&big).unwrap_err();
-        assert!(
-            e.ends_with(
-                "it holds 1073741825 bytes, more than the 1073741824 (1 GiB) a saved run may hold"
-            ),
-            "{e}"
-        );
     }
 
     #[test]
@@ -892,8 +835,15 @@ mod tests {
         });
         let bytes = JsonReport.render(&r).unwrap();
         let e = parse_run(&bytes, "grid.json").unwrap_err();
-        assert_eq!(
+        assert!(matches!(
             e,
+            ParseRunError::Sizes {
+                why: EndlessSizes::LongList { len: 257, .. },
+                ..
+            }
+        ));
+        assert_eq!(
+            e.to_string(),
             "grid.json is not a saved ioz run: its file_sizes list has 257 sizes (at most 256)"
         );
     }
@@ -908,7 +858,7 @@ mod tests {
         mix.bytes = 1 << 20;
         r.cells[0].measurements.push(mix.clone());
         let bytes = JsonReport.render(&r).unwrap();
-        let e = parse_run(&bytes, "mix.json").unwrap_err();
+        let e = parse_run(&bytes, "mix.json").unwrap_err().to_string();
         assert!(
             e.starts_with("mix.json: its verified random mix stopped after 1048576 of 1099511627776 operations"),
             "{e}"
@@ -925,7 +875,7 @@ mod tests {
         // refused for the repetition, as before.
         let run = String::from_utf8(JsonReport.render(&sample()).unwrap()).unwrap();
         let twice = run.replacen("{", "{\"schema_version\": 7,", 1);
-        let e = parse_run(twice.as_bytes(), "t.json").unwrap_err();
+        let e = refusal("t.json", twice.as_bytes());
         assert!(e.contains("duplicate field `schema_version`"), "{e}");
         for (text, why) in [
             ("3", "no JSON object"),
@@ -935,7 +885,7 @@ mod tests {
             ("{} {}", "trailing characters"),
             ("{\"schema_version\": 1", "EOF while parsing"),
         ] {
-            let e = parse_run(text.as_bytes(), "p.json").unwrap_err();
+            let e = refusal("p.json", text.as_bytes());
             assert!(e.contains(why), "{text}: {e}");
         }
         // A field nested past serde_json's limit is refused, even one the
@@ -945,7 +895,7 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        let e = parse_run(deep.as_bytes(), "d.json").unwrap_err();
+        let e = refusal("d.json", deep.as_bytes());
         assert!(e.contains("recursion limit exceeded"), "{e}");
     }
 }

@@ -6,11 +6,13 @@
 //!
 //! Every step goes through a descriptor of the directory, so a directory
 //! renamed or replaced by a link during the run is not followed elsewhere.
+//! The mark is system::xattr's: ioz's one module of extended-attribute
+//! calls, and the only part of `system` that `report` uses.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
@@ -19,7 +21,11 @@ use nix::fcntl::{AtFlags, OFlag, RenameFlags, openat, renameat, renameat2};
 use nix::sys::stat::{FileStat, Mode, SFlag, fstatat, mkdirat};
 use nix::unistd::{UnlinkatFlags, linkat, unlinkat};
 
-use crate::model::result_files::{FileId, Place, RESULT_MARK, RESULT_MARK_VALUE};
+use crate::model::result_files::{FileId, Place};
+// The one import of `system` in `report` (ARCHITECTURE.md: the dependency
+// rule's narrow exceptions): the mark's extended-attribute call, which std
+// and nix lack.
+use crate::system::xattr;
 
 /// Writes `bytes` as the result file `place` (see the module).
 pub fn put(place: &Place, bytes: &[u8]) -> io::Result<()> {
@@ -87,26 +93,11 @@ fn write_marked(mut file: File, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
+/// Marks `file` as a result ioz wrote, which a later run may replace
+/// (safety/result_place.rs). On the descriptor of the file just made, before
+/// it takes its name: no one else's file is ever marked.
 pub(super) fn set_result_mark(file: &File) -> io::Result<()> {
-    let name = CString::new(RESULT_MARK).map_err(io::Error::other)?;
-    // nix and std have no extended-attribute calls.
-    // SAFETY: fsetxattr reads the NUL-terminated name and
-    // RESULT_MARK_VALUE.len() bytes of RESULT_MARK_VALUE, which outlive the
-    // call, on a descriptor the File keeps open.
-    let r = unsafe {
-        libc::fsetxattr(
-            file.as_raw_fd(),
-            name.as_ptr(),
-            RESULT_MARK_VALUE.as_ptr().cast(),
-            RESULT_MARK_VALUE.len(),
-            0,
-        )
-    };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    xattr::set(file.as_fd(), xattr::Mark::Result)
 }
 
 /// Renames `temp` to the place's name: over the file the guard approved,

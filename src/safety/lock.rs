@@ -38,10 +38,9 @@
 //!   after the mount.
 
 use std::fmt;
-use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 
-use crate::system::locks::{Holder, holder};
+use crate::system::locks::{Flock, Holder, holder, try_flock};
 
 /// NFS_SUPER_MAGIC, statfs's f_type of an NFS mount.
 const NFS_SUPER_MAGIC: libc::c_long = 0x6969;
@@ -75,26 +74,12 @@ impl std::error::Error for Busy {}
 /// Takes the run's lock on the open file `fd` (whose fstat is `stat`),
 /// without waiting. `Ok(false)` when the file system cannot lock.
 pub fn try_lock(fd: BorrowedFd<'_>, stat: &libc::stat, kind: LockKind) -> Result<bool, Busy> {
-    let operation = match kind {
-        LockKind::Exclusive => libc::LOCK_EX,
-        LockKind::Shared => libc::LOCK_SH,
-    } | libc::LOCK_NB;
-    loop {
-        // SAFETY: plain syscall on a descriptor the caller keeps open.
-        if unsafe { libc::flock(fd.as_raw_fd(), operation) } == 0 {
-            return Ok(true);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) => {
-                return Err(Busy {
-                    holder: holder(stat.st_dev, stat.st_ino, false),
-                });
-            }
-            // ENOLCK, EOPNOTSUPP, EINVAL: this file system has no such locks.
-            _ => return Ok(false),
-        }
+    match try_flock(fd, kind == LockKind::Exclusive) {
+        Flock::Taken => Ok(true),
+        Flock::Held => Err(Busy {
+            holder: holder(stat.st_dev, stat.st_ino, false),
+        }),
+        Flock::Unsupported => Ok(false),
     }
 }
 
@@ -116,11 +101,7 @@ mod tests {
     use std::os::fd::AsFd;
 
     fn stat_of(file: &std::fs::File) -> libc::stat {
-        // SAFETY: stat is plain data, overwritten by fstat.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat writes into the live struct from an open descriptor.
-        assert_eq!(unsafe { libc::fstat(file.as_raw_fd(), &mut stat) }, 0);
-        stat
+        crate::system::descriptor::stat_of(file).unwrap()
     }
 
     #[test]

@@ -17,9 +17,10 @@
 
 use std::fs;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::result_place::{Location, existing_parent, kind_of, locate, resolve};
+use super::result_place::{Location, Problem, Refusal, existing_parent, locate, resolve};
 use super::writable_dir::check_writable_dir;
 use crate::model::config::{OutputFiles, RunConfig};
 use crate::model::plan;
@@ -30,7 +31,7 @@ use crate::model::result_files::{
 use crate::model::workload::Pass;
 
 /// The result paths of a run, approved: see the module.
-pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
+pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, Refusal> {
     let tests = config.run_paths();
     let test_file = if tests.len() > 1 {
         "a test file of this run"
@@ -70,7 +71,7 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
     places.latency = latency
         .iter()
         .map(|name| resolve(flag_of(name), Path::new(name))?.approve(flag_of(name), config.force))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, Refusal>>()?;
     Ok(places)
 }
 
@@ -139,7 +140,7 @@ pub fn check_for_report(
     saved_run: &Path,
     saved: &RunConfig,
     force: bool,
-) -> Result<ResultPlaces, String> {
+) -> Result<ResultPlaces, Refusal> {
     Guard {
         claims: vec![Claim::new(
             "the saved run this report reads".into(),
@@ -157,7 +158,7 @@ pub fn check_for_compare(
     outputs: &OutputFiles,
     inputs: &[&Path],
     force: bool,
-) -> Result<ResultPlaces, String> {
+) -> Result<ResultPlaces, Refusal> {
     Guard {
         claims: inputs
             .iter()
@@ -200,7 +201,7 @@ impl Guard {
         outputs: &OutputFiles,
         config: &RunConfig,
         passes: &[Pass],
-    ) -> Result<ResultPlaces, String> {
+    ) -> Result<ResultPlaces, Refusal> {
         let plot_names: Vec<String> = passes
             .iter()
             .flat_map(|&p| plot_file_names(config, p))
@@ -213,7 +214,7 @@ impl Guard {
         mut self,
         outputs: &OutputFiles,
         plot_names: &[String],
-    ) -> Result<ResultPlaces, String> {
+    ) -> Result<ResultPlaces, Refusal> {
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
         for (opt, path) in outputs.requested() {
@@ -226,7 +227,7 @@ impl Guard {
                 self.claim(opt, path, &format!("the {opt} file"))?;
             }
         }
-        let file = |opt: &str, path: &Option<std::path::PathBuf>| {
+        let file = |opt: &'static str, path: &Option<std::path::PathBuf>| {
             path.as_deref()
                 .map(|p| resolve(opt, p)?.approve(opt, self.force))
                 .transpose()
@@ -244,18 +245,22 @@ impl Guard {
                 .spreadsheets
                 .iter()
                 .map(|p| resolve("-b", p)?.approve("-b", self.force))
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, Refusal>>()?,
             latency: Vec::new(),
         })
     }
 
     /// Refuses `path` (of `opt`) when the command already uses that file;
     /// else records it as `what`.
-    fn claim(&mut self, opt: &str, path: &Path, what: &str) -> Result<(), String> {
+    fn claim(&mut self, opt: &'static str, path: &Path, what: &str) -> Result<(), Refusal> {
         let at = locate(path);
         if let Some(c) = self.claims.iter().find(|c| c.at == at) {
-            let also = if c.output { "also " } else { "" };
-            return Err(format!("{opt}: {} is {also}{}", path.display(), c.what));
+            return Err(Problem::Taken {
+                path: path.to_path_buf(),
+                what: c.what.clone(),
+                also: c.output,
+            }
+            .of(opt));
         }
         self.claims.push(Claim {
             what: what.into(),
@@ -268,42 +273,45 @@ impl Guard {
 
 /// `--plots DIR`: a directory, made by ioz when missing, and every plot
 /// file in it judged as a result file.
-fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces, String> {
+fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces, Refusal> {
     const OPT: &str = "--plots";
-    let shown = given.display();
+    let path = given.to_path_buf();
     let (dir, create) = match fs::metadata(given) {
         Ok(m) if m.is_dir() => {
             let dir = fs::canonicalize(given)
-                .map_err(|e| format!("{OPT}: cannot follow {shown}: {e}"))?;
+                .map_err(|source| Problem::CannotFollow { path, source }.of(OPT))?;
             (dir, false)
         }
         Ok(m) => {
-            return Err(format!(
-                "{OPT}: {shown} is {}, not a directory",
-                kind_of(m.file_type())
-            ));
+            let mode = m.mode();
+            return Err(Problem::NotADirectory { path, mode }.of(OPT));
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if fs::symlink_metadata(given).is_ok() {
-                return Err(format!(
-                    "{OPT}: {shown} is a link to a directory that does not exist; \
-                     ioz makes no directory where a link points"
-                ));
+                return Err(Problem::DanglingDirectoryLink { path }.of(OPT));
             }
             let Some(name) = given.file_name() else {
-                return Err(format!("{OPT}: {shown} does not name a directory"));
+                return Err(Problem::NoDirectoryName { path }.of(OPT));
             };
-            (existing_parent(OPT, given)?.join(name), true)
+            (
+                existing_parent(given).map_err(|p| p.of(OPT))?.join(name),
+                true,
+            )
         }
-        Err(e) => return Err(format!("{OPT}: cannot check {shown}: {e}")),
+        Err(source) => return Err(Problem::CannotCheck { path, source }.of(OPT)),
     };
     let home = if create {
         dir.parent().unwrap_or(&dir)
     } else {
         &dir
     };
-    check_writable_dir(home)
-        .map_err(|why| format!("{OPT}: cannot write in {}: {why}", home.display()))?;
+    check_writable_dir(home).map_err(|why| {
+        Problem::NotWritable {
+            dir: home.to_path_buf(),
+            why,
+        }
+        .of(OPT)
+    })?;
     let files = names
         .iter()
         .map(|name| {
@@ -318,7 +326,7 @@ fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces
                 resolve(OPT, &given.join(name))?.approve(OPT, force)
             }
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, Refusal>>()?;
     Ok(PlotPlaces {
         given: given.to_path_buf(),
         dir,
@@ -367,7 +375,7 @@ mod tests {
         let d = dir.path();
         let at = |n: &str| d.join(n).display().to_string();
         let (t, r) = (at("t"), at("r"));
-        let refused = |args: &[&str]| check_for_run(&config_in(d, args)).unwrap_err();
+        let refused = |args: &[&str]| check_for_run(&config_in(d, args)).unwrap_err().to_string();
         assert_eq!(
             refused(&["-f", &t, "--json", &t]),
             format!("--json: {t} is the test file")
@@ -388,7 +396,15 @@ mod tests {
             ..OutputFiles::default()
         };
         let e = check_for_report(&outputs, &d.join("t"), &saved, true).unwrap_err();
-        assert!(e.ends_with("is the saved run this report reads"), "{e}");
+        assert!(
+            matches!(&e.problem, Problem::Taken { also: false, .. }),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("is the saved run this report reads"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -398,11 +414,11 @@ mod tests {
         let f = d.join("f");
         fs::write(&f, b"x").unwrap();
         let args = ["--plots", f.to_str().unwrap()];
-        let e = check_for_run(&config_in(d, &args)).unwrap_err();
+        let e = check_for_run(&config_in(d, &args)).unwrap_err().to_string();
         assert!(e.ends_with("f is a regular file, not a directory"), "{e}");
         let deep = d.join("no/p");
         let args = ["--plots", deep.to_str().unwrap()];
-        let e = check_for_run(&config_in(d, &args)).unwrap_err();
+        let e = check_for_run(&config_in(d, &args)).unwrap_err().to_string();
         assert!(e.ends_with("no does not exist"), "{e}");
     }
 }

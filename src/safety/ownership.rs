@@ -16,16 +16,13 @@
 //! inode), needs a secret kept across runs and users; ownership is already
 //! what the kernel guarantees, so it is what ioz relies on.
 
-use std::ffi::CString;
 use std::fs::Metadata;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::BorrowedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-const OWNER_ATTR: &std::ffi::CStr = c"user.ioz.owner";
-const OWNER_VALUE: &[u8] = b"ioz";
+use crate::system::xattr;
 
 /// What the mark on a file says about who owns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,59 +38,25 @@ pub enum Mark {
 /// The mark of the file at `path` (not following a link), whose metadata
 /// (from lstat) is `meta`.
 pub fn mark_of_path(path: &Path, meta: &Metadata) -> Mark {
-    let marked = CString::new(path.as_os_str().as_bytes()).is_ok_and(|p| {
-        let mut value = [0u8; 16];
-        // nix and std have no extended-attribute calls.
-        // SAFETY: lgetxattr reads the two NUL-terminated strings, which
-        // outlive the call, and writes at most value.len() bytes into value.
-        let n = unsafe {
-            libc::lgetxattr(
-                p.as_ptr(),
-                OWNER_ATTR.as_ptr(),
-                value.as_mut_ptr().cast(),
-                value.len(),
-            )
-        };
-        n >= 0 && &value[..n as usize] == OWNER_VALUE
-    });
-    judge(marked, meta.uid(), meta.mode())
+    judge(
+        xattr::path_has(path, xattr::Mark::Owner),
+        meta.uid(),
+        meta.mode(),
+    )
 }
 
 /// The mark of the open file `fd`, whose fstat is `stat`.
 pub fn mark_of_fd(fd: BorrowedFd<'_>, stat: &libc::stat) -> Mark {
-    let mut value = [0u8; 16];
-    // SAFETY: fgetxattr reads the NUL-terminated name, which outlives the
-    // call, and writes at most value.len() bytes into value.
-    let n = unsafe {
-        libc::fgetxattr(
-            fd.as_raw_fd(),
-            OWNER_ATTR.as_ptr(),
-            value.as_mut_ptr().cast(),
-            value.len(),
-        )
-    };
-    let marked = n >= 0 && &value[..n as usize] == OWNER_VALUE;
-    judge(marked, stat.st_uid, stat.st_mode)
+    judge(
+        xattr::fd_has(fd, xattr::Mark::Owner),
+        stat.st_uid,
+        stat.st_mode,
+    )
 }
 
 /// Marks the open file `fd` as ioz's.
 pub fn set_mark(fd: BorrowedFd<'_>) -> io::Result<()> {
-    // SAFETY: fsetxattr reads the NUL-terminated name and OWNER_VALUE.len()
-    // bytes of OWNER_VALUE, all of which outlive the call.
-    let r = unsafe {
-        libc::fsetxattr(
-            fd.as_raw_fd(),
-            OWNER_ATTR.as_ptr(),
-            OWNER_VALUE.as_ptr().cast(),
-            OWNER_VALUE.len(),
-            0,
-        )
-    };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    xattr::set(fd, xattr::Mark::Owner)
 }
 
 /// Whether a mark on a file of owner `uid` and mode `mode` is believed.
@@ -155,15 +118,13 @@ mod tests {
         let meta = std::fs::symlink_metadata(&path).unwrap();
         assert_eq!(mark_of_path(&path, &meta), Mark::Absent);
         use std::os::fd::AsFd;
-        if set_mark(file.as_fd()).is_err() {
+        if let Err(e) = set_mark(file.as_fd()) {
             // A file system without user xattrs (tmpfs before 6.6).
+            crate::system::skip_ledger::skipped(&format!("no user xattrs here: {e}"));
             return;
         }
         assert_eq!(mark_of_path(&path, &meta), Mark::Trusted);
-        // SAFETY: stat is plain data, overwritten by fstat.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat writes into the live struct from an open descriptor.
-        assert_eq!(unsafe { libc::fstat(file.as_raw_fd(), &mut stat) }, 0);
+        let stat = crate::system::descriptor::stat_of(&file).unwrap();
         assert_eq!(mark_of_fd(file.as_fd(), &stat), Mark::Trusted);
     }
 }

@@ -29,7 +29,7 @@ pub struct Ready {
 pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
     // The telemetry files first: the file size of the run is theirs.
     let replay = telemetry::attach(&mut config).map_err(RunError::Refused)?;
-    let results = outputs::check_for_run(&config).map_err(RunError::Refused)?;
+    let results = outputs::check_for_run(&config).map_err(|e| RunError::Refused(e.to_string()))?;
     target::check_targets(&config)?;
     let remount = Remounter::for_run(&config)?;
     // Before the space check: a run too large for memory (operation lists,

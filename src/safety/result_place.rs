@@ -12,15 +12,84 @@
 //! extended attributes the mark is not kept, and a later run needs
 //! `--force` to replace the file.
 
-use std::ffi::{CString, OsString};
-use std::fs::{self, FileType, Metadata};
+use std::ffi::OsString;
+use std::fs::{self, Metadata};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use super::writable_dir::check_writable_dir;
-use crate::model::result_files::{FileId, Place, RESULT_MARK, RESULT_MARK_VALUE};
+use super::writable_dir::{NotWritable, check_writable_dir};
+use crate::model::file_kind::file_kind;
+use crate::model::result_files::{FileId, Place};
+use crate::system::xattr;
+
+/// A result path refused, with the option that named it: one line,
+/// `--json: r.json exists and was not written by ioz; …`.
+#[derive(Debug, thiserror::Error)]
+#[error("{opt}: {problem}")]
+pub struct Refusal {
+    pub opt: &'static str,
+    pub problem: Problem,
+}
+
+/// What is wrong with a result path.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// Something that is not a regular file, of mode `mode`.
+    #[error("{} is {}{}", path.display(), file_kind(*mode), not_a_file(*mode))]
+    NotAFile { path: PathBuf, mode: u32 },
+    /// A link to something that is not a regular file.
+    #[error("{} leads to {}, {}{}", path.display(), target.display(), file_kind(*mode), not_a_file(*mode))]
+    LeadsTo {
+        path: PathBuf,
+        target: PathBuf,
+        mode: u32,
+    },
+    #[error("{} is a link to {}, which does not exist; ioz makes no file where a link points", path.display(), target.display())]
+    DanglingLink { path: PathBuf, target: PathBuf },
+    #[error("cannot follow {}: {source}", path.display())]
+    CannotFollow { path: PathBuf, source: io::Error },
+    #[error("cannot check {}: {source}", path.display())]
+    CannotCheck { path: PathBuf, source: io::Error },
+    #[error("{} does not name a file", path.display())]
+    NoFileName { path: PathBuf },
+    #[error("{} ends in /, but a result is a file", path.display())]
+    EndsInSlash { path: PathBuf },
+    /// The directory a new file would be made in is something else.
+    #[error("{} is not a directory", path.display())]
+    ParentNotADirectory { path: PathBuf },
+    #[error("directory {} does not exist", path.display())]
+    NoParent { path: PathBuf },
+    #[error("cannot write in {}: {why}", dir.display())]
+    NotWritable { dir: PathBuf, why: NotWritable },
+    #[error("{} exists and was not written by ioz; refusing to replace it \
+             (choose another name, or add --force to replace it)", path.display())]
+    NotWrittenByIoz { path: PathBuf },
+    /// The file is already one of the command's inputs or outputs: `what`
+    /// (`also` when it is another output).
+    #[error("{} is {}{what}", path.display(), if *also { "also " } else { "" })]
+    Taken {
+        path: PathBuf,
+        what: String,
+        also: bool,
+    },
+    /// `--plots DIR` names something that is not a directory.
+    #[error("{} is {}, not a directory", path.display(), file_kind(*mode))]
+    NotADirectory { path: PathBuf, mode: u32 },
+    #[error("{} is a link to a directory that does not exist; \
+             ioz makes no directory where a link points", path.display())]
+    DanglingDirectoryLink { path: PathBuf },
+    #[error("{} does not name a directory", path.display())]
+    NoDirectoryName { path: PathBuf },
+}
+
+impl Problem {
+    /// The refusal of this problem with the path of option `opt`.
+    pub fn of(self, opt: &'static str) -> Refusal {
+        Refusal { opt, problem: self }
+    }
+}
 
 /// What a path names, to find two spellings of one file: the file itself
 /// when it exists (links followed, hard links alike), else the real
@@ -83,38 +152,39 @@ pub struct Resolved {
 /// Follows `given` (the path of option `opt`): an existing path is judged by
 /// what it leads to; a missing one needs its directory. Refuses anything
 /// but a regular file or a new name in an existing directory.
-pub fn resolve(opt: &str, given: &Path) -> Result<Resolved, String> {
-    let shown = given.display();
+pub fn resolve(opt: &'static str, given: &Path) -> Result<Resolved, Refusal> {
+    let path = given.to_path_buf();
     match fs::symlink_metadata(given) {
         Ok(own) => {
             let is_link = own.file_type().is_symlink();
             let meta = if is_link {
-                followed_link(opt, given)?
+                followed_link(given).map_err(|p| p.of(opt))?
             } else {
                 own
             };
             if !meta.is_file() {
-                let kind = kind_of(meta.file_type());
-                let end = not_a_file(meta.file_type());
+                let mode = meta.mode();
                 if !is_link {
-                    return Err(format!("{opt}: {shown} is {kind}{end}"));
+                    return Err(Problem::NotAFile { path, mode }.of(opt));
                 }
                 // A pipe or socket behind /proc/self/fd has no path to show.
                 let target = fs::canonicalize(given)
                     .or_else(|_| fs::read_link(given))
                     .unwrap_or_default();
-                return Err(format!(
-                    "{opt}: {shown} leads to {}, {kind}{end}",
-                    target.display()
-                ));
+                return Err(Problem::LeadsTo { path, target, mode }.of(opt));
             }
-            let real = fs::canonicalize(given)
-                .map_err(|e| format!("{opt}: cannot follow {shown}: {e}"))?;
+            let real = fs::canonicalize(given).map_err(|source| {
+                Problem::CannotFollow {
+                    path: path.clone(),
+                    source,
+                }
+                .of(opt)
+            })?;
             let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
-                return Err(format!("{opt}: {shown} does not name a file"));
+                return Err(Problem::NoFileName { path }.of(opt));
             };
             Ok(Resolved {
-                given: given.to_path_buf(),
+                given: path.clone(),
                 dir: dir.to_path_buf(),
                 name: name.to_os_string(),
                 existing: Some(meta),
@@ -122,80 +192,55 @@ pub fn resolve(opt: &str, given: &Path) -> Result<Resolved, String> {
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if given.as_os_str().as_bytes().ends_with(b"/") {
-                return Err(format!("{opt}: {shown} ends in /, but a result is a file"));
+                return Err(Problem::EndsInSlash { path }.of(opt));
             }
             let Some(name) = given.file_name() else {
-                return Err(format!("{opt}: {shown} does not name a file"));
+                return Err(Problem::NoFileName { path }.of(opt));
             };
-            let dir = existing_parent(opt, given)?;
+            let dir = existing_parent(given).map_err(|p| p.of(opt))?;
             Ok(Resolved {
-                given: given.to_path_buf(),
+                given: path,
                 dir,
                 name: name.to_os_string(),
                 existing: None,
             })
         }
-        Err(e) => Err(format!("{opt}: cannot check {shown}: {e}")),
+        Err(source) => Err(Problem::CannotCheck { path, source }.of(opt)),
     }
 }
 
 /// What the link `given` leads to; a link to nothing is refused: ioz does
 /// not make files wherever a link points.
-fn followed_link(opt: &str, given: &Path) -> Result<Metadata, String> {
-    fs::metadata(given).map_err(|e| {
-        let target = fs::read_link(given).unwrap_or_default();
-        if e.kind() == io::ErrorKind::NotFound {
-            format!(
-                "{opt}: {} is a link to {}, which does not exist; \
-                 ioz makes no file where a link points",
-                given.display(),
-                target.display()
-            )
+fn followed_link(given: &Path) -> Result<Metadata, Problem> {
+    fs::metadata(given).map_err(|source| {
+        let path = given.to_path_buf();
+        if source.kind() == io::ErrorKind::NotFound {
+            let target = fs::read_link(given).unwrap_or_default();
+            Problem::DanglingLink { path, target }
         } else {
-            format!("{opt}: cannot follow {}: {e}", given.display())
+            Problem::CannotFollow { path, source }
         }
     })
 }
 
 /// The real directory `given` would be made in; it must exist.
-pub fn existing_parent(opt: &str, given: &Path) -> Result<PathBuf, String> {
+pub fn existing_parent(given: &Path) -> Result<PathBuf, Problem> {
     let parent = match given.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    let path = parent.to_path_buf();
     match fs::canonicalize(parent) {
         Ok(dir) if dir.is_dir() => Ok(dir),
-        Ok(_) => Err(format!("{opt}: {} is not a directory", parent.display())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(format!(
-            "{opt}: directory {} does not exist",
-            parent.display()
-        )),
-        Err(e) => Err(format!("{opt}: cannot check {}: {e}", parent.display())),
-    }
-}
-
-/// "a directory", "a block device", … for messages.
-pub fn kind_of(kind: FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
+        Ok(_) => Err(Problem::ParentNotADirectory { path }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Problem::NoParent { path }),
+        Err(source) => Err(Problem::CannotCheck { path, source }),
     }
 }
 
 /// The end of a refusal for something that is not a regular file.
-fn not_a_file(kind: FileType) -> &'static str {
-    if kind.is_dir() {
+fn not_a_file(mode: u32) -> &'static str {
+    if mode & libc::S_IFMT == libc::S_IFDIR {
         ", not a file"
     } else {
         "; ioz writes results only to regular files"
@@ -206,19 +251,18 @@ impl Resolved {
     /// The place of the result, when ioz may put a file there: the directory
     /// takes a new file, and a file already there is ioz's own or `force`
     /// gives it up.
-    pub fn approve(self, opt: &str, force: bool) -> Result<Place, String> {
-        check_writable_dir(&self.dir)
-            .map_err(|why| format!("{opt}: cannot write in {}: {why}", self.dir.display()))?;
+    pub fn approve(self, opt: &'static str, force: bool) -> Result<Place, Refusal> {
+        check_writable_dir(&self.dir).map_err(|why| {
+            Problem::NotWritable {
+                dir: self.dir.clone(),
+                why,
+            }
+            .of(opt)
+        })?;
         let replaces = match &self.existing {
             None => None,
             Some(m) if force || written_by_ioz(&self.dir.join(&self.name), m) => Some(file_id(m)),
-            Some(_) => {
-                return Err(format!(
-                    "{opt}: {} exists and was not written by ioz; refusing to replace it \
-                     (choose another name, or add --force to replace it)",
-                    self.given.display()
-                ));
-            }
+            Some(_) => return Err(Problem::NotWrittenByIoz { path: self.given }.of(opt)),
         };
         Ok(Place {
             given: self.given,
@@ -231,49 +275,24 @@ impl Resolved {
 
 /// A result file ioz wrote: its mark, on a file the running user owns.
 fn written_by_ioz(path: &Path, meta: &Metadata) -> bool {
-    meta.uid() == nix::unistd::geteuid().as_raw() && has_result_mark(path)
-}
-
-fn has_result_mark(path: &Path) -> bool {
-    let (Ok(p), Ok(name)) = (
-        CString::new(path.as_os_str().as_bytes()),
-        CString::new(RESULT_MARK),
-    ) else {
-        return false;
-    };
-    let mut value = [0u8; 16];
-    // nix and std have no extended-attribute calls.
-    // SAFETY: lgetxattr reads the two NUL-terminated strings, which outlive
-    // the call, and writes at most value.len() bytes into value.
-    let n = unsafe {
-        libc::lgetxattr(
-            p.as_ptr(),
-            name.as_ptr(),
-            value.as_mut_ptr().cast(),
-            value.len(),
-        )
-    };
-    usize::try_from(n).is_ok_and(|n| &value[..n] == RESULT_MARK_VALUE)
+    meta.uid() == nix::unistd::geteuid().as_raw() && xattr::path_has(path, xattr::Mark::Result)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn set_mark(path: &Path) {
-        let p = CString::new(path.as_os_str().as_bytes()).unwrap();
-        let name = CString::new(RESULT_MARK).unwrap();
-        // SAFETY: the strings and the value outlive the call.
-        let r = unsafe {
-            libc::setxattr(
-                p.as_ptr(),
-                name.as_ptr(),
-                RESULT_MARK_VALUE.as_ptr().cast(),
-                RESULT_MARK_VALUE.len(),
-                0,
-            )
-        };
-        assert_eq!(r, 0, "{}", io::Error::last_os_error());
+    /// Marks the file at `path` as a result ioz wrote; false (the test
+    /// recorded as skipped) where the file system keeps no user attributes.
+    fn set_mark(path: &Path) -> bool {
+        let file = fs::File::open(path).unwrap();
+        match xattr::set(std::os::fd::AsFd::as_fd(&file), xattr::Mark::Result) {
+            Ok(()) => true,
+            Err(e) => {
+                crate::system::skip_ledger::skipped(&format!("no user xattrs here: {e}"));
+                false
+            }
+        }
     }
 
     #[test]
@@ -316,10 +335,13 @@ mod tests {
             .unwrap()
             .approve("--csv", false)
             .unwrap_err();
-        assert!(e.contains("was not written by ioz"), "{e}");
+        assert!(e.to_string().contains("was not written by ioz"), "{e}");
+        assert!(matches!(e.problem, Problem::NotWrittenByIoz { .. }));
         let forced = resolve("--csv", &path).unwrap().approve("--csv", true);
         assert!(forced.unwrap().replaces.is_some());
-        set_mark(&path);
+        if !set_mark(&path) {
+            return;
+        }
         let marked = resolve("--csv", &path).unwrap().approve("--csv", false);
         let ino = fs::metadata(&path).unwrap().ino();
         assert_eq!(marked.unwrap().replaces.map(|id| id.ino), Some(ino));
@@ -328,20 +350,21 @@ mod tests {
     #[test]
     fn directories_devices_and_missing_directories_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let e = resolve("--json", dir.path()).unwrap_err();
+        let refused = |opt, path: &Path| resolve(opt, path).unwrap_err().to_string();
+        let e = refused("--json", dir.path());
         assert!(e.ends_with("is a directory, not a file"), "{e}");
-        let e = resolve("--csv", Path::new("/dev/null")).unwrap_err();
+        let e = refused("--csv", Path::new("/dev/null"));
         assert_eq!(
             e,
             "--csv: /dev/null is a character device; ioz writes results only to regular files"
         );
-        let e = resolve("--csv", &dir.path().join("no/x.csv")).unwrap_err();
+        let e = refused("--csv", &dir.path().join("no/x.csv"));
         assert!(e.ends_with("no does not exist"), "{e}");
-        let e = resolve("--csv", &dir.path().join("new/")).unwrap_err();
+        let e = refused("--csv", &dir.path().join("new/"));
         assert!(e.ends_with("ends in /, but a result is a file"), "{e}");
         let link = dir.path().join("null.csv");
         std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        let e = resolve("--csv", &link).unwrap_err();
+        let e = refused("--csv", &link);
         assert!(
             e.contains("null.csv leads to /dev/null, a character device"),
             "{e}"

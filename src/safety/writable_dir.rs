@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use nix::errno::Errno;
 use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::unistd::{AccessFlags, eaccess};
 
@@ -37,29 +38,44 @@ const PSEUDO_FILE_SYSTEMS: &[&str] = &[
     "nfsd",
 ];
 
+/// Why a directory cannot take a new file; its text follows "cannot write
+/// in DIR: ".
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotWritable {
+    #[error("it holds the device nodes")]
+    DeviceNodes,
+    #[error("it is on {0}, a pseudo file system")]
+    PseudoFileSystem(String),
+    #[error("it is on a read-only file system")]
+    ReadOnly,
+    /// What statvfs or eaccess said (permission denied, …).
+    #[error("{}", .0.desc().to_lowercase())]
+    Denied(Errno),
+}
+
 /// `Ok` when a new file can be made in `dir` (an existing directory, every
-/// link followed); otherwise why not, to follow "cannot write in DIR: ".
-pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
+/// link followed); otherwise why not.
+pub fn check_writable_dir(dir: &Path) -> Result<(), NotWritable> {
     // Where device nodes live, whatever its file system (a tmpfs in most
     // containers): no result belongs there.
     if dir == Path::new("/dev") {
-        return Err("it holds the device nodes".into());
+        return Err(NotWritable::DeviceNodes);
     }
     if let Some(fs_type) = pseudo_file_system(dir) {
-        return Err(format!("it is on {fs_type}, a pseudo file system"));
+        return Err(NotWritable::PseudoFileSystem(fs_type));
     }
     match statvfs(dir) {
         Ok(st) if st.flags().contains(FsFlags::ST_RDONLY) => {
-            return Err("it is on a read-only file system".into());
+            return Err(NotWritable::ReadOnly);
         }
         Ok(_) => {}
-        Err(e) => return Err(e.desc().to_lowercase()),
+        Err(e) => return Err(NotWritable::Denied(e)),
     }
     // With the effective user's rights (what creating the file will use);
     // also EPERM for an immutable directory.
     eaccess(dir, AccessFlags::W_OK | AccessFlags::X_OK).map_err(|e| match e {
-        nix::errno::Errno::EROFS => "it is on a read-only file system".into(),
-        e => e.desc().to_lowercase(),
+        Errno::EROFS => NotWritable::ReadOnly,
+        e => NotWritable::Denied(e),
     })
 }
 
@@ -88,8 +104,9 @@ mod tests {
     #[test]
     fn proc_and_dev_are_refused() {
         let proc = check_writable_dir(Path::new("/proc")).unwrap_err();
-        assert_eq!(proc, "it is on proc, a pseudo file system");
+        assert_eq!(proc.to_string(), "it is on proc, a pseudo file system");
         let dev = check_writable_dir(Path::new("/dev")).unwrap_err();
-        assert_eq!(dev, "it holds the device nodes");
+        assert_eq!(dev, NotWritable::DeviceNodes);
+        assert_eq!(dev.to_string(), "it holds the device nodes");
     }
 }

@@ -1,8 +1,45 @@
-//! Who holds a lock on a file: /proc/locks names the process that took each
+//! A flock taken without waiting (safety/lock.rs says which, and why), and
+//! who holds a lock on a file: /proc/locks names the process that took each
 //! flock (and POSIX) lock, by the device and inode of the locked file.
 
 use std::fmt;
 use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+/// What an attempt at a flock found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flock {
+    /// Taken: held until the open file description is closed.
+    Taken,
+    /// Another open file description holds a lock that excludes it.
+    Held,
+    /// This file system cannot lock (ENOLCK, EOPNOTSUPP, EINVAL).
+    Unsupported,
+}
+
+/// Takes a flock on the open file `fd` (exclusive, or shared), without
+/// waiting for another's to be let go.
+pub fn try_flock(fd: BorrowedFd<'_>, exclusive: bool) -> Flock {
+    let operation = if exclusive {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_SH
+    } | libc::LOCK_NB;
+    loop {
+        // nix's flock takes the descriptor's ownership (its Flock guard):
+        // the run keeps its own descriptor, and the lock with it.
+        // SAFETY: plain syscall on a descriptor the caller keeps open.
+        if unsafe { libc::flock(fd.as_raw_fd(), operation) } == 0 {
+            return Flock::Taken;
+        }
+        match io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => return Flock::Held,
+            _ => return Flock::Unsupported,
+        }
+    }
+}
 
 /// A process holding a lock.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,25 +1,32 @@
 //! What reads or changes the machine: the environment of a run, mounts,
 //! block devices, remounting, signals, host facts, wall-clock times and how
 //! freed memory goes back to the system; whether an MPI launcher started
-//! ioz, and (with the `mpi` feature) the ranks of its job.
+//! ioz, and (with the `mpi` feature) the ranks of its job. And the system
+//! calls the layers above share: the one opener of a user's input file,
+//! descriptors for safety's checks, and ioz's extended-attribute marks.
 
 pub mod allocator;
 pub mod cluster;
+pub mod descriptor;
 pub mod device;
 pub mod environment;
 pub mod file_warden;
 pub mod host;
+pub mod input_file;
 pub mod locks;
 pub mod mountinfo;
 pub mod netfs;
 pub mod queue;
 pub mod remount;
 pub mod signals;
+#[cfg(test)]
+pub(crate) mod skip_ledger;
 pub mod sysfs;
 pub mod time;
 pub mod tunables;
 pub mod unlink;
 pub mod virt;
+pub mod xattr;
 
 #[cfg(test)]
 mod tests;

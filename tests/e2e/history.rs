@@ -28,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         the_iozone_reference_logs_are_imported,
         an_undated_log_takes_the_date_given_else_the_files_time,
         removed_runs_are_gone_and_reindex_rebuilds_the_index,
+        a_fifo_among_the_stored_runs_is_set_aside_not_waited_for,
         compare_takes_history_references,
         bad_history_commands_are_refused_with_one_line,
         trends_over_runs_given_fixed_dates_by_import,
@@ -452,6 +453,43 @@ fn removed_runs_are_gone_and_reindex_rebuilds_the_index() {
     r.expect_code(0);
     assert!(r.stdout.starts_with("indexed 2 run(s)"), "{}", r.context());
     assert_eq!(ioz_h(&p, &["history", "list"]).stdout, before);
+}
+
+/// A FIFO put among the stored runs by hand: `ioz history list` finds a
+/// file more than the index lists, rebuilds the index and sets the FIFO
+/// aside, refused by its kind; it never waits for a writer (before, it
+/// waited for ever).
+fn a_fifo_among_the_stored_runs_is_set_aside_not_waited_for() {
+    let p = place();
+    small(&p, &[]).expect_code(0);
+    let fifo = p.history.join("runs/7.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut child = command(&p, &["history", "list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ioz history list waited on the FIFO {}", fifo.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("rebuilt from the 1 stored run(s)"),
+        "{stderr}"
+    );
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert_eq!(run_files(&p), ["1.json", "7.json.unreadable"]);
 }
 
 fn compare_takes_history_references() {

@@ -3,9 +3,53 @@
 //! a rank learns its client's test file. Read in every build (the default
 //! one refuses -+m before it gets here, and tests it all the same).
 
+use std::ffi::OsStr;
+use std::path::Path;
+
+use crate::system::input_file::{InputError, read_input};
+
 /// The variable through which a rank learns its client's test file (the
 /// client file's fourth column).
 pub(crate) const CLIENT_FILE_VARIABLE: &str = "IOZ_CLIENT_TEST_FILE";
+
+/// Most bytes a client file may hold: ten thousand clients of 100 bytes.
+const MAX_CLIENT_FILE_BYTES: u64 = 1 << 20;
+
+/// Why the client file `name` gives no clients: one line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ClientFileError {
+    #[error("-+m {name}: {source}")]
+    Read { name: String, source: InputError },
+    #[error(
+        "-+m {name}: line {line}: give a host, its working directory and the path to \
+         ioz there (and a test file), not {words} words"
+    )]
+    Line {
+        name: String,
+        line: usize,
+        words: usize,
+    },
+    #[error("-+m {name}: no client in it")]
+    NoClient { name: String },
+    // The words std's read_to_string used for it.
+    #[error("-+m {name}: stream did not contain valid UTF-8")]
+    NotText { name: String },
+}
+
+/// The clients of the client file `file` (see the module).
+pub(crate) fn read_clients(file: &OsStr) -> Result<Vec<Client>, ClientFileError> {
+    let name = file.to_string_lossy().into_owned();
+    let bytes = read_input(Path::new(file), MAX_CLIENT_FILE_BYTES).map_err(|source| {
+        ClientFileError::Read {
+            name: name.clone(),
+            source,
+        }
+    })?;
+    match String::from_utf8(bytes) {
+        Ok(text) => parse_clients(&name, &text),
+        Err(_) => Err(ClientFileError::NotText { name }),
+    }
+}
 
 /// One line of the client file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,7 +61,7 @@ pub(crate) struct Client {
 }
 
 /// The client file's lines, or the line that says what is wrong with it.
-pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, String> {
+pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, ClientFileError> {
     let mut clients = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default();
@@ -31,17 +75,18 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Strin
                 test_file: words.get(3).map(|s| s.to_string()),
             }),
             _ => {
-                return Err(format!(
-                    "-+m {name}: line {}: give a host, its working directory and the path to \
-                     ioz there (and a test file), not {} words",
-                    n + 1,
-                    words.len()
-                ));
+                return Err(ClientFileError::Line {
+                    name: name.to_string(),
+                    line: n + 1,
+                    words: words.len(),
+                });
             }
         }
     }
     if clients.is_empty() {
-        return Err(format!("-+m {name}: no client in it"));
+        return Err(ClientFileError::NoClient {
+            name: name.to_string(),
+        });
     }
     Ok(clients)
 }
@@ -114,13 +159,46 @@ mod tests {
     #[test]
     fn bad_client_files_are_named_by_line() {
         assert_eq!(
-            parse_clients("c", "node1 /w\n").unwrap_err(),
+            parse_clients("c", "node1 /w\n").unwrap_err().to_string(),
             "-+m c: line 1: give a host, its working directory and the path to ioz there \
              (and a test file), not 2 words"
         );
         assert_eq!(
-            parse_clients("c", "# nothing\n\n").unwrap_err(),
+            parse_clients("c", "# nothing\n\n").unwrap_err().to_string(),
             "-+m c: no client in it"
+        );
+    }
+
+    #[test]
+    fn a_client_file_is_a_regular_file_of_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("clients");
+        std::fs::write(&path, "node1 /w /bin/ioz\n").unwrap();
+        assert_eq!(read_clients(path.as_os_str()).unwrap()[0].host, "node1");
+        // A FIFO would have waited for a writer; /dev/zero been read for ever.
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let refusal = |file: &Path| read_clients(file.as_os_str()).unwrap_err().to_string();
+        assert_eq!(
+            refusal(&fifo),
+            format!("-+m {}: it is a FIFO, not a regular file", fifo.display())
+        );
+        assert_eq!(
+            refusal(Path::new("/dev/zero")),
+            "-+m /dev/zero: it is a character device, not a regular file"
+        );
+        std::fs::write(&path, [b'a', 0xff, b'\n']).unwrap();
+        assert_eq!(
+            refusal(&path),
+            format!("-+m {}: stream did not contain valid UTF-8", path.display())
+        );
+        let absent = dir.path().join("absent");
+        assert_eq!(
+            refusal(&absent),
+            format!(
+                "-+m {}: No such file or directory (os error 2)",
+                absent.display()
+            )
         );
     }
 }

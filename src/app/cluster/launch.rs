@@ -14,18 +14,64 @@
 )]
 
 use std::ffi::OsString;
-use std::io::Write as _;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::clients::{parse_clients, same_file_twice};
+use super::clients::{ClientFileError, read_clients, same_file_twice};
 use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
-use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS};
+use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS, LauncherError};
 use super::refusal;
 use crate::app::output::say;
-use crate::cli::{self, Command as Parsed};
+use crate::cli::{self, Command as Parsed, UsageError};
 use crate::error::Exit;
 use crate::system::host;
+
+/// Why `-+m` started nothing: one line.
+#[derive(Debug, thiserror::Error)]
+enum LaunchError {
+    #[error("-+m: give the client file (host, working directory, path to ioz)")]
+    NoClientFile,
+    #[error(transparent)]
+    ClientFile(#[from] ClientFileError),
+    #[error("-+m: the current directory: {0}")]
+    CurrentDirectory(io::Error),
+    #[error("-+m: {0} is not UTF-8")]
+    NotUtf8(String),
+    #[error("-+m: {0:?}: an argument with white space cannot go through an MPI launch file")]
+    WhiteSpace(String),
+    #[error("-+m: give a run (-t N …, or -a …)")]
+    NotARun,
+    /// The ranks' command line, refused as the parser refuses it.
+    #[error("{0}")]
+    CommandLine(UsageError),
+    /// A run cluster mode cannot carry out (app/cluster's refusal).
+    #[error("{0}")]
+    Refused(String),
+    #[error(
+        "-+m: clients {first} and {second} give host {host} the same test file: two ranks would write \
+         one file (give each its own, or -+V to share one)"
+    )]
+    SameFile {
+        first: usize,
+        second: usize,
+        host: String,
+    },
+    #[error(
+        "{TIME_LIMIT_VARIABLE}={0:?}: give the job's time limit in whole seconds, 1 to 2147483647"
+    )]
+    TimeLimit(String),
+    #[error(transparent)]
+    Launcher(#[from] LauncherError),
+    #[error("-+m: cannot write the {word} {}: {source}", path.display())]
+    LaunchFile {
+        word: String,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("-+m: cannot run {program}: {source}")]
+    Run { program: String, source: io::Error },
+}
 
 /// The options whose value is a result file rank 0 writes: made absolute
 /// here, so that they land where the user is, not in the first client's
@@ -35,7 +81,7 @@ const RESULT_FILE_OPTIONS: &[&str] = &["-b", "--json", "--csv", "--html", "--plo
 /// The ranks' command line: the user's without `-+m FILE` and `--dry-run`,
 /// its result files made absolute. An argument with white space cannot go
 /// through a launch file.
-fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>, String> {
+fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>, LaunchError> {
     let mut out: Vec<String> = Vec::new();
     let mut skip_value = false;
     for (i, a) in args.iter().enumerate().skip(1) {
@@ -51,12 +97,10 @@ fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>
             continue;
         }
         let Some(word) = a.to_str() else {
-            return Err(format!("-+m: {} is not UTF-8", a.to_string_lossy()));
+            return Err(LaunchError::NotUtf8(a.to_string_lossy().into_owned()));
         };
         if word.chars().any(char::is_whitespace) || word.is_empty() {
-            return Err(format!(
-                "-+m: {word:?}: an argument with white space cannot go through an MPI launch file"
-            ));
+            return Err(LaunchError::WhiteSpace(word.to_string()));
         }
         let value_of_result_option = out
             .last()
@@ -81,22 +125,24 @@ pub(crate) fn launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) 
     }
 }
 
-fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Result<Exit, String> {
+fn try_launch(
+    args: &[OsString],
+    plus_m: usize,
+    file: Option<&OsString>,
+) -> Result<Exit, LaunchError> {
     let Some(file) = file else {
-        return Err("-+m: give the client file (host, working directory, path to ioz)".into());
+        return Err(LaunchError::NoClientFile);
     };
-    let name = file.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(file).map_err(|e| format!("-+m {name}: {e}"))?;
-    let clients = parse_clients(&name, &text)?;
-    let cwd = std::env::current_dir().map_err(|e| format!("-+m: the current directory: {e}"))?;
+    let clients = read_clients(file)?;
+    let cwd = std::env::current_dir().map_err(LaunchError::CurrentDirectory)?;
     let rank_args = rank_args(args, plus_m, &cwd)?;
     // The command line is checked here, before anything starts anywhere.
     let mut parsed_args = vec![args[0].clone()];
     parsed_args.extend(rank_args.iter().map(OsString::from));
     let config = match cli::parse(parsed_args, &host::facts()) {
         Ok(Parsed::Run(config)) => config,
-        Ok(_) => return Err("-+m: give a run (-t N …, or -a …)".into()),
-        Err(e) => return Err(e.to_string()),
+        Ok(_) => return Err(LaunchError::NotARun),
+        Err(e) => return Err(LaunchError::CommandLine(e)),
     };
     let ranks = match &config.throughput {
         // IOzone's clients are the file's first N lines.
@@ -106,28 +152,27 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     };
     let clients = &clients[..ranks];
     if let Some(why) = refusal(&config, ranks as u32) {
-        return Err(why);
+        return Err(LaunchError::Refused(why));
     }
     let shares_one_file = config.throughput.as_ref().is_some_and(|tp| tp.shared_file);
-    if let (false, Some((a, b))) = (shares_one_file, same_file_twice(clients)) {
-        return Err(format!(
-            "-+m: clients {a} and {b} give host {} the same test file: two ranks would write \
-             one file (give each its own, or -+V to share one)",
-            clients[a - 1].host
-        ));
+    if let (false, Some((first, second))) = (shares_one_file, same_file_twice(clients)) {
+        return Err(LaunchError::SameFile {
+            first,
+            second,
+            host: clients[first - 1].host.clone(),
+        });
     }
     let time_limit = match std::env::var(TIME_LIMIT_VARIABLE) {
         Err(_) => None,
-        Ok(value) => Some(time_limit(Some(&value)).ok_or_else(|| {
-            format!("{TIME_LIMIT_VARIABLE}={value:?}: give the job's time limit in whole seconds, 1 to 2147483647")
-        })?),
+        Ok(value) => {
+            Some(time_limit(Some(&value)).ok_or_else(|| LaunchError::TimeLimit(value.clone()))?)
+        }
     };
     let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
     let mpirun = launcher::find()?;
     let env_list = mpirun.rank_variable_list(clients, time_limit_seconds)?;
     let file = mpirun.file(clients, &rank_args, time_limit_seconds, env_list.is_none());
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = nix::unistd::geteuid().is_root();
     let word = mpirun.file_word();
     let user_limit = time_limit.is_some();
     let launcher_env = |file: &str| {
@@ -151,7 +196,10 @@ fn try_launch(args: &[OsString], plus_m: usize, file: Option<&OsString>) -> Resu
     let (env, line) = launcher_env(&path.to_string_lossy());
     let status = Command::new(&line[0]).args(&line[1..]).envs(env).status();
     let _ = std::fs::remove_file(&path);
-    let status = status.map_err(|e| format!("-+m: cannot run {}: {e}", line[0]))?;
+    let status = status.map_err(|source| LaunchError::Run {
+        program: line[0].clone(),
+        source,
+    })?;
     Ok(match status.code() {
         Some(0) => Exit::Success,
         Some(2) => Exit::Usage,
@@ -172,18 +220,16 @@ fn shell_word(value: &str) -> String {
 
 /// The launch file (`word`: APPFILE or CONFIGFILE), in a new file of the
 /// temporary directory (never one that was there).
-fn write_launch_file(word: &str, text: &str) -> Result<PathBuf, String> {
+fn write_launch_file(word: &str, text: &str) -> Result<PathBuf, LaunchError> {
     let path = std::env::temp_dir().join(format!(
         "ioz-{}-{}",
         word.to_lowercase(),
         std::process::id()
     ));
-    let failed = |e: std::io::Error| {
-        format!(
-            "-+m: cannot write the {} {}: {e}",
-            word.to_lowercase(),
-            path.display()
-        )
+    let failed = |source| LaunchError::LaunchFile {
+        word: word.to_lowercase(),
+        path: path.clone(),
+        source,
     };
     let mut f = std::fs::OpenOptions::new()
         .write(true)

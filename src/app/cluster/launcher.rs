@@ -6,7 +6,7 @@
 //! every rank (system::cluster::mpi), so the wrong pair never measures.
 
 use std::fmt::Write as _;
-use std::io::ErrorKind;
+use std::io::{self, ErrorKind};
 use std::process::Command;
 
 use super::clients::{CLIENT_FILE_VARIABLE, Client};
@@ -50,12 +50,38 @@ fn mpi_of(version: &str) -> Option<Mpi> {
 }
 
 /// `mpirun` on PATH, else `mpiexec`, and its MPI.
-pub(crate) fn find() -> Result<Mpirun, String> {
+/// Why `-+m` has no launcher to start, or cannot start it as asked.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LauncherError {
+    #[error("-+m: cannot run {program} --version: {source}")]
+    CannotAsk {
+        program: &'static str,
+        source: io::Error,
+    },
+    #[error(
+        "-+m: {program} --version names neither Open MPI nor MPICH (HYDRA): ioz writes \
+         the launch files of those two"
+    )]
+    Unknown { program: &'static str },
+    #[error(
+        "-+m: no MPI launcher on PATH (mpirun or mpiexec): install Open MPI (openmpi-bin) or \
+         MPICH (mpich), the one ioz was built with"
+    )]
+    NoLauncher,
+    #[error(
+        "-+m: the client file's test files reach the ranks by mpirun's -x, which Open \
+         MPI will not mix with {ENV_LIST_VARIABLE} (set here): unset it, or name the \
+         files with -F"
+    )]
+    TestFilesBesideEnvList,
+}
+
+pub(crate) fn find() -> Result<Mpirun, LauncherError> {
     for program in ["mpirun", "mpiexec"] {
         let out = match Command::new(program).arg("--version").output() {
             Ok(out) => out,
             Err(e) if e.kind() == ErrorKind::NotFound => continue,
-            Err(e) => return Err(format!("-+m: cannot run {program} --version: {e}")),
+            Err(source) => return Err(LauncherError::CannotAsk { program, source }),
         };
         let mut said = String::from_utf8_lossy(&out.stdout).into_owned();
         said.push_str(&String::from_utf8_lossy(&out.stderr));
@@ -64,17 +90,10 @@ pub(crate) fn find() -> Result<Mpirun, String> {
                 program: program.to_string(),
                 mpi,
             }),
-            None => Err(format!(
-                "-+m: {program} --version names neither Open MPI nor MPICH (HYDRA): ioz writes \
-                 the launch files of those two"
-            )),
+            None => Err(LauncherError::Unknown { program }),
         };
     }
-    Err(
-        "-+m: no MPI launcher on PATH (mpirun or mpiexec): install Open MPI (openmpi-bin) or \
-         MPICH (mpich), the one ioz was built with"
-            .into(),
-    )
+    Err(LauncherError::NoLauncher)
 }
 
 impl Mpirun {
@@ -94,7 +113,7 @@ impl Mpirun {
         &self,
         clients: &[Client],
         time_limit_seconds: u64,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, LauncherError> {
         if self.mpi != Mpi::OpenMpi {
             return Ok(None);
         }
@@ -102,11 +121,7 @@ impl Mpirun {
             return Ok(None);
         };
         if clients.iter().any(|c| c.test_file.is_some()) {
-            return Err(format!(
-                "-+m: the client file's test files reach the ranks by mpirun's -x, which Open \
-                 MPI will not mix with {ENV_LIST_VARIABLE} (set here): unset it, or name the \
-                 files with -F"
-            ));
+            return Err(LauncherError::TestFilesBesideEnvList);
         }
         let limit = format!("{TIME_LIMIT_VARIABLE}={time_limit_seconds}");
         Ok(Some(if list.is_empty() {

@@ -173,8 +173,10 @@ fn throughput_phases_are_read_from_children_see() {
 #[test]
 fn text_that_is_not_iozone_output_is_refused() {
     assert!(!looks_like_iozone("hello\nworld\n"));
+    let e = parse("\tRun began: now\n").unwrap_err();
+    assert_eq!(e, NoResults);
     assert_eq!(
-        parse("\tRun began: now\n").unwrap_err(),
+        e.to_string(),
         "it holds no IOzone results (no table, no throughput lines)"
     );
 }

@@ -23,7 +23,7 @@ use crate::model::identity::FileIdentity;
 use crate::model::latency::IozoneBands;
 use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
-use crate::system::cluster::Peers;
+use crate::system::cluster::{PeerError, Peers};
 
 /// The ranks a throughput run is spread over, and what this rank knows of
 /// the phase under way.
@@ -99,7 +99,7 @@ impl<'a> Across<'a> {
     /// own, so that the job's "Parent sees" can span the ranks.
     #[cfg(feature = "mpi")]
     pub(crate) fn align_clocks(&mut self) -> Result<(), RunError> {
-        self.offsets = self.peers.clock_offsets().map_err(RunError::System)?;
+        self.offsets = self.peers.clock_offsets().map_err(RunError::from)?;
         Ok(())
     }
 
@@ -140,7 +140,7 @@ impl<'a> Across<'a> {
     /// Blocks until every rank has called it (a barrier). Collective.
     #[cfg(feature = "mpi")]
     pub(crate) fn meet(&self) -> Result<(), RunError> {
-        self.peers.barrier().map_err(RunError::System)
+        self.peers.barrier().map_err(RunError::from)
     }
 
     /// Collective: rank 0 gets every rank's `mine` with its host, in rank
@@ -151,7 +151,7 @@ impl<'a> Across<'a> {
     ) -> Result<Vec<(String, T)>, RunError> {
         let bytes = serde_json::to_vec(&(self.peers.host(), mine))
             .map_err(|e| RunError::System(format!("cannot encode a rank's report: {e}")))?;
-        let all = self.peers.gather(&bytes).map_err(RunError::System)?;
+        let all = self.peers.gather(&bytes).map_err(RunError::from)?;
         all.iter()
             .map(|b| serde_json::from_slice::<(String, T)>(b))
             .collect::<Result<Vec<_>, _>>()
@@ -170,7 +170,7 @@ impl<'a> Across<'a> {
         } else {
             Vec::new()
         };
-        let bytes = self.peers.broadcast(&bytes).map_err(RunError::System)?;
+        let bytes = self.peers.broadcast(&bytes).map_err(RunError::from)?;
         serde_json::from_slice(&bytes)
             .map_err(|e| RunError::System(format!("cannot read rank 0's message: {e}")))
     }
@@ -182,14 +182,13 @@ impl<'a> Across<'a> {
         mine: &T,
         judge: impl FnOnce(Vec<(String, T)>) -> Verdict,
     ) -> Result<Verdict, RunError> {
-        let mpi = |e: String| RunError::System(e);
         let reports = self.gather_with_hosts(mine)?;
         let verdict = if self.peers.rank() == 0 {
             serde_json::to_vec(&judge(reports)).unwrap_or_default()
         } else {
             Vec::new()
         };
-        let verdict = self.peers.broadcast(&verdict).map_err(mpi)?;
+        let verdict = self.peers.broadcast(&verdict).map_err(RunError::from)?;
         serde_json::from_slice(&verdict)
             .map_err(|e| RunError::System(format!("cannot read rank 0's verdict: {e}")))
     }
@@ -212,7 +211,7 @@ impl<'a> Across<'a> {
             }
             _ => Vec::new(),
         };
-        let theirs = self.peers.broadcast(&mine).map_err(RunError::System)?;
+        let theirs = self.peers.broadcast(&mine).map_err(RunError::from)?;
         Ok(serde_json::from_slice::<(String, u64, u64)>(&theirs)
             .ok()
             .map(|(host, dev, ino)| (FileIdentity::File { dev, ino }, host == self.peers.host())))
@@ -256,16 +255,14 @@ impl<'a> Across<'a> {
         if !self.met.get() {
             // The phase failed before its workers arrived: meet the others
             // all the same, and stop them at once.
-            peers.barrier().map_err(RunError::System)?;
+            peers.barrier().map_err(RunError::from)?;
             self.met.set(true);
         }
         if !self.sent.get() && !self.heard.get() && (stopped_here || failed) {
-            peers.send_stop().map_err(RunError::System)?;
+            peers.send_stop().map_err(RunError::from)?;
             self.sent.set(true);
         }
-        peers
-            .drain_stops(self.sent.get())
-            .map_err(RunError::System)?;
+        peers.drain_stops(self.sent.get()).map_err(RunError::from)?;
         let mut local = local;
         if let Some(e) = self.failure.take() {
             local = Err(RunError::System(e));
@@ -405,10 +402,10 @@ pub(super) struct RankCoordinator<'c, 'a> {
 }
 
 impl RankCoordinator<'_, '_> {
-    fn fail(&self, e: String) {
+    fn fail(&self, e: PeerError) {
         self.flags.abort.store(true, Ordering::SeqCst);
         self.flags.stonewall.store(true, Ordering::SeqCst);
-        self.across.failure.set(Some(e));
+        self.across.failure.set(Some(e.to_string()));
     }
 
     /// Whether this rank has something to tell the others: its first

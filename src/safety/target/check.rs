@@ -4,10 +4,9 @@
 //! for `-+E` whether it holds what the test reads. Each refusal is one line
 //! naming the path and the reason (exit 2), and nothing has been written.
 
-use std::ffi::CString;
 use std::fs;
 use std::io;
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
@@ -16,13 +15,14 @@ use nix::errno::Errno;
 use nix::unistd::{AccessFlags, eaccess};
 
 use super::device::{check_destroy_ids, check_device};
-use super::{Role, TargetFile, fstat};
+use super::{Role, TargetFile};
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{Cell, expand};
 use crate::safety::lock::{Busy, LockKind, try_lock};
 use crate::safety::ownership::{Mark, mark_of_path};
 use crate::safety::writable_dir::check_writable_dir;
+use crate::system::descriptor::{open_without_waiting, stat_of};
 use crate::system::device::DeviceKind;
 
 /// What the checks of one target need to know of the run.
@@ -278,11 +278,12 @@ fn check_writable(path: &Path, keep_file: bool) -> Result<(), RunError> {
 /// Refuses a file another run holds (its lock is taken, and let go, here:
 /// the run takes it for good when it claims the file).
 fn check_not_held(path: &Path, follow_links: bool, kind: LockKind) -> Result<(), RunError> {
-    let Some(fd) = open_for_probe(path, follow_links) else {
+    // Without waiting: a FIFO slipped in since the check must not hang it.
+    let Ok(fd) = open_without_waiting(path, follow_links) else {
         // What cannot be opened cannot be locked: the run's own open says why.
         return Ok(());
     };
-    let Ok(stat) = fstat(&fd) else {
+    let Ok(stat) = stat_of(&fd) else {
         return Ok(());
     };
     try_lock(fd.as_fd(), &stat, kind).map(drop).map_err(|busy| {
@@ -297,18 +298,4 @@ fn check_not_held(path: &Path, follow_links: bool, kind: LockKind) -> Result<(),
             path.display()
         ))
     })
-}
-
-/// A read-only descriptor of the file, for its lock alone (O_NONBLOCK: a
-/// FIFO slipped in since the check must not hang it).
-fn open_for_probe(path: &Path, follow_links: bool) -> Option<OwnedFd> {
-    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
-    if !follow_links {
-        flags |= libc::O_NOFOLLOW;
-    }
-    // SAFETY: c is a valid NUL-terminated string that outlives the call.
-    let fd = unsafe { libc::open(c.as_ptr(), flags) };
-    // SAFETY: a fresh descriptor owned by nothing else.
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }

@@ -26,8 +26,7 @@
 
 use std::fs;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +35,7 @@ use crate::model::config::RunConfig;
 use crate::model::identity::{Changed, Expected, FileIdentity, Found};
 use crate::safety::lock::{LockKind, device_holder, on_nfs, try_lock};
 use crate::safety::ownership::{Mark, mark_of_fd, set_mark};
+use crate::system::descriptor::{create_new, open_device_exclusive, open_without_waiting, stat_of};
 use crate::system::signals;
 use check::{RunFacts, check_target};
 
@@ -159,7 +159,7 @@ impl TargetFile {
                 fd
             }
         };
-        let stat = fstat(&fd).map_err(|e| self.failure("stat", e))?;
+        let stat = stat_of(&fd).map_err(|e| self.failure("stat", e))?;
         let identity =
             FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
         let identity = match (identity, self.role) {
@@ -210,7 +210,7 @@ impl TargetFile {
             return Ok(());
         };
         let fd = self.open_existing(expected.follow_links)?;
-        let stat = fstat(&fd).map_err(|e| self.failure("stat", e))?;
+        let stat = stat_of(&fd).map_err(|e| self.failure("stat", e))?;
         let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
         if found != Ok(expected.identity) {
             let changed = Changed {
@@ -252,7 +252,7 @@ impl TargetFile {
             }
             e
         })?;
-        let stat = fstat(&fd).map_err(|e| t.failure("stat", e))?;
+        let stat = stat_of(&fd).map_err(|e| t.failure("stat", e))?;
         let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
         let identity = match (found, shared) {
             (Ok(id), _) if same_host && id == shared => id,
@@ -359,9 +359,7 @@ impl TargetFile {
     /// for writing would keep its file system from being remounted
     /// read-only).
     fn create(&self) -> Result<OwnedFd, IoFailure> {
-        let flags =
-            libc::O_RDONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        let fd = open(&self.path, flags, CREATE_MODE).map_err(|e| {
+        let fd = create_new(&self.path, CREATE_MODE).map_err(|e| {
             if e.kind() != io::ErrorKind::AlreadyExists {
                 return self.failure("create", e);
             }
@@ -387,11 +385,7 @@ impl TargetFile {
     /// Opens the existing file for its lock (O_NONBLOCK: a FIFO slipped in
     /// must not hang the open).
     fn open_existing(&self, follow_links: bool) -> Result<OwnedFd, IoFailure> {
-        let mut flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
-        if !follow_links {
-            flags |= libc::O_NOFOLLOW;
-        }
-        open(&self.path, flags, 0).map_err(|e| {
+        open_without_waiting(&self.path, follow_links).map_err(|e| {
             if !follow_links && e.raw_os_error() == Some(libc::ELOOP) {
                 let link = io::Error::other(
                     "it changed since it was checked: it is now a symbolic link; leaving it alone",
@@ -407,12 +401,7 @@ impl TargetFile {
     /// which every node of the device shares and which keeps it from being
     /// mounted while the run lasts.
     fn open_device(&self) -> Result<OwnedFd, IoFailure> {
-        open(
-            &self.path,
-            libc::O_RDONLY | libc::O_EXCL | libc::O_CLOEXEC,
-            0,
-        )
-        .map_err(|e| {
+        open_device_exclusive(&self.path).map_err(|e| {
             if e.raw_os_error() != Some(libc::EBUSY) {
                 return self.failure("open", e);
             }
@@ -430,7 +419,7 @@ impl TargetFile {
     /// The file's mark, checked again on the descriptor: the file opened is
     /// the one the check trusted.
     fn check_mark(&self, fd: &OwnedFd) -> Result<(), IoFailure> {
-        let stat = fstat(fd).map_err(|e| self.failure("stat", e))?;
+        let stat = stat_of(fd).map_err(|e| self.failure("stat", e))?;
         match mark_of_fd(fd.as_fd(), &stat) {
             Mark::Trusted => Ok(()),
             Mark::Absent => Err(self.failure(
@@ -498,29 +487,7 @@ const DEVICE_LOCK_TRIES: u32 = 100;
 
 /// Mode of files ioz creates (IOzone uses 0640): no one but their owner
 /// may write them, which the owner mark relies on.
-const CREATE_MODE: libc::mode_t = 0o640;
-
-fn open(path: &Path, flags: libc::c_int, mode: libc::mode_t) -> io::Result<OwnedFd> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
-    // SAFETY: c is a valid NUL-terminated string that outlives the call.
-    let fd = unsafe { libc::open(c.as_ptr(), flags, mode as libc::c_uint) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
-    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat writes into the live struct from our open descriptor.
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(stat)
-}
+const CREATE_MODE: u32 = 0o640;
 
 /// What `path` leads to (through a final link only with `follow_links`):
 /// an identity, or what is there instead.

@@ -7,6 +7,30 @@
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
+use crate::error::RunError;
+
+/// A call across the ranks that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    /// The MPI call `call` ("barrier", "send", …), and what MPI said.
+    #[error("MPI {call}: {source}")]
+    Call {
+        call: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A rank's bytes longer than MPI's counts (i32) reach.
+    #[error("MPI gather: too long")]
+    GatherTooLong,
+}
+
+/// A failed call across the ranks ends the run as the machine's failure
+/// (exit status 1), never the user's input.
+impl From<PeerError> for RunError {
+    fn from(e: PeerError) -> RunError {
+        RunError::System(e.to_string())
+    }
+}
+
 /// The calls the runner makes across the ranks of a job. One
 /// implementation: MPI's (`mpi::MpiPeers`).
 pub trait Peers: Sync {
@@ -24,21 +48,21 @@ pub trait Peers: Sync {
     /// This rank's host name.
     fn host(&self) -> &str;
     /// Blocks until every rank has called it.
-    fn barrier(&self) -> Result<(), String>;
+    fn barrier(&self) -> Result<(), PeerError>;
     /// Tells every other rank to stop its phase (stonewalling, or a
     /// failure here). Small messages: they do not wait for a receiver.
-    fn send_stop(&self) -> Result<(), String>;
+    fn send_stop(&self) -> Result<(), PeerError>;
     /// Whether a stop from another rank has arrived (it is received).
-    fn stop_arrived(&self) -> Result<bool, String>;
+    fn stop_arrived(&self) -> Result<bool, PeerError>;
     /// Collective, at the end of each phase: receives every stop sent in
     /// it that was not received yet, so none leaks into the next phase.
     /// `sent` says whether this rank sent its stops.
-    fn drain_stops(&self, sent: bool) -> Result<(), String>;
+    fn drain_stops(&self, sent: bool) -> Result<(), PeerError>;
     /// Collective: rank 0 gets every rank's bytes, in rank order; the
     /// others get an empty list.
-    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError>;
     /// Collective: every rank gets rank 0's bytes.
-    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, String>;
+    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError>;
     /// Collective. Rank 0 gets, for every rank, how far its CLOCK_MONOTONIC
     /// is ahead of rank 0's (ns), estimated by message round trips keeping
     /// the shortest, or `None` where no round trip was short enough to
@@ -50,7 +74,7 @@ pub trait Peers: Sync {
             reason = "asked by the MPI build's entry only (app/cluster/rank.rs)"
         )
     )]
-    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, String>;
+    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, PeerError>;
 }
 
 /// The offset of a peer's clock from one round trip: sent at `sent`,

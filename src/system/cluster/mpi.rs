@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
 
-use super::{Launcher, Peers, offset_of};
+use super::{Launcher, PeerError, Peers, offset_of};
 
 /// Tag of the stop messages (one byte: why).
 const STOP: i32 = 17;
@@ -54,36 +54,55 @@ pub struct MpiPeers {
     stops_received: AtomicU32,
 }
 
+/// Why MPI could not start this rank.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot start MPI: {0}")]
+    Init(ferrompi::Error),
+    #[error(
+        "this MPI allows calls from one thread only ({level:?}); ioz's ranks need at least \
+         MPI_THREAD_SERIALIZED"
+    )]
+    OneThread { level: ThreadLevel },
+    /// A binary built against another MPI than its launcher's.
+    #[error(
+        "started by a launcher of {ranks} ranks ({variable} is set) but MPI sees {size}: this ioz \
+         was built with another MPI than the launcher's ({library})"
+    )]
+    OtherMpi {
+        ranks: u32,
+        variable: &'static str,
+        size: i32,
+        library: String,
+    },
+    #[error("cannot ask MPI for the host name: {0}")]
+    HostName(ferrompi::Error),
+}
+
 /// Starts MPI for a rank that `launcher` started. Refuses a binary started
 /// by another MPI's launcher: it would run as that many independent
 /// one-rank jobs on the same files.
-pub fn start(launcher: &Launcher) -> Result<MpiJob, String> {
-    let mpi =
-        Mpi::init_thread(ThreadLevel::Multiple).map_err(|e| format!("cannot start MPI: {e}"))?;
+pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
+    let mpi = Mpi::init_thread(ThreadLevel::Multiple).map_err(StartError::Init)?;
     if mpi.thread_level() < ThreadLevel::Serialized {
-        return Err(format!(
-            "this MPI allows calls from one thread only ({:?}); ioz's ranks need at least \
-             MPI_THREAD_SERIALIZED",
-            mpi.thread_level()
-        ));
+        return Err(StartError::OneThread {
+            level: mpi.thread_level(),
+        });
     }
     let world = mpi.world();
     if let Some(ranks) = launcher.ranks
         && ranks != world.size() as u32
     {
-        return Err(format!(
-            "started by a launcher of {ranks} ranks ({} is set) but MPI sees {}: this ioz \
-             was built with another MPI than the launcher's ({})",
-            launcher.variable,
-            world.size(),
-            Mpi::library_version()
+        return Err(StartError::OtherMpi {
+            ranks,
+            variable: launcher.variable,
+            size: world.size(),
+            library: Mpi::library_version()
                 .map(|v| v.lines().next().unwrap_or_default().to_string())
-                .unwrap_or_default()
-        ));
+                .unwrap_or_default(),
+        });
     }
-    let host = world
-        .processor_name()
-        .map_err(|e| format!("cannot ask MPI for the host name: {e}"))?;
+    let host = world.processor_name().map_err(StartError::HostName)?;
     let _ = WORLD.set(mpi.world());
     Ok(MpiJob {
         _mpi: mpi,
@@ -104,8 +123,11 @@ pub fn abort_job(code: i32) -> ! {
     }
 }
 
-fn mpi_error(what: &str) -> impl Fn(ferrompi::Error) -> String + '_ {
-    move |e| format!("MPI {what}: {e}")
+fn mpi_error(call: &'static str) -> impl Fn(ferrompi::Error) -> PeerError {
+    move |e| PeerError::Call {
+        call,
+        source: Box::new(e),
+    }
 }
 
 impl Peers for MpiPeers {
@@ -121,11 +143,11 @@ impl Peers for MpiPeers {
         &self.host
     }
 
-    fn barrier(&self) -> Result<(), String> {
+    fn barrier(&self) -> Result<(), PeerError> {
         self.world.barrier().map_err(mpi_error("barrier"))
     }
 
-    fn send_stop(&self) -> Result<(), String> {
+    fn send_stop(&self) -> Result<(), PeerError> {
         // One byte: small enough for every MPI's eager protocol, so the
         // send returns without waiting for the peer to receive it.
         for peer in 0..self.world.size() {
@@ -138,7 +160,7 @@ impl Peers for MpiPeers {
         Ok(())
     }
 
-    fn stop_arrived(&self) -> Result<bool, String> {
+    fn stop_arrived(&self) -> Result<bool, PeerError> {
         let Some(status) = self
             .world
             .iprobe::<u8>(Source::Any, Tag::Value(STOP))
@@ -154,7 +176,7 @@ impl Peers for MpiPeers {
         Ok(true)
     }
 
-    fn drain_stops(&self, sent: bool) -> Result<(), String> {
+    fn drain_stops(&self, sent: bool) -> Result<(), PeerError> {
         let mut senders = vec![0u8; self.world.size() as usize];
         self.world
             .allgather(&[u8::from(sent)], &mut senders)
@@ -175,11 +197,11 @@ impl Peers for MpiPeers {
         Ok(())
     }
 
-    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError> {
         let size = self.world.size() as usize;
         let root = self.world.rank() == 0;
         let mut lengths = vec![0i32; if root { size } else { 1 }];
-        let length = i32::try_from(bytes.len()).map_err(|_| "MPI gather: too long".to_string())?;
+        let length = i32::try_from(bytes.len()).map_err(|_| PeerError::GatherTooLong)?;
         self.world
             .gather(&[length], &mut lengths, 0)
             .map_err(mpi_error("gather"))?;
@@ -207,7 +229,7 @@ impl Peers for MpiPeers {
             .collect())
     }
 
-    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, String> {
+    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, PeerError> {
         let me = self.world.rank();
         if me != 0 {
             for _ in 0..CLOCK_ROUND_TRIPS {
@@ -246,7 +268,7 @@ impl Peers for MpiPeers {
         Ok(offsets)
     }
 
-    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
         let mut length = [bytes.len() as u64];
         self.world
             .broadcast(&mut length, 0)

@@ -2,7 +2,8 @@
 //! lose data, or leave the cache warm is refused with its reason.
 
 use std::ffi::CString;
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
 
@@ -32,6 +33,75 @@ pub(super) fn holder(mounts: &[Mount], dir: &Path) -> String {
         .unwrap_or_else(|| String::from("?"))
 }
 
+/// Why -U refuses to cycle a mount; its text follows "-U MOUNTPOINT: ".
+#[derive(Debug, thiserror::Error)]
+pub enum Unfit {
+    #[error("{0} keeps its files in memory only; unmounting it would destroy them")]
+    InMemory(String),
+    #[error("{0} is a kernel interface, not stored data")]
+    KernelInterface(String),
+    #[error("{0} is served by a FUSE daemon that mount(2) cannot start again")]
+    Fuse(String),
+    #[error("an overlay's cache belongs to the file systems below it; give their mount point")]
+    Overlay,
+    #[error("it is an idmapped mount, which mount(2) cannot recreate")]
+    Idmapped,
+    #[error(
+        "it is a bind mount of {} of the file system on {device}; give that file system's own mount point",
+        root.display()
+    )]
+    BindMount { root: PathBuf, device: String },
+    #[error("{} is mounted inside it, so it cannot be unmounted", .0.display())]
+    MountedInside(PathBuf),
+    #[error(
+        "its file system is also mounted at {}; unmounting one of them would keep its cache",
+        .0.display()
+    )]
+    MountedTwice(PathBuf),
+    #[error(
+        "its file system is also mounted at {} in the mount namespace of process {pid} ({command}); \
+         unmounting it here would keep its cache",
+        at.display()
+    )]
+    OtherNamespace {
+        at: PathBuf,
+        pid: String,
+        command: String,
+    },
+    #[error("{who} has {what} there, so it could not be unmounted")]
+    InUse { who: String, what: String },
+    #[error("the test file {} is a block device; -U remounts a file system", .0.display())]
+    TestFileIsADevice(PathBuf),
+    #[error("cannot find the working directory: {0}")]
+    NoWorkingDirectory(io::Error),
+    #[error("the test file's directory {}: {source}", dir.display())]
+    TestFileDirectory { dir: PathBuf, source: io::Error },
+    #[error(
+        "the test file {} is not on that file system (it is on the one mounted at {holder})",
+        path.display()
+    )]
+    TestFileElsewhere { path: PathBuf, holder: String },
+    #[error(
+        "{} detaches itself when unmounted (mount -o loop); attach the image with \
+         losetup and mount that device instead",
+        .0.display()
+    )]
+    DetachesItself(PathBuf),
+    #[error("mount(2) cannot set the mount option {0}")]
+    MountOption(String),
+    #[error("the option {0} holds a comma, which mount(2) data cannot carry")]
+    CommaInOption(String),
+    #[error("the option {0:?} holds a NUL byte")]
+    NulInOption(String),
+    #[error("the kernel has no {0} file system to mount it back with")]
+    NoSuchFileSystem(String),
+    #[error(
+        "the kernel refuses its mount option {option} ({}), so ioz could not mount it back as it is",
+        errno.desc()
+    )]
+    OptionRefused { option: String, errno: Errno },
+}
+
 /// Types whose files live only in memory: unmounting destroys them.
 const IN_MEMORY: &[&str] = &["tmpfs", "ramfs", "hugetlbfs", "devtmpfs"];
 /// Kernel interfaces that hold no stored files.
@@ -59,52 +129,37 @@ const PSEUDO: &[&str] = &[
 ];
 
 /// Whether -U can cycle `mount` and leave it as it was (pure: tested on text).
-pub(super) fn check_mount(mounts: &[Mount], mount: &Mount) -> Result<(), String> {
+pub(super) fn check_mount(mounts: &[Mount], mount: &Mount) -> Result<(), Unfit> {
     let t = mount.fs_type.as_str();
     if IN_MEMORY.contains(&t) {
-        return Err(format!(
-            "{t} keeps its files in memory only; unmounting it would destroy them"
-        ));
+        return Err(Unfit::InMemory(t.to_string()));
     }
     if PSEUDO.contains(&t) {
-        return Err(format!("{t} is a kernel interface, not stored data"));
+        return Err(Unfit::KernelInterface(t.to_string()));
     }
     if t == "fuse" || t == "fuseblk" || t.starts_with("fuse.") {
-        return Err(format!(
-            "{t} is served by a FUSE daemon that mount(2) cannot start again"
-        ));
+        return Err(Unfit::Fuse(t.to_string()));
     }
     if t == "overlay" {
-        return Err(String::from(
-            "an overlay's cache belongs to the file systems below it; give their mount point",
-        ));
+        return Err(Unfit::Overlay);
     }
     if mount.mount_options.iter().any(|o| o == "idmapped") {
-        return Err(String::from(
-            "it is an idmapped mount, which mount(2) cannot recreate",
-        ));
+        return Err(Unfit::Idmapped);
     }
     if mount.root != Path::new("/") && !is_btrfs_subvolume(mount) {
-        return Err(format!(
-            "it is a bind mount of {} of the file system on {}; give that file system's own mount point",
-            mount.root.display(),
-            mount.source.to_string_lossy()
-        ));
+        return Err(Unfit::BindMount {
+            root: mount.root.clone(),
+            device: mount.source.to_string_lossy().into_owned(),
+        });
     }
     if let Some(below) = mounts.iter().find(|m| m.parent_id == mount.id) {
-        return Err(format!(
-            "{} is mounted inside it, so it cannot be unmounted",
-            below.mount_point.display()
-        ));
+        return Err(Unfit::MountedInside(below.mount_point.clone()));
     }
     if let Some(other) = mounts
         .iter()
         .find(|m| m.dev == mount.dev && m.id != mount.id)
     {
-        return Err(format!(
-            "its file system is also mounted at {}; unmounting one of them would keep its cache",
-            other.mount_point.display()
-        ));
+        return Err(Unfit::MountedTwice(other.mount_point.clone()));
     }
     Ok(())
 }
@@ -120,46 +175,40 @@ pub(super) fn is_btrfs_subvolume(mount: &Mount) -> bool {
 }
 
 /// The test file must be a file (not a device) on that very mount.
-pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> Result<(), String> {
+pub(super) fn check_test_file(path: &Path, mount: &Mount, mounts: &[Mount]) -> Result<(), Unfit> {
     if DeviceKind::of(path) == Some(DeviceKind::Block) {
-        return Err(format!(
-            "the test file {} is a block device; -U remounts a file system",
-            path.display()
-        ));
+        return Err(Unfit::TestFileIsADevice(path.to_path_buf()));
     }
     let absolute = std::env::current_dir()
         .map(|cwd| cwd.join(path))
-        .map_err(|e| format!("cannot find the working directory: {e}"))?;
+        .map_err(Unfit::NoWorkingDirectory)?;
     let parent = absolute.parent().unwrap_or(Path::new("/"));
-    let dir = std::fs::canonicalize(parent)
-        .map_err(|e| format!("the test file's directory {}: {e}", parent.display()))?;
+    let dir = std::fs::canonicalize(parent).map_err(|source| Unfit::TestFileDirectory {
+        dir: parent.to_path_buf(),
+        source,
+    })?;
     let on_it =
         dir.starts_with(&mount.mount_point) && mount_id_of(&dir).is_none_or(|id| id == mount.id);
     if on_it {
         Ok(())
     } else {
-        Err(format!(
-            "the test file {} is not on that file system (it is on the one mounted at {})",
-            path.display(),
-            holder(mounts, &dir)
-        ))
+        Err(Unfit::TestFileElsewhere {
+            path: path.to_path_buf(),
+            holder: holder(mounts, &dir),
+        })
     }
 }
 
 /// A loop device attached by `mount -o loop` detaches itself when the file
 /// system is unmounted, and there would be nothing left to mount back.
-pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
+pub(super) fn check_source_survives(source: &Path) -> Result<(), Unfit> {
     let Some(rdev) = device::rdev_of(source) else {
         return Ok(());
     };
     let (major, minor) = device::major_minor(rdev);
     let flag = read_attr(format!("/sys/dev/block/{major}:{minor}/loop/autoclear"));
     if flag.as_deref() == Some("1") {
-        return Err(format!(
-            "{} detaches itself when unmounted (mount -o loop); attach the image with \
-             losetup and mount that device instead",
-            source.display()
-        ));
+        return Err(Unfit::DetachesItself(source.to_path_buf()));
     }
     Ok(())
 }
@@ -167,7 +216,7 @@ pub(super) fn check_source_survives(source: &Path) -> Result<(), String> {
 /// A mount of the same super block in another mount namespace (a container,
 /// a service with a private /tmp) keeps the file system and its cache alive
 /// when ioz unmounts its own. Found through each namespace's processes.
-pub(super) fn check_other_namespaces(mount: &Mount) -> Result<(), String> {
+pub(super) fn check_other_namespaces(mount: &Mount) -> Result<(), Unfit> {
     let ns_of = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/mnt")).ok();
     let Some(mine) = ns_of("self") else {
         return Ok(());
@@ -193,12 +242,11 @@ pub(super) fn check_other_namespaces(mount: &Mount) -> Result<(), String> {
         let text = std::fs::read_to_string(entry.path().join("mountinfo")).unwrap_or_default();
         if let Some(other) = mountinfo::parse(&text).iter().find(|m| m.dev == mount.dev) {
             let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
-            return Err(format!(
-                "its file system is also mounted at {} in the mount namespace of process {pid} ({}); \
-                 unmounting it here would keep its cache",
-                other.mount_point.display(),
-                comm.trim()
-            ));
+            return Err(Unfit::OtherNamespace {
+                at: other.mount_point.clone(),
+                pid: pid.to_string(),
+                command: comm.trim().to_string(),
+            });
         }
         seen.push(ns);
     }
@@ -208,7 +256,7 @@ pub(super) fn check_other_namespaces(mount: &Mount) -> Result<(), String> {
 /// A process using the file system (its working directory, root, program or
 /// an open file; ioz's own working directory excepted: ioz steps out of it)
 /// would keep the unmount busy. Found the way fuser(1) does, through /proc.
-pub(super) fn check_users(mount: &Mount) -> Result<(), String> {
+pub(super) fn check_users(mount: &Mount) -> Result<(), Unfit> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Ok(());
     };
@@ -228,9 +276,7 @@ pub(super) fn check_users(mount: &Mount) -> Result<(), String> {
                 let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
                 format!("process {pid} ({})", comm.trim())
             };
-            return Err(format!(
-                "{who} has {what} there, so it could not be unmounted"
-            ));
+            return Err(Unfit::InUse { who, what });
         }
     }
     Ok(())
@@ -277,11 +323,11 @@ fn use_of(proc_dir: &Path, id: u64, is_self: bool) -> Option<String> {
 
 /// Asks the kernel whether it accepts each file-system option, without
 /// mounting anything (fsopen + fsconfig; kernels before 5.2 skip the check).
-pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), String> {
+pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), Unfit> {
     const FSOPEN_CLOEXEC: libc::c_uint = 1;
     const FSCONFIG_SET_FLAG: libc::c_uint = 0;
     const FSCONFIG_SET_STRING: libc::c_uint = 1;
-    let c = |s: &str| CString::new(s).map_err(|_| format!("the option {s:?} holds a NUL byte"));
+    let c = |s: &str| CString::new(s).map_err(|_| Unfit::NulInOption(s.to_string()));
     let ty = c(fs_type)?;
     // nix wraps neither fsopen nor fsconfig (new mount API, Linux 5.2).
     // SAFETY: fsopen reads the NUL-terminated type name, which outlives the
@@ -289,9 +335,7 @@ pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), 
     let fd = unsafe { libc::syscall(libc::SYS_fsopen, ty.as_ptr(), FSOPEN_CLOEXEC) } as i32;
     if fd < 0 {
         return match Errno::last() {
-            Errno::ENODEV => Err(format!(
-                "the kernel has no {fs_type} file system to mount it back with"
-            )),
+            Errno::ENODEV => Err(Unfit::NoSuchFileSystem(fs_type.to_string())),
             _ => Ok(()),
         };
     }
@@ -325,10 +369,10 @@ pub(super) fn validate_options(fs_type: &str, options: &[String]) -> Result<(), 
             }
         };
         if r < 0 {
-            verdict = Err(format!(
-                "the kernel refuses its mount option {option} ({}), so ioz could not mount it back as it is",
-                Errno::last().desc()
-            ));
+            verdict = Err(Unfit::OptionRefused {
+                option: option.clone(),
+                errno: Errno::last(),
+            });
             break;
         }
     }

@@ -30,6 +30,7 @@ use crate::model::config::RunConfig;
 use crate::system::device::{self, DeviceKind};
 use crate::system::mountinfo::{self, Mount};
 use crate::system::signals::{self, StopFlag};
+pub use checks::Unfit;
 use checks::{
     check_mount, check_other_namespaces, check_source_survives, check_test_file, check_users,
     find_mount_at, has_sys_admin, holder, validate_options,
@@ -303,7 +304,7 @@ impl Remounter {
 /// Translates a mount's options into the mount(2) call that recreates it:
 /// per-mount options and the generic super-block ones become flags, the file
 /// system's own options become data (pure: tested on text).
-pub fn mount_request(mount: &Mount) -> Result<MountRequest, String> {
+pub fn mount_request(mount: &Mount) -> Result<MountRequest, Unfit> {
     let mut flags = MsFlags::empty();
     let mut atime_given = false;
     for o in &mount.mount_options {
@@ -323,7 +324,7 @@ pub fn mount_request(mount: &Mount) -> Result<MountRequest, String> {
                 atime_given = true;
                 MsFlags::MS_RELATIME
             }
-            other => return Err(format!("mount(2) cannot set the mount option {other}")),
+            other => return Err(Unfit::MountOption(other.to_string())),
         };
     }
     // mountinfo names neither when every access updates atime.
@@ -342,9 +343,7 @@ pub fn mount_request(mount: &Mount) -> Result<MountRequest, String> {
             // A display-only SELinux marker, not an option.
             "seclabel" => {}
             other if other.contains(',') => {
-                return Err(format!(
-                    "the option {other} holds a comma, which mount(2) data cannot carry"
-                ));
+                return Err(Unfit::CommaInOption(other.to_string()));
             }
             other => data.push(other.to_string()),
         }
