@@ -394,6 +394,7 @@ fn throughput_options() {
 
 #[test]
 fn io_variation_options() {
+    use crate::model::engines::EngineChoice;
     use crate::model::variations::*;
     let v = run(&["-B", "-+A", "2"]).unwrap().variations;
     assert_eq!((v.engine, v.madvise), (Some(EngineChoice::Mmap), Some(2)));

@@ -2,6 +2,8 @@
 //! IOzone tests and passes, the plan, and what a run measured.
 
 pub mod config;
+pub mod const_text;
+pub mod engines;
 pub mod env_facts;
 pub mod environment;
 pub mod histogram;

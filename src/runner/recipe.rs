@@ -17,8 +17,9 @@ use crate::data::verify::record_bytes_for;
 use crate::engine::OpenSpec;
 use crate::engine::clock::Tsc;
 use crate::model::config::{DataPattern, MixRoles, RunConfig};
+use crate::model::engines::EngineChoice;
 use crate::model::plan::{self, Cell, PassSize, largest_replayed_op, pass_size};
-use crate::model::variations::{DropCaches, EngineChoice, MsyncMode, Verify};
+use crate::model::variations::{DropCaches, MsyncMode, Verify};
 use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::runner::timed::TimedExtras;
 use crate::system::environment::purge_cache_bytes;
@@ -162,10 +163,6 @@ impl<'a> Recipe<'a> {
         let config = self.config;
         let v = &config.variations;
         let engine = self.engine_for(pass);
-        let depth = match engine {
-            EngineChoice::Aio | EngineChoice::IoUring => v.iodepth.max(1),
-            _ => 1,
-        };
         let reads = pass.direction() != Direction::Write;
         let writes = pass.direction() != Direction::Read;
         let mut flags = 0;
@@ -193,7 +190,7 @@ impl<'a> Recipe<'a> {
             // A telemetry pass's "record" is its largest operation.
             record_bytes: size.largest as usize,
             file_bytes: self.bytes_reads_need(cell),
-            depth,
+            depth: engine.depth(v.iodepth),
             msync: v.msync,
             madvise: v.madvise,
             aio_no_copy: v.aio_no_copy,

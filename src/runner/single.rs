@@ -4,11 +4,11 @@
 use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
-use super::pass::{Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine};
+use super::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::pattern::IoOp;
-use crate::engine::{EarlyStop, Engine, Stops};
+use crate::engine::{EarlyStop, Engine, Stops, WithEngine};
 use crate::error::{IoFailure, RunError};
 use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::plan::{Cell, expand};

@@ -24,7 +24,7 @@ use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_record};
 use crate::model::units::human;
-use crate::model::variations::{EngineChoice, Verify};
+use crate::model::variations::Verify;
 use crate::model::workload::{Direction, EngineKind, Pass};
 use crate::system::environment::{parse_mem_available, purge_cache_bytes};
 
@@ -225,10 +225,7 @@ fn cell_moments(config: &RunConfig, cell: Cell, workers: u32) -> Vec<Footprint> 
     let v = &config.variations;
     let telemetry = config.telemetry.is_some();
     let w = workers as u64;
-    let slots = match v.engine {
-        Some(EngineChoice::Aio | EngineChoice::IoUring) => v.iodepth.max(1) as usize,
-        _ => 1,
-    };
+    let slots = v.engine.map_or(1, |e| e.depth(v.iodepth)) as usize;
     // Writes in flight take a pool slot each (data::stamp): as the recipe,
     // those of the passes that write on the queued engine.
     let queued_writes = plan::passes(config).iter().any(|p| {
