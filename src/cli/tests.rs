@@ -217,7 +217,7 @@ fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
     // The files are read before the run, not by the parser.
     let run = |args: &[&str]| {
         run(args).map(|mut c| {
-            crate::data::telemetry::attach(&mut c).unwrap();
+            crate::safety::preflight::attach_telemetry(&mut c).unwrap();
             c
         })
     };

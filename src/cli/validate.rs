@@ -69,8 +69,8 @@ pub(super) fn finish(
         auto_sizes(&seen)?
     } else if telemetry {
         // The file is what the telemetry reaches: its size is filled in when
-        // the files are read, before the run (data::telemetry::attach). -r
-        // only shapes the passes no telemetry file drives, so it may exceed it.
+        // the files are read, before the run (safety::preflight). -r only
+        // shapes the passes no telemetry file drives, so it may exceed it.
         Sizes::Single {
             file_bytes: 0,
             record_bytes: seen

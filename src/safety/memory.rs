@@ -234,7 +234,12 @@ fn cell_moments(config: &RunConfig, cell: Cell, workers: u32) -> Vec<Footprint> 
     });
     let writes_in_flight = if queued_writes { slots } else { 1 };
     let pool = if telemetry {
-        telemetry_pool_bytes(config, &cell, writes_in_flight)
+        telemetry_pool_bytes(
+            largest_replayed_op(config, &cell),
+            config.data,
+            cell.file_bytes,
+            writes_in_flight,
+        )
     } else if v.dedup.any() {
         cell.pass_bytes() as usize
     } else {
@@ -587,7 +592,7 @@ mod tests {
         // fill, go over the whole 15 TiB in 4 KiB records.
         std::fs::write(&trace, "16492674416640 4096\n").unwrap();
         let mut c = test_config(&["-X", trace.to_str().unwrap(), "-f", "/x/t"]);
-        crate::data::telemetry::attach(&mut c).unwrap();
+        crate::safety::preflight::attach_telemetry(&mut c).unwrap();
         let f = footprint(&c);
         let ops = (16492674416640u64 + 4096) / 4096;
         assert_eq!(f.ops, ops);
@@ -596,7 +601,7 @@ mod tests {
         assert!(footprint_verdict(&f, &budget(64 << 30)).is_err());
         // -r 16m: 983041 operations, 30 MiB.
         let mut c = test_config(&["-X", trace.to_str().unwrap(), "-r", "16m", "-f", "/x/t"]);
-        crate::data::telemetry::attach(&mut c).unwrap();
+        crate::safety::preflight::attach_telemetry(&mut c).unwrap();
         assert_eq!(
             footprint(&c).ops,
             (16492674416640u64 + 4096).div_ceil(16 << 20)
