@@ -24,6 +24,10 @@ pub struct EngineRow {
     pub maps_file: bool,
     /// IOzone's flags that choose it, as messages name them ("" for none).
     pub iozone_flags: &'static str,
+    /// A test whose records move with it takes the run's engine instead
+    /// (`--engine`, `-B`, `-H`, `-k`: IOzone's tests 0-5 and 8-10); the
+    /// stdio and vectored tests keep theirs, which is what they measure.
+    pub gives_way: bool,
 }
 
 /// The enum and its rows from one list, so that every variant has its row,
@@ -52,6 +56,7 @@ engine_table! {
         queued: false,
         maps_file: false,
         iozone_flags: "",
+        gives_way: true,
     }
     /// `pread`/`pwrite`.
     Psync {
@@ -60,6 +65,7 @@ engine_table! {
         queued: false,
         maps_file: false,
         iozone_flags: "",
+        gives_way: true,
     }
     /// `preadv`/`pwritev`.
     Vec {
@@ -68,6 +74,7 @@ engine_table! {
         queued: false,
         maps_file: false,
         iozone_flags: "",
+        gives_way: false,
     }
     /// C stdio.
     Stdio {
@@ -76,6 +83,7 @@ engine_table! {
         queued: false,
         maps_file: false,
         iozone_flags: "",
+        gives_way: false,
     }
     /// `mmap` + memcpy (`-B`).
     Mmap {
@@ -84,6 +92,7 @@ engine_table! {
         queued: false,
         maps_file: true,
         iozone_flags: "-B/-D/-G",
+        gives_way: false,
     }
     /// POSIX AIO (`-H` with copy, `-k` without).
     Aio {
@@ -92,6 +101,7 @@ engine_table! {
         queued: true,
         maps_file: false,
         iozone_flags: "-H/-k",
+        gives_way: false,
     }
     /// Linux io_uring.
     IoUring {
@@ -100,6 +110,7 @@ engine_table! {
         queued: true,
         maps_file: false,
         iozone_flags: "",
+        gives_way: false,
     }
 }
 
@@ -120,6 +131,15 @@ impl EngineChoice {
     /// Whether it keeps several operations in flight ([`EngineRow::queued`]).
     pub const fn is_queued(self) -> bool {
         self.row().queued
+    }
+
+    /// The engine a test whose own engine this is runs on when the run
+    /// chose `chosen` ([`EngineRow::gives_way`]).
+    pub fn or_chosen(self, chosen: Option<EngineChoice>) -> EngineChoice {
+        match chosen {
+            Some(chosen) if self.row().gives_way => chosen,
+            _ => self,
+        }
     }
 
     /// Operations it keeps in flight when the run asks for `iodepth`.
@@ -231,6 +251,13 @@ mod tests {
         assert!(queued(Some(EngineChoice::Aio)));
         assert!(!queued(Some(EngineChoice::Mmap)));
         assert!(!queued(None));
+        // --engine replaces read/write and pread/pwrite, not stdio or preadv.
+        let chosen = Some(EngineChoice::IoUring);
+        assert_eq!(EngineChoice::Sync.or_chosen(chosen), EngineChoice::IoUring);
+        assert_eq!(EngineChoice::Psync.or_chosen(chosen), EngineChoice::IoUring);
+        assert_eq!(EngineChoice::Stdio.or_chosen(chosen), EngineChoice::Stdio);
+        assert_eq!(EngineChoice::Vec.or_chosen(chosen), EngineChoice::Vec);
+        assert_eq!(EngineChoice::Psync.or_chosen(None), EngineChoice::Psync);
         assert_eq!(
             NAMES,
             ["sync", "psync", "vec", "stdio", "mmap", "aio", "io_uring"]

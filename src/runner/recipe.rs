@@ -26,7 +26,7 @@ use crate::model::plan::{
     self, Cell, PassSize, Plan, expand, largest_replayed_op, pass_size, sequential_record,
 };
 use crate::model::variations::{DropCaches, MsyncMode, Verify};
-use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::model::workload::{Direction, Pass};
 use crate::runner::timed::TimedExtras;
 use crate::safety::target::TargetFile;
 use crate::system::environment::purge_cache_bytes;
@@ -317,13 +317,7 @@ impl<'a> Recipe<'a> {
     /// pread/pwrite. The stdio and vectored tests keep their engines: that is
     /// what they measure.
     fn engine_for(&self, pass: Pass) -> EngineChoice {
-        let own = match pass.engine() {
-            EngineKind::Sync => EngineChoice::Sync,
-            EngineKind::Positional => EngineChoice::Psync,
-            EngineKind::Vectored => return EngineChoice::Vec,
-            EngineKind::Stdio => return EngineChoice::Stdio,
-        };
-        self.config.variations.engine.unwrap_or(own)
+        pass.engine().or_chosen(self.config.variations.engine)
     }
 
     /// Bytes a reading pass reaches: whole records, or with telemetry

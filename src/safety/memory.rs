@@ -25,7 +25,7 @@ use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_record};
 use crate::model::units::human;
 use crate::model::variations::Verify;
-use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::model::workload::{Direction, Pass};
 use crate::system::environment::{parse_mem_available, purge_cache_bytes};
 
 /// Bytes of one operation in a list.
@@ -228,10 +228,9 @@ fn cell_moments(config: &RunConfig, cell: Cell, workers: u32) -> Vec<Footprint> 
     let slots = v.engine.map_or(1, |e| e.depth(v.iodepth)) as usize;
     // Writes in flight take a pool slot each (data::stamp): as the recipe,
     // those of the passes that write on the queued engine.
-    let queued_writes = plan::passes(config).iter().any(|p| {
-        p.direction() != Direction::Read
-            && matches!(p.engine(), EngineKind::Sync | EngineKind::Positional)
-    });
+    let queued_writes = plan::passes(config)
+        .iter()
+        .any(|p| p.direction() != Direction::Read && p.engine().or_chosen(v.engine).is_queued());
     let writes_in_flight = if queued_writes { slots } else { 1 };
     let pool = if telemetry {
         telemetry_pool_bytes(
