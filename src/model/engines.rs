@@ -3,8 +3,9 @@
 //! `--engine` accepts, the lines `ioz -h` shows and what it refuses; the
 //! runner's recipe the operations kept in flight; the engine layer the
 //! implementation the row names (engine::open_chosen, the one match on
-//! [`EngineChoice`]). Adding an engine is a file in src/engine/ and a row
-//! here (see ARCHITECTURE.md, "An engine").
+//! [`EngineChoice`]). Adding an engine is a file in src/engine/, a row here,
+//! its arm there and its name in the saved run's schema (ARCHITECTURE.md,
+//! "An engine").
 
 use serde::{Deserialize, Serialize};
 
@@ -239,6 +240,29 @@ mod tests {
         }
         assert_eq!(EngineChoice::from_name("iouring"), None);
         assert_eq!(EngineChoice::from_name(""), None);
+    }
+
+    /// The JSON schema of a saved run (schema/run.schema.json) names every
+    /// engine a run may save: the table's.
+    #[test]
+    fn the_saved_runs_schema_names_every_engine() {
+        fn engine_enum(v: &serde_json::Value) -> Option<Vec<serde_json::Value>> {
+            match v {
+                serde_json::Value::Object(map) => map
+                    .get("engine")
+                    .and_then(|e| e.get("enum"))
+                    .and_then(|e| e.as_array().cloned())
+                    .or_else(|| map.values().find_map(engine_enum)),
+                serde_json::Value::Array(items) => items.iter().find_map(engine_enum),
+                _ => None,
+            }
+        }
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../schema/run.schema.json")).unwrap();
+        let listed = engine_enum(&schema).expect("the schema has no engine enum");
+        let mut names: Vec<serde_json::Value> = vec![serde_json::Value::Null];
+        names.extend(NAMES.iter().map(|&n| serde_json::Value::from(n)));
+        assert_eq!(listed, names);
     }
 
     #[test]
