@@ -217,7 +217,7 @@ fn telemetry_sets_the_file_size_the_tests_and_a_one_row_plan() {
     // The files are read before the run, not by the parser.
     let run = |args: &[&str]| {
         run(args).map(|mut c| {
-            crate::data::telemetry::attach(&mut c).unwrap();
+            crate::safety::preflight::attach_telemetry(&mut c).unwrap();
             c
         })
     };
@@ -394,6 +394,7 @@ fn throughput_options() {
 
 #[test]
 fn io_variation_options() {
+    use crate::model::engines::EngineChoice;
     use crate::model::variations::*;
     let v = run(&["-B", "-+A", "2"]).unwrap().variations;
     assert_eq!((v.engine, v.madvise), (Some(EngineChoice::Mmap), Some(2)));

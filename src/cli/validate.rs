@@ -8,10 +8,12 @@ use super::seen::Seen;
 use super::value::out_of_range;
 use super::{UsageError, usage};
 use crate::model::config::*;
+use crate::model::const_text::Text;
+use crate::model::engines::{self, EngineChoice, QUEUED_IOZONE_FLAGS, QUEUED_NAMES};
 use crate::model::host::Host;
 use crate::model::latency::LatencyOptions;
 use crate::model::units::{KIB, kb_number};
-use crate::model::variations::{DropCaches, EngineChoice, IoVariations, Verify};
+use crate::model::variations::{DropCaches, IoVariations, Verify};
 use crate::model::workload::TestId;
 
 /// A size in kB as messages print it: exact, with the fraction of a kB a
@@ -67,8 +69,8 @@ pub(super) fn finish(
         auto_sizes(&seen)?
     } else if telemetry {
         // The file is what the telemetry reaches: its size is filled in when
-        // the files are read, before the run (data::telemetry::attach). -r
-        // only shapes the passes no telemetry file drives, so it may exceed it.
+        // the files are read, before the run (safety::preflight). -r only
+        // shapes the passes no telemetry file drives, so it may exceed it.
         Sizes::Single {
             file_bytes: 0,
             record_bytes: seen
@@ -219,16 +221,12 @@ fn latency_options(seen: &Seen, v: &IoVariations) -> Result<LatencyOptions, Usag
         latency.percentiles = percentiles(list)?;
     }
     if latency.rate_limit.is_some()
-        && let Some(engine @ (EngineChoice::Aio | EngineChoice::IoUring)) = v.engine
+        && let Some(engine) = v.engine.filter(|e| e.is_queued())
     {
-        let engine = if engine == EngineChoice::Aio {
-            "aio"
-        } else {
-            "io_uring"
-        };
         return Err(usage(format!(
-            "-+O: the rate limit paces one operation at a time; the {engine} engine keeps \
-             several in flight: leave out -+O or use another engine"
+            "-+O: the rate limit paces one operation at a time; the {} engine keeps \
+             several in flight: leave out -+O or use another engine",
+            engine.name()
         )));
     }
     Ok(latency)
@@ -316,6 +314,14 @@ fn mix_roles(
     Ok(None)
 }
 
+/// The engines that keep operations in flight, and IOzone's flags for them:
+/// "aio or io_uring (-H/-k)".
+const QUEUED_ENGINES: Text<128> = Text::new()
+    .list(&QUEUED_NAMES, ", ", " or ")
+    .push(" (")
+    .list(QUEUED_IOZONE_FLAGS, "/", "/")
+    .push(")");
+
 /// The I/O variations, with the engine the IOzone flags (-B, -H, -k) or
 /// --engine chose, checked against each other.
 fn variations(seen: &Seen, host: &Host) -> Result<IoVariations, UsageError> {
@@ -338,32 +344,34 @@ fn variations(seen: &Seen, host: &Host) -> Result<IoVariations, UsageError> {
         (Some(a), Some(b)) if a != b => {
             return Err(usage(format!(
                 "--engine {} contradicts -B/-D/-G/-H/-k",
-                format!("{a:?}").to_lowercase()
+                a.name()
             )));
         }
         (None, Some(b)) => v.engine = Some(b),
         _ => {}
     }
-    let queued = matches!(v.engine, Some(EngineChoice::Aio | EngineChoice::IoUring));
+    let queued = engines::queued(v.engine);
     if v.iodepth > 1 && !queued {
-        return Err(usage(
-            "--iodepth only applies to --engine io_uring or aio (-H/-k)",
-        ));
+        return Err(usage(format!(
+            "--iodepth only applies to --engine {}",
+            QUEUED_ENGINES.as_str()
+        )));
     }
     v.iodepth = v.iodepth.max(1);
     if v.multi_buffer && queued {
         // Requests in flight each need a buffer no other request uses; a
         // buffer sliding through one shared area cannot promise that.
-        return Err(usage(
-            "-m (multiple buffers) cannot be combined with --engine aio or io_uring (-H/-k)",
-        ));
+        return Err(usage(format!(
+            "-m (multiple buffers) cannot be combined with --engine {}",
+            QUEUED_ENGINES.as_str()
+        )));
     }
     if v.drop_caches == DropCaches::All && !host.root {
         return Err(usage(
             "--drop-caches=all writes /proc/sys/vm/drop_caches and needs root; --drop-caches alone evicts only the test file",
         ));
     }
-    if v.madvise.is_some() && v.engine != Some(EngineChoice::Mmap) {
+    if v.madvise.is_some() && !v.engine.is_some_and(|e| e.row().maps_file) {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
     }
     if v.mix_mmap_file_io && v.verify != Verify::None {

@@ -2,10 +2,12 @@
 //! of recorded operations, `offset size [delay_ms]` per line, replayed in file
 //! order by the write passes (test 0) and the read passes (test 1).
 //!
-//! The files are read and checked once, before any I/O ([`attach`]); their
-//! operations travel in a [`Replay`] beside the configuration, which (like
-//! the JSON) keeps only a summary of each file ([`crate::model::telemetry`]):
-//! that is all the reports need. The table shows reclen 0, as IOzone's does.
+//! The files are read and checked once, before any I/O ([`read_files`]);
+//! their operations travel in a [`Replay`] beside the configuration, which
+//! (like the JSON) keeps only a summary of each file
+//! ([`crate::model::telemetry`]): that is all the reports need. The table
+//! shows reclen 0, as IOzone's does. The passes' operations are made from
+//! the replay and a few numbers of the run ([`ReplayOptions`]).
 //!
 //! A pass no telemetry file drives (test 0 with only `-Y`, test 1 with only
 //! `-X`) moves the whole file sequentially in records of the run's record size
@@ -13,17 +15,14 @@
 //! number of records.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::data::buffer::{BUFFER_ALIGN, WRITE_WINDOW_BYTES};
 use crate::data::pattern::{IoOp, OpKind, Probes};
-use crate::model::config::{
-    DataPattern, MAX_DELAY_SECONDS, MAX_FILE_BYTES, MAX_RECORD_BYTES, RunConfig, Sizes,
-};
-use crate::model::plan::{Cell, largest_replayed_op, sequential_record};
+use crate::model::config::{DataPattern, MAX_DELAY_SECONDS, MAX_FILE_BYTES, MAX_RECORD_BYTES};
 use crate::model::telemetry::{Telemetry, Trace};
 use crate::model::units::{MIB, Size};
 use crate::model::workload::{Direction, Pass};
@@ -73,26 +72,117 @@ impl Replay {
     }
 }
 
-/// Reads the telemetry files `config` names (`-X`, `-Y`), before any I/O:
-/// the configuration gets their summary and the file size they reach, and
-/// their operations come back beside it; `None` when the run replays none.
-/// The error is one line naming the option, the file and, for a bad line,
-/// its number.
-pub fn attach(config: &mut RunConfig) -> Result<Option<Replay>, String> {
-    let v = &config.variations;
-    if v.write_telemetry.is_none() && v.read_telemetry.is_none() {
+/// A telemetry file that cannot be replayed: one line naming the option
+/// (`-X`, `-Y`), the file and, for a bad line, its number.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    #[error("{option} {}: cannot read it: {source}", path.display())]
+    Unreadable {
+        option: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(
+        "{option} {}: {kind}, not a regular file; ioz reads telemetry from regular files",
+        path.display()
+    )]
+    NotRegular {
+        option: &'static str,
+        path: PathBuf,
+        kind: &'static str,
+    },
+    #[error(
+        "{option} {}: it holds {bytes} bytes, more than the {MAX_TRACE_BYTES} ({:.1}) a \
+         telemetry file may hold",
+        path.display(),
+        Size(MAX_TRACE_BYTES)
+    )]
+    TooLarge {
+        option: &'static str,
+        path: PathBuf,
+        bytes: u64,
+    },
+    #[error("{option} {}:{line}: {why}", path.display())]
+    BadLine {
+        option: &'static str,
+        path: PathBuf,
+        line: usize,
+        why: LineError,
+    },
+    #[error(
+        "{option} {}: no operations (every line is empty or a # comment)",
+        path.display()
+    )]
+    Empty { option: &'static str, path: PathBuf },
+    #[error(
+        "{option} {}: operation {number} (offset {offset}, size {len}) is not aligned to \
+         {BUFFER_ALIGN} bytes, which O_DIRECT (-I) needs",
+        path.display()
+    )]
+    Misaligned {
+        option: &'static str,
+        path: PathBuf,
+        /// The operation's number, from 1.
+        number: usize,
+        offset: u64,
+        len: u32,
+    },
+}
+
+/// What is wrong with a line of a telemetry file (or with the file, at that line).
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("cannot read it: {0}")]
+    Unreadable(io::Error),
+    #[error("the file goes on past {limit} bytes, the most a telemetry file may hold")]
+    PastLimit { limit: u64 },
+    #[error("the line is longer than {limit} bytes")]
+    TooLong { limit: usize },
+    #[error("not text")]
+    NotText,
+    #[error("more than {limit} operations, the most a telemetry file may hold")]
+    TooManyOperations { limit: usize },
+    #[error("expected `offset size [delay_ms]`, found {found} field(s) in `{line}`")]
+    Fields { found: usize, line: String },
+    #[error("{what} `{field}` is not a whole number of {unit}")]
+    NotANumber {
+        what: &'static str,
+        field: String,
+        unit: &'static str,
+    },
+    #[error("{what} `{field}` is too large")]
+    NumberTooLarge { what: &'static str, field: String },
+    #[error("size 0: an operation moves at least 1 byte")]
+    ZeroSize,
+    #[error(
+        "size {size} bytes is larger than the {} MiB limit of one operation",
+        MAX_RECORD_BYTES / MIB
+    )]
+    OperationTooLarge { size: u64 },
+    #[error(
+        "offset {offset} + size {size} is past {MAX_FILE_END} bytes (1 PiB), the largest file \
+         ioz uses"
+    )]
+    PastFileEnd { offset: u64, size: u64 },
+    #[error("delay {ms} ms is more than an hour ({MAX_DELAY_MS} ms), the longest delay")]
+    DelayTooLong { ms: u64 },
+}
+
+/// Reads the telemetry files a run replays (`write` for `-X`, `read` for
+/// `-Y`), before any I/O: their summary, which the configuration keeps
+/// (the run's file size is the one it reaches), and their operations;
+/// `None` when the run replays none. With `direct` (-I) every operation must
+/// be aligned as O_DIRECT needs.
+pub fn read_files(
+    write: Option<&Path>,
+    read: Option<&Path>,
+    direct: bool,
+) -> Result<Option<(Telemetry, Replay)>, TelemetryError> {
+    if write.is_none() && read.is_none() {
         return Ok(None);
     }
-    let write = v
-        .write_telemetry
-        .as_deref()
-        .map(|p| load("-X", p))
-        .transpose()?;
-    let read = v
-        .read_telemetry
-        .as_deref()
-        .map(|p| load("-Y", p))
-        .transpose()?;
+    let write = write.map(|p| load("-X", p)).transpose()?;
+    let read = read.map(|p| load("-Y", p)).transpose()?;
     let telemetry = Telemetry {
         write: write.as_ref().map(|(t, _)| t.clone()),
         read: read.as_ref().map(|(t, _)| t.clone()),
@@ -101,24 +191,21 @@ pub fn attach(config: &mut RunConfig) -> Result<Option<Replay>, String> {
         write: write.map(|(_, ops)| ops),
         read: read.map(|(_, ops)| ops),
     };
-    if config.open.direct {
+    if direct {
         check_direct_alignment(&telemetry, &replay)?;
     }
-    // The file is what the telemetry reaches; -r only shapes the passes no
-    // telemetry file drives, so it may exceed the file.
-    if let Sizes::Single { file_bytes, .. } = &mut config.sizes {
-        *file_bytes = telemetry.file_bytes();
-    }
-    config.telemetry = Some(telemetry);
-    Ok(Some(replay))
+    Ok(Some((telemetry, replay)))
 }
 
 /// Reads and parses one file; `option` is `-X` or `-Y` for messages. Only
 /// a regular file of at most [`MAX_TRACE_BYTES`] is read: a device or a
 /// pipe (`/dev/zero`) would be read until memory ran out.
-fn load(option: &str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), String> {
-    let shown = path.display();
-    let cannot = |e: std::io::Error| format!("{option} {shown}: cannot read it: {e}");
+fn load(option: &'static str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), TelemetryError> {
+    let cannot = |source| TelemetryError::Unreadable {
+        option,
+        path: path.to_path_buf(),
+        source,
+    };
     // O_NONBLOCK: opening a FIFO must not wait for a writer before it is
     // refused (the flag does nothing to a regular file's reads).
     let file = File::options()
@@ -128,27 +215,32 @@ fn load(option: &str, path: &Path) -> Result<(Trace, Arc<[TraceOp]>), String> {
         .map_err(cannot)?;
     let meta = file.metadata().map_err(cannot)?;
     if let Some(kind) = not_a_regular_file(&meta.file_type()) {
-        return Err(format!(
-            "{option} {shown}: {kind}, not a regular file; ioz reads telemetry from regular files"
-        ));
+        return Err(TelemetryError::NotRegular {
+            option,
+            path: path.to_path_buf(),
+            kind,
+        });
     }
     if meta.len() > MAX_TRACE_BYTES {
-        return Err(format!(
-            "{option} {shown}: it holds {} bytes, more than the {MAX_TRACE_BYTES} ({:.1}) a \
-             telemetry file may hold",
-            meta.len(),
-            Size(MAX_TRACE_BYTES)
-        ));
+        return Err(TelemetryError::TooLarge {
+            option,
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+        });
     }
     // The limit again while reading: the file may grow meanwhile.
     let mut reader = BufReader::new(file.take(MAX_TRACE_BYTES + 1));
-    let ops = parse_lines(&mut reader, &LIMITS)
-        .map_err(|(line, why)| format!("{option} {shown}:{line}: {why}"))?;
+    let ops = parse_lines(&mut reader, &LIMITS).map_err(|(line, why)| TelemetryError::BadLine {
+        option,
+        path: path.to_path_buf(),
+        line,
+        why,
+    })?;
     if ops.is_empty() {
-        return Err(format!(
-            "{option} {}: no operations (every line is empty or a # comment)",
-            path.display()
-        ));
+        return Err(TelemetryError::Empty {
+            option,
+            path: path.to_path_buf(),
+        });
     }
     Ok((summarize(path, &ops), ops.into()))
 }
@@ -170,7 +262,7 @@ fn summarize(path: &Path, ops: &[TraceOp]) -> Trace {
 
 /// `-I`: O_DIRECT needs every offset and size on a [`BUFFER_ALIGN`]
 /// boundary; refuses the first operation that is not (before any I/O).
-fn check_direct_alignment(telemetry: &Telemetry, replay: &Replay) -> Result<(), String> {
+fn check_direct_alignment(telemetry: &Telemetry, replay: &Replay) -> Result<(), TelemetryError> {
     let align = BUFFER_ALIGN as u64;
     let files = [
         ("-X", telemetry.write.as_ref(), replay.write.as_deref()),
@@ -184,14 +276,13 @@ fn check_direct_alignment(telemetry: &Telemetry, replay: &Replay) -> Result<(), 
             !op.offset.is_multiple_of(align) || !(op.len as u64).is_multiple_of(align)
         });
         if let Some(i) = bad {
-            let op = ops[i];
-            return Err(format!(
-                "{opt} {}: operation {} (offset {}, size {}) is not aligned to {align} bytes, which O_DIRECT (-I) needs",
-                trace.path.display(),
-                i + 1,
-                op.offset,
-                op.len
-            ));
+            return Err(TelemetryError::Misaligned {
+                option: opt,
+                path: trace.path.clone(),
+                number: i + 1,
+                offset: ops[i].offset,
+                len: ops[i].len,
+            });
         }
     }
     Ok(())
@@ -219,7 +310,7 @@ fn not_a_regular_file(kind: &std::fs::FileType) -> Option<&'static str> {
 /// Parses a telemetry file: one `offset size [delay_ms]` per line (decimal,
 /// whitespace-separated); empty lines and `#` comments (whole lines, or after
 /// the fields) are skipped. The error is (line number, what is wrong).
-pub fn parse(text: &[u8]) -> Result<Vec<TraceOp>, (usize, String)> {
+pub fn parse(text: &[u8]) -> Result<Vec<TraceOp>, (usize, LineError)> {
     parse_lines(&mut &text[..], &LIMITS)
 }
 
@@ -241,7 +332,7 @@ const LIMITS: Limits = Limits {
 fn parse_lines(
     reader: &mut impl BufRead,
     limits: &Limits,
-) -> Result<Vec<TraceOp>, (usize, String)> {
+) -> Result<Vec<TraceOp>, (usize, LineError)> {
     let mut ops = Vec::new();
     let mut raw = Vec::new();
     let mut total = 0u64;
@@ -251,7 +342,7 @@ fn parse_lines(
             .by_ref()
             .take(limits.line as u64 + 1)
             .read_until(b'\n', &mut raw)
-            .map_err(|e| (number, format!("cannot read it: {e}")))?;
+            .map_err(|e| (number, LineError::Unreadable(e)))?;
         if read == 0 {
             break;
         }
@@ -259,79 +350,59 @@ fn parse_lines(
         if total > limits.bytes {
             return Err((
                 number,
-                format!(
-                    "the file goes on past {} bytes, the most a telemetry file may hold",
-                    limits.bytes
-                ),
+                LineError::PastLimit {
+                    limit: limits.bytes,
+                },
             ));
         }
         let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
         if text.len() > limits.line {
-            return Err((
-                number,
-                format!("the line is longer than {} bytes", limits.line),
-            ));
+            return Err((number, LineError::TooLong { limit: limits.line }));
         }
-        let line = std::str::from_utf8(text).map_err(|_| (number, "not text".to_string()))?;
+        let line = std::str::from_utf8(text).map_err(|_| (number, LineError::NotText))?;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
         if ops.len() == limits.ops {
-            return Err((
-                number,
-                format!(
-                    "more than {} operations, the most a telemetry file may hold",
-                    limits.ops
-                ),
-            ));
+            return Err((number, LineError::TooManyOperations { limit: limits.ops }));
         }
         ops.push(parse_line(line).map_err(|why| (number, why))?);
     }
     Ok(ops)
 }
 
-fn parse_line(line: &str) -> Result<TraceOp, String> {
+fn parse_line(line: &str) -> Result<TraceOp, LineError> {
     let fields: Vec<&str> = line.split_ascii_whitespace().collect();
     let (offset, size, delay) = match fields[..] {
         [offset, size] => (offset, size, None),
         [offset, size, delay] => (offset, size, Some(delay)),
         _ => {
-            return Err(format!(
-                "expected `offset size [delay_ms]`, found {} field(s) in `{line}`",
-                fields.len()
-            ));
+            return Err(LineError::Fields {
+                found: fields.len(),
+                line: line.to_string(),
+            });
         }
     };
     let offset = number(offset, "offset", "bytes")?;
     let size = number(size, "size", "bytes")?;
     if size == 0 {
-        return Err("size 0: an operation moves at least 1 byte".into());
+        return Err(LineError::ZeroSize);
     }
     if size > MAX_RECORD_BYTES {
-        return Err(format!(
-            "size {size} bytes is larger than the {} MiB limit of one operation",
-            MAX_RECORD_BYTES / MIB
-        ));
+        return Err(LineError::OperationTooLarge { size });
     }
     match offset.checked_add(size) {
         Some(end) if end <= MAX_FILE_END => {}
-        _ => {
-            return Err(format!(
-                "offset {offset} + size {size} is past {MAX_FILE_END} bytes (1 PiB), the largest \
-                 file ioz uses"
-            ));
-        }
+        _ => return Err(LineError::PastFileEnd { offset, size }),
     }
     let delay_ms = match delay {
         Some(d) => {
-            let d = number(d, "delay", "milliseconds")?;
-            if d > MAX_DELAY_MS {
-                return Err(format!(
-                    "delay {d} ms is more than an hour ({MAX_DELAY_MS} ms), the longest delay"
-                ));
+            let ms = number(d, "delay", "milliseconds")?;
+            if ms > MAX_DELAY_MS {
+                return Err(LineError::DelayTooLong { ms });
             }
-            d as u32
+            ms as u32
         }
         None => 0,
     };
@@ -342,27 +413,60 @@ fn parse_line(line: &str) -> Result<TraceOp, String> {
     })
 }
 
-fn number(field: &str, what: &str, unit: &str) -> Result<u64, String> {
+fn number(field: &str, what: &'static str, unit: &'static str) -> Result<u64, LineError> {
     if !field.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{what} `{field}` is not a whole number of {unit}"));
+        return Err(LineError::NotANumber {
+            what,
+            field: field.to_string(),
+            unit,
+        });
     }
-    field
-        .parse()
-        .map_err(|_| format!("{what} `{field}` is too large"))
+    field.parse().map_err(|_| LineError::NumberTooLarge {
+        what,
+        field: field.to_string(),
+    })
 }
 
-/// Bytes of the write pool of a telemetry run: the largest operation rounded
-/// up to a page; with random data at least the window normal runs cycle
+/// What the passes of a telemetry run take from the run's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// The run's data: random data walks the write pool; IOzone's starts
+    /// every write at the start of it (IOzone's one buffer).
+    pub data: DataPattern,
+    /// The record size of the passes no telemetry file drives, and of the fill.
+    pub record_bytes: u64,
+    /// `-I`: the fill before a read test starts on a page boundary.
+    pub direct: bool,
+}
+
+impl ReplayOptions {
+    /// The part of the pool writes walk: all of it, or none with IOzone's
+    /// data (every write from the start of the pool).
+    fn write_window(&self, pool_bytes: usize) -> usize {
+        match self.data {
+            DataPattern::Random => pool_bytes,
+            DataPattern::Iozone => 0,
+        }
+    }
+}
+
+/// Bytes of the write pool of a telemetry run whose largest operation is
+/// `largest_op` bytes on a file of `file_bytes`: that operation rounded up
+/// to a page; with random data at least the window normal runs cycle
 /// through, and with `in_flight` writes in flight (io_uring, AIO) room for
 /// one more than them, so that a write's stamps (data::stamp) never land in
 /// one that has not completed.
-pub fn pool_bytes(config: &RunConfig, cell: &Cell, in_flight: usize) -> usize {
-    let largest = (largest_replayed_op(config, cell) as u64).next_multiple_of(BUFFER_ALIGN as u64);
-    let wanted = match config.data {
+pub fn pool_bytes(
+    largest_op: usize,
+    data: DataPattern,
+    file_bytes: u64,
+    in_flight: usize,
+) -> usize {
+    let largest = (largest_op as u64).next_multiple_of(BUFFER_ALIGN as u64);
+    let wanted = match data {
         DataPattern::Iozone => largest,
         DataPattern::Random => {
-            let window = cell
-                .file_bytes
+            let window = file_bytes
                 .min(WRITE_WINDOW_BYTES)
                 .next_multiple_of(BUFFER_ALIGN as u64);
             let in_flight = if in_flight > 1 {
@@ -374,15 +478,6 @@ pub fn pool_bytes(config: &RunConfig, cell: &Cell, in_flight: usize) -> usize {
         }
     };
     largest.max(wanted) as usize
-}
-
-/// The part of the pool writes walk: all of it, or none with IOzone's data
-/// (every write from the start of the pool, IOzone's one buffer).
-fn write_window(config: &RunConfig, pool_bytes: usize) -> usize {
-    match config.data {
-        DataPattern::Random => pool_bytes,
-        DataPattern::Iozone => 0,
-    }
 }
 
 /// Hands out write-pool slices: each write starts on the page after the
@@ -410,12 +505,12 @@ impl PoolCursor {
     }
 }
 
-/// The operations of `pass` in a telemetry run, in order: the replayed file's,
-/// or sequential records over the whole file.
+/// The operations of `pass` in a telemetry run on a file of `file_bytes`,
+/// in order: the replayed file's, or sequential records over the whole file.
 pub fn build_ops(
-    config: &RunConfig,
+    options: &ReplayOptions,
     replay: &Replay,
-    cell: &Cell,
+    file_bytes: u64,
     pass: Pass,
     pool_bytes: usize,
 ) -> Vec<IoOp> {
@@ -423,15 +518,10 @@ pub fn build_ops(
         Direction::Read => OpKind::Read,
         _ => OpKind::Write,
     };
+    let window = options.write_window(pool_bytes);
     match replay.ops_for(pass) {
-        Some(ops) => replay_ops(ops, kind, write_window(config, pool_bytes)),
-        None => sequential_ops(
-            0,
-            cell.file_bytes,
-            sequential_record(config),
-            kind,
-            write_window(config, pool_bytes),
-        ),
+        Some(ops) => replay_ops(ops, kind, window),
+        None => sequential_ops(0, file_bytes, options.record_bytes, kind, window),
     }
 }
 
@@ -482,21 +572,26 @@ pub fn sequential_ops(
 }
 
 /// Before a read test of a telemetry run, untimed: the operations that extend
-/// a file of `len` bytes to the run's file size (none when it is long enough).
+/// a file of `len` bytes to `file_bytes` (none when it is long enough).
 /// Only the missing tail is written, so what the write telemetry left in the
 /// file stays as it was; with O_DIRECT the tail starts on a page boundary.
-pub fn fill_ops(config: &RunConfig, cell: &Cell, len: u64, pool_bytes: usize) -> Vec<IoOp> {
-    let from = if config.open.direct {
+pub fn fill_ops(
+    options: &ReplayOptions,
+    file_bytes: u64,
+    len: u64,
+    pool_bytes: usize,
+) -> Vec<IoOp> {
+    let from = if options.direct {
         len - len % BUFFER_ALIGN as u64
     } else {
         len
     };
     sequential_ops(
         from,
-        cell.file_bytes,
-        sequential_record(config),
+        file_bytes,
+        options.record_bytes,
         OpKind::Write,
-        write_window(config, pool_bytes),
+        options.write_window(pool_bytes),
     )
 }
 
@@ -513,7 +608,8 @@ mod tests {
     }
 
     fn bad(text: &str) -> (usize, String) {
-        parse(text.as_bytes()).unwrap_err()
+        let (line, why) = parse(text.as_bytes()).unwrap_err();
+        (line, why.to_string())
     }
 
     #[test]
@@ -565,7 +661,7 @@ mod tests {
         );
         assert_eq!(bad("0 1\n\u{ff}\n").0, 2);
         let (line, why) = parse(b"0 1\n\xff\xfe 1\n").unwrap_err();
-        assert_eq!((line, why.as_str()), (2, "not text"));
+        assert_eq!((line, why.to_string().as_str()), (2, "not text"));
     }
 
     #[test]
@@ -601,7 +697,7 @@ mod tests {
             check_direct_alignment(&telemetry, &replay)
         };
         assert!(check(b"0 4096\n8192 65536\n").is_ok());
-        let e = check(b"0 4096\n8192 100\n").unwrap_err();
+        let e = check(b"0 4096\n8192 100\n").unwrap_err().to_string();
         assert!(
             e.starts_with("-X w: operation 2 (offset 8192, size 100)"),
             "{e}"
@@ -651,7 +747,9 @@ mod tests {
             ops: 3,
             line: 16,
         };
-        let parse = |text: &str| parse_lines(&mut text.as_bytes(), &small);
+        let parse = |text: &str| {
+            parse_lines(&mut text.as_bytes(), &small).map_err(|(line, why)| (line, why.to_string()))
+        };
         let mut text = "0 1\n".repeat(3);
         text.push_str("# not an op\n");
         assert_eq!(parse(&text).unwrap().len(), 3);
@@ -677,14 +775,14 @@ mod tests {
 
     #[test]
     fn devices_fifos_and_directories_are_not_read() {
-        let e = load("-X", Path::new("/dev/zero")).unwrap_err();
+        let e = load("-X", Path::new("/dev/zero")).unwrap_err().to_string();
         assert_eq!(
             e,
             "-X /dev/zero: a character device, not a regular file; ioz reads telemetry from \
              regular files"
         );
         let dir = tempfile::tempdir().unwrap();
-        let e = load("-Y", dir.path()).unwrap_err();
+        let e = load("-Y", dir.path()).unwrap_err().to_string();
         assert!(
             e.ends_with("a directory, not a regular file; ioz reads telemetry from regular files"),
             "{e}"
@@ -692,7 +790,7 @@ mod tests {
         // No writer: refused at once, not waited for.
         let fifo = dir.path().join("fifo");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-        let e = load("-X", &fifo).unwrap_err();
+        let e = load("-X", &fifo).unwrap_err().to_string();
         assert!(e.contains("a FIFO, not a regular file"), "{e}");
     }
 
@@ -703,7 +801,7 @@ mod tests {
         let f = std::fs::File::create(&big).unwrap();
         // Sparse: nothing is written, the length says it all.
         f.set_len(MAX_TRACE_BYTES + 1).unwrap();
-        let e = load("-X", &big).unwrap_err();
+        let e = load("-X", &big).unwrap_err().to_string();
         assert!(
             e.ends_with(
                 ": it holds 1073741825 bytes, more than the 1073741824 (1.0 GiB) a telemetry \

@@ -4,18 +4,15 @@
 
 use std::io;
 use std::os::fd::RawFd;
+use std::path::Path;
 
-use super::Engine;
+use super::{Engine, OpenSpec};
 
 pub struct LockedEngine<E> {
     inner: E,
 }
 
 impl<E: Engine> LockedEngine<E> {
-    pub fn new(inner: E) -> LockedEngine<E> {
-        LockedEngine { inner }
-    }
-
     #[inline]
     fn range_lock(&self, kind: libc::c_int, offset: u64, len: usize) -> io::Result<()> {
         // SAFETY: flock is plain data; zeroed is a valid starting value.
@@ -38,6 +35,12 @@ impl<E: Engine> LockedEngine<E> {
 }
 
 impl<E: Engine> Engine for LockedEngine<E> {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<LockedEngine<E>> {
+        Ok(LockedEngine {
+            inner: E::open(path, spec)?,
+        })
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.range_lock(libc::F_RDLCK, offset, buf.len())?;

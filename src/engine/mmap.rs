@@ -26,6 +26,8 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
+use nix::unistd::{Whence, ftruncate, lseek};
+
 use super::{Descriptor, Engine, OpenSpec, check};
 use crate::model::variations::MsyncMode;
 
@@ -44,77 +46,6 @@ pub struct MmapEngine {
 unsafe impl Send for MmapEngine {}
 
 impl MmapEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<MmapEngine> {
-        let fd = Descriptor::open(path, spec)?;
-        let (len, regular) = file_len(fd.raw())?;
-        let plan = plan_mapping(len, spec.file_bytes, spec.writable, regular);
-        let map_len = usize::try_from(plan.map_len).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the file is too large to map in this address space",
-            )
-        })?;
-        if let Some(size) = plan.extend_to {
-            // SAFETY: plain syscall on our descriptor.
-            check(unsafe { libc::ftruncate(fd.raw(), size as libc::off_t) }).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("extend the file to {size} bytes for mmap: {e}"),
-                )
-            })?;
-        }
-        // SAFETY: sysconf has no preconditions.
-        let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-            p if p > 0 => p as usize,
-            _ => 4096,
-        };
-        let mut engine = MmapEngine {
-            fd,
-            map: None,
-            map_len: 0,
-            page,
-            record_msync: msync_flags(spec.msync),
-        };
-        if map_len == 0 {
-            return Ok(engine);
-        }
-        let prot = if spec.writable {
-            libc::PROT_READ | libc::PROT_WRITE
-        } else {
-            libc::PROT_READ
-        };
-        // SAFETY: a fresh shared mapping of our open descriptor; the kernel picks
-        // the address, and nothing else refers to the range it returns.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                prot,
-                libc::MAP_SHARED,
-                engine.fd.raw(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            let e = io::Error::last_os_error();
-            return Err(io::Error::new(e.kind(), format!("mmap: {e}")));
-        }
-        engine.map = NonNull::new(ptr.cast());
-        engine.map_len = map_len;
-        if let Some(n) = spec.madvise {
-            let advice = advice(n).ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("{n} is not a madvise mode (0 to 4)"),
-                )
-            })?;
-            // SAFETY: the whole of our own mapping, page-aligned by mmap.
-            check(unsafe { libc::madvise(ptr, map_len, advice) })
-                .map_err(|e| io::Error::new(e.kind(), format!("madvise: {e}")))?;
-        }
-        Ok(engine)
-    }
-
     /// The mapping's bytes `offset..offset+len`, as a pointer, or an error if
     /// they are not all inside it.
     #[inline]
@@ -139,20 +70,14 @@ impl MmapEngine {
     }
 }
 
-/// The size of the file behind `fd` (a block device's size for a device) and
-/// whether it is a regular file.
-fn file_len(fd: RawFd) -> io::Result<(u64, bool)> {
-    // SAFETY: stat is plain data, filled by fstat before it is read.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat of our descriptor into a valid struct.
-    check(unsafe { libc::fstat(fd, &mut st) })?;
+/// The size of the file open on `fd` (a block device's size for a device)
+/// and whether it is a regular file.
+fn file_len(fd: &Descriptor) -> io::Result<(u64, bool)> {
+    let st = fd.stat()?;
     let kind = st.st_mode & libc::S_IFMT;
     if kind == libc::S_IFBLK {
-        // SAFETY: plain syscall; the mmap engine does not use the file position.
-        let end = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
-        if end < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // The mmap engine does not use the file position.
+        let end = lseek(fd.borrowed()?, 0, Whence::SeekEnd)?;
         return Ok((end as u64, false));
     }
     Ok((st.st_size.max(0) as u64, kind == libc::S_IFREG))
@@ -229,6 +154,77 @@ fn msync_flags(mode: MsyncMode) -> libc::c_int {
 }
 
 impl Engine for MmapEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<MmapEngine> {
+        let fd = Descriptor::open(path, spec)?;
+        let (len, regular) = file_len(&fd)?;
+        let plan = plan_mapping(len, spec.file_bytes, spec.writable, regular);
+        let map_len = usize::try_from(plan.map_len).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the file is too large to map in this address space",
+            )
+        })?;
+        if let Some(size) = plan.extend_to {
+            ftruncate(fd.borrowed()?, size as libc::off_t).map_err(|errno| {
+                let e = io::Error::from(errno);
+                io::Error::new(
+                    e.kind(),
+                    format!("extend the file to {size} bytes for mmap: {e}"),
+                )
+            })?;
+        }
+        // SAFETY: sysconf has no preconditions.
+        let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+            p if p > 0 => p as usize,
+            _ => 4096,
+        };
+        let mut engine = MmapEngine {
+            fd,
+            map: None,
+            map_len: 0,
+            page,
+            record_msync: msync_flags(spec.msync),
+        };
+        if map_len == 0 {
+            return Ok(engine);
+        }
+        let prot = if spec.writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        // SAFETY: a fresh shared mapping of our open descriptor; the kernel picks
+        // the address, and nothing else refers to the range it returns.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                prot,
+                libc::MAP_SHARED,
+                engine.fd.raw(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(e.kind(), format!("mmap: {e}")));
+        }
+        engine.map = NonNull::new(ptr.cast());
+        engine.map_len = map_len;
+        if let Some(n) = spec.madvise {
+            let advice = advice(n).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{n} is not a madvise mode (0 to 4)"),
+                )
+            })?;
+            // SAFETY: the whole of our own mapping, page-aligned by mmap.
+            check(unsafe { libc::madvise(ptr, map_len, advice) })
+                .map_err(|e| io::Error::new(e.kind(), format!("madvise: {e}")))?;
+        }
+        Ok(engine)
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let src = self.at(offset, buf.len())?;

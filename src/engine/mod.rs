@@ -1,6 +1,8 @@
 //! How one operation moves bytes between a buffer and the file: one engine per
 //! file, one trait for all. Engines move every byte they are asked to (short
-//! transfers are continued) or fail with the OS error.
+//! transfers are continued) or fail with the OS error. What the rest of ioz
+//! knows of an engine is its row in model::engines; [`open_chosen`] is where a
+//! row's choice becomes its implementation.
 
 mod aio;
 pub mod batch;
@@ -16,24 +18,27 @@ mod uring;
 mod vectored;
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 use std::path::Path;
 
-pub use aio::AioEngine;
+use nix::sys::stat::{FileStat, fstat};
+
+use aio::AioEngine;
 pub use batch::{EarlyStop, LoopFailure, LoopIo, Progress, Stops, latency_buffer, sync_ops};
-pub use locked::LockedEngine;
-pub use mmap::MmapEngine;
+use locked::LockedEngine;
+use mmap::MmapEngine;
 
 use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
+use crate::model::engines::EngineChoice;
 use crate::model::identity::Expected;
-pub use open::open_fd;
+use open::open_fd;
 pub use positional::{PositionalEngine, pwrite_all};
-pub use stdio::StdioEngine;
-pub use sync::SyncEngine;
+use stdio::StdioEngine;
+use sync::SyncEngine;
 pub use timing::OpTiming;
-pub use uring::UringEngine;
-pub use vectored::VectoredEngine;
+use uring::UringEngine;
+use vectored::VectoredEngine;
 
 /// Before throughput workers are forked: process-wide engine state that the
 /// workers must share with the parent is set up here.
@@ -44,6 +49,11 @@ pub fn before_fork() {
 /// One way of moving records. Calls are made inside the timed region, so an
 /// implementation does the syscall(s) and nothing else.
 pub trait Engine {
+    /// Untimed: opens `path` as `spec` says (checked against `spec.expect`)
+    /// and makes ready what the engine keeps (a ring, a mapping, a stream).
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<Self>
+    where
+        Self: Sized;
     /// Fills `buf` from the file at `offset`.
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     /// Writes all of `buf` to the file at `offset`.
@@ -81,6 +91,47 @@ pub trait Engine {
     {
         sync_ops(self, ops, io, stops)
     }
+}
+
+/// Work to do with an opened engine, whatever its type: the engine is a type
+/// parameter so the timed loop is compiled for each engine, with no dynamic calls.
+pub trait WithEngine {
+    type Output;
+    fn run<E: Engine>(self, engine: E) -> Self::Output;
+}
+
+/// Opens the engine `choice` names on `path` as `spec` says (untimed) and
+/// hands it to `body`, wrapped in per-record locking with `record_locking`
+/// (-+l/-+L). The error is the open's.
+pub fn open_chosen<W: WithEngine>(
+    choice: EngineChoice,
+    path: &Path,
+    spec: &OpenSpec,
+    record_locking: bool,
+    body: W,
+) -> io::Result<W::Output> {
+    fn open_and_run<E: Engine, W: WithEngine>(
+        path: &Path,
+        spec: &OpenSpec,
+        record_locking: bool,
+        body: W,
+    ) -> io::Result<W::Output> {
+        Ok(if record_locking {
+            body.run(LockedEngine::<E>::open(path, spec)?)
+        } else {
+            body.run(E::open(path, spec)?)
+        })
+    }
+    let run = match choice {
+        EngineChoice::Sync => open_and_run::<SyncEngine, W>,
+        EngineChoice::Psync => open_and_run::<PositionalEngine, W>,
+        EngineChoice::Vec => open_and_run::<VectoredEngine, W>,
+        EngineChoice::Stdio => open_and_run::<StdioEngine, W>,
+        EngineChoice::Mmap => open_and_run::<MmapEngine, W>,
+        EngineChoice::Aio => open_and_run::<AioEngine, W>,
+        EngineChoice::IoUring => open_and_run::<UringEngine, W>,
+    };
+    run(path, spec, record_locking, body)
 }
 
 /// How a pass opens the test file.
@@ -139,6 +190,23 @@ impl Descriptor {
     #[inline]
     pub fn raw(&self) -> RawFd {
         self.fd
+    }
+
+    /// The descriptor, lent to a safe wrapper's call (untimed) while it is
+    /// open; once closed or given away, EBADF.
+    fn borrowed(&self) -> io::Result<BorrowedFd<'_>> {
+        if !self.open {
+            return Err(io::Error::from_raw_os_error(libc::EBADF));
+        }
+        // SAFETY: the descriptor is ours and open, and only close() or
+        // disown() (both `&mut self`) end that, so it stays open while lent.
+        Ok(unsafe { BorrowedFd::borrow_raw(self.fd) })
+    }
+
+    /// The open file's status (fstat): the file checked at the open, not
+    /// whatever the path leads to now.
+    pub fn stat(&self) -> io::Result<FileStat> {
+        Ok(fstat(self.borrowed()?)?)
     }
 
     pub fn fsync(&self) -> io::Result<()> {

@@ -24,53 +24,49 @@
 //! of O_CREAT in an open file, and a file someone removed must stop the run
 //! with "No such file", not be made again empty.
 
-use std::ffi::CString;
 use std::fs;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::{OpenSpec, check};
+use nix::fcntl::{self, FcntlArg, OFlag};
+use nix::sys::stat::{Mode, fstat};
+use nix::unistd::ftruncate;
+
+use super::OpenSpec;
 use crate::model::identity::{Changed, Expected, FileIdentity, Found};
 
 /// Mode of files ioz creates (IOzone uses 0640).
-const CREATE_MODE: libc::mode_t = 0o640;
+const CREATE_MODE: Mode = Mode::from_bits_truncate(0o640);
 
 /// Opens `path` as `spec` says and returns the raw descriptor. With
 /// `spec.expect`, a path that no longer leads to that file is an error
 /// carrying [`Changed`], and nothing was written or truncated.
 pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
-    let c_path = CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
     let mut flags = if spec.writable || spec.read_write {
-        libc::O_RDWR
+        OFlag::O_RDWR
     } else {
-        libc::O_RDONLY
-    } | libc::O_CLOEXEC
-        | spec.extra_flags;
+        OFlag::O_RDONLY
+    } | OFlag::O_CLOEXEC
+        | OFlag::from_bits_retain(spec.extra_flags);
     if spec.create {
-        flags |= libc::O_CREAT;
+        flags |= OFlag::O_CREAT;
     }
     if let Some(expect) = spec.expect {
-        flags |= libc::O_NONBLOCK;
+        flags |= OFlag::O_NONBLOCK;
         if !expect.follow_links {
-            flags |= libc::O_NOFOLLOW;
+            flags |= OFlag::O_NOFOLLOW;
         }
     }
-    // SAFETY: c_path is a valid NUL-terminated string that outlives the call.
-    let raw = unsafe { libc::open(c_path.as_ptr(), flags, CREATE_MODE as libc::c_uint) };
-    if raw < 0 {
-        let e = io::Error::last_os_error();
-        return Err(match spec.expect {
+    let fd = fcntl::open(path, flags, CREATE_MODE).map_err(|errno| {
+        let e = io::Error::from(errno);
+        match spec.expect {
             Some(expect) => what_is_there(path, expect).map_or(e, Changed::into_io_error),
             None => e,
-        });
-    }
-    // SAFETY: the descriptor was just opened and is owned by nothing else;
-    // from here on an early return closes it.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        }
+    })?;
+    // From here on an early return closes the descriptor.
     let stat = fstat(&fd)?;
     if let Some(expect) = spec.expect {
         let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
@@ -87,27 +83,16 @@ pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
     // never truncated (O_TRUNC never applied to one either), nor is an
     // empty file (see the module: ext4's auto_da_alloc).
     if spec.truncate && stat.st_mode & libc::S_IFMT == libc::S_IFREG && stat.st_size > 0 {
-        // SAFETY: plain syscall on our open descriptor.
-        check(unsafe { libc::ftruncate(fd.as_raw_fd(), 0) })?;
+        ftruncate(&fd, 0)?;
     }
     Ok(fd.into_raw_fd())
 }
 
-fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
-    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat writes into the live struct from our open descriptor.
-    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) })?;
-    Ok(stat)
-}
-
 /// The descriptor back to blocking I/O, as an open without O_NONBLOCK gives.
 fn clear_nonblock(fd: &OwnedFd) -> io::Result<()> {
-    // SAFETY: plain fcntl calls on our open descriptor.
-    let flags = check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) })?;
-    // SAFETY: as above.
-    check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) })
-        .map(drop)
+    let flags = OFlag::from_bits_retain(fcntl::fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl::fcntl(fd, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
+    Ok(())
 }
 
 /// After a failed open: what the path leads to when that is not the
@@ -130,6 +115,8 @@ fn what_is_there(path: &Path, expect: Expected) -> Option<Changed> {
 
 #[cfg(test)]
 mod tests {
+    use std::os::fd::FromRawFd;
+
     use super::*;
     use crate::model::variations::MsyncMode;
 

@@ -11,10 +11,10 @@ pub struct PositionalEngine {
 }
 
 impl PositionalEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<PositionalEngine> {
-        Ok(PositionalEngine {
-            fd: Descriptor::open(path, spec)?,
-        })
+    /// The length of the file it has open (a device's is 0, as its metadata
+    /// says): the file checked at the open, not whatever the path names now.
+    pub fn opened_len(&self) -> io::Result<u64> {
+        Ok(self.fd.stat()?.st_size.max(0) as u64)
     }
 }
 
@@ -55,6 +55,12 @@ pub fn pwrite_all(fd: RawFd, buf: &[u8], offset: u64) -> io::Result<()> {
 }
 
 impl Engine for PositionalEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<PositionalEngine> {
+        Ok(PositionalEngine {
+            fd: Descriptor::open(path, spec)?,
+        })
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         pread_all(self.fd.raw(), buf, offset)

@@ -20,38 +20,6 @@ pub struct StdioEngine {
 }
 
 impl StdioEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<StdioEngine> {
-        let mut descriptor = Descriptor::open(path, spec)?;
-        let mode: &[u8] = if spec.writable { b"r+\0" } else { b"r\0" };
-        // SAFETY: the descriptor is open; on success the stream owns it.
-        let stream = unsafe { libc::fdopen(descriptor.raw(), mode.as_ptr().cast()) };
-        let stream = NonNull::new(stream).ok_or_else(io::Error::last_os_error)?;
-        let fd = descriptor.raw();
-        descriptor.disown();
-        let mut stdio_buffer = AlignedBuf::zeroed(spec.record_bytes.max(1));
-        // SAFETY: the stream is fresh (no I/O yet) and the buffer lives as long as it.
-        let r = unsafe {
-            libc::setvbuf(
-                stream.as_ptr(),
-                stdio_buffer.as_mut_ptr().cast(),
-                libc::_IOFBF,
-                stdio_buffer.len(),
-            )
-        };
-        let mut engine = StdioEngine {
-            stream: Some(stream),
-            fd,
-            writable: spec.writable,
-            position: 0,
-            _stdio_buffer: stdio_buffer,
-        };
-        if r != 0 {
-            let _ = engine.close();
-            return Err(io::Error::other("setvbuf failed"));
-        }
-        Ok(engine)
-    }
-
     #[inline]
     fn stream(&self) -> io::Result<*mut libc::FILE> {
         self.stream
@@ -86,6 +54,38 @@ impl StdioEngine {
 }
 
 impl Engine for StdioEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<StdioEngine> {
+        let mut descriptor = Descriptor::open(path, spec)?;
+        let mode: &[u8] = if spec.writable { b"r+\0" } else { b"r\0" };
+        // SAFETY: the descriptor is open; on success the stream owns it.
+        let stream = unsafe { libc::fdopen(descriptor.raw(), mode.as_ptr().cast()) };
+        let stream = NonNull::new(stream).ok_or_else(io::Error::last_os_error)?;
+        let fd = descriptor.raw();
+        descriptor.disown();
+        let mut stdio_buffer = AlignedBuf::zeroed(spec.record_bytes.max(1));
+        // SAFETY: the stream is fresh (no I/O yet) and the buffer lives as long as it.
+        let r = unsafe {
+            libc::setvbuf(
+                stream.as_ptr(),
+                stdio_buffer.as_mut_ptr().cast(),
+                libc::_IOFBF,
+                stdio_buffer.len(),
+            )
+        };
+        let mut engine = StdioEngine {
+            stream: Some(stream),
+            fd,
+            writable: spec.writable,
+            position: 0,
+            _stdio_buffer: stdio_buffer,
+        };
+        if r != 0 {
+            let _ = engine.close();
+            return Err(io::Error::other("setvbuf failed"));
+        }
+        Ok(engine)
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let stream = self.stream()?;

@@ -13,13 +13,6 @@ pub struct SyncEngine {
 }
 
 impl SyncEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<SyncEngine> {
-        Ok(SyncEngine {
-            fd: Descriptor::open(path, spec)?,
-            position: 0,
-        })
-    }
-
     #[inline]
     fn seek_to(&mut self, offset: u64) -> io::Result<()> {
         if offset != self.position {
@@ -35,6 +28,13 @@ impl SyncEngine {
 }
 
 impl Engine for SyncEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<SyncEngine> {
+        Ok(SyncEngine {
+            fd: Descriptor::open(path, spec)?,
+            position: 0,
+        })
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.seek_to(offset)?;

@@ -17,13 +17,6 @@ pub struct VectoredEngine {
 }
 
 impl VectoredEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<VectoredEngine> {
-        Ok(VectoredEngine {
-            fd: Descriptor::open(path, spec)?,
-            record_bytes: spec.record_bytes.max(1),
-        })
-    }
-
     /// iovecs over `ptr..ptr+len`, one per record (the last takes any remainder).
     #[inline]
     fn iovecs(&self, ptr: *mut u8, len: usize) -> ([libc::iovec; MAX_IOVECS], libc::c_int) {
@@ -63,6 +56,13 @@ fn vectored_call(mut call: impl FnMut() -> isize) -> io::Result<usize> {
 }
 
 impl Engine for VectoredEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<VectoredEngine> {
+        Ok(VectoredEngine {
+            fd: Descriptor::open(path, spec)?,
+            record_bytes: spec.record_bytes.max(1),
+        })
+    }
+
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let fd = self.fd.raw();

@@ -2,7 +2,9 @@
 //! IOzone tests and passes, the plan, and what a run measured.
 
 pub mod config;
+pub mod const_text;
 pub mod dates;
+pub mod engines;
 pub mod env_facts;
 pub mod environment;
 pub mod file_kind;

@@ -6,42 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// An engine chosen for every read/write test (`--engine`, `-B`, `-H`, `-k`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineChoice {
-    /// `read`/`write` at the file position.
-    Sync,
-    /// `pread`/`pwrite`.
-    Psync,
-    /// `preadv`/`pwritev`.
-    Vec,
-    /// C stdio.
-    Stdio,
-    /// `mmap` + memcpy (`-B`).
-    Mmap,
-    /// POSIX AIO (`-H` with copy, `-k` without).
-    Aio,
-    /// Linux io_uring.
-    IoUring,
-}
-
-impl EngineChoice {
-    pub fn from_name(name: &str) -> Option<EngineChoice> {
-        Some(match name {
-            "sync" => EngineChoice::Sync,
-            "psync" => EngineChoice::Psync,
-            "vec" => EngineChoice::Vec,
-            "stdio" => EngineChoice::Stdio,
-            "mmap" => EngineChoice::Mmap,
-            "aio" => EngineChoice::Aio,
-            "io_uring" => EngineChoice::IoUring,
-            _ => return None,
-        })
-    }
-
-    pub const NAMES: &'static str = "sync, psync, vec, stdio, mmap, aio, io_uring";
-}
+use super::engines::EngineChoice;
 
 /// `-D`/`-G`: msync after each record of an mmap'd file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::engines::EngineChoice;
+
 /// One IOzone test, numbered as `-i` numbers them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,20 +87,6 @@ pub enum Direction {
     Write,
     /// Each operation is a read or a write, chosen before the clock starts.
     Mixed,
-}
-
-/// How one record moves between the buffer and the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// `read`/`write` at the file position, `lseek` when the next offset differs.
-    Sync,
-    /// `pread`/`pwrite`.
-    Positional,
-    /// `preadv`/`pwritev`, several records per call.
-    Vectored,
-    /// C stdio `fread`/`fwrite` with a one-record stdio buffer.
-    Stdio,
 }
 
 /// The order in which records are visited.
@@ -183,13 +171,14 @@ impl Pass {
         }
     }
 
-    pub fn engine(self) -> EngineKind {
+    /// The engine IOzone's test moves its records with.
+    pub fn engine(self) -> EngineChoice {
         use Pass::*;
         match self {
-            Fwrite | Frewrite | Fread | Freread => EngineKind::Stdio,
-            Pwrite | Repwrite | Pread | Repread | RandomMix => EngineKind::Positional,
-            Pwritev | Repwritev | Preadv | Repreadv => EngineKind::Vectored,
-            _ => EngineKind::Sync,
+            Fwrite | Frewrite | Fread | Freread => EngineChoice::Stdio,
+            Pwrite | Repwrite | Pread | Repread | RandomMix => EngineChoice::Psync,
+            Pwritev | Repwritev | Preadv | Repreadv => EngineChoice::Vec,
+            _ => EngineChoice::Sync,
         }
     }
 

@@ -46,7 +46,7 @@ pub(crate) fn measure(
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let recipe = Recipe::new(config, replay);
-    match &config.throughput {
+    match recipe.throughput() {
         Some(tp) => throughput::run(&recipe, tp, stop, None, on_event),
         None => single::run(
             &recipe,

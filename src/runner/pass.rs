@@ -18,21 +18,12 @@ use crate::data::pattern::IoOp;
 use crate::data::stamp::Stamped;
 use crate::data::verify::Verifier;
 use crate::engine::{
-    AioEngine, Engine, LockedEngine, LoopFailure, LoopIo, MmapEngine, OpTiming, OpenSpec,
-    PositionalEngine, StdioEngine, Stops, SyncEngine, UringEngine, VectoredEngine, latency_buffer,
+    Engine, LoopFailure, LoopIo, OpTiming, OpenSpec, Stops, WithEngine, latency_buffer, open_chosen,
 };
 use crate::error::IoFailure;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::latency::{IozoneBands, OpLatency};
-use crate::model::variations::EngineChoice;
 use crate::model::workload::Pass;
-
-/// Work to do with an opened engine, whatever its type: the engine is a type
-/// parameter so the timed loop is compiled for each engine, with no dynamic calls.
-pub(crate) trait WithEngine {
-    type Output;
-    fn run<E: Engine>(self, engine: E) -> Self::Output;
-}
 
 /// Opens the engine of `recipe` on `path` as `spec` says (untimed) and hands
 /// it to `body`, wrapped in per-record locking with -+l/-+L.
@@ -43,7 +34,7 @@ pub(crate) fn with_engine<W: WithEngine>(
     body: W,
 ) -> Result<W::Output, IoFailure> {
     let fail = failure(recipe.pass, path);
-    let open_failure = |e: io::Error| {
+    open_chosen(recipe.engine, path, spec, recipe.record_locking, body).map_err(|e| {
         if recipe.direct && e.raw_os_error() == Some(libc::EINVAL) {
             fail(
                 "open with O_DIRECT (-I)",
@@ -53,26 +44,6 @@ pub(crate) fn with_engine<W: WithEngine>(
         } else {
             fail("open", None, e)
         }
-    };
-    let locking = recipe.record_locking;
-    macro_rules! open_and_run {
-        ($engine:ty) => {{
-            let engine = <$engine>::open(path, spec).map_err(open_failure)?;
-            if locking {
-                body.run(LockedEngine::new(engine))
-            } else {
-                body.run(engine)
-            }
-        }};
-    }
-    Ok(match recipe.engine {
-        EngineChoice::Sync => open_and_run!(SyncEngine),
-        EngineChoice::Psync => open_and_run!(PositionalEngine),
-        EngineChoice::Vec => open_and_run!(VectoredEngine),
-        EngineChoice::Stdio => open_and_run!(StdioEngine),
-        EngineChoice::Mmap => open_and_run!(MmapEngine),
-        EngineChoice::Aio => open_and_run!(AioEngine),
-        EngineChoice::IoUring => open_and_run!(UringEngine),
     })
 }
 

@@ -63,7 +63,7 @@ pub(crate) fn fill(
     let fail = failure_in(None, path);
     let spec = cell.fill_spec().expecting(expect);
     let mut engine = PositionalEngine::open(path, &spec).map_err(|e| fail("open", None, e))?;
-    let len = opened_len(engine.raw_fd()).map_err(|e| fail("stat", None, e))?;
+    let len = engine.opened_len().map_err(|e| fail("stat", None, e))?;
     let mut stamps = cell.fill_stamps();
     for op in &cell.fill_ops(len) {
         let data = match &mut stamps {
@@ -76,16 +76,4 @@ pub(crate) fn fill(
     }
     engine.sync().map_err(|e| fail("fsync", None, e))?;
     engine.close().map_err(|e| fail("close", None, e))
-}
-
-/// The length of the file open on `fd` (a device's is 0, as its metadata
-/// says): the file checked at the open, not whatever the path names now.
-fn opened_len(fd: std::os::fd::RawFd) -> io::Result<u64> {
-    // SAFETY: stat is plain data; zeroed is a valid value to be overwritten.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat writes into the live struct from the engine's open descriptor.
-    if unsafe { libc::fstat(fd, &mut stat) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(stat.st_size as u64)
 }

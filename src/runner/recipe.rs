@@ -8,19 +8,27 @@
 //! timed, how data is checked, the bytes the pass must move). The runner
 //! reads these and never asks the configuration the same question twice.
 
+use std::path::{Path, PathBuf};
+
 use crate::data::buffer::{self, AlignedBuf};
 use crate::data::dedup::DedupModel;
 use crate::data::pattern::{self, DisruptReads, IoOp, PROBE_PAGE, PatternOptions};
 use crate::data::stamp;
-use crate::data::telemetry::{self, Replay};
+use crate::data::telemetry::{self, Replay, ReplayOptions};
 use crate::data::verify::record_bytes_for;
 use crate::engine::OpenSpec;
 use crate::engine::clock::Tsc;
-use crate::model::config::{DataPattern, MixRoles, RunConfig};
-use crate::model::plan::{self, Cell, PassSize, largest_replayed_op, pass_size};
-use crate::model::variations::{DropCaches, EngineChoice, MsyncMode, Verify};
-use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::error::{IoFailure, RunError};
+use crate::model::config::{DataPattern, MixRoles, RunConfig, Sizes, ThroughputConfig};
+use crate::model::engines::EngineChoice;
+use crate::model::identity::FileIdentity;
+use crate::model::plan::{
+    self, Cell, PassSize, Plan, expand, largest_replayed_op, pass_size, sequential_record,
+};
+use crate::model::variations::{DropCaches, MsyncMode, Verify};
+use crate::model::workload::{Direction, Pass};
 use crate::runner::timed::TimedExtras;
+use crate::safety::target::TargetFile;
 use crate::system::environment::purge_cache_bytes;
 use crate::system::time::tsc_is_the_clocksource;
 
@@ -29,6 +37,8 @@ pub(crate) struct Recipe<'a> {
     config: &'a RunConfig,
     /// The telemetry run's operations (None outside telemetry runs).
     replay: Option<&'a Replay>,
+    /// What the telemetry run's passes take from the options.
+    replay_options: ReplayOptions,
     /// Throughput mode disturbs more readers (-K) than single and auto mode.
     throughput: bool,
     /// The passes that run, in order.
@@ -81,6 +91,11 @@ impl<'a> Recipe<'a> {
         Recipe {
             config,
             replay: replay.filter(|_| config.telemetry.is_some()),
+            replay_options: ReplayOptions {
+                data: config.data,
+                record_bytes: sequential_record(config),
+                direct: config.open.direct,
+            },
             throughput: config.throughput.is_some(),
             passes: plan::passes(config),
             purge,
@@ -88,8 +103,60 @@ impl<'a> Recipe<'a> {
         }
     }
 
-    pub fn config(&self) -> &'a RunConfig {
-        self.config
+    /// The cells of the plan, in order (single and auto mode).
+    pub fn plan(&self) -> Plan {
+        expand(self.config)
+    }
+
+    /// Throughput mode's workers, files and controls (None in single and auto mode).
+    pub fn throughput(&self) -> Option<&'a ThroughputConfig> {
+        self.config.throughput.as_ref()
+    }
+
+    /// Throughput mode's one file and record size (None with several).
+    pub fn single_sizes(&self) -> Option<(u64, u64)> {
+        match self.config.sizes {
+            Sizes::Single {
+                file_bytes,
+                record_bytes,
+            } => Some((file_bytes, record_bytes)),
+            Sizes::Auto(_) => None,
+        }
+    }
+
+    /// `-w`: the test files stay after the run.
+    pub fn keeps_files(&self) -> bool {
+        self.config.keep_file
+    }
+
+    /// `--percentiles`: those a latency summary shows.
+    pub fn percentiles(&self) -> &'a [f64] {
+        self.config.latency.percentiles()
+    }
+
+    /// The test file of the run, or in throughput mode of `worker` (`-F`,
+    /// or `-f` numbered by worker).
+    pub fn test_path(&self, worker: u32) -> PathBuf {
+        match &self.config.throughput {
+            Some(tp) => tp.worker_path(&self.config.path, worker),
+            None => self.config.path.clone(),
+        }
+    }
+
+    /// The test file at `path`, checked against what the run may write.
+    pub fn check_target(&self, path: &Path) -> Result<TargetFile, RunError> {
+        TargetFile::check_for_run(path, self.config)
+    }
+
+    /// -+V/-+L across ranks: the job's one file at `path`, which rank 0
+    /// made (`shared` is its identity there).
+    pub fn join_target(
+        &self,
+        path: &Path,
+        shared: FileIdentity,
+        same_host: bool,
+    ) -> Result<TargetFile, IoFailure> {
+        TargetFile::join(path, self.config, shared, same_host)
     }
 
     /// `--runs`: how many times the whole plan is measured (a config saved
@@ -120,7 +187,8 @@ impl<'a> Recipe<'a> {
             .max()
             .unwrap_or(1);
         let (pool_bytes, window_bytes) = if self.replay.is_some() {
-            let pool = telemetry::pool_bytes(config, &cell, in_flight);
+            let largest = largest_replayed_op(config, &cell);
+            let pool = telemetry::pool_bytes(largest, config.data, cell.file_bytes, in_flight);
             (pool, pool)
         } else if matches!(pool_data, PoolData::Dedup(_)) {
             let image = cell.pass_bytes() as usize;
@@ -162,10 +230,6 @@ impl<'a> Recipe<'a> {
         let config = self.config;
         let v = &config.variations;
         let engine = self.engine_for(pass);
-        let depth = match engine {
-            EngineChoice::Aio | EngineChoice::IoUring => v.iodepth.max(1),
-            _ => 1,
-        };
         let reads = pass.direction() != Direction::Write;
         let writes = pass.direction() != Direction::Read;
         let mut flags = 0;
@@ -193,7 +257,7 @@ impl<'a> Recipe<'a> {
             // A telemetry pass's "record" is its largest operation.
             record_bytes: size.largest as usize,
             file_bytes: self.bytes_reads_need(cell),
-            depth,
+            depth: engine.depth(v.iodepth),
             msync: v.msync,
             madvise: v.madvise,
             aio_no_copy: v.aio_no_copy,
@@ -253,13 +317,7 @@ impl<'a> Recipe<'a> {
     /// pread/pwrite. The stdio and vectored tests keep their engines: that is
     /// what they measure.
     fn engine_for(&self, pass: Pass) -> EngineChoice {
-        let own = match pass.engine() {
-            EngineKind::Sync => EngineChoice::Sync,
-            EngineKind::Positional => EngineChoice::Psync,
-            EngineKind::Vectored => return EngineChoice::Vec,
-            EngineKind::Stdio => return EngineChoice::Stdio,
-        };
-        self.config.variations.engine.unwrap_or(own)
+        pass.engine().or_chosen(self.config.variations.engine)
     }
 
     /// Bytes a reading pass reaches: whole records, or with telemetry
@@ -286,8 +344,14 @@ pub(crate) struct CellRecipe<'r> {
 }
 
 impl CellRecipe<'_> {
-    pub fn config(&self) -> &RunConfig {
-        self.recipe.config
+    /// `--percentiles`: those a latency summary shows.
+    pub fn percentiles(&self) -> &[f64] {
+        self.recipe.percentiles()
+    }
+
+    /// The test file of `worker` (throughput mode) or of the run.
+    pub fn test_path(&self, worker: u32) -> PathBuf {
+        self.recipe.test_path(worker)
     }
 
     /// What the writes of `worker` send, made before any clock starts: the
@@ -326,9 +390,9 @@ impl CellRecipe<'_> {
     pub fn ops(&self, pass: &PassRecipe, read_percent: u32) -> Vec<IoOp> {
         match self.recipe.replay {
             Some(replay) => telemetry::build_ops(
-                self.recipe.config,
+                &self.recipe.replay_options,
                 replay,
-                &self.cell,
+                self.cell.file_bytes,
                 pass.pass,
                 self.pool_bytes,
             ),
@@ -385,7 +449,12 @@ impl CellRecipe<'_> {
     /// its pool slot, or with telemetry only the tail its reads reach.
     pub fn fill_ops(&self, len: u64) -> Vec<IoOp> {
         if self.recipe.replay.is_some() {
-            return telemetry::fill_ops(self.recipe.config, &self.cell, len, self.pool_bytes);
+            return telemetry::fill_ops(
+                &self.recipe.replay_options,
+                self.cell.file_bytes,
+                len,
+                self.pool_bytes,
+            );
         }
         let whole_records = PatternOptions {
             stride: 1,

@@ -4,14 +4,14 @@
 use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
-use super::pass::{Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine};
+use super::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::pattern::IoOp;
-use crate::engine::{EarlyStop, Engine, Stops};
+use crate::engine::{EarlyStop, Engine, Stops, WithEngine};
 use crate::error::{IoFailure, RunError};
 use crate::model::latency::{IozoneBands, OpLatency};
-use crate::model::plan::{Cell, expand};
+use crate::model::plan::Cell;
 use crate::model::result::{CellResult, Measurement};
 use crate::safety::target::{RemoveError, TargetFile};
 use crate::system::remount::{Cycle, Remounter};
@@ -43,9 +43,8 @@ pub(crate) fn run(
     mut controls: Controls<'_>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
-    let config = recipe.config();
-    let plan = expand(config);
-    let mut target = match TargetFile::check_for_run(&config.path, config) {
+    let plan = recipe.plan();
+    let mut target = match recipe.check_target(&recipe.test_path(0)) {
         Ok(t) => t,
         Err(e) => {
             let e = match (controls.meeting, plan.cells.first()) {
@@ -200,7 +199,7 @@ fn remove_unless_kept(
     target: &mut TargetFile,
     left: &mut Vec<IoFailure>,
 ) -> Result<(), RunError> {
-    if recipe.config().keep_file {
+    if recipe.keeps_files() {
         return Ok(());
     }
     match target.remove() {
@@ -343,9 +342,7 @@ impl WithEngine for SinglePass<'_> {
             workers: 1,
             bytes: outcome.bytes,
             records: pass.size.ops,
-            latency: ready
-                .histogram()
-                .map(|h| h.summary(cell.config().latency.percentiles())),
+            latency: ready.histogram().map(|h| h.summary(cell.percentiles())),
             elapsed_ns: outcome.elapsed_ns(),
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),

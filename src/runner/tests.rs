@@ -24,6 +24,9 @@ struct RecordingEngine {
 }
 
 impl Engine for RecordingEngine {
+    fn open(_: &std::path::Path, _: &crate::engine::OpenSpec) -> io::Result<RecordingEngine> {
+        Ok(RecordingEngine::default())
+    }
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         if self.fail_at == Some(self.calls.len()) {
             return Err(io::Error::from_raw_os_error(libc::EIO));

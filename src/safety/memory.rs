@@ -24,8 +24,8 @@ use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
 use crate::model::plan::{self, Cell, largest_replayed_op, pass_size, sequential_record};
 use crate::model::units::Size;
-use crate::model::variations::{EngineChoice, Verify};
-use crate::model::workload::{Direction, EngineKind, Pass};
+use crate::model::variations::Verify;
+use crate::model::workload::{Direction, Pass};
 use crate::system::environment::{parse_mem_available, purge_cache_bytes};
 
 /// Bytes of one operation in a list.
@@ -225,19 +225,20 @@ fn cell_moments(config: &RunConfig, cell: Cell, workers: u32) -> Vec<Footprint> 
     let v = &config.variations;
     let telemetry = config.telemetry.is_some();
     let w = workers as u64;
-    let slots = match v.engine {
-        Some(EngineChoice::Aio | EngineChoice::IoUring) => v.iodepth.max(1) as usize,
-        _ => 1,
-    };
+    let slots = v.engine.map_or(1, |e| e.depth(v.iodepth)) as usize;
     // Writes in flight take a pool slot each (data::stamp): as the recipe,
     // those of the passes that write on the queued engine.
-    let queued_writes = plan::passes(config).iter().any(|p| {
-        p.direction() != Direction::Read
-            && matches!(p.engine(), EngineKind::Sync | EngineKind::Positional)
-    });
+    let queued_writes = plan::passes(config)
+        .iter()
+        .any(|p| p.direction() != Direction::Read && p.engine().or_chosen(v.engine).is_queued());
     let writes_in_flight = if queued_writes { slots } else { 1 };
     let pool = if telemetry {
-        telemetry_pool_bytes(config, &cell, writes_in_flight)
+        telemetry_pool_bytes(
+            largest_replayed_op(config, &cell),
+            config.data,
+            cell.file_bytes,
+            writes_in_flight,
+        )
     } else if v.dedup.any() {
         cell.pass_bytes() as usize
     } else {
@@ -590,7 +591,7 @@ mod tests {
         // fill, go over the whole 15 TiB in 4 KiB records.
         std::fs::write(&trace, "16492674416640 4096\n").unwrap();
         let mut c = test_config(&["-X", trace.to_str().unwrap(), "-f", "/x/t"]);
-        crate::data::telemetry::attach(&mut c).unwrap();
+        crate::safety::preflight::attach_telemetry(&mut c).unwrap();
         let f = footprint(&c);
         let ops = (16492674416640u64 + 4096) / 4096;
         assert_eq!(f.ops, ops);
@@ -599,7 +600,7 @@ mod tests {
         assert!(footprint_verdict(&f, &budget(64 << 30)).is_err());
         // -r 16m: 983041 operations, 30 MiB.
         let mut c = test_config(&["-X", trace.to_str().unwrap(), "-r", "16m", "-f", "/x/t"]);
-        crate::data::telemetry::attach(&mut c).unwrap();
+        crate::safety::preflight::attach_telemetry(&mut c).unwrap();
         assert_eq!(
             footprint(&c).ops,
             (16492674416640u64 + 4096).div_ceil(16 << 20)

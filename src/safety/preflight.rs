@@ -6,7 +6,7 @@
 use super::{memory, outputs, space, target};
 use crate::data::telemetry::{self, Replay};
 use crate::error::RunError;
-use crate::model::config::RunConfig;
+use crate::model::config::{RunConfig, Sizes};
 use crate::model::result_files::ResultPlaces;
 use crate::system::remount::Remounter;
 
@@ -28,7 +28,7 @@ pub struct Ready {
 /// files it reads, the files it writes, the machine it changes.
 pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
     // The telemetry files first: the file size of the run is theirs.
-    let replay = telemetry::attach(&mut config).map_err(RunError::Refused)?;
+    let replay = attach_telemetry(&mut config)?;
     let results = outputs::check_for_run(&config).map_err(|e| RunError::Refused(e.to_string()))?;
     target::check_targets(&config)?;
     let remount = Remounter::for_run(&config)?;
@@ -43,4 +43,26 @@ pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
         warning,
         results,
     })
+}
+
+/// Reads the telemetry files the run replays (-X, -Y): the configuration
+/// gets their summary and the file size they reach (-r only shapes the
+/// passes no telemetry file drives, so it may exceed the file), and their
+/// operations come back beside it; `None` when the run replays none.
+pub(crate) fn attach_telemetry(config: &mut RunConfig) -> Result<Option<Replay>, RunError> {
+    let v = &config.variations;
+    let read = telemetry::read_files(
+        v.write_telemetry.as_deref(),
+        v.read_telemetry.as_deref(),
+        config.open.direct,
+    )
+    .map_err(|e| RunError::Refused(e.to_string()))?;
+    let Some((summary, replay)) = read else {
+        return Ok(None);
+    };
+    if let Sizes::Single { file_bytes, .. } = &mut config.sizes {
+        *file_bytes = summary.file_bytes();
+    }
+    config.telemetry = Some(summary);
+    Ok(Some(replay))
 }

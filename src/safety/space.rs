@@ -226,7 +226,7 @@ mod tests {
         let (t, p) = (trace.to_str().unwrap(), path.to_str().unwrap());
         let replayed = |args: &[&str]| {
             let mut c = test_config(args);
-            crate::data::telemetry::attach(&mut c).unwrap();
+            crate::safety::preflight::attach_telemetry(&mut c).unwrap();
             c
         };
         let needed = |args: &[&str]| largest_files(&replayed(args))[&path];

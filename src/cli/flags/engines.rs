@@ -1,37 +1,68 @@
-//! How records move: the engine, and IOzone's flags that choose one.
+//! How records move: the engine, and IOzone's flags that choose one. The
+//! engines' names, lines and what they refuse come from the engine table
+//! (model::engines); the texts below are made from it when ioz is built.
 
 use super::Spelling::{Long, Plus, Short};
 use super::{Choice, Flag, Number, Section};
-use crate::model::variations::{EngineChoice, MsyncMode};
+use crate::model::const_text::Text;
+use crate::model::engines::{ENGINES, EngineChoice, NAMES, QUEUED_NAMES};
+use crate::model::variations::MsyncMode;
 
 /// Operations in flight for aio and io_uring.
 const DEPTH: Number = Number::count(1, 4096, "operations in flight");
 
-pub(super) const ENGINE_NAMES: &[&str] =
-    &["sync", "psync", "vec", "stdio", "mmap", "aio", "io_uring"];
+/// Where `ioz -h` starts its help lines (help.rs): each engine's line
+/// starts there too.
+const HELP_COLUMN: usize = 16;
+
+/// Under the title: a line per engine, its name and what it does.
+const LISTED: Text<1024> = {
+    let mut text = Text::new();
+    let mut i = 0;
+    while i < ENGINES.len() {
+        let row = &ENGINES[i];
+        text = text
+            .spaces(2)
+            .push(row.name)
+            .spaces(HELP_COLUMN - 2 - row.name.len())
+            .push(row.help)
+            .push("\n");
+        i += 1;
+    }
+    text
+};
+
+const EXPECTED: Text<128> = Text::new()
+    .push("an engine (")
+    .list(&NAMES, ", ", ", ")
+    .push(")");
+
+const ENGINE_HELP: Text<128> = Text::new()
+    .list(&NAMES, ", ", " or ")
+    .push(" (tests 0-5, 8-10)");
+
+const DEPTH_HELP: Text<128> = Text::new()
+    .push("operations in flight ({range}) for ")
+    .list(&QUEUED_NAMES, ", ", " and ");
 
 pub(super) const SECTION: Section = Section {
     title: "Engines",
-    note: "",
+    note: LISTED.as_str(),
     flags: &[
         Flag::choice(
             Long("engine"),
             "NAME",
             Choice {
-                names: ENGINE_NAMES,
-                expected: "an engine (sync, psync, vec, stdio, mmap, aio, io_uring)",
+                names: &NAMES,
+                expected: EXPECTED.as_str(),
                 default: None,
             },
-            "sync, psync, vec, stdio, mmap, aio or io_uring (tests 0-5, 8-10)",
+            ENGINE_HELP.as_str(),
             |s, name| s.variations.engine = EngineChoice::from_name(name),
         ),
-        Flag::number(
-            Long("iodepth"),
-            "N",
-            DEPTH,
-            "operations in flight ({range}) for aio and io_uring",
-            |s, n| s.variations.iodepth = n as u32,
-        ),
+        Flag::number(Long("iodepth"), "N", DEPTH, DEPTH_HELP.as_str(), |s, n| {
+            s.variations.iodepth = n as u32
+        }),
         Flag::switch(Short('B'), "mmap files", |s| s.mmap_flag = true)
             .header(&["Using mmap files"]),
         Flag::switch(Short('D'), "mmap files, msync(MS_ASYNC) per record", |s| {

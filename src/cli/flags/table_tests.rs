@@ -4,7 +4,7 @@ use std::ffi::OsString;
 
 use super::*;
 use crate::cli::parse::{self, Outcome};
-use crate::model::variations::EngineChoice;
+use crate::model::engines::{ENGINES, EngineChoice};
 use crate::model::workload::TestId;
 
 /// A value the flag accepts, as a command-line word.
@@ -117,10 +117,36 @@ fn choices_name_every_word_they_take() {
             }
         }
     }
-    for name in engines::ENGINE_NAMES {
-        assert!(EngineChoice::from_name(name).is_some(), "{name}");
+}
+
+#[test]
+fn engine_takes_every_engine_of_the_table_and_lists_each_in_the_help() {
+    let Some(Flag {
+        action: Action::Choice(choice, set),
+        ..
+    }) = find(Spelling::Long("engine"))
+    else {
+        panic!("--engine is not a choice");
+    };
+    let section = SECTIONS.iter().find(|s| s.title == "Engines").unwrap();
+    assert_eq!(choice.names.len(), ENGINES.len());
+    for row in ENGINES {
+        assert!(choice.names.contains(&row.name), "{}", row.name);
+        let mut seen = crate::cli::seen::Seen::default();
+        set(&mut seen, row.name);
+        assert_eq!(seen.variations.engine, Some(row.choice));
+        let line = format!("  {:<14}{}\n", row.name, row.help);
+        assert!(section.note.contains(&line), "{line:?}");
+        assert!(line.len() <= 81, "{line:?}");
     }
-    assert_eq!(engines::ENGINE_NAMES.join(", "), EngineChoice::NAMES);
+    assert_eq!(
+        choice.expected,
+        "an engine (sync, psync, vec, stdio, mmap, aio, io_uring)"
+    );
+    assert_eq!(
+        EngineChoice::from_name("io_uring"),
+        Some(EngineChoice::IoUring)
+    );
 }
 
 #[test]

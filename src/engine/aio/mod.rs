@@ -61,26 +61,6 @@ pub struct AioEngine {
 unsafe impl Send for AioEngine {}
 
 impl AioEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<AioEngine> {
-        let fd = Descriptor::open(path, spec)?;
-        let depth = (spec.depth.max(1)) as usize;
-        // SAFETY: aiocb is plain data; all zeroes is a valid (idle) value.
-        let blocks: Box<[libc::aiocb]> =
-            (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect();
-        let cbs = NonNull::new(Box::into_raw(blocks).cast::<libc::aiocb>())
-            .expect("Box::into_raw is never null");
-        Ok(AioEngine {
-            fd,
-            cbs,
-            depth,
-            waiting: vec![std::ptr::null(); depth].into_boxed_slice(),
-            op_of: vec![0; depth].into_boxed_slice(),
-            submitted_ns: vec![0; depth].into_boxed_slice(),
-            free: (0..depth).rev().collect(),
-            copy_to: (!spec.aio_no_copy).then(|| AlignedBuf::zeroed(spec.record_bytes.max(1))),
-        })
-    }
-
     /// `-H`: the copy of a completed read into the destination buffer; returns
     /// the bytes to check (the copy with -H, the slot itself with -k).
     #[inline]
@@ -133,6 +113,26 @@ fn within(pool: &std::ops::Range<*const u8>, data: &[u8]) -> bool {
 }
 
 impl Engine for AioEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<AioEngine> {
+        let fd = Descriptor::open(path, spec)?;
+        let depth = (spec.depth.max(1)) as usize;
+        // SAFETY: aiocb is plain data; all zeroes is a valid (idle) value.
+        let blocks: Box<[libc::aiocb]> =
+            (0..depth).map(|_| unsafe { std::mem::zeroed() }).collect();
+        let cbs = NonNull::new(Box::into_raw(blocks).cast::<libc::aiocb>())
+            .expect("Box::into_raw is never null");
+        Ok(AioEngine {
+            fd,
+            cbs,
+            depth,
+            waiting: vec![std::ptr::null(); depth].into_boxed_slice(),
+            op_of: vec![0; depth].into_boxed_slice(),
+            submitted_ns: vec![0; depth].into_boxed_slice(),
+            free: (0..depth).rev().collect(),
+            copy_to: (!spec.aio_no_copy).then(|| AlignedBuf::zeroed(spec.record_bytes.max(1))),
+        })
+    }
+
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         self.one(OpKind::Read, buf.as_mut_ptr(), buf.len(), offset)?;
         Self::copied(&mut self.copy_to, buf);

@@ -123,22 +123,6 @@ pub struct UringEngine {
 }
 
 impl UringEngine {
-    pub fn open(path: &Path, spec: &OpenSpec) -> io::Result<UringEngine> {
-        let fd = Descriptor::open(path, spec)?;
-        let entries = spec.depth.max(1);
-        let ring = new_ring(entries)?;
-        let entries = entries as usize;
-        Ok(UringEngine {
-            ring: Some(ring),
-            fixed: FixedBuffers::default(),
-            fd,
-            entries,
-            table: vec![InFlight::IDLE; entries],
-            free: Vec::with_capacity(entries),
-            staging: (0..entries).map(|_| None).collect(),
-        })
-    }
-
     /// One operation, submitted and waited for (untimed preparation, locking).
     /// Returns the completion's result.
     fn one(&mut self, entry: squeue::Entry) -> io::Result<i32> {
@@ -274,6 +258,22 @@ fn finish(fd: RawFd, op: &IoOp, data: *mut u8, res: i32) -> io::Result<()> {
 }
 
 impl Engine for UringEngine {
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<UringEngine> {
+        let fd = Descriptor::open(path, spec)?;
+        let entries = spec.depth.max(1);
+        let ring = new_ring(entries)?;
+        let entries = entries as usize;
+        Ok(UringEngine {
+            ring: Some(ring),
+            fixed: FixedBuffers::default(),
+            fd,
+            entries,
+            table: vec![InFlight::IDLE; entries],
+            free: Vec::with_capacity(entries),
+            staging: (0..entries).map(|_| None).collect(),
+        })
+    }
+
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let len = buf.len().min(MAX_SUBMIT);
         let entry = opcode::Read::new(types::Fd(self.fd.raw()), buf.as_mut_ptr(), len as u32)

@@ -9,9 +9,9 @@
 use std::fmt::Write;
 
 use crate::model::config::RunConfig;
+use crate::model::engines;
 use crate::model::histogram::LatencySummary;
 use crate::model::result::RunResult;
-use crate::model::variations::EngineChoice;
 
 /// The latency table of `result`, empty when the run had no `--latency`.
 pub fn latency_table(result: &RunResult) -> String {
@@ -123,11 +123,7 @@ pub fn rate_lines(result: &RunResult) -> String {
 /// What the numbers are: the unit, and for engines with requests in flight
 /// that a latency runs from submission to completion.
 fn heading(config: &RunConfig) -> String {
-    let queued = matches!(
-        config.variations.engine,
-        Some(EngineChoice::Aio | EngineChoice::IoUring)
-    );
-    let what = if queued {
+    let what = if engines::queued(config.variations.engine) {
         "each from submission to completion, with other requests in flight"
     } else {
         "each operation's system call(s)"

@@ -18,7 +18,7 @@ use super::prepare::{fill, is_short};
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use super::single::pause_between_tests;
 use crate::error::{IoFailure, RunError};
-use crate::model::config::{Sizes, ThroughputConfig};
+use crate::model::config::ThroughputConfig;
 use crate::model::histogram::{LatencyHistogram, LatencySummary, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::latency::{IozoneBands, OpLatency};
@@ -44,12 +44,7 @@ pub(crate) fn run(
     across: Option<&Across<'_>>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
-    let config = recipe.config();
-    let Sizes::Single {
-        file_bytes,
-        record_bytes,
-    } = config.sizes
-    else {
+    let Some((file_bytes, record_bytes)) = recipe.single_sizes() else {
         let refused = RunError::Refused("throughput mode needs one file and record size".into());
         return Outcome::ended(Vec::new(), Vec::new(), None, Some(refused), Vec::new());
     };
@@ -86,9 +81,9 @@ pub(crate) fn run(
             }
             let claimed = match across {
                 Some(a) if throughput.shared_file => {
-                    rank_files::claim_shared(recipe, throughput, workers, a, &mut left)
+                    rank_files::claim_shared(recipe, workers, a, &mut left)
                 }
-                _ => worker_files(recipe, throughput, workers, &mut left),
+                _ => worker_files(recipe, workers, &mut left),
             };
             // Across ranks: every rank's files, or none.
             let claimed = match (claimed, across) {
@@ -144,7 +139,7 @@ pub(crate) fn run(
                         .and_then(|()| run.phase(pass)),
                 };
                 let phase = match across {
-                    Some(a) => a.settle(phase, config.latency.percentiles()),
+                    Some(a) => a.settle(phase, recipe.percentiles()),
                     None => phase,
                 };
                 let done = match phase {
@@ -185,7 +180,7 @@ pub(crate) fn run(
             if let Err(e) = ended {
                 error.get_or_insert(e);
             }
-            if !config.keep_file {
+            if !recipe.keeps_files() {
                 files.remove_all(&mut error, &mut left);
             }
             let mut end = error.is_some() || signal.is_some() || !left.is_empty();
@@ -251,17 +246,15 @@ impl WorkerFiles {
 /// that file: it is shared, not locked a second time.
 fn worker_files(
     recipe: &Recipe<'_>,
-    throughput: &ThroughputConfig,
     workers: u32,
     left: &mut Vec<IoFailure>,
 ) -> Result<WorkerFiles, RunError> {
-    let config = recipe.config();
     let mut files = WorkerFiles {
         targets: Vec::new(),
         of_worker: Vec::new(),
     };
     for worker in 0..workers {
-        let p = throughput.worker_path(&config.path, worker);
+        let p = recipe.test_path(worker);
         if let Some(k) = files
             .targets
             .iter()
@@ -270,7 +263,7 @@ fn worker_files(
             files.of_worker.push(k);
             continue;
         }
-        let claimed = TargetFile::check_for_run(&p, config).and_then(|mut t| {
+        let claimed = recipe.check_target(&p).and_then(|mut t| {
             t.claim()?;
             Ok(t)
         });
@@ -312,11 +305,6 @@ enum PhaseEnd {
 }
 
 impl Run<'_> {
-    fn worker_path(&self, worker: u32) -> PathBuf {
-        let config = self.cell.config();
-        self.throughput.worker_path(&config.path, worker)
-    }
-
     /// Read phases need files with data: write any that are short, untimed,
     /// with what the writer of the file (its first worker) would have written.
     fn prepare_files(&self, pass: &PassRecipe) -> Result<(), crate::error::IoFailure> {
@@ -360,7 +348,7 @@ impl Run<'_> {
         } else {
             None
         };
-        let paths: Vec<PathBuf> = (0..workers).map(|i| self.worker_path(i)).collect();
+        let paths: Vec<PathBuf> = (0..workers).map(|i| self.cell.test_path(i)).collect();
         let job = |index: u32, cpu_scope| WorkerJob {
             index,
             cell: self.cell,
@@ -409,7 +397,7 @@ impl Run<'_> {
         results.sort_by_key(|r| r.worker);
         let (phase_latency, bands) = match &summaries {
             Some(area) => {
-                let percentiles = self.cell.config().latency.percentiles();
+                let percentiles = self.cell.percentiles();
                 take_summaries(area, &mut results, percentiles, pass)
             }
             None => (None, None),

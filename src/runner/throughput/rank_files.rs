@@ -7,15 +7,12 @@
 use super::ranks::Across;
 use super::{WorkerFiles, worker_files};
 use crate::error::{IoFailure, RunError};
-use crate::model::config::ThroughputConfig;
 use crate::runner::recipe::Recipe;
-use crate::safety::target::TargetFile;
 
 /// The job's one file for this rank's `workers`, or the job's first
 /// failure to make or reach it (every rank gets the same). Collective.
 pub(super) fn claim_shared(
     recipe: &Recipe<'_>,
-    throughput: &ThroughputConfig,
     workers: u32,
     across: &Across<'_>,
     left: &mut Vec<IoFailure>,
@@ -26,7 +23,7 @@ pub(super) fn claim_shared(
     };
     // Rank 0 first: it creates and locks the file.
     let made = if across.rank() == 0 {
-        worker_files(recipe, throughput, workers, left)
+        worker_files(recipe, workers, left)
     } else {
         Ok(none())
     };
@@ -40,10 +37,10 @@ pub(super) fn claim_shared(
     let joined = if across.rank() == 0 || workers == 0 {
         Ok(made)
     } else {
-        let config = recipe.config();
-        let path = throughput.worker_path(&config.path, 0);
+        let path = recipe.test_path(0);
         match shared {
-            Some((identity, same_host)) => TargetFile::join(&path, config, identity, same_host)
+            Some((identity, same_host)) => recipe
+                .join_target(&path, identity, same_host)
                 .map(|t| WorkerFiles {
                     targets: vec![t],
                     of_worker: vec![0; workers as usize],

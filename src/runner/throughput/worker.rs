@@ -13,15 +13,13 @@ use serde::{Deserialize, Serialize};
 use super::shared::SharedFlags;
 use super::shared_latencies::SharedLatencies;
 use crate::data::pattern::{IoOp, OpKind};
-use crate::engine::{EarlyStop, Engine, Stops};
+use crate::engine::{EarlyStop, Engine, Stops, WithEngine};
 use crate::error::IoFailure;
 use crate::model::config::ThroughputConfig;
 use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
-use crate::runner::pass::{
-    Buffers, ReadyPass, WithEngine, after_loop, before_loop, cpu_ns, with_engine,
-};
+use crate::runner::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
 
