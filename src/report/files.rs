@@ -3,8 +3,6 @@
 //! guard (`safety::outputs`) approved before it began; each is put in place
 //! by [`put`](super::put), so a write that fails keeps the old file.
 
-use std::io::{self, Write};
-
 use super::Exporter;
 use super::html::HtmlReport;
 use super::json::JsonReport;
@@ -15,6 +13,7 @@ use super::spreadsheet::xlsx::XlsxReport;
 use super::table_csv::CsvReport;
 use crate::model::result::RunResult;
 use crate::model::result_files::{Place, PlotPlaces, ResultPlaces};
+use crate::model::say::say;
 
 /// Writes every requested output; reports each failure on stderr and keeps
 /// going, so one bad path does not cost the others. Returns whether all worked.
@@ -22,8 +21,8 @@ pub fn write_all(result: &RunResult, places: &ResultPlaces) -> bool {
     let mut ok = true;
     let mut save = |opt: &str, place: &Place, exporter: &dyn Exporter| {
         if let Err(e) = exporter.render(result).and_then(|bytes| put(place, &bytes)) {
-            say(&format!(
-                "ioz: {opt}: cannot write {}: {e}",
+            say(format_args!(
+                "{opt}: cannot write {}: {e}",
                 place.given.display()
             ));
             ok = false;
@@ -52,7 +51,7 @@ pub fn write_all(result: &RunResult, places: &ResultPlaces) -> bool {
     if let Some(plots) = &places.plots
         && let Err(e) = write_plots(result, plots)
     {
-        say(&format!("ioz: --plots: {e}"));
+        say(format_args!("--plots: {e}"));
         ok = false;
     }
     ok
@@ -72,10 +71,4 @@ fn write_plots(result: &RunResult, plots: &PlotPlaces) -> Result<(), String> {
         put(place, &bytes).map_err(|e| format!("cannot write {}: {e}", place.given.display()))?;
     }
     Ok(())
-}
-
-/// One line on stderr; a stderr that cannot take it is no reason to stop
-/// writing the other files.
-fn say(line: &str) {
-    let _ = writeln!(io::stderr(), "{line}");
 }

@@ -10,7 +10,7 @@ mod svg;
 mod text;
 mod xlsx;
 
-use std::io::{self, Write};
+use std::io;
 
 pub use data::{COMPARE_FORMAT, COMPARE_VERSION, CSV_HEADER, render_csv, render_json};
 pub use format::cell_name;
@@ -22,6 +22,7 @@ pub use xlsx::render_xlsx;
 use super::put::put;
 use crate::analysis::compare::Comparison;
 use crate::model::result_files::{Place, ResultPlaces};
+use crate::model::say::say;
 
 /// Writes every requested file; reports each failure on stderr and keeps
 /// going. Returns whether all were written.
@@ -29,11 +30,10 @@ pub fn write_all(c: &Comparison, places: &ResultPlaces) -> bool {
     let mut ok = true;
     let mut save = |opt: &str, place: &Place, bytes: io::Result<Vec<u8>>| {
         if let Err(e) = bytes.and_then(|b| put(place, &b)) {
-            let _ = writeln!(
-                io::stderr(),
-                "ioz: {opt}: cannot write {}: {e}",
+            say(format_args!(
+                "{opt}: cannot write {}: {e}",
                 place.given.display()
-            );
+            ));
             ok = false;
         }
     };
