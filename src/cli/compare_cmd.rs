@@ -10,7 +10,7 @@ use lexopt::{Arg, Parser};
 
 use super::value::{lexopt_error, path_value, string_value};
 use super::{UsageError, usage};
-use crate::model::config::OutputFiles;
+use crate::model::formats::{Format, OutputFiles};
 
 /// What `ioz compare …` asks for.
 #[derive(Debug, PartialEq)]
@@ -76,10 +76,10 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<CompareCommand, Usa
                     }
                 }
             }
-            Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
-            Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
-            Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
-            Arg::Short('b') => outputs.spreadsheets.push(xlsx_value(&mut parser)?),
+            Arg::Long("json") => outputs.add(Format::Json, path_value(&mut parser, "--json")?),
+            Arg::Long("csv") => outputs.add(Format::Csv, path_value(&mut parser, "--csv")?),
+            Arg::Long("html") => outputs.add(Format::Html, path_value(&mut parser, "--html")?),
+            Arg::Short('b') => outputs.add(Format::Spreadsheet, xlsx_value(&mut parser)?),
             Arg::Value(v) => inputs.push(PathBuf::from(v)),
             Arg::Short(c) => return Err(unknown(&format!("-{c}"))),
             Arg::Long(l) => return Err(unknown(&format!("--{l}"))),
@@ -97,7 +97,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<CompareCommand, Usa
             base.display()
         )));
     }
-    text |= outputs.requested().is_empty();
+    text |= outputs.is_empty();
     Ok(CompareCommand::Compare(CompareRequest {
         base,
         others,
@@ -238,7 +238,13 @@ mod tests {
             (2.5, PAdjust::Holm, Some(10.0))
         );
         assert!(!r.text && r.force);
-        assert_eq!(r.outputs.spreadsheets, [PathBuf::from("x.xlsx")]);
+        assert_eq!(
+            r.outputs
+                .of(Format::Spreadsheet)
+                .cloned()
+                .collect::<Vec<_>>(),
+            [PathBuf::from("x.xlsx")]
+        );
     }
 
     #[test]

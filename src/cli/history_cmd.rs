@@ -14,7 +14,7 @@ use super::number::{parse_record_size, parse_size};
 use super::report_cmd::{self, ReportCommand, ReportRequest};
 use super::value::{lexopt_error, path_value, string_value};
 use super::{UsageError, usage};
-use crate::model::config::OutputFiles;
+use crate::model::formats::{Format, OutputFiles};
 
 /// What `ioz history …` asks for.
 #[derive(Debug, PartialEq)]
@@ -306,13 +306,15 @@ fn trend(rest: Vec<OsString>) -> Result<HistoryAction, UsageError> {
             }
             Owned::Long(l) if l == "text" => r.text = true,
             Owned::Long(l) if l == "force" => r.force = true,
-            Owned::Long(l) if l == "json" => {
-                r.outputs.json = Some(path_value(&mut parser, "--json")?)
-            }
-            Owned::Long(l) if l == "csv" => r.outputs.csv = Some(path_value(&mut parser, "--csv")?),
-            Owned::Long(l) if l == "html" => {
-                r.outputs.html = Some(path_value(&mut parser, "--html")?)
-            }
+            Owned::Long(l) if l == "json" => r
+                .outputs
+                .add(Format::Json, path_value(&mut parser, "--json")?),
+            Owned::Long(l) if l == "csv" => r
+                .outputs
+                .add(Format::Csv, path_value(&mut parser, "--csv")?),
+            Owned::Long(l) if l == "html" => r
+                .outputs
+                .add(Format::Html, path_value(&mut parser, "--html")?),
             other => return Err(unknown("trend", &spelled(&other))),
         }
     }
@@ -325,7 +327,7 @@ fn trend(rest: Vec<OsString>) -> Result<HistoryAction, UsageError> {
             ));
         }
     };
-    r.text |= r.outputs.requested().is_empty();
+    r.text |= r.outputs.is_empty();
     Ok(HistoryAction::Trend(r))
 }
 
@@ -539,7 +541,7 @@ mod tests {
         };
         assert_eq!(r.input, PathBuf::from("42"));
         assert!(r.excel_report);
-        assert_eq!(r.outputs.json, Some(PathBuf::from("j.json")));
+        assert_eq!(r.outputs.path(Format::Json), Some(&PathBuf::from("j.json")));
     }
 
     #[test]

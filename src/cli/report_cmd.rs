@@ -10,7 +10,7 @@ use lexopt::{Arg, Parser};
 use super::flags::PLOT_SCALE;
 use super::value::{choice_value, lexopt_error, path_value, spreadsheet_value};
 use super::{UsageError, usage};
-use crate::model::config::OutputFiles;
+use crate::model::formats::{Format, OutputFiles};
 
 /// What `ioz report …` asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,10 +52,10 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
             Arg::Long("text") => text = true,
             Arg::Short('R') => excel_report = true,
             Arg::Long("force") => force = true,
-            Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
-            Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
-            Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
-            Arg::Long("plots") => outputs.plots = Some(path_value(&mut parser, "--plots")?),
+            Arg::Long("json") => outputs.add(Format::Json, path_value(&mut parser, "--json")?),
+            Arg::Long("csv") => outputs.add(Format::Csv, path_value(&mut parser, "--csv")?),
+            Arg::Long("html") => outputs.add(Format::Html, path_value(&mut parser, "--html")?),
+            Arg::Long("plots") => outputs.add(Format::Plots, path_value(&mut parser, "--plots")?),
             Arg::Long("plot-scale") => {
                 plot_scale_shared =
                     Some(choice_value(&mut parser, "--plot-scale", &PLOT_SCALE)? == "shared");
@@ -63,9 +63,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
             Arg::Long("plot-log") => plot_log = true,
             Arg::Short('b') => {
                 // As in a run, a spreadsheet implies -R.
-                outputs
-                    .spreadsheets
-                    .push(spreadsheet_value(&mut parser, "-b")?);
+                outputs.add(Format::Spreadsheet, spreadsheet_value(&mut parser, "-b")?);
                 excel_report = true;
             }
             Arg::Value(v) if input.is_none() => input = Some(PathBuf::from(v)),
@@ -83,7 +81,7 @@ pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, Usag
         usage("report needs a saved run: ioz report RUN.json (ioz report -h for help)")
     })?;
     // -R asks for the text whatever else is asked; files alone do not.
-    text |= excel_report || outputs.requested().is_empty();
+    text |= excel_report || outputs.is_empty();
     Ok(ReportCommand::Render(ReportRequest {
         input,
         text,
@@ -146,7 +144,10 @@ mod tests {
     fn every_spreadsheet_is_kept_in_order() {
         let r = request(&["r.json", "-b", "a.xls", "-b", "b.xlsx"]);
         assert_eq!(
-            r.outputs.spreadsheets,
+            r.outputs
+                .of(Format::Spreadsheet)
+                .cloned()
+                .collect::<Vec<_>>(),
             [PathBuf::from("a.xls"), PathBuf::from("b.xlsx")]
         );
     }

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use super::spelling::Spelling;
-use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, OutputFiles, PlotStyle};
+use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, PlotStyle};
+use crate::model::formats::OutputFiles;
 use crate::model::latency::LatencyOptions;
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;

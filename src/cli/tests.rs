@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::model::config::*;
+use crate::model::formats::Format;
 use crate::model::host::Host;
 use crate::model::workload::TestId;
 use crate::model::workload::TestId::*;
@@ -313,9 +314,15 @@ fn output_files_and_the_report_subcommand() {
     ])
     .unwrap();
     assert!(c.excel_report, "-b implies -R");
-    assert_eq!(c.outputs.spreadsheets, [PathBuf::from("out.xls")]);
-    assert_eq!(c.outputs.json, Some(PathBuf::from("r.json")));
-    assert_eq!(c.outputs.requested().len(), 5);
+    assert_eq!(
+        c.outputs
+            .of(Format::Spreadsheet)
+            .cloned()
+            .collect::<Vec<_>>(),
+        [PathBuf::from("out.xls")]
+    );
+    assert_eq!(c.outputs.path(Format::Json), Some(&PathBuf::from("r.json")));
+    assert_eq!(c.outputs.requested().count(), 5);
     assert!(c.quiet);
     let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
     match parse(argv(&["ioz", "report", "r.json"]), &Host::example()).unwrap() {
@@ -333,7 +340,7 @@ fn output_files_and_the_report_subcommand() {
     {
         // -b implies -R, as in a run, and -R prints the text.
         Command::Report(r) => {
-            assert!(r.text && r.excel_report && r.outputs.spreadsheets.len() == 1)
+            assert!(r.text && r.excel_report && r.outputs.of(Format::Spreadsheet).count() == 1)
         }
         other => panic!("{other:?}"),
     }

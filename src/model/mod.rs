@@ -5,6 +5,7 @@
 pub mod config;
 pub mod env_facts;
 pub mod environment;
+pub mod formats;
 pub mod histogram;
 pub mod host;
 pub mod identity;

@@ -21,11 +21,12 @@ use std::path::Path;
 
 use super::result_place::{Location, existing_parent, kind_of, locate, resolve};
 use super::writable_dir::check_writable_dir;
-use crate::model::config::{OutputFiles, RunConfig};
+use crate::model::config::RunConfig;
+use crate::model::formats::{Format, GuardRule, OutputFiles};
 use crate::model::plan;
 use crate::model::result_files::{
-    Place, PlotPlaces, ResultPlaces, iozone_histogram_file_name, latency_file_name,
-    plot_file_names, worker_latency_file_name, worker_log_file_name,
+    DirPlaces, Place, ResultPlaces, files_in_directory, iozone_histogram_file_name,
+    latency_file_name, worker_latency_file_name, worker_log_file_name,
 };
 use crate::model::workload::Pass;
 
@@ -66,7 +67,7 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, String> {
         guard.claim(flag, Path::new(&name), "a latency file of this run")?;
         latency.push(name);
     }
-    let mut places = guard.check(&config.outputs, config, &passes)?;
+    let mut places = guard.check(&config.outputs, Some(config))?;
     places.latency = latency
         .iter()
         .map(|name| resolve(flag_of(name), Path::new(name))?.approve(flag_of(name), config.force))
@@ -147,7 +148,7 @@ pub fn check_for_report(
         )],
         force,
     }
-    .check(outputs, saved, &plan::passes(saved))
+    .check(outputs, Some(saved))
 }
 
 /// The result paths of `ioz compare`, approved: `inputs` are every file it
@@ -165,8 +166,8 @@ pub fn check_for_compare(
             .collect(),
         force,
     }
-    // ioz compare has no --plots: no plot names.
-    .check_with_plots(outputs, &[])
+    // A comparison is of no one run: no directory format names files.
+    .check(outputs, None)
 }
 
 /// A file the command already uses, and what it is (for the message).
@@ -195,58 +196,46 @@ struct Guard {
 }
 
 impl Guard {
+    /// Every path of `outputs`, format by format as the list has them;
+    /// `config` is the run the files are of (none for a comparison), which
+    /// names the files of a directory format.
     fn check(
-        self,
-        outputs: &OutputFiles,
-        config: &RunConfig,
-        passes: &[Pass],
-    ) -> Result<ResultPlaces, String> {
-        let plot_names: Vec<String> = passes
-            .iter()
-            .flat_map(|&p| plot_file_names(config, p))
-            .collect();
-        self.check_with_plots(outputs, &plot_names)
-    }
-
-    /// [`check`](Self::check) with the names --plots would write.
-    fn check_with_plots(
         mut self,
         outputs: &OutputFiles,
-        plot_names: &[String],
+        config: Option<&RunConfig>,
     ) -> Result<ResultPlaces, String> {
+        let names = |format: Format| {
+            config
+                .map(|c| files_in_directory(format, c))
+                .unwrap_or_default()
+        };
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
-        for (opt, path) in outputs.requested() {
-            if opt == "--plots" {
-                self.claim(opt, path, "the --plots directory")?;
-                for name in plot_names {
-                    self.claim(opt, &path.join(name), "a --plots file")?;
+        for (format, path) in outputs.requested() {
+            let opt = format.flag();
+            match format.row().guard {
+                GuardRule::File => self.claim(opt, path, &format!("the {opt} file"))?,
+                GuardRule::Directory => {
+                    self.claim(opt, path, &format!("the {opt} directory"))?;
+                    for name in names(format) {
+                        self.claim(opt, &path.join(name), &format!("a {opt} file"))?;
+                    }
                 }
-            } else {
-                self.claim(opt, path, &format!("the {opt} file"))?;
             }
         }
-        let file = |opt: &str, path: &Option<std::path::PathBuf>| {
-            path.as_deref()
-                .map(|p| resolve(opt, p)?.approve(opt, self.force))
-                .transpose()
-        };
-        Ok(ResultPlaces {
-            json: file("--json", &outputs.json)?,
-            csv: file("--csv", &outputs.csv)?,
-            html: file("--html", &outputs.html)?,
-            plots: outputs
-                .plots
-                .as_deref()
-                .map(|dir| plot_places(dir, plot_names, self.force))
-                .transpose()?,
-            spreadsheets: outputs
-                .spreadsheets
-                .iter()
-                .map(|p| resolve("-b", p)?.approve("-b", self.force))
-                .collect::<Result<_, String>>()?,
-            latency: Vec::new(),
-        })
+        let mut places = ResultPlaces::default();
+        for (format, path) in outputs.requested() {
+            let opt = format.flag();
+            match format.row().guard {
+                GuardRule::File => places
+                    .files
+                    .push((format, resolve(opt, path)?.approve(opt, self.force)?)),
+                GuardRule::Directory => places
+                    .dirs
+                    .push((format, dir_places(opt, path, &names(format), self.force)?)),
+            }
+        }
+        Ok(places)
     }
 
     /// Refuses `path` (of `opt`) when the command already uses that file;
@@ -266,36 +255,35 @@ impl Guard {
     }
 }
 
-/// `--plots DIR`: a directory, made by ioz when missing, and every plot
-/// file in it judged as a result file.
-fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces, String> {
-    const OPT: &str = "--plots";
+/// A directory format's DIR (`--plots DIR`): a directory, made by ioz when
+/// missing, and every file in it judged as a result file.
+fn dir_places(opt: &str, given: &Path, names: &[String], force: bool) -> Result<DirPlaces, String> {
     let shown = given.display();
     let (dir, create) = match fs::metadata(given) {
         Ok(m) if m.is_dir() => {
             let dir = fs::canonicalize(given)
-                .map_err(|e| format!("{OPT}: cannot follow {shown}: {e}"))?;
+                .map_err(|e| format!("{opt}: cannot follow {shown}: {e}"))?;
             (dir, false)
         }
         Ok(m) => {
             return Err(format!(
-                "{OPT}: {shown} is {}, not a directory",
+                "{opt}: {shown} is {}, not a directory",
                 kind_of(m.file_type())
             ));
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if fs::symlink_metadata(given).is_ok() {
                 return Err(format!(
-                    "{OPT}: {shown} is a link to a directory that does not exist; \
+                    "{opt}: {shown} is a link to a directory that does not exist; \
                      ioz makes no directory where a link points"
                 ));
             }
             let Some(name) = given.file_name() else {
-                return Err(format!("{OPT}: {shown} does not name a directory"));
+                return Err(format!("{opt}: {shown} does not name a directory"));
             };
-            (existing_parent(OPT, given)?.join(name), true)
+            (existing_parent(opt, given)?.join(name), true)
         }
-        Err(e) => return Err(format!("{OPT}: cannot check {shown}: {e}")),
+        Err(e) => return Err(format!("{opt}: cannot check {shown}: {e}")),
     };
     let home = if create {
         dir.parent().unwrap_or(&dir)
@@ -303,7 +291,7 @@ fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces
         &dir
     };
     check_writable_dir(home)
-        .map_err(|why| format!("{OPT}: cannot write in {}: {why}", home.display()))?;
+        .map_err(|why| format!("{opt}: cannot write in {}: {why}", home.display()))?;
     let files = names
         .iter()
         .map(|name| {
@@ -315,11 +303,11 @@ fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces
                     replaces: None,
                 })
             } else {
-                resolve(OPT, &given.join(name))?.approve(OPT, force)
+                resolve(opt, &given.join(name))?.approve(opt, force)
             }
         })
         .collect::<Result<_, String>>()?;
-    Ok(PlotPlaces {
+    Ok(DirPlaces {
         given: given.to_path_buf(),
         dir,
         create,
@@ -352,13 +340,17 @@ mod tests {
         let c = config_in(d, &["-i", "0", "-+n", "--json", &json, "--plots", &plots]);
         let places = check_for_run(&c).unwrap();
         let real = d.canonicalize().unwrap();
-        assert_eq!(places.json.unwrap().real_path(), real.join("r.json"));
-        let plots = places.plots.unwrap();
+        let [(Format::Json, json)] = &places.files[..] else {
+            panic!("{places:?}")
+        };
+        assert_eq!(json.real_path(), real.join("r.json"));
+        let [(Format::Plots, plots)] = &places.dirs[..] else {
+            panic!("{places:?}")
+        };
         assert!(plots.create);
         assert_eq!(plots.dir, real.join("p"));
         let names: Vec<_> = plots.files.iter().map(|p| p.name.clone()).collect();
         assert_eq!(names, ["write.png", "write.svg"]);
-        assert!(places.csv.is_none() && places.spreadsheets.is_empty());
     }
 
     #[test]
@@ -383,10 +375,8 @@ mod tests {
             format!("--html: {t} is the -X telemetry file of this run")
         );
         let saved = test_config(&["-i", "0"]);
-        let outputs = OutputFiles {
-            csv: Some(d.join("./t")),
-            ..OutputFiles::default()
-        };
+        let mut outputs = OutputFiles::default();
+        outputs.add(Format::Csv, d.join("./t"));
         let e = check_for_report(&outputs, &d.join("t"), &saved, true).unwrap_err();
         assert!(e.ends_with("is the saved run this report reads"), "{e}");
     }

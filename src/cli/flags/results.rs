@@ -3,6 +3,7 @@
 use super::Spelling::{Long, Short};
 use super::{Choice, Flag, Number, Section};
 use crate::model::config::{DataPattern, MAX_RUNS, PlotStyle};
+use crate::model::formats::Format;
 
 /// The words of `--plot-scale` (also taken by `ioz report`).
 pub(in crate::cli) const PLOT_SCALE: Choice = Choice {
@@ -22,7 +23,7 @@ pub(super) const SECTION: Section = Section {
              repeat to write several (an .xls and an .xlsx)",
             |s, file| {
                 // As in IOzone, a spreadsheet implies the -R report.
-                s.outputs.spreadsheets.push(file);
+                s.outputs.add(Format::Spreadsheet, file);
                 s.excel_report = true;
             },
         ),
@@ -30,26 +31,26 @@ pub(super) const SECTION: Section = Section {
             Long("json"),
             "FILE",
             "the whole run as JSON (schema in schema/run.schema.json)",
-            |s, file| s.outputs.json = Some(file),
+            |s, file| s.outputs.add(Format::Json, file),
         ),
         Flag::path(
             Long("csv"),
             "FILE",
             "one row per measurement (throughput mode: per phase, and per worker with -C)",
-            |s, file| s.outputs.csv = Some(file),
+            |s, file| s.outputs.add(Format::Csv, file),
         ),
         Flag::path(
             Long("html"),
             "FILE",
             "a self-contained HTML report with tables and plots",
-            |s, file| s.outputs.html = Some(file),
+            |s, file| s.outputs.add(Format::Html, file),
         ),
         Flag::path(
             Long("plots"),
             "DIR",
             "PNG and SVG plots of each test pass: a 3-D surface and 2-D views by file \
              size and by record size (DIR is made if missing)",
-            |s, dir| s.outputs.plots = Some(dir),
+            |s, dir| s.outputs.add(Format::Plots, dir),
         ),
         Flag::number(
             Long("runs"),

@@ -19,35 +19,19 @@ pub use svg::{SERIES, verdict_colour};
 pub use text::render_text;
 pub use xlsx::render_xlsx;
 
-use super::put::put;
+use super::files::write_files;
 use crate::analysis::compare::Comparison;
-use crate::model::result_files::{Place, ResultPlaces};
-use crate::model::say::say;
+use crate::model::formats::Format;
+use crate::model::result_files::ResultPlaces;
 
 /// Writes every requested file; reports each failure on stderr and keeps
 /// going. Returns whether all were written.
 pub fn write_all(c: &Comparison, places: &ResultPlaces) -> bool {
-    let mut ok = true;
-    let mut save = |opt: &str, place: &Place, bytes: io::Result<Vec<u8>>| {
-        if let Err(e) = bytes.and_then(|b| put(place, &b)) {
-            say(format_args!(
-                "{opt}: cannot write {}: {e}",
-                place.given.display()
-            ));
-            ok = false;
-        }
-    };
-    if let Some(p) = &places.json {
-        save("--json", p, render_json(c));
-    }
-    if let Some(p) = &places.csv {
-        save("--csv", p, render_csv(c));
-    }
-    for p in &places.spreadsheets {
-        save("-b", p, render_xlsx(c));
-    }
-    if let Some(p) = &places.html {
-        save("--html", p, Ok(render_html(c).into_bytes()));
-    }
-    ok
+    write_files(places, |format, _| match format {
+        Format::Json => render_json(c),
+        Format::Csv => render_csv(c),
+        Format::Spreadsheet => render_xlsx(c),
+        Format::Html => Ok(render_html(c).into_bytes()),
+        Format::Plots => Err(io::Error::other("ioz compare draws no plots")),
+    })
 }
