@@ -504,7 +504,7 @@ fn every_range_error_reads_the_same_way() {
     // Below the least, above the most, and past 64 bits, for every count in
     // the table, attached or separate.
     for flag in flags::all() {
-        let flags::Action::Number(flags::Number::Count(b), _) = &flag.action else {
+        let grammar::Action::Number(grammar::Number::Count(b), _) = &flag.action else {
             continue;
         };
         let opt = flag.spelling.to_string();
@@ -565,7 +565,7 @@ fn every_range_error_reads_the_same_way() {
 fn every_unsupported_iozone_option_is_refused_with_its_reason() {
     let mut refused = 0;
     for flag in flags::all() {
-        if let flags::Action::NotSupported(why) = flag.action {
+        if let grammar::Action::NotSupported(why) = flag.action {
             let opt = flag.spelling.to_string();
             assert_eq!(err(&[&opt]), format!("{opt} ({why}) is not supported yet"));
             refused += 1;
@@ -611,7 +611,7 @@ fn every_count_in_the_table_has_an_upper_bound() {
     // A number with no bound is multiplied or slept on somewhere: every
     // count says how large it may be.
     for flag in flags::all() {
-        if let flags::Action::Number(flags::Number::Count(b), _) = &flag.action {
+        if let grammar::Action::Number(grammar::Number::Count(b), _) = &flag.action {
             assert!(b.max < u64::MAX, "{} has no upper bound", flag.spelling);
         }
     }

@@ -17,7 +17,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// One result format (see the module).
+/// One result format (see the module), in the list's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
     Json,
@@ -116,14 +116,20 @@ pub const FORMATS: [FormatRow; 5] = [
     },
 ];
 
+// Each row sits at its format's place, so that a format finds its row at
+// once (and in const code: the command line's tables are built from it).
+const _: () = {
+    let mut i = 0;
+    while i < FORMATS.len() {
+        assert!(FORMATS[i].format as usize == i, "a row out of place");
+        i += 1;
+    }
+};
+
 impl Format {
     /// Its row of the list.
-    pub fn row(self) -> &'static FormatRow {
-        // The list holds every format once (a test checks it).
-        FORMATS
-            .iter()
-            .find(|row| row.format == self)
-            .unwrap_or(&FORMATS[0])
+    pub const fn row(self) -> &'static FormatRow {
+        &FORMATS[self as usize]
     }
 
     /// The flag that asks for it (for messages): `--json`.
@@ -139,14 +145,6 @@ pub struct OutputFiles {
     asked: Vec<(Format, PathBuf)>,
 }
 
-/// A format's place in the list.
-fn rank(format: Format) -> usize {
-    FORMATS
-        .iter()
-        .position(|row| row.format == format)
-        .unwrap_or(FORMATS.len())
-}
-
 impl OutputFiles {
     /// Asks for `path` in `format`; a format that does not repeat keeps
     /// only the last path given.
@@ -157,7 +155,7 @@ impl OutputFiles {
         let at = self
             .asked
             .iter()
-            .position(|(f, _)| rank(*f) > rank(format))
+            .position(|(f, _)| *f > format)
             .unwrap_or(self.asked.len());
         self.asked.insert(at, (format, path));
     }
