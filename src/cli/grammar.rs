@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::UsageError;
 pub(super) use super::spelling::Spelling;
-use crate::model::formats::{Format, OutputFiles};
+use crate::model::formats::{Format, GuardRule, OutputFiles};
 use crate::model::host::Host;
 
 /// A whole number a flag takes: a size or a bounded count.
@@ -264,7 +264,7 @@ impl<T> Flag<T> {
     pub const fn output(format: Format, outputs: Outputs<T>) -> Self {
         let row = format.row();
         let kind = match (row.extensions, row.guard) {
-            ([], crate::model::formats::GuardRule::Directory) => PathKind::Directory,
+            ([], GuardRule::Directory) => PathKind::Directory,
             ([], _) => PathKind::Any,
             (extensions, _) => PathKind::Ending {
                 extensions,
