@@ -6,7 +6,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use super::compare_inputs::{Loaded, load};
-use super::output::SIGPIPE;
+use super::output::{SIGPIPE, say};
 use crate::analysis::adjust::Adjust;
 use crate::analysis::compare::{Options, compare as make_comparison};
 use crate::cli::{CompareRequest, PAdjust};
@@ -47,8 +47,8 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
         Err(e) => return refuse(&e),
     };
     if comparison.pairs.iter().all(|p| p.cells.is_empty()) {
-        say(&format!(
-            "ioz: compare: warning: {} shares no cell with any input (different sizes or tests): nothing compared",
+        say(format_args!(
+            "compare: warning: {} shares no cell with any input (different sizes or tests): nothing compared",
             comparison.baseline.source
         ));
     }
@@ -74,8 +74,8 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
                 Some(p) => format!("adjusted p = {}", fmt_p(p)),
                 None => "one sample: the band alone".into(),
             };
-            say(&format!(
-                "ioz: compare: {}: {} is {:.1} % slower than {} ({why})",
+            say(format_args!(
+                "compare: {}: {} is {:.1} % slower than {} ({why})",
                 input.label,
                 cell_name(&cell.cell),
                 cell.slowdown_percent(comparison.higher_is_better),
@@ -83,8 +83,8 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
             ));
         }
         if !slow.is_empty() {
-            say(&format!(
-                "ioz: compare: {} cell(s) slower than {} by more than {limit} % (--fail-if-slower)",
+            say(format_args!(
+                "compare: {} cell(s) slower than {} by more than {limit} % (--fail-if-slower)",
                 slow.len(),
                 comparison.baseline.label
             ));
@@ -103,10 +103,6 @@ fn fmt_p(p: f64) -> String {
 }
 
 fn refuse(e: &str) -> Exit {
-    say(&format!("ioz: compare: {e}"));
+    say(format_args!("compare: {e}"));
     Exit::Usage
-}
-
-fn say(line: &str) {
-    let _ = writeln!(io::stderr(), "{line}");
 }

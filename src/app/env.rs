@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::input_files::{RunFileError, read_saved_run};
 use super::output::{print_text, say};
-use crate::cli::{ENV_HELP, EnvCommand};
+use crate::cli::EnvCommand;
 use crate::error::Exit;
 use crate::model::environment::Environment;
 use crate::report::environment_text::{differences_lines, environment_text};
@@ -16,7 +16,6 @@ use crate::system::environment;
 
 pub(crate) fn env(command: EnvCommand) -> Exit {
     match command {
-        EnvCommand::Help => print_text(ENV_HELP, "the help"),
         EnvCommand::Show { path, json } => show(&path, json),
         EnvCommand::Diff { old, new } => diff(&old, &new),
     }

@@ -133,7 +133,7 @@ fn show(dir: &Path, mut request: crate::cli::ReportRequest) -> Exit {
             super::report::report(request)
         }
         Ok(Stored::Log(log)) => {
-            if !request.outputs.requested().is_empty() {
+            if !request.outputs.is_empty() {
                 return refuse(&format!(
                     "history show: run {} is an imported IOzone log: it is shown as IOzone printed it, with no result files",
                     entry.id

@@ -15,9 +15,9 @@ use crate::analysis::trend::{PASSES, TrendOptions, TrendRun, pass_named, trend a
 use crate::cli::{Selection, TrendRequest};
 use crate::error::Exit;
 use crate::history::{Entry, History, StatusKind};
-use crate::model::result_files::Place;
+use crate::model::formats::Format;
 use crate::report::compare::cell_name;
-use crate::report::put::put;
+use crate::report::files::write_files;
 use crate::report::trend::{render_csv, render_html, render_json, render_text};
 use crate::safety::outputs;
 
@@ -110,19 +110,18 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
         let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         exit = print(&render_text(&t, colour));
     }
-    let mut save = |opt: &str, place: &Option<Place>, bytes: io::Result<Vec<u8>>| {
-        let Some(place) = place else { return };
-        if let Err(e) = bytes.and_then(|b| put(place, &b)) {
-            say(format_args!(
-                "{opt}: cannot write {}: {e}",
-                place.given.display()
-            ));
-            exit = Exit::Failure;
-        }
-    };
-    save("--json", &places.json, render_json(&t));
-    save("--csv", &places.csv, Ok(render_csv(&t)));
-    save("--html", &places.html, Ok(render_html(&t).into_bytes()));
+    let written = write_files(&places, |format, _| match format {
+        Format::Json => render_json(&t),
+        Format::Csv => Ok(render_csv(&t)),
+        Format::Html => Ok(render_html(&t).into_bytes()),
+        // Its grammar offers no other format.
+        _ => Err(io::Error::other(
+            "ioz history trend does not write this format",
+        )),
+    });
+    if !written {
+        exit = Exit::Failure;
+    }
     exit
 }
 

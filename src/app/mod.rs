@@ -18,9 +18,7 @@ mod run_start;
 
 use std::ffi::OsString;
 
-use crate::cli::{
-    self, Command, compare_help_text, help_text, history_help_text, report_help_text, version_text,
-};
+use crate::cli::{self, Command, help_text, version_text};
 use crate::error::Exit;
 use crate::system::{allocator, file_warden, host};
 
@@ -50,14 +48,12 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
 fn dispatch(command: Command) -> Exit {
     match command {
         Command::Help => output::print_text(&help_text(), "the help"),
-        Command::ReportHelp => output::print_text(&report_help_text(), "the help"),
+        Command::Print(printed) => output::print_text(&printed.text, printed.what),
         Command::Version => output::print_text(&version_text(), "the version"),
         Command::Run(config) => run::run(*config),
         Command::Report(request) => report::report(request),
-        Command::CompareHelp => output::print_text(&compare_help_text(), "the help"),
         Command::Compare(request) => compare::compare(request),
         Command::History(request) => history::history(request),
-        Command::HistoryHelp(sub) => output::print_text(&history_help_text(sub), "the help"),
         Command::Env(command) => env::env(command),
     }
 }

@@ -2,10 +2,11 @@
 //! results can no longer reach the user, so the run is asked to stop.
 //! Standard error: a line that cannot be written is lost, never the run.
 
-use std::fmt::Display;
 use std::io::{self, Write};
 
 use crate::error::Exit;
+/// The one voice on standard error (see [`crate::model::say`]).
+pub(crate) use crate::model::say::say;
 use crate::system::signals::StopFlag;
 
 /// The signal a closed pipe would have sent: the run stops as if by it.
@@ -63,16 +64,4 @@ pub(crate) fn print_text(text: &str, what: &str) -> Exit {
         Ok(()) => Exit::Success,
         Err(e) => stdout_failed(&e, what),
     }
-}
-
-/// Writes `ioz: <message>` as one line on standard error. Where stderr
-/// cannot be written (closed, /dev/full) the line is lost and nothing else:
-/// the run goes on, and its exit status still says how it ended.
-pub(crate) fn say(message: impl Display) {
-    // One write of the whole line: stderr is unbuffered, and a line written
-    // piece by piece interleaves with another process's on a shared stderr
-    // (the ranks of a cluster job started by a launcher that does not
-    // forward each rank's output apart).
-    let line = format!("ioz: {message}\n");
-    let _ = io::stderr().lock().write_all(line.as_bytes());
 }

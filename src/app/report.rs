@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::input_files::read_run;
-use super::output::SIGPIPE;
+use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
 use crate::report::files;
@@ -14,7 +14,7 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     let mut result = match read_run(&request.input) {
         Ok(r) => r,
         Err(e) => {
-            say(&format!("ioz: report: {e}"));
+            say(format_args!("report: {e}"));
             return Exit::Usage;
         }
     };
@@ -28,7 +28,7 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     ) {
         Ok(places) => places,
         Err(e) => {
-            say(&format!("ioz: report: {e}"));
+            say(format_args!("report: {e}"));
             return Exit::Usage;
         }
     };
@@ -49,10 +49,4 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     } else {
         Exit::Failure
     }
-}
-
-/// One line on stderr; one that cannot be written changes nothing (the
-/// exit status still says what happened).
-fn say(line: &str) {
-    let _ = writeln!(io::stderr(), "{line}");
 }

@@ -1,24 +1,13 @@
-//! `ioz compare BASE OTHER [OTHER…] [--band PCT] [--adjust bh|holm]
-//! [--fail-if-slower PCT] [--text] [--html F] [--json F] [--csv F]
-//! [-b F.xlsx] [--force]`, or `ioz compare -h`: runs compared with a
+//! `ioz compare BASE OTHER [OTHER…] [options]`: runs compared with a
 //! baseline, cell by cell, with significance.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
-use lexopt::{Arg, Parser};
-
-use super::value::{lexopt_error, path_value, string_value};
+use super::grammar::Spelling::Long;
+use super::grammar::{Choice, Count, Flag, Grammar, Operand, Section, Taken, Target};
+use super::shared::{self, DEFAULT_BAND};
 use super::{UsageError, usage};
-use crate::model::config::OutputFiles;
-
-/// What `ioz compare …` asks for.
-#[derive(Debug, PartialEq)]
-pub enum CompareCommand {
-    Compare(CompareRequest),
-    /// `-h`/`--help`, anywhere: the subcommand's own help.
-    Help,
-}
+use crate::model::formats::{Format, OutputFiles};
 
 /// How p-values are adjusted across the cells of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,112 +33,95 @@ pub struct CompareRequest {
     pub force: bool,
 }
 
-/// The band of the seeds: 5 %.
-pub const DEFAULT_BAND: f64 = 5.0;
-
-pub fn parse(args: impl Iterator<Item = OsString>) -> Result<CompareCommand, UsageError> {
-    let mut parser = Parser::from_args(args);
-    let mut inputs = Vec::new();
-    let mut band_percent = DEFAULT_BAND;
-    let mut adjust = PAdjust::BenjaminiHochberg;
-    let mut fail_if_slower = None;
-    let mut text = false;
-    let mut force = false;
-    let mut outputs = OutputFiles::default();
-    while let Some(arg) = parser.next().map_err(lexopt_error)? {
-        match arg {
-            Arg::Short('h') | Arg::Long("help") => return Ok(CompareCommand::Help),
-            Arg::Long("text") => text = true,
-            Arg::Long("force") => force = true,
-            Arg::Long("band") => band_percent = percent(&mut parser, "--band")?,
-            Arg::Long("fail-if-slower") => {
-                fail_if_slower = Some(percent(&mut parser, "--fail-if-slower")?);
-            }
-            Arg::Long("adjust") => {
-                adjust = match string_value(&mut parser, "--adjust")?.as_str() {
-                    "bh" | "fdr" | "benjamini-hochberg" => PAdjust::BenjaminiHochberg,
-                    "holm" => PAdjust::Holm,
-                    other => {
-                        return Err(usage(format!(
-                            "--adjust: '{other}' is not a method; use bh (Benjamini-Hochberg) or holm"
-                        )));
-                    }
-                }
-            }
-            Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
-            Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
-            Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
-            Arg::Short('b') => outputs.spreadsheets.push(xlsx_value(&mut parser)?),
-            Arg::Value(v) => inputs.push(PathBuf::from(v)),
-            Arg::Short(c) => return Err(unknown(&format!("-{c}"))),
-            Arg::Long(l) => return Err(unknown(&format!("--{l}"))),
-        }
-    }
-    let mut inputs = inputs.into_iter();
-    let (Some(base), others) = (inputs.next(), inputs.collect::<Vec<_>>()) else {
-        return Err(usage(
-            "compare needs a baseline and at least one input: ioz compare BASE OTHER… (ioz compare -h for help)",
-        ));
-    };
-    if others.is_empty() {
-        return Err(usage(format!(
-            "compare: {} has nothing to be compared with: ioz compare BASE OTHER… (ioz compare -h for help)",
-            base.display()
-        )));
-    }
-    text |= outputs.requested().is_empty();
-    Ok(CompareCommand::Compare(CompareRequest {
-        base,
-        others,
-        band_percent,
-        adjust,
-        fail_if_slower,
-        text,
-        outputs,
-        force,
-    }))
+/// What ioz compare's flags set.
+#[derive(Default)]
+pub(super) struct CompareSeen {
+    inputs: Vec<PathBuf>,
+    band_percent: Option<f64>,
+    adjust: Option<PAdjust>,
+    fail_if_slower: Option<f64>,
+    text: bool,
+    outputs: OutputFiles,
+    force: bool,
 }
 
-/// A percentage: a finite number from 0 to 1000.
-fn percent(parser: &mut Parser, opt: &str) -> Result<f64, UsageError> {
-    let raw = string_value(parser, opt)?;
-    match raw.trim_end_matches('%').parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=1000.0).contains(&v) => Ok(v),
-        _ => Err(usage(format!(
-            "{opt}: '{raw}' is not a percentage (a number from 0 to 1000)"
-        ))),
-    }
-}
+impl Target for CompareSeen {}
 
-fn xlsx_value(parser: &mut Parser) -> Result<PathBuf, UsageError> {
-    let path = path_value(parser, "-b")?;
-    let xlsx = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("xlsx"));
-    if xlsx {
-        Ok(path)
-    } else {
-        Err(usage(format!(
-            "-b: '{}' needs a .xlsx extension (a comparison's sheets are coloured, which .xls cannot be)",
-            path.display()
-        )))
-    }
-}
+const OPERANDS: &[Operand] = &[
+    Operand {
+        name: "BASE",
+        help: "the baseline: a saved run (.json), a directory of runs, or an IOzone \
+               log; or from the history (ioz history -h): @ID, @last, or @label:NAME \
+               (every complete run with that label, pooled)",
+        count: Count::One,
+        path: true,
+    },
+    Operand {
+        name: "OTHER",
+        help: "an input compared with BASE, of the same kinds",
+        count: Count::Many,
+        path: true,
+    },
+];
 
-fn unknown(option: &str) -> UsageError {
-    usage(format!(
-        "compare: unknown option {option} (ioz compare -h lists its options)"
-    ))
-}
+const SECTIONS: &[Section<CompareSeen>] = &[Section {
+    title: "",
+    note: "",
+    flags: &[
+        shared::band(|s, band| s.band_percent = Some(band)),
+        Flag::choice(
+            Long("adjust"),
+            "bh|holm",
+            Choice {
+                names: &["bh", "fdr", "benjamini-hochberg", "holm"],
+                expected: "a method; use bh (Benjamini-Hochberg) or holm",
+                default: None,
+            },
+            "p-values adjusted by Benjamini-Hochberg (default) or Holm",
+            |s, method| {
+                s.adjust = Some(if method == "holm" {
+                    PAdjust::Holm
+                } else {
+                    PAdjust::BenjaminiHochberg
+                })
+            },
+        ),
+        Flag::percent(
+            Long("fail-if-slower"),
+            1000.0,
+            "exit 1 when any cell is slower than BASE by more than PCT % (and \
+             significantly so), naming those cells",
+            |s, pct| s.fail_if_slower = Some(pct),
+        ),
+        shared::text(
+            "print the text report (the default when no file is asked for)",
+            |s| s.text = true,
+        ),
+        shared::output(Format::Html, |s: &mut CompareSeen| &mut s.outputs).said(
+            "an HTML page: mean +/- sd bars, percent differences with the band, \
+             ratio tables, mountains and a ratio heat grid",
+        ),
+        shared::output(Format::Json, |s: &mut CompareSeen| &mut s.outputs)
+            .said("the comparison as JSON"),
+        shared::output(Format::Csv, |s: &mut CompareSeen| &mut s.outputs)
+            .said("one row per input and cell"),
+        shared::output(Format::Spreadsheet, |s: &mut CompareSeen| &mut s.outputs)
+            .said("a spreadsheet: every cell, and ratio sheets coloured by verdict")
+            .shown_as("FILE.xlsx")
+            .only_extensions(
+                &["xlsx"],
+                "a comparison's sheets are coloured, which .xls cannot be",
+            ),
+        shared::force("replace result files ioz did not write", |s| s.force = true),
+        shared::help(),
+        shared::help_long(),
+    ],
+}];
 
-/// `ioz compare -h`.
-pub fn compare_help_text() -> String {
-    "\
-Usage: ioz compare BASE OTHER [OTHER...] [--band PCT] [--adjust bh|holm]
-                   [--fail-if-slower PCT] [--text] [--html FILE] [--json FILE]
-                   [--csv FILE] [-b FILE.xlsx] [--force]
-       ioz compare -h
-
+pub(super) const GRAMMAR: Grammar<CompareSeen> = Grammar {
+    name: "compare",
+    summary: "runs compared with a baseline, cell by cell, with significance",
+    about: "\
 Compares each OTHER with the baseline BASE, cell by cell (file size, record
 size, test; in throughput mode the number of workers), for every cell both
 have. Each input is a run saved with --json, a directory of runs of one
@@ -162,44 +134,63 @@ the rates), a p-value adjusted across the cells of the comparison, and a
 verdict: faster or slower when the difference is significant (adjusted
 p < 0.05) and beyond the band, same otherwise. With a single sample on a
 side there is no p-value: the verdict uses the band alone and says so.
-Mann-Whitney's p-value is shown from 9 samples a side.
-
-  BASE, OTHER           a saved run (.json), a directory of runs, or an IOzone log;
-                        or from the history (ioz history -h): @ID, @last, or
-                        @label:NAME (every complete run with that label, pooled)
-  --band PCT            differences within +/- PCT % are \"same\" (default 5)
-  --adjust bh|holm      p-values adjusted by Benjamini-Hochberg (default) or Holm
-  --fail-if-slower PCT  exit 1 when any cell is slower than BASE by more than
-                        PCT % (and significantly so), naming those cells
-  --text                print the text report (the default when no file is asked for)
-  --html FILE           an HTML page: mean +/- sd bars, percent differences with
-                        the band, ratio tables, mountains and a ratio heat grid
-  --json FILE           the comparison as JSON
-  --csv FILE            one row per input and cell
-  -b FILE.xlsx          a spreadsheet: every cell, and ratio sheets coloured by verdict
-  --force               replace result files ioz did not write
-  -h, --help            this help
-
+Mann-Whitney's p-value is shown from 9 samples a side.",
+    operands: OPERANDS,
+    operand: |seen, word| {
+        seen.inputs.push(PathBuf::from(word));
+        Ok(Taken::Next)
+    },
+    sections: SECTIONS,
+    subcommands: &[],
+    tail: "\
 Colours (green faster, red slower, grey same) only on a terminal, and never
 with NO_COLOR set.
 
 Exit status: 0 done, 1 a cell slower than --fail-if-slower allows or a
-result file not written, 2 bad command line or input.
-"
-    .to_string()
+result file not written, 2 bad command line or input.",
+};
+
+pub(super) fn finish(seen: CompareSeen) -> Result<CompareRequest, UsageError> {
+    let mut inputs = seen.inputs.into_iter();
+    let (Some(base), others) = (inputs.next(), inputs.collect::<Vec<_>>()) else {
+        return Err(usage(
+            "compare needs a baseline and at least one input: ioz compare BASE OTHER… (ioz compare -h for help)",
+        ));
+    };
+    if others.is_empty() {
+        return Err(usage(format!(
+            "compare: {} has nothing to be compared with: ioz compare BASE OTHER… (ioz compare -h for help)",
+            base.display()
+        )));
+    }
+    Ok(CompareRequest {
+        base,
+        others,
+        band_percent: seen.band_percent.unwrap_or(DEFAULT_BAND),
+        adjust: seen.adjust.unwrap_or(PAdjust::BenjaminiHochberg),
+        fail_if_slower: seen.fail_if_slower,
+        text: seen.text || seen.outputs.is_empty(),
+        outputs: seen.outputs,
+        force: seen.force,
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::ffi::OsString;
 
-    fn parsed(args: &[&str]) -> Result<CompareCommand, UsageError> {
-        parse(args.iter().map(OsString::from))
+    use super::*;
+    use crate::cli::{Command, parse};
+    use crate::model::host::Host;
+
+    fn parsed(args: &[&str]) -> Result<Command, UsageError> {
+        let argv = ["ioz", "compare"].iter().chain(args).map(OsString::from);
+        parse(argv.collect(), &Host::example())
     }
 
     fn request(args: &[&str]) -> CompareRequest {
         match parsed(args) {
-            Ok(CompareCommand::Compare(r)) => r,
+            Ok(Command::Compare(r)) => r,
             other => panic!("{args:?}: {other:?}"),
         }
     }
@@ -238,13 +229,23 @@ mod tests {
             (2.5, PAdjust::Holm, Some(10.0))
         );
         assert!(!r.text && r.force);
-        assert_eq!(r.outputs.spreadsheets, [PathBuf::from("x.xlsx")]);
+        assert_eq!(
+            r.outputs
+                .of(Format::Spreadsheet)
+                .cloned()
+                .collect::<Vec<_>>(),
+            [PathBuf::from("x.xlsx")]
+        );
     }
 
     #[test]
     fn help_anywhere() {
-        assert_eq!(parsed(&["a", "-h"]), Ok(CompareCommand::Help));
-        assert_eq!(parsed(&["--help"]), Ok(CompareCommand::Help));
+        for args in [&["a", "-h"][..], &["--help"]] {
+            let Ok(Command::Print(printed)) = parsed(args) else {
+                panic!("{args:?}")
+            };
+            assert!(printed.text.starts_with("Usage: ioz compare BASE OTHER..."));
+        }
     }
 
     #[test]
@@ -267,7 +268,10 @@ mod tests {
             err(&["a", "b", "--adjust", "bonf"]),
             "--adjust: 'bonf' is not a method; use bh (Benjamini-Hochberg) or holm"
         );
-        assert!(err(&["a", "b", "-b", "x.xls"]).starts_with("-b: 'x.xls' needs a .xlsx extension"));
+        assert_eq!(
+            err(&["a", "b", "-b", "x.xls"]),
+            "-b: 'x.xls' needs a .xlsx extension (a comparison's sheets are coloured, which .xls cannot be)"
+        );
         assert_eq!(
             err(&["a", "b", "--plots", "d"]),
             "compare: unknown option --plots (ioz compare -h lists its options)"

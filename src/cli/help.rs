@@ -1,6 +1,8 @@
-//! `ioz -h`, written from the option table; `ioz report -h`; and `ioz -v`.
+//! `ioz -h` and every command's `-h`, written from the tables; and `ioz -v`.
 
-use super::flags::{self, Action, Flag, Number, Section, Spelling};
+use super::COMMANDS;
+use super::flags::RUN;
+use super::grammar::{Count, Described, Operand};
 
 pub fn version_text() -> String {
     format!(
@@ -14,14 +16,7 @@ const WIDTH: usize = 80;
 /// Where the help lines start: after two spaces and the option with its value.
 const TEXT_COLUMN: usize = 16;
 
-const HEAD: &str = "\
-Usage: ioz [options]
-       ioz report RUN.json [--text] [-R] [-b FILE] [--json FILE] [--csv FILE]
-                           [--html FILE] [--plots DIR] [--force]
-       ioz history SUBCOMMAND [OPTIONS]   (list, show, trend…: ioz history -h)
-Sizes are in kB unless they end in k, m or g (1 kB = 1024 bytes).
-";
-
+/// After the run's options.
 const TAIL: &str = "\
 ioz report renders a saved run (--json) again without measuring: the text
 table (--text, the default when no file is asked for), -R's report, and the
@@ -30,104 +25,102 @@ files of the Results options above (ioz report -h: its options).
 Exit status: 0 done, 1 I/O error, 2 bad command line, 128+N stopped by signal N.
 ";
 
-/// `ioz -h`: every flag of the table, section by section.
+/// `ioz -h`: how to call ioz, every command, then every flag of the run's
+/// table, section by section.
 pub fn help_text() -> String {
-    let mut out = String::from(HEAD);
-    for section in flags::SECTIONS {
-        out.push('\n');
-        write_section(&mut out, section);
+    let mut out = String::from(
+        "Usage: ioz [options]\n       \
+         ioz COMMAND [options]   (ioz help COMMAND, or ioz COMMAND -h)\n",
+    );
+    out.push_str(RUN.about);
+    out.push_str("\n\nCommands:\n");
+    for command in COMMANDS {
+        write_option(&mut out, command.name(), command.summary());
+    }
+    for section in RUN.sections() {
+        if !section.title.is_empty() {
+            out.push('\n');
+            out.push_str(section.title);
+            out.push('\n');
+        }
+        out.push_str(section.note);
+        for flag in &section.flags {
+            write_option(&mut out, &flag.label(), &flag.help);
+        }
     }
     out.push('\n');
     out.push_str(TAIL);
     out
 }
 
-const REPORT_HEAD: &str = "\
-Usage: ioz report RUN.json [--text] [-R] [-b FILE]... [--json FILE] [--csv FILE]
-                  [--html FILE] [--plots DIR] [--plot-scale SCALE] [--plot-log]
-                  [--force]
-       ioz report -h
-
-Renders a run saved with --json again, without measuring: the text it printed
-and the result files, written as a run writes them.
-
-";
-
-const REPORT_TAIL: &str = "\
-Exit status: 0 done, 1 a result file could not be written, 2 bad command line
-or saved run.
-";
-
-/// `ioz report`'s options of its own; the result files follow, with the
-/// help lines of the run's Results options (the same flags, the same files).
-const REPORT_OWN: [(&str, &str); 3] = [
-    ("RUN.json", "the saved run (written by ioz --json FILE)"),
-    (
-        "--text",
-        "print the text the run printed (the default when no file is asked for)",
-    ),
-    (
-        "-R",
-        "print the text with its -R report, whatever files are also asked for",
-    ),
-];
-
-/// The run's flags `ioz report` takes, in its help's order.
-const REPORT_RESULTS: [Spelling<'static>; 7] = [
-    Spelling::Short('b'),
-    Spelling::Long("json"),
-    Spelling::Long("csv"),
-    Spelling::Long("html"),
-    Spelling::Long("plots"),
-    Spelling::Long("plot-scale"),
-    Spelling::Long("plot-log"),
-];
-
-const REPORT_LAST: [(&str, &str); 2] = [
-    (
-        "--force",
-        "replace an existing result file that ioz did not write",
-    ),
-    ("-h, --help", "this help"),
-];
-
-/// `ioz report -h`.
-pub fn report_help_text() -> String {
-    let mut out = String::from(REPORT_HEAD);
-    for (label, text) in REPORT_OWN {
-        write_option(&mut out, label, text);
-    }
-    for spelling in REPORT_RESULTS {
-        if let Some(flag) = flags::find(spelling) {
-            write_option(&mut out, &label(flag), &help_line(flag));
+/// `ioz COMMAND -h`, `ioz help COMMAND`.
+pub(super) fn command_help(command: &dyn Described) -> String {
+    let name = command.name();
+    let mut out = format!(
+        "Usage: {}\n       ioz {name} -h\n\n{}\n",
+        usage_line(command),
+        command.about()
+    );
+    let subcommands = command.subcommands();
+    if subcommands.is_empty() {
+        let operands = command.operands();
+        if !operands.is_empty() {
+            out.push_str("\nArguments:\n");
+            for operand in operands {
+                write_option(&mut out, operand.name, operand.help);
+            }
+        }
+    } else {
+        out.push_str("\nSubcommands (each has its own -h):\n");
+        for sub in subcommands {
+            let label = format!(
+                "{} {}",
+                sub.name().rsplit(' ').next().unwrap_or_default(),
+                operands_usage(sub.operands())
+            );
+            write_option(&mut out, label.trim_end(), sub.summary());
         }
     }
-    for (label, text) in REPORT_LAST {
-        write_option(&mut out, label, text);
+    out.push_str("\nOptions:\n");
+    for section in command.sections() {
+        for flag in &section.flags {
+            write_option(&mut out, &flag.label(), &flag.help);
+        }
     }
-    out.push('\n');
-    out.push_str(REPORT_TAIL);
+    if !command.tail().is_empty() {
+        out.push('\n');
+        out.push_str(command.tail());
+        out.push('\n');
+    }
     out
 }
 
-fn write_section(out: &mut String, section: &Section) {
-    out.push_str(section.title);
-    out.push('\n');
-    out.push_str(section.note);
-    for flag in section.flags {
-        write_flag(out, flag);
-    }
+/// `ioz report RUN.json [options]`.
+pub(super) fn usage_line(command: &dyn Described) -> String {
+    let operands = operands_usage(command.operands());
+    let words = ["ioz", command.name(), operands.as_str(), "[options]"];
+    let words: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
+    words.join(" ")
 }
 
-fn write_flag(out: &mut String, flag: &Flag) {
-    write_option(out, &label(flag), &help_line(flag));
+/// `BASE OTHER...`, `[PATH]`.
+fn operands_usage(operands: &[Operand]) -> String {
+    let words: Vec<String> = operands
+        .iter()
+        .map(|o| match o.count {
+            Count::One => o.name.to_string(),
+            Count::Optional => format!("[{}]", o.name),
+            Count::Many => format!("{}...", o.name),
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// `  -s SIZE       file size …`, the text wrapped under itself; an option
 /// too long for its column gets the text on the next line.
 fn write_option(out: &mut String, label: &str, text: &str) {
     let mut first = format!("  {label}");
-    if first.len() < TEXT_COLUMN {
+    if first.chars().count() < TEXT_COLUMN {
         first = format!("{first:<TEXT_COLUMN$}");
     } else {
         out.push_str(&first);
@@ -153,48 +146,63 @@ fn write_option(out: &mut String, label: &str, text: &str) {
     out.push('\n');
 }
 
-/// The option as written, with its value: `-s SIZE`, `--drop-caches[=all]`.
-fn label(flag: &Flag) -> String {
-    let spelling = flag.spelling.to_string();
-    match flag.value_name {
-        "" => spelling,
-        attached if attached.starts_with('[') => format!("{spelling}{attached}"),
-        value => format!("{spelling} {value}"),
-    }
-}
-
-/// The help line, with `{range}` standing for a count's bounds.
-fn help_line(flag: &Flag) -> String {
-    match &flag.action {
-        Action::Number(Number::Count(b), _) => flag
-            .help
-            .replace("{range}", &format!("{} to {}", b.min, b.max)),
-        _ => flag.help.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every help there is: ioz's, each command's, each subcommand's.
+    fn every_help() -> Vec<String> {
+        let mut helps = vec![help_text()];
+        for command in COMMANDS {
+            helps.push(command_help(*command));
+            helps.extend(command.subcommands().iter().map(|s| command_help(*s)));
+        }
+        helps
+    }
+
     #[test]
     fn every_line_fits_in_80_columns() {
-        for line in help_text().lines() {
-            assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
-            assert_eq!(line, line.trim_end(), "trailing blanks: {line:?}");
+        for help in every_help() {
+            for line in help.lines() {
+                assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
+                assert_eq!(line, line.trim_end(), "trailing blanks: {line:?}");
+            }
         }
     }
 
     #[test]
     fn every_flag_is_listed_with_its_value() {
+        let check = |help: &str, command: &dyn Described| {
+            for section in command.sections() {
+                for flag in section.flags {
+                    let alone = format!("  {}\n", flag.label());
+                    let label = format!("  {} ", flag.label());
+                    assert!(
+                        help.contains(&label) || help.contains(&alone),
+                        "{} is missing from the help of {:?}",
+                        flag.spelling,
+                        command.name()
+                    );
+                }
+            }
+        };
+        check(&help_text(), &RUN);
+        for command in COMMANDS {
+            check(&command_help(*command), *command);
+            for sub in command.subcommands() {
+                check(&command_help(*sub), *sub);
+            }
+        }
+    }
+
+    #[test]
+    fn ioz_s_help_names_every_command() {
         let help = help_text();
-        for flag in flags::all() {
-            let alone = format!("  {}\n", label(flag));
-            let label = format!("  {} ", label(flag));
+        for command in COMMANDS {
             assert!(
-                help.contains(&label) || help.contains(&alone),
-                "{} is missing from the help",
-                flag.spelling
+                help.contains(&format!("\n  {} ", command.name())),
+                "{}",
+                command.name()
             );
         }
     }

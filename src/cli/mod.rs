@@ -1,20 +1,27 @@
-//! IOzone's command-line grammar: single-dash letters that cluster (`-Raz`),
-//! values attached or separate (`-s64m`, `-s 64m`), `-+x` options whose value is
-//! always the next word, repeated `-s`/`-r`/`-i`, plus ioz's own `--long` options.
-//!
-//! Every option is one entry of the table in flags/: the parser (parse.rs),
-//! `ioz -h` (help.rs) and the refusals come from it. The result is a
-//! validated [`RunConfig`]; nothing after this module sees flags.
+//! argv → what the command line asks for. One grammar for every command
+//! (grammar.rs, walked by parse.rs): the run's IOzone grammar — single-dash
+//! letters that cluster (`-Raz`), values attached or separate (`-s64m`,
+//! `-s 64m`), `-+x` options whose value is always the next word, repeated
+//! `-s`/`-r`/`-i` — plus ioz's own `--long` options, and the commands
+//! `report`, `compare`, `history …`, `env` and `help`, each a table of
+//! flags. The help, the man page and the completions are written from the
+//! same tables. The result is a validated request; nothing after this
+//! module sees flags.
 
 mod compare_cmd;
+mod completions;
 mod env_cmd;
 mod flags;
+mod grammar;
 mod help;
+mod help_cmd;
 mod history_cmd;
+mod man;
 mod number;
 mod parse;
 mod report_cmd;
 mod seen;
+mod shared;
 mod spelling;
 mod validate;
 mod value;
@@ -23,16 +30,16 @@ use std::ffi::OsString;
 
 use crate::model::config::RunConfig;
 use crate::model::host::Host;
+use grammar::{Described, Grammar, Target};
+use parse::{Walked, walk};
 
-pub use compare_cmd::{CompareRequest, DEFAULT_BAND, PAdjust, compare_help_text};
-pub use env_cmd::{ENV_HELP, EnvCommand};
-pub use help::report_help_text;
+pub use compare_cmd::{CompareRequest, PAdjust};
+pub use env_cmd::EnvCommand;
 pub use help::{help_text, version_text};
-pub use history_cmd::{
-    HistoryAction, HistoryCommand, HistoryRequest, Selection, TrendRequest, history_help_text,
-};
+pub use history_cmd::{HistoryAction, HistoryRequest, Selection, TrendRequest};
 pub use number::{parse_count, parse_record_size, parse_size};
 pub use report_cmd::ReportRequest;
+pub use shared::DEFAULT_BAND;
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -42,19 +49,32 @@ pub enum Command {
     Report(ReportRequest),
     /// `ioz compare BASE OTHER…`: runs compared with a baseline.
     Compare(CompareRequest),
-    /// `ioz compare -h`.
-    CompareHelp,
     /// `ioz history …`: the history of runs.
     History(HistoryRequest),
-    /// `ioz history -h` (None) or `ioz history SUB -h`.
-    HistoryHelp(Option<&'static str>),
     /// `ioz env …`: the environment of a path, or what differs between two.
     Env(EnvCommand),
-    /// `ioz -h`.
+    /// `ioz -h`, `ioz help`.
     Help,
-    /// `ioz report -h`.
-    ReportHelp,
+    /// Text the command line asks to see: a command's help (`ioz CMD -h`,
+    /// `ioz help CMD`), the man page, a completion script.
+    Print(Printed),
     Version,
+}
+
+/// Text to print, and what it is (for a message when it cannot be).
+#[derive(Debug)]
+pub struct Printed {
+    pub text: String,
+    pub what: &'static str,
+}
+
+impl Printed {
+    fn help(text: String) -> Printed {
+        Printed {
+            text,
+            what: "the help",
+        }
+    }
 }
 
 /// A command-line problem: one line naming the option and what is wrong.
@@ -71,45 +91,91 @@ fn usage(msg: impl Into<String>) -> UsageError {
     UsageError(msg.into())
 }
 
+/// Every command but the run, as `ioz -h`, the man page and the
+/// completions list them.
+const COMMANDS: &[&dyn Described] = &[
+    &report_cmd::GRAMMAR,
+    &compare_cmd::GRAMMAR,
+    &history_cmd::GRAMMAR,
+    &env_cmd::GRAMMAR,
+    &help_cmd::GRAMMAR,
+];
+
 /// Parses argv (argv[0] included) into a command.
 pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
     let command_line: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if args.len() <= 1 {
+    let words: Vec<OsString> = args.into_iter().skip(1).collect();
+    let Some(first) = words.first() else {
         return Err(usage(
             "no options given; try 'ioz -a' for auto mode or 'ioz -h' for help",
         ));
-    }
-    if args.get(1).is_some_and(|a| a == "report") {
-        return report_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
-            report_cmd::ReportCommand::Render(request) => Command::Report(request),
-            report_cmd::ReportCommand::Help => Command::ReportHelp,
-        });
-    }
-    if args.get(1).is_some_and(|a| a == "env") {
-        return env_cmd::parse(args.into_iter().skip(2)).map(Command::Env);
-    }
-    if args.get(1).is_some_and(|a| a == "compare") {
-        return compare_cmd::parse(args.into_iter().skip(2)).map(|c| match c {
-            compare_cmd::CompareCommand::Compare(request) => Command::Compare(request),
-            compare_cmd::CompareCommand::Help => Command::CompareHelp,
-        });
-    }
-    if args.get(1).is_some_and(|a| a == "history") {
-        return history_cmd::parse(args.into_iter().skip(2).collect()).map(|c| match c {
-            HistoryCommand::Run(request) => Command::History(*request),
-            HistoryCommand::Help(sub) => Command::HistoryHelp(sub),
-        });
-    }
-    match parse::options(args, host)? {
-        parse::Outcome::Help => Ok(Command::Help),
-        parse::Outcome::Version => Ok(Command::Version),
-        parse::Outcome::Run(seen) => {
-            validate::finish(*seen, command_line, host).map(|c| Command::Run(Box::new(c)))
+    };
+    let first = first.to_string_lossy().into_owned();
+    let rest = || words[1..].to_vec();
+    match first.as_str() {
+        "report" => read(&report_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| report_cmd::finish(seen, report_cmd::MISSING).map(Command::Report)),
+        "compare" => read(&compare_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| compare_cmd::finish(seen).map(Command::Compare)),
+        "history" => history_cmd::parse(rest(), host),
+        "env" => read(&env_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| env_cmd::finish(seen).map(Command::Env)),
+        "help" => read(&help_cmd::GRAMMAR, rest(), host)?.finish(help_cmd::finish),
+        word => {
+            if !word.starts_with('-')
+                && let Some(near) = spelling::closest(word, COMMANDS.iter().map(|c| c.name()))
+            {
+                return Err(usage(format!(
+                    "unknown command '{word}'; did you mean {near}?"
+                )));
+            }
+            match walk(&flags::RUN, words, host)? {
+                Walked::Help => Ok(Command::Help),
+                Walked::Version => Ok(Command::Version),
+                Walked::Done(seen, _) => {
+                    validate::finish(seen, command_line, host).map(|c| Command::Run(Box::new(c)))
+                }
+            }
         }
     }
+}
+
+/// A command's command line, read: what its flags set (and the words a
+/// subcommand is to read), or the text it asked to see.
+enum Read<T> {
+    Seen(T, Vec<OsString>),
+    Shown(Box<Command>),
+}
+
+impl<T> Read<T> {
+    /// The command, made of what was seen by `finish`.
+    fn finish(
+        self,
+        finish: impl FnOnce(T) -> Result<Command, UsageError>,
+    ) -> Result<Command, UsageError> {
+        match self {
+            Read::Seen(seen, _) => finish(seen),
+            Read::Shown(command) => Ok(*command),
+        }
+    }
+}
+
+/// Walks a command's words (those after its name) through its grammar.
+fn read<T: Target>(
+    grammar: &'static Grammar<T>,
+    args: Vec<OsString>,
+    host: &Host,
+) -> Result<Read<T>, UsageError> {
+    Ok(match walk(grammar, args, host)? {
+        Walked::Done(seen, rest) => Read::Seen(seen, rest),
+        Walked::Help => Read::Shown(Box::new(Command::Print(Printed::help(help::command_help(
+            grammar,
+        ))))),
+        Walked::Version => Read::Shown(Box::new(Command::Version)),
+    })
 }
 
 /// Parses `ioz ARGS…` into a run config, for tests elsewhere in the crate.

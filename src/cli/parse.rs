@@ -1,62 +1,103 @@
-//! Walks the command line with lexopt and applies each flag's table entry:
-//! read its value, set what it sets, add its header lines.
+//! Walks a command line with lexopt and applies each flag's table entry:
+//! read its value, set what it sets, add its header lines. One walk for
+//! every command: IOzone's grammar (`-Raz`, `-s64m`, `-+n`, `-F a b c`) and
+//! ioz's `--long` options alike.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use lexopt::{Arg, Parser, ValueExt};
 
-use super::flags::{self, Action, Flag, Lines};
-use super::seen::Seen;
-use super::spelling::Spelling;
+use super::grammar::{Action, Flag, Grammar, Lines, Taken, Target};
+use super::spelling::{Spelling, closest};
 use super::value::{
-    choice_value, lexopt_error, number_value, path_of_kind, paths_value, word_value,
+    choice_value, lexopt_error, number_value, path_of_kind, paths_value, percent_value,
+    string_value, word_value,
 };
 use super::{UsageError, usage};
 use crate::model::host::Host;
 
-/// What the command line asks for, once every flag is applied.
-pub(super) enum Outcome {
-    Run(Box<Seen>),
+/// What a command line asks for, once every flag is applied.
+pub(super) enum Walked<T> {
+    /// What the flags set, and the words a subcommand is to read (empty
+    /// when the grammar has none).
+    Done(T, Vec<OsString>),
     Help,
     Version,
 }
 
-/// Applies every option of argv (argv[0] included) in order. `-h` and `-v`
-/// end the walk at once, as in IOzone.
-pub(super) fn options(args: Vec<OsString>, host: &Host) -> Result<Outcome, UsageError> {
-    let mut parser = Parser::from_iter(args);
-    let mut seen = Seen::default();
+/// Applies every option of `args` (the words after the command's name) in
+/// order. `-h` and `-v` end the walk at once, as in IOzone.
+pub(super) fn walk<T: Target>(
+    grammar: &Grammar<T>,
+    args: impl IntoIterator<Item = OsString>,
+    host: &Host,
+) -> Result<Walked<T>, UsageError> {
+    let mut parser = Parser::from_args(args);
+    let mut seen = T::default();
     while let Some(arg) = parser.next().map_err(lexopt_error)? {
         let flag = match arg {
             Arg::Short('+') => {
                 let letter = plus_letter(&mut parser)?;
-                known(Spelling::Plus(letter))?
+                known(grammar, Spelling::Plus(letter))?
             }
-            Arg::Short(c) => known(Spelling::Short(c))?,
-            Arg::Long(name) => known(Spelling::Long(name))?,
-            Arg::Value(v) => {
-                return Err(usage(format!(
-                    "unexpected argument '{}' (options start with -; ioz -h lists them)",
-                    v.to_string_lossy()
-                )));
+            Arg::Short(c) => known(grammar, Spelling::Short(c))?,
+            Arg::Long(name) => known(grammar, Spelling::Long(name))?,
+            Arg::Value(word) => {
+                match (grammar.operand)(&mut seen, word)? {
+                    Taken::Next => {}
+                    Taken::Rest => {
+                        let rest = parser.raw_args().map_err(lexopt_error)?.collect();
+                        return Ok(Walked::Done(seen, rest));
+                    }
+                }
+                continue;
             }
         };
-        match apply(flag, &mut parser, &mut seen, host)? {
+        match apply(grammar, flag, &mut parser, &mut seen, host)? {
             Step::Next => {}
-            Step::Help => return Ok(Outcome::Help),
-            Step::Version => return Ok(Outcome::Version),
+            Step::Help => return Ok(Walked::Help),
+            Step::Version => return Ok(Walked::Version),
         }
     }
-    Ok(Outcome::Run(Box::new(seen)))
+    Ok(Walked::Done(seen, Vec::new()))
 }
 
-fn known(spelling: Spelling<'_>) -> Result<&'static Flag, UsageError> {
-    flags::find(spelling).ok_or_else(|| {
-        usage(format!(
+fn known<T>(grammar: &Grammar<T>, spelling: Spelling<'_>) -> Result<&'static Flag<T>, UsageError> {
+    grammar
+        .find(spelling)
+        .ok_or_else(|| unknown_option(grammar, spelling))
+}
+
+/// `unknown option --josn; did you mean --json?` when a flag of the
+/// command is spelled nearly so; else where the options are listed.
+fn unknown_option<T>(grammar: &Grammar<T>, spelling: Spelling<'_>) -> UsageError {
+    let command = match grammar.name {
+        "" => String::new(),
+        name => format!("{name}: "),
+    };
+    let near = match spelling {
+        Spelling::Long(name) => closest(
+            name,
+            grammar.flags().filter_map(|f| match f.spelling {
+                Spelling::Long(other) => Some(other),
+                _ => None,
+            }),
+        ),
+        // One letter is one typo away from every other.
+        Spelling::Short(_) | Spelling::Plus(_) => None,
+    };
+    match (near, grammar.name) {
+        (Some(near), _) => usage(format!(
+            "{command}unknown option {spelling}; did you mean --{near}?"
+        )),
+        (None, "") => usage(format!(
             "unknown option {spelling} (ioz -h lists the options)"
-        ))
-    })
+        )),
+        (None, name) => usage(format!(
+            "{command}unknown option {spelling} (ioz {name} -h lists its options)"
+        )),
+    }
 }
 
 /// `-+X`: the letter is the rest of the word. Only its first character counts
@@ -93,48 +134,64 @@ enum Given<'a> {
     Path(&'a Path),
 }
 
-fn apply(
-    flag: &'static Flag,
+fn apply<T: Target>(
+    grammar: &Grammar<T>,
+    flag: &'static Flag<T>,
     parser: &mut Parser,
-    seen: &mut Seen,
+    seen: &mut T,
     host: &Host,
 ) -> Result<Step, UsageError> {
     let opt = flag.spelling.to_string();
     let lines = match &flag.action {
         Action::Switch(set) => {
-            refuse_excluded(flag, seen)?;
+            refuse_excluded(grammar, flag, seen)?;
             set(seen);
             header_lines(flag, Given::Nothing, host)
         }
         Action::Number(kind, set) => {
             let n = number_value(parser, &opt, kind)?;
-            refuse_excluded(flag, seen)?;
+            refuse_excluded(grammar, flag, seen)?;
             set(seen, n);
             header_lines(flag, Given::Number(n), host)
         }
         Action::Path(kind, set) => {
             let path = path_of_kind(parser, &opt, kind)?;
-            refuse_excluded(flag, seen)?;
+            refuse_excluded(grammar, flag, seen)?;
             let lines = header_lines(flag, Given::Path(&path), host);
             set(seen, path);
             lines
         }
-        Action::Paths(set) => {
-            let paths = paths_value(parser, &opt)?;
-            refuse_excluded(flag, seen)?;
+        Action::Paths(what, set) => {
+            let paths = paths_value(parser, &opt, what)?;
+            refuse_excluded(grammar, flag, seen)?;
             set(seen, paths);
             header_lines(flag, Given::Nothing, host)
         }
         Action::Choice(choice, set) => {
             let name = choice_value(parser, &opt, choice)?;
-            refuse_excluded(flag, seen)?;
+            refuse_excluded(grammar, flag, seen)?;
             set(seen, name);
             header_lines(flag, Given::Nothing, host)
         }
         Action::Word(wanted, set) => {
             let word = word_value(parser, &opt, wanted)?;
-            refuse_excluded(flag, seen)?;
+            refuse_excluded(grammar, flag, seen)?;
             set(seen, &word);
+            header_lines(flag, Given::Nothing, host)
+        }
+        Action::Text(set) => {
+            let text = string_value(parser, &opt)?;
+            set(seen, text);
+            Vec::new()
+        }
+        Action::Percent(max, set) => {
+            let percent = percent_value(parser, &opt, *max)?;
+            set(seen, percent);
+            Vec::new()
+        }
+        Action::Output(format, kind, outputs) => {
+            let path = path_of_kind(parser, &opt, kind)?;
+            outputs(seen).add(*format, path);
             header_lines(flag, Given::Nothing, host)
         }
         Action::NotSupported(what) => {
@@ -143,21 +200,25 @@ fn apply(
         Action::Help => return Ok(Step::Help),
         Action::Version => return Ok(Step::Version),
     };
-    seen.given.push(flag.spelling);
-    seen.option_lines.extend(lines);
+    seen.applied(flag.spelling, lines);
     Ok(Step::Next)
 }
 
 /// `-H` and `-k` exclude each other. The message names the pair in table
 /// order, whichever came first on the command line.
-fn refuse_excluded(flag: &'static Flag, seen: &Seen) -> Result<(), UsageError> {
+fn refuse_excluded<T: Target>(
+    grammar: &Grammar<T>,
+    flag: &'static Flag<T>,
+    seen: &T,
+) -> Result<(), UsageError> {
     let Some(other) = flag.excludes else {
         return Ok(());
     };
     if !seen.was_given(other) {
         return Ok(());
     }
-    let this_first = flags::all()
+    let this_first = grammar
+        .flags()
         .map(|f| f.spelling)
         .find(|s| *s == flag.spelling || *s == other)
         == Some(flag.spelling);
@@ -169,7 +230,7 @@ fn refuse_excluded(flag: &'static Flag, seen: &Seen) -> Result<(), UsageError> {
     Err(usage(format!("{a} and {b} cannot be combined: choose one")))
 }
 
-fn header_lines(flag: &Flag, given: Given<'_>, host: &Host) -> Vec<String> {
+fn header_lines<T>(flag: &Flag<T>, given: Given<'_>, host: &Host) -> Vec<String> {
     match (&flag.lines, given) {
         (Lines::None, _) => Vec::new(),
         (Lines::Fixed(lines), _) => lines.iter().map(|l| l.to_string()).collect(),

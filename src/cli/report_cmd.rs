@@ -1,24 +1,15 @@
-//! `ioz report RUN.json [--text] [-R] [--json F] [--csv F] [--html F] [--plots D] [-b F]…
-//! [--plot-scale S] [--plot-log] [--force]`, or `ioz report -h`: renders a saved run again,
-//! without measuring.
+//! `ioz report RUN.json [options]`: renders a saved run again, without
+//! measuring. Its table also serves `ioz history show`, which is ioz report
+//! on a stored run.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use lexopt::{Arg, Parser};
-
-use super::flags::PLOT_SCALE;
-use super::value::{choice_value, lexopt_error, path_value, spreadsheet_value};
+use super::grammar::Spelling::Short;
+use super::grammar::{Count, Flag, Grammar, Operand, Section, Taken, Target};
+use super::shared;
 use super::{UsageError, usage};
-use crate::model::config::OutputFiles;
-
-/// What `ioz report …` asks for.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ReportCommand {
-    Render(ReportRequest),
-    /// `-h`/`--help`, anywhere: the subcommand's own help.
-    Help,
-}
+use crate::model::formats::{Format, OutputFiles};
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct ReportRequest {
@@ -38,93 +29,148 @@ pub struct ReportRequest {
     pub plot_log: bool,
 }
 
-pub fn parse(args: impl Iterator<Item = OsString>) -> Result<ReportCommand, UsageError> {
-    let mut parser = Parser::from_args(args);
-    let mut input = None;
-    let mut text = false;
-    let mut excel_report = false;
-    let mut force = false;
-    let mut outputs = OutputFiles::default();
-    let (mut plot_scale_shared, mut plot_log) = (None, false);
-    while let Some(arg) = parser.next().map_err(lexopt_error)? {
-        match arg {
-            Arg::Short('h') | Arg::Long("help") => return Ok(ReportCommand::Help),
-            Arg::Long("text") => text = true,
-            Arg::Short('R') => excel_report = true,
-            Arg::Long("force") => force = true,
-            Arg::Long("json") => outputs.json = Some(path_value(&mut parser, "--json")?),
-            Arg::Long("csv") => outputs.csv = Some(path_value(&mut parser, "--csv")?),
-            Arg::Long("html") => outputs.html = Some(path_value(&mut parser, "--html")?),
-            Arg::Long("plots") => outputs.plots = Some(path_value(&mut parser, "--plots")?),
-            Arg::Long("plot-scale") => {
-                plot_scale_shared =
-                    Some(choice_value(&mut parser, "--plot-scale", &PLOT_SCALE)? == "shared");
-            }
-            Arg::Long("plot-log") => plot_log = true,
-            Arg::Short('b') => {
-                // As in a run, a spreadsheet implies -R.
-                outputs
-                    .spreadsheets
-                    .push(spreadsheet_value(&mut parser, "-b")?);
-                excel_report = true;
-            }
-            Arg::Value(v) if input.is_none() => input = Some(PathBuf::from(v)),
-            Arg::Value(v) => {
-                return Err(usage(format!(
-                    "report: unexpected argument '{}' (one saved run at a time)",
-                    v.to_string_lossy()
-                )));
-            }
-            Arg::Short(c) => return Err(unknown(&format!("-{c}"))),
-            Arg::Long(l) => return Err(unknown(&format!("--{l}"))),
-        }
-    }
-    let input = input.ok_or_else(|| {
-        usage("report needs a saved run: ioz report RUN.json (ioz report -h for help)")
-    })?;
-    // -R asks for the text whatever else is asked; files alone do not.
-    text |= excel_report || outputs.requested().is_empty();
-    Ok(ReportCommand::Render(ReportRequest {
-        input,
-        text,
-        excel_report,
-        outputs,
-        force,
-        plot_scale_shared,
-        plot_log,
-    }))
+/// What ioz report's flags set (and `ioz history show`'s: its --history).
+#[derive(Default)]
+pub(super) struct ReportSeen {
+    input: Option<PathBuf>,
+    text: bool,
+    excel_report: bool,
+    outputs: OutputFiles,
+    force: bool,
+    plot_scale_shared: Option<bool>,
+    plot_log: bool,
+    pub history_dir: Option<PathBuf>,
 }
 
-fn unknown(option: &str) -> UsageError {
-    usage(format!(
-        "report: unknown option {option} (ioz report -h lists its options)"
-    ))
+impl Target for ReportSeen {}
+
+const OPERANDS: &[Operand] = &[Operand {
+    name: "RUN.json",
+    help: "the saved run (written by ioz --json FILE)",
+    count: Count::One,
+    path: true,
+}];
+
+/// ioz report's flags, in its help's order; `ioz history show` adds its own.
+pub(super) const SECTIONS: [Section<ReportSeen>; 4] = [
+    Section {
+        title: "",
+        note: "",
+        flags: &[
+            shared::text(
+                "print the text the run printed (the default when no file is asked for)",
+                |s| s.text = true,
+            ),
+            Flag::switch(
+                Short('R'),
+                "print the text with its -R report, whatever files are also asked for",
+                |s| s.excel_report = true,
+            ),
+        ],
+    },
+    Section {
+        title: "",
+        note: "",
+        flags: &shared::every_format(|s: &mut ReportSeen| &mut s.outputs),
+    },
+    Section {
+        title: "",
+        note: "",
+        flags: &[
+            shared::plot_scale(|s, scale| s.plot_scale_shared = Some(scale == "shared")),
+            shared::plot_log(|s| s.plot_log = true),
+            shared::force(
+                "replace an existing result file that ioz did not write",
+                |s| s.force = true,
+            ),
+        ],
+    },
+    Section {
+        title: "",
+        note: "",
+        flags: &[shared::help(), shared::help_long()],
+    },
+];
+
+pub(super) const GRAMMAR: Grammar<ReportSeen> = Grammar {
+    name: "report",
+    summary: "a saved run rendered again, without measuring",
+    about: "\
+Renders a run saved with --json again, without measuring: the text it printed
+and the result files, written as a run writes them.",
+    operands: OPERANDS,
+    operand: |seen, word| one_run(seen, word, "report"),
+    sections: &SECTIONS,
+    subcommands: &[],
+    tail: "\
+Exit status: 0 done, 1 a result file could not be written, 2 bad command line
+or saved run.",
+};
+
+/// The one saved run a report renders; `command` names the command in the
+/// refusal of a second.
+pub(super) fn one_run(
+    seen: &mut ReportSeen,
+    word: OsString,
+    command: &str,
+) -> Result<Taken, UsageError> {
+    if seen.input.is_some() {
+        return Err(usage(format!(
+            "{command}: unexpected argument '{}' (one saved run at a time)",
+            word.to_string_lossy()
+        )));
+    }
+    seen.input = Some(PathBuf::from(word));
+    Ok(Taken::Next)
 }
+
+/// The request, once the whole command line is read; `missing` is the
+/// refusal when no run is named.
+pub(super) fn finish(seen: ReportSeen, missing: &str) -> Result<ReportRequest, UsageError> {
+    let input = seen.input.ok_or_else(|| usage(missing))?;
+    // As in a run, a spreadsheet implies -R; -R asks for the text whatever
+    // else is asked, files alone do not.
+    let excel_report = seen.excel_report || seen.outputs.of(Format::Spreadsheet).next().is_some();
+    Ok(ReportRequest {
+        input,
+        text: seen.text || excel_report || seen.outputs.is_empty(),
+        excel_report,
+        outputs: seen.outputs,
+        force: seen.force,
+        plot_scale_shared: seen.plot_scale_shared,
+        plot_log: seen.plot_log,
+    })
+}
+
+/// `ioz report …`'s refusal when no run is named.
+pub(super) const MISSING: &str =
+    "report needs a saved run: ioz report RUN.json (ioz report -h for help)";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{Command, parse};
+    use crate::model::host::Host;
 
-    fn parsed(args: &[&str]) -> Result<ReportCommand, UsageError> {
-        parse(args.iter().map(OsString::from))
+    fn parsed(args: &[&str]) -> Result<Command, UsageError> {
+        let argv = ["ioz", "report"].iter().chain(args).map(OsString::from);
+        parse(argv.collect(), &Host::example())
     }
 
     fn request(args: &[&str]) -> ReportRequest {
         match parsed(args) {
-            Ok(ReportCommand::Render(r)) => r,
+            Ok(Command::Report(r)) => r,
             other => panic!("{args:?}: {other:?}"),
         }
     }
 
     #[test]
-    fn help_is_asked_by_either_spelling_anywhere() {
-        for args in [
-            &["-h"][..],
-            &["--help"],
-            &["r.json", "-R", "-h"],
-            &["r.json", "--help"],
-        ] {
-            assert_eq!(parsed(args), Ok(ReportCommand::Help), "{args:?}");
+    fn help_is_asked_by_either_spelling() {
+        for args in [&["-h"][..], &["--help"], &["r.json", "-R", "-h"]] {
+            let Ok(Command::Print(printed)) = parsed(args) else {
+                panic!("{args:?}")
+            };
+            assert!(printed.text.starts_with("Usage: ioz report RUN.json"));
         }
     }
 
@@ -140,34 +186,40 @@ mod tests {
         assert!(!text(&[
             "r.json", "--plots", "d", "--json", "j.json", "--html", "h.html"
         ]));
+        assert!(request(&["r.json", "-b", "x.xlsx"]).excel_report);
     }
 
     #[test]
     fn every_spreadsheet_is_kept_in_order() {
         let r = request(&["r.json", "-b", "a.xls", "-b", "b.xlsx"]);
         assert_eq!(
-            r.outputs.spreadsheets,
+            r.outputs
+                .of(Format::Spreadsheet)
+                .cloned()
+                .collect::<Vec<_>>(),
             [PathBuf::from("a.xls"), PathBuf::from("b.xlsx")]
         );
     }
 
     #[test]
-    fn every_option_of_the_help_is_accepted() {
-        let help = crate::cli::report_help_text();
-        for line in help.lines().filter(|l| l.starts_with("  -")) {
-            let option = line
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .trim_end_matches(',');
-            let mut args = vec!["r.json", option];
-            match option {
-                "-b" => args.push("f.xls"),
-                "--json" | "--csv" | "--html" | "--plots" => args.push("f"),
-                "--plot-scale" => args.push("shared"),
-                _ => {}
-            }
-            assert!(parsed(&args).is_ok(), "{line}");
-        }
+    fn refusals_name_the_command() {
+        let err = |args: &[&str]| parsed(args).unwrap_err().0;
+        assert_eq!(err(&[]), MISSING);
+        assert_eq!(
+            err(&["a.json", "b.json"]),
+            "report: unexpected argument 'b.json' (one saved run at a time)"
+        );
+        assert_eq!(
+            err(&["r.json", "--bogus"]),
+            "report: unknown option --bogus (ioz report -h lists its options)"
+        );
+        assert_eq!(
+            err(&["r.json", "--josn", "j"]),
+            "report: unknown option --josn; did you mean --json?"
+        );
+        assert_eq!(
+            err(&["r.json", "-b", "x.txt"]),
+            "-b: 'x.txt' needs a .xls, .wks or .xlsx extension"
+        );
     }
 }

@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 
+use super::grammar::Target;
 use super::spelling::Spelling;
-use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, OutputFiles, PlotStyle};
+use crate::model::config::{DataPattern, HistoryChoice, OpenOptions, PlotStyle};
+use crate::model::formats::OutputFiles;
 use crate::model::latency::LatencyOptions;
 use crate::model::variations::IoVariations;
 use crate::model::workload::TestId;
@@ -75,12 +77,19 @@ pub(super) struct Seen {
     pub aio_depth: Option<(char, u32)>,
 }
 
+impl Target for Seen {
+    fn applied(&mut self, flag: Spelling<'static>, lines: Vec<String>) {
+        self.given.push(flag);
+        self.option_lines.extend(lines);
+    }
+
+    fn was_given(&self, flag: Spelling<'_>) -> bool {
+        self.given.contains(&flag)
+    }
+}
+
 impl Seen {
     pub fn throughput_requested(&self) -> bool {
         !self.worker_counts.is_empty() || self.min_workers.is_some() || self.max_workers.is_some()
-    }
-
-    pub fn was_given(&self, spelling: Spelling<'_>) -> bool {
-        self.given.contains(&spelling)
     }
 }

@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::model::config::*;
+use crate::model::formats::Format;
 use crate::model::host::Host;
 use crate::model::workload::TestId;
 use crate::model::workload::TestId::*;
@@ -313,9 +314,15 @@ fn output_files_and_the_report_subcommand() {
     ])
     .unwrap();
     assert!(c.excel_report, "-b implies -R");
-    assert_eq!(c.outputs.spreadsheets, [PathBuf::from("out.xls")]);
-    assert_eq!(c.outputs.json, Some(PathBuf::from("r.json")));
-    assert_eq!(c.outputs.requested().len(), 5);
+    assert_eq!(
+        c.outputs
+            .of(Format::Spreadsheet)
+            .cloned()
+            .collect::<Vec<_>>(),
+        [PathBuf::from("out.xls")]
+    );
+    assert_eq!(c.outputs.path(Format::Json), Some(&PathBuf::from("r.json")));
+    assert_eq!(c.outputs.requested().count(), 5);
     assert!(c.quiet);
     let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
     match parse(argv(&["ioz", "report", "r.json"]), &Host::example()).unwrap() {
@@ -333,7 +340,7 @@ fn output_files_and_the_report_subcommand() {
     {
         // -b implies -R, as in a run, and -R prints the text.
         Command::Report(r) => {
-            assert!(r.text && r.excel_report && r.outputs.spreadsheets.len() == 1)
+            assert!(r.text && r.excel_report && r.outputs.of(Format::Spreadsheet).count() == 1)
         }
         other => panic!("{other:?}"),
     }
@@ -498,7 +505,7 @@ fn every_range_error_reads_the_same_way() {
     // Below the least, above the most, and past 64 bits, for every count in
     // the table, attached or separate.
     for flag in flags::all() {
-        let flags::Action::Number(flags::Number::Count(b), _) = &flag.action else {
+        let grammar::Action::Number(grammar::Number::Count(b), _) = &flag.action else {
             continue;
         };
         let opt = flag.spelling.to_string();
@@ -559,7 +566,7 @@ fn every_range_error_reads_the_same_way() {
 fn every_unsupported_iozone_option_is_refused_with_its_reason() {
     let mut refused = 0;
     for flag in flags::all() {
-        if let flags::Action::NotSupported(why) = flag.action {
+        if let grammar::Action::NotSupported(why) = flag.action {
             let opt = flag.spelling.to_string();
             assert_eq!(err(&[&opt]), format!("{opt} ({why}) is not supported yet"));
             refused += 1;
@@ -605,7 +612,7 @@ fn every_count_in_the_table_has_an_upper_bound() {
     // A number with no bound is multiplied or slept on somewhere: every
     // count says how large it may be.
     for flag in flags::all() {
-        if let flags::Action::Number(flags::Number::Count(b), _) = &flag.action {
+        if let grammar::Action::Number(grammar::Number::Count(b), _) = &flag.action {
             assert!(b.max < u64::MAX, "{} has no upper bound", flag.spelling);
         }
     }

@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 
 use super::flags::{self, Scope};
+use super::grammar::Target;
 use super::seen::Seen;
 use super::value::out_of_range;
 use super::{UsageError, usage};
 use crate::model::config::*;
 use crate::model::const_text::Text;
 use crate::model::engines::{self, EngineChoice, QUEUED_IOZONE_FLAGS, QUEUED_NAMES};
+use crate::model::formats::Format;
 use crate::model::host::Host;
 use crate::model::latency::LatencyOptions;
 use crate::model::units::{KIB, kb_number};
@@ -191,7 +193,8 @@ pub(super) fn finish(
         close_in_timing: seen.close_in_timing,
         lock_file: seen.lock_file,
         unit,
-        excel_report: seen.excel_report,
+        // As in IOzone, a spreadsheet implies the -R report.
+        excel_report: seen.excel_report || seen.outputs.of(Format::Spreadsheet).next().is_some(),
         stride: seen.stride.unwrap_or(DEFAULT_STRIDE),
         mix_read_percent: seen.mix_read_percent.unwrap_or(DEFAULT_MIX_READ_PERCENT),
         no_retest: seen.no_retest,

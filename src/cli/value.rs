@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use lexopt::{Parser, ValueExt};
 
-use super::flags::{Bounds, Choice, Number, PathKind};
+use super::grammar::{Bounds, Choice, Number, PathKind};
 use super::number::{parse_count, parse_record_size, parse_size};
 use super::{UsageError, usage};
 use crate::model::config::{MAX_FILE_BYTES, MAX_RECORD_BYTES};
@@ -122,32 +122,47 @@ pub(super) fn path_of_kind(
     opt: &str,
     kind: &PathKind,
 ) -> Result<PathBuf, UsageError> {
-    match kind {
-        PathKind::Any => path_value(parser, opt),
-        PathKind::Spreadsheet => spreadsheet_value(parser, opt),
-    }
-}
-
-/// `-b FILE`: .xls or .wks (IOzone's BIFF layout) or .xlsx.
-pub(super) fn spreadsheet_value(parser: &mut Parser, opt: &str) -> Result<PathBuf, UsageError> {
     let path = path_value(parser, opt)?;
+    let PathKind::Ending { extensions, why } = kind else {
+        return Ok(path);
+    };
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("xls" | "wks" | "xlsx") => Ok(path),
-        _ => Err(usage(format!(
-            "{opt}: '{}' needs a .xls, .wks or .xlsx extension",
-            path.display()
-        ))),
+    if ext.is_some_and(|ext| extensions.contains(&ext.as_str())) {
+        return Ok(path);
+    }
+    let why = match *why {
+        "" => String::new(),
+        why => format!(" ({why})"),
+    };
+    Err(usage(format!(
+        "{opt}: '{}' needs {} extension{why}",
+        path.display(),
+        one_of(extensions)
+    )))
+}
+
+/// `a .xls, .wks or .xlsx`.
+fn one_of(extensions: &[&str]) -> String {
+    let dotted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+    match dotted.split_last() {
+        Some((last, [])) => format!("a {last}"),
+        Some((last, rest)) => format!("a {} or {last}", rest.join(", ")),
+        None => "an".to_string(),
     }
 }
 
-/// `-F`: every following word up to the next option.
-pub(super) fn paths_value(parser: &mut Parser, opt: &str) -> Result<Vec<PathBuf>, UsageError> {
+/// `-F`: every following word up to the next option (`what` names them
+/// when there is none).
+pub(super) fn paths_value(
+    parser: &mut Parser,
+    opt: &str,
+    what: &str,
+) -> Result<Vec<PathBuf>, UsageError> {
     let paths: Vec<PathBuf> = parser
         .values()
-        .map_err(|_| usage(format!("{opt} needs the workers' file names")))?
+        .map_err(|_| usage(format!("{opt} needs {what}")))?
         .map(|v| utf8_path(opt, v))
         .collect::<Result<_, _>>()?;
     if paths.iter().any(|f| f.as_os_str().is_empty()) {
@@ -202,4 +217,15 @@ pub(super) fn word_value(
         return Err(usage(format!("{opt}: give {wanted}")));
     }
     Ok(word.to_string())
+}
+
+/// A percentage from 0 to `max`, a `%` after it allowed.
+pub(super) fn percent_value(parser: &mut Parser, opt: &str, max: f64) -> Result<f64, UsageError> {
+    let raw = string_value(parser, opt)?;
+    match raw.trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=max).contains(&v) => Ok(v),
+        _ => Err(usage(format!(
+            "{opt}: '{raw}' is not a percentage (a number from 0 to {max})"
+        ))),
+    }
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::formats::OutputFiles;
 use crate::model::telemetry::Telemetry;
 use crate::model::units::{KIB, MIB};
 use crate::model::variations::IoVariations;
@@ -244,73 +245,6 @@ impl ThroughputConfig {
 
     pub fn worker_noun(&self) -> &'static str {
         if self.threads { "thread" } else { "process" }
-    }
-}
-
-/// Files a run (or `ioz report`) writes besides standard output.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OutputFiles {
-    /// `--json FILE`: the run as schema-versioned JSON.
-    pub json: Option<PathBuf>,
-    /// `--csv FILE`: one row per measurement.
-    pub csv: Option<PathBuf>,
-    /// `--html FILE`: a self-contained report.
-    pub html: Option<PathBuf>,
-    /// `--plots DIR`: PNG and SVG plots.
-    pub plots: Option<PathBuf>,
-    /// `-b FILE`, once or more: IOzone's .xls (or .wks), or an .xlsx
-    /// workbook by extension; each one given is written (an .xls for old
-    /// scripts and an .xlsx for people, from one run). Saved as
-    /// `spreadsheet`: null, one path, or a list of two or more, so that a
-    /// run with one `-b` saves what it always did.
-    #[serde(rename = "spreadsheet", with = "one_or_more_paths")]
-    pub spreadsheets: Vec<PathBuf>,
-}
-
-/// `OutputFiles::spreadsheets` in the saved run: none is null, one is the
-/// path, more are a list.
-mod one_or_more_paths {
-    use std::path::PathBuf;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Saved {
-        One(PathBuf),
-        More(Vec<PathBuf>),
-    }
-
-    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
-        match paths {
-            [] => s.serialize_none(),
-            [one] => s.serialize_some(one),
-            more => s.serialize_some(more),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
-        Ok(match Option::<Saved>::deserialize(d)? {
-            None => Vec::new(),
-            Some(Saved::One(path)) => vec![path],
-            Some(Saved::More(paths)) => paths,
-        })
-    }
-}
-
-impl OutputFiles {
-    /// Each requested output with the option that asked for it.
-    pub fn requested(&self) -> Vec<(&'static str, &PathBuf)> {
-        [
-            ("--json", &self.json),
-            ("--csv", &self.csv),
-            ("--html", &self.html),
-            ("--plots", &self.plots),
-        ]
-        .into_iter()
-        .filter_map(|(opt, p)| p.as_ref().map(|p| (opt, p)))
-        .chain(self.spreadsheets.iter().map(|p| ("-b", p)))
-        .collect()
     }
 }
 

@@ -1,5 +1,6 @@
 //! Plain data shared by every layer: units, the run's configuration, the
-//! IOzone tests and passes, the plan, and what a run measured.
+//! IOzone tests and passes, the plan, and what a run measured; and
+//! [`say`](say::say), the one voice of every layer on standard error.
 
 pub mod config;
 pub mod const_text;
@@ -8,6 +9,7 @@ pub mod engines;
 pub mod env_facts;
 pub mod environment;
 pub mod file_kind;
+pub mod formats;
 pub mod histogram;
 pub mod host;
 pub mod identity;
@@ -18,6 +20,7 @@ pub mod rank_share;
 pub mod regime;
 pub mod result;
 pub mod result_files;
+pub mod say;
 pub mod telemetry;
 pub mod units;
 pub mod variations;

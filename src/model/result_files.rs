@@ -5,7 +5,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::config::RunConfig;
-use super::plan::expand;
+use super::formats::Format;
+use super::plan::{expand, passes};
 use super::workload::Pass;
 
 /// A file as the kernel knows it: its file system's device and its inode.
@@ -37,40 +38,53 @@ impl Place {
     }
 }
 
-/// `--plots DIR`, approved: the directory and every plot file the run may
-/// write in it.
+/// A directory format's directory (`--plots DIR`), approved, and every
+/// file the command may write in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlotPlaces {
+pub struct DirPlaces {
     /// DIR as the command named it.
     pub given: PathBuf,
     /// DIR, every link followed.
     pub dir: PathBuf,
     /// DIR does not exist yet: ioz makes it (its parent exists).
     pub create: bool,
-    /// One per plot file name (see [`plot_file_names`]).
+    /// One per file (see [`files_in_directory`]).
     pub files: Vec<Place>,
 }
 
-impl PlotPlaces {
-    /// The approved place of the plot file `name`.
+impl DirPlaces {
+    /// The approved place of the file `name`.
     pub fn file(&self, name: &str) -> Option<&Place> {
         self.files.iter().find(|p| p.name == name)
     }
 }
 
-/// Every result file of a command, approved.
+/// Every result file of a command, approved, each with its format, in the
+/// order of the format list (model::formats).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResultPlaces {
-    pub json: Option<Place>,
-    pub csv: Option<Place>,
-    pub html: Option<Place>,
-    /// One per `-b`, in command-line order.
-    pub spreadsheets: Vec<Place>,
-    pub plots: Option<PlotPlaces>,
+    /// The formats the guard judges as one file (every `-b` in
+    /// command-line order).
+    pub files: Vec<(Format, Place)>,
+    /// The formats written as a directory of files.
+    pub dirs: Vec<(Format, DirPlaces)>,
     /// `-Q`: every latency file the run may append to (in the current
     /// directory). A place's `replaces` is the file found there before the
     /// run, which is appended to; `None`: ioz makes it.
     pub latency: Vec<Place>,
+}
+
+/// The files a directory format writes in its directory for a run of
+/// `config`, so that the guard knows each before the run: for `--plots`,
+/// a PNG and an SVG of each view of each pass.
+pub fn files_in_directory(format: Format, config: &RunConfig) -> Vec<String> {
+    match format {
+        Format::Plots => passes(config)
+            .into_iter()
+            .flat_map(|pass| plot_file_names(config, pass))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The stem of a pass's plot files: its name with dashes ("random-read").

@@ -22,11 +22,12 @@ use std::path::Path;
 
 use super::result_place::{Location, Problem, Refusal, existing_parent, locate, resolve};
 use super::writable_dir::check_writable_dir;
-use crate::model::config::{OutputFiles, RunConfig};
+use crate::model::config::RunConfig;
+use crate::model::formats::{Format, GuardRule, OutputFiles};
 use crate::model::plan;
 use crate::model::result_files::{
-    Place, PlotPlaces, ResultPlaces, iozone_histogram_file_name, latency_file_name,
-    plot_file_names, worker_latency_file_name, worker_log_file_name,
+    DirPlaces, Place, ResultPlaces, files_in_directory, iozone_histogram_file_name,
+    latency_file_name, worker_latency_file_name, worker_log_file_name,
 };
 use crate::model::workload::Pass;
 
@@ -67,7 +68,7 @@ pub fn check_for_run(config: &RunConfig) -> Result<ResultPlaces, Refusal> {
         guard.claim(flag, Path::new(&name), "a latency file of this run")?;
         latency.push(name);
     }
-    let mut places = guard.check(&config.outputs, config, &passes)?;
+    let mut places = guard.check(&config.outputs, Some(config))?;
     places.latency = latency
         .iter()
         .map(|name| resolve(flag_of(name), Path::new(name))?.approve(flag_of(name), config.force))
@@ -148,7 +149,7 @@ pub fn check_for_report(
         )],
         force,
     }
-    .check(outputs, saved, &plan::passes(saved))
+    .check(outputs, Some(saved))
 }
 
 /// The result paths of `ioz compare`, approved: `inputs` are every file it
@@ -166,8 +167,8 @@ pub fn check_for_compare(
             .collect(),
         force,
     }
-    // ioz compare has no --plots: no plot names.
-    .check_with_plots(outputs, &[])
+    // A comparison is of no one run: no directory format names files.
+    .check(outputs, None)
 }
 
 /// A file the command already uses, and what it is (for the message).
@@ -196,58 +197,46 @@ struct Guard {
 }
 
 impl Guard {
+    /// Every path of `outputs`, format by format as the list has them;
+    /// `config` is the run the files are of (none for a comparison), which
+    /// names the files of a directory format.
     fn check(
-        self,
-        outputs: &OutputFiles,
-        config: &RunConfig,
-        passes: &[Pass],
-    ) -> Result<ResultPlaces, Refusal> {
-        let plot_names: Vec<String> = passes
-            .iter()
-            .flat_map(|&p| plot_file_names(config, p))
-            .collect();
-        self.check_with_plots(outputs, &plot_names)
-    }
-
-    /// [`check`](Self::check) with the names --plots would write.
-    fn check_with_plots(
         mut self,
         outputs: &OutputFiles,
-        plot_names: &[String],
+        config: Option<&RunConfig>,
     ) -> Result<ResultPlaces, Refusal> {
+        let names = |format: Format| {
+            config
+                .map(|c| files_in_directory(format, c))
+                .unwrap_or_default()
+        };
         // First every path against the others, so that a clash is named as
         // one whatever else is wrong with the path.
-        for (opt, path) in outputs.requested() {
-            if opt == "--plots" {
-                self.claim(opt, path, "the --plots directory")?;
-                for name in plot_names {
-                    self.claim(opt, &path.join(name), "a --plots file")?;
+        for (format, path) in outputs.requested() {
+            let opt = format.flag();
+            match format.row().guard {
+                GuardRule::File => self.claim(opt, path, &format!("the {opt} file"))?,
+                GuardRule::Directory => {
+                    self.claim(opt, path, &format!("the {opt} directory"))?;
+                    for name in names(format) {
+                        self.claim(opt, &path.join(name), &format!("a {opt} file"))?;
+                    }
                 }
-            } else {
-                self.claim(opt, path, &format!("the {opt} file"))?;
             }
         }
-        let file = |opt: &'static str, path: &Option<std::path::PathBuf>| {
-            path.as_deref()
-                .map(|p| resolve(opt, p)?.approve(opt, self.force))
-                .transpose()
-        };
-        Ok(ResultPlaces {
-            json: file("--json", &outputs.json)?,
-            csv: file("--csv", &outputs.csv)?,
-            html: file("--html", &outputs.html)?,
-            plots: outputs
-                .plots
-                .as_deref()
-                .map(|dir| plot_places(dir, plot_names, self.force))
-                .transpose()?,
-            spreadsheets: outputs
-                .spreadsheets
-                .iter()
-                .map(|p| resolve("-b", p)?.approve("-b", self.force))
-                .collect::<Result<_, Refusal>>()?,
-            latency: Vec::new(),
-        })
+        let mut places = ResultPlaces::default();
+        for (format, path) in outputs.requested() {
+            let opt = format.flag();
+            match format.row().guard {
+                GuardRule::File => places
+                    .files
+                    .push((format, resolve(opt, path)?.approve(opt, self.force)?)),
+                GuardRule::Directory => places
+                    .dirs
+                    .push((format, dir_places(opt, path, &names(format), self.force)?)),
+            }
+        }
+        Ok(places)
     }
 
     /// Refuses `path` (of `opt`) when the command already uses that file;
@@ -271,34 +260,38 @@ impl Guard {
     }
 }
 
-/// `--plots DIR`: a directory, made by ioz when missing, and every plot
-/// file in it judged as a result file.
-fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces, Refusal> {
-    const OPT: &str = "--plots";
+/// A directory format's DIR (`--plots DIR`): a directory, made by ioz when
+/// missing, and every file in it judged as a result file.
+fn dir_places(
+    opt: &'static str,
+    given: &Path,
+    names: &[String],
+    force: bool,
+) -> Result<DirPlaces, Refusal> {
     let path = given.to_path_buf();
     let (dir, create) = match fs::metadata(given) {
         Ok(m) if m.is_dir() => {
             let dir = fs::canonicalize(given)
-                .map_err(|source| Problem::CannotFollow { path, source }.of(OPT))?;
+                .map_err(|source| Problem::CannotFollow { path, source }.of(opt))?;
             (dir, false)
         }
         Ok(m) => {
             let mode = m.mode();
-            return Err(Problem::NotADirectory { path, mode }.of(OPT));
+            return Err(Problem::NotADirectory { path, mode }.of(opt));
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if fs::symlink_metadata(given).is_ok() {
-                return Err(Problem::DanglingDirectoryLink { path }.of(OPT));
+                return Err(Problem::DanglingDirectoryLink { path }.of(opt));
             }
             let Some(name) = given.file_name() else {
-                return Err(Problem::NoDirectoryName { path }.of(OPT));
+                return Err(Problem::NoDirectoryName { path }.of(opt));
             };
             (
-                existing_parent(given).map_err(|p| p.of(OPT))?.join(name),
+                existing_parent(given).map_err(|p| p.of(opt))?.join(name),
                 true,
             )
         }
-        Err(source) => return Err(Problem::CannotCheck { path, source }.of(OPT)),
+        Err(source) => return Err(Problem::CannotCheck { path, source }.of(opt)),
     };
     let home = if create {
         dir.parent().unwrap_or(&dir)
@@ -310,7 +303,7 @@ fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces
             dir: home.to_path_buf(),
             why,
         }
-        .of(OPT)
+        .of(opt)
     })?;
     let files = names
         .iter()
@@ -323,11 +316,11 @@ fn plot_places(given: &Path, names: &[String], force: bool) -> Result<PlotPlaces
                     replaces: None,
                 })
             } else {
-                resolve(OPT, &given.join(name))?.approve(OPT, force)
+                resolve(opt, &given.join(name))?.approve(opt, force)
             }
         })
         .collect::<Result<_, Refusal>>()?;
-    Ok(PlotPlaces {
+    Ok(DirPlaces {
         given: given.to_path_buf(),
         dir,
         create,
@@ -360,13 +353,17 @@ mod tests {
         let c = config_in(d, &["-i", "0", "-+n", "--json", &json, "--plots", &plots]);
         let places = check_for_run(&c).unwrap();
         let real = d.canonicalize().unwrap();
-        assert_eq!(places.json.unwrap().real_path(), real.join("r.json"));
-        let plots = places.plots.unwrap();
+        let [(Format::Json, json)] = &places.files[..] else {
+            panic!("{places:?}")
+        };
+        assert_eq!(json.real_path(), real.join("r.json"));
+        let [(Format::Plots, plots)] = &places.dirs[..] else {
+            panic!("{places:?}")
+        };
         assert!(plots.create);
         assert_eq!(plots.dir, real.join("p"));
         let names: Vec<_> = plots.files.iter().map(|p| p.name.clone()).collect();
         assert_eq!(names, ["write.png", "write.svg"]);
-        assert!(places.csv.is_none() && places.spreadsheets.is_empty());
     }
 
     #[test]
@@ -391,10 +388,8 @@ mod tests {
             format!("--html: {t} is the -X telemetry file of this run")
         );
         let saved = test_config(&["-i", "0"]);
-        let outputs = OutputFiles {
-            csv: Some(d.join("./t")),
-            ..OutputFiles::default()
-        };
+        let mut outputs = OutputFiles::default();
+        outputs.add(Format::Csv, d.join("./t"));
         let e = check_for_report(&outputs, &d.join("t"), &saved, true).unwrap_err();
         assert!(
             matches!(&e.problem, Problem::Taken { also: false, .. }),

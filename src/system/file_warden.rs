@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
+use crate::model::say::say;
+
 /// Set in the warden's environment (to its rank's pid): the binary started
 /// with it is a warden, not a run.
 pub const WARDEN_VARIABLE: &str = "IOZ_FILE_WARDEN";
@@ -177,7 +179,9 @@ pub fn serve_if_asked() -> Option<i32> {
     let parent = nix::unistd::getppid().as_raw().to_string();
     let mut stdin = io::stdin().lock();
     if rank.to_str() != Some(parent.as_str()) || stdin.is_terminal() {
-        eprintln!("ioz: {WARDEN_VARIABLE} is ioz's own variable for its MPI ranks: unset it");
+        say(format_args!(
+            "{WARDEN_VARIABLE} is ioz's own variable for its MPI ranks: unset it"
+        ));
         return Some(2);
     }
     // Paths are relative to the rank's directory; the warden then leaves

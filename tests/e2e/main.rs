@@ -60,6 +60,9 @@ mod figures;
 // Inputs found by fuzzing: bad command lines and saved runs refused cleanly,
 // degenerate results rendered.
 mod fuzz_regressions;
+// One grammar for every command: -h naming every command, ioz help CMD,
+// did-you-mean, the man page and the completions against every help.
+mod grammar;
 // The history of runs: recorded, listed, shown, imported, trends,
 // regressions, `ioz compare @label:…` (always in a temporary directory).
 mod history;
@@ -148,6 +151,7 @@ fn main() -> std::process::ExitCode {
         figures::tests(),
         first_contact::tests(),
         fuzz_regressions::tests(),
+        grammar::tests(),
         history::tests(),
         html_report::tests(),
         json_schema::tests(),

@@ -2,6 +2,7 @@
 
 use super::Spelling::{Long, Plus, Short};
 use super::{Flag, Section};
+use crate::cli::shared;
 
 pub(super) const SECTION: Section = Section {
     title: "Output",
@@ -47,8 +48,8 @@ pub(super) const SECTION: Section = Section {
             |s| s.machine = true,
         )
         .header_host(|host| vec![String::new(), format!("Machine = {}", host.machine)]),
-        Flag::help(Short('h'), "this help"),
-        Flag::help(Long("help"), "the same as -h"),
+        shared::help(),
+        shared::help_long(),
         Flag::version(Short('v'), "the version"),
         Flag::version(Long("version"), "the same as -v"),
     ],

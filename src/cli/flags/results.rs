@@ -1,56 +1,23 @@
 //! Files the run writes, and ioz's own options.
 
-use super::Spelling::{Long, Short};
+use super::Spelling::Long;
 use super::{Choice, Flag, Number, Section};
-use crate::model::config::{DataPattern, MAX_RUNS, PlotStyle};
-
-/// The words of `--plot-scale` (also taken by `ioz report`).
-pub(in crate::cli) const PLOT_SCALE: Choice = Choice {
-    names: &PlotStyle::SCALE_NAMES,
-    expected: "a plot scale (own or shared)",
-    default: None,
-};
+use crate::cli::seen::Seen;
+use crate::cli::shared;
+use crate::model::config::{DataPattern, MAX_RUNS};
 
 pub(super) const SECTION: Section = Section {
     title: "Results (written at the end of the run, also when it stops early)",
     note: "",
+    flags: &shared::every_format(|s: &mut Seen| &mut s.outputs),
+};
+
+/// Under the result files: what the run keeps besides them, and how they
+/// look.
+pub(super) const KEPT_SECTION: Section = Section {
+    title: "",
+    note: "",
     flags: &[
-        Flag::spreadsheet(
-            Short('b'),
-            "FILE",
-            "spreadsheet: .xls/.wks in IOzone's layout, or .xlsx (implies -R); \
-             repeat to write several (an .xls and an .xlsx)",
-            |s, file| {
-                // As in IOzone, a spreadsheet implies the -R report.
-                s.outputs.spreadsheets.push(file);
-                s.excel_report = true;
-            },
-        ),
-        Flag::path(
-            Long("json"),
-            "FILE",
-            "the whole run as JSON (schema in schema/run.schema.json)",
-            |s, file| s.outputs.json = Some(file),
-        ),
-        Flag::path(
-            Long("csv"),
-            "FILE",
-            "one row per measurement (throughput mode: per phase, and per worker with -C)",
-            |s, file| s.outputs.csv = Some(file),
-        ),
-        Flag::path(
-            Long("html"),
-            "FILE",
-            "a self-contained HTML report with tables and plots",
-            |s, file| s.outputs.html = Some(file),
-        ),
-        Flag::path(
-            Long("plots"),
-            "DIR",
-            "PNG and SVG plots of each test pass: a 3-D surface and 2-D views by file \
-             size and by record size (DIR is made if missing)",
-            |s, dir| s.outputs.plots = Some(dir),
-        ),
         Flag::number(
             Long("runs"),
             "N",
@@ -73,22 +40,9 @@ pub(super) const SECTION: Section = Section {
              header, saved in the results",
             |s, name| s.label = Some(name.to_string()),
         ),
-        Flag::choice(
-            Long("plot-scale"),
-            "SCALE",
-            PLOT_SCALE,
-            "value axes of the plots and HTML: own (each test fills its plot, \
-             default) or shared (one scale for every test, to compare them)",
-            |s, scale| s.plot_style.shared_scale = scale == "shared",
-        ),
-        Flag::switch(
-            Long("plot-log"),
-            "a logarithmic value axis on the plots and the HTML report",
-            |s| s.plot_style.log_values = true,
-        ),
-        Flag::path(
-            Long("history"),
-            "DIR",
+        shared::plot_scale(|s, scale| s.plot_style.shared_scale = scale == "shared"),
+        shared::plot_log(|s| s.plot_style.log_values = true),
+        shared::history_dir(
             "record the run in the history in DIR (default: $IOZ_HISTORY, else \
              $XDG_DATA_HOME/ioz or ~/.local/share/ioz; see ioz history -h)",
             |s, dir| s.history.dir = Some(dir),
@@ -110,8 +64,7 @@ pub(super) const OWN_SECTION: Section = Section {
     title: "ioz's own options",
     note: "",
     flags: &[
-        Flag::switch(
-            Long("force"),
+        shared::force(
             "use an existing file that ioz did not create: a test file (overwritten \
              and, without -w, deleted) or a result file (replaced)",
             |s| s.force = true,

@@ -3,8 +3,10 @@
 use std::ffi::OsString;
 
 use super::*;
-use crate::cli::parse::{self, Outcome};
+use crate::cli::grammar::{Action, Lines};
+use crate::cli::parse::{Walked, walk};
 use crate::model::engines::{ENGINES, EngineChoice};
+use crate::model::host::Host;
 use crate::model::workload::TestId;
 
 /// A value the flag accepts, as a command-line word.
@@ -12,9 +14,10 @@ fn valid_word(flag: &Flag) -> Option<String> {
     Some(match &flag.action {
         Action::Number(Number::Size | Number::RecordSize, _) => "64k".into(),
         Action::Number(Number::Count(b), _) => b.min.to_string(),
-        Action::Path(..) | Action::Paths(_) => "out.xls".into(),
+        Action::Path(..) | Action::Paths(..) | Action::Output(..) => "out.xls".into(),
         Action::Choice(c, _) => c.names[0].into(),
-        Action::Word(..) => "wwn-1".into(),
+        Action::Word(..) | Action::Text(_) => "wwn-1".into(),
+        Action::Percent(..) => "5".into(),
         Action::Switch(_) | Action::Help | Action::Version | Action::NotSupported(_) => {
             return None;
         }
@@ -22,10 +25,7 @@ fn valid_word(flag: &Flag) -> Option<String> {
 }
 
 fn argv(words: &[String]) -> Vec<OsString> {
-    std::iter::once("ioz".to_string())
-        .chain(words.iter().cloned())
-        .map(OsString::from)
-        .collect()
+    words.iter().map(OsString::from).collect()
 }
 
 #[test]
@@ -35,14 +35,14 @@ fn every_spelling_is_defined_once() {
         assert!(!spellings[..i].contains(s), "{s} is defined twice");
     }
     // `-+` is how plus options start, never a flag of its own.
-    assert!(find(Spelling::Short('+')).is_none());
+    assert!(RUN.find(Spelling::Short('+')).is_none());
 }
 
 #[test]
 fn every_iozone_letter_is_done_or_refused() {
     for c in ('a'..='z').chain('A'..='Z') {
         assert!(
-            find(Spelling::Short(c)).is_some(),
+            RUN.find(Spelling::Short(c)).is_some(),
             "-{c} is not in the table"
         );
     }
@@ -64,7 +64,7 @@ fn every_flag_applies_its_value_and_header_lines() {
             Action::Choice(c, _) if c.default.is_some() => words[0] += "=all",
             _ => words.extend(valid_word(flag)),
         }
-        let Ok(Outcome::Run(seen)) = parse::options(argv(&words), &host) else {
+        let Ok(Walked::Done(seen, _)) = walk(&RUN, argv(&words), &host) else {
             panic!("{words:?} was not applied");
         };
         assert_eq!(seen.given, [flag.spelling], "{words:?}");
@@ -124,7 +124,7 @@ fn engine_takes_every_engine_of_the_table_and_lists_each_in_the_help() {
     let Some(Flag {
         action: Action::Choice(choice, set),
         ..
-    }) = find(Spelling::Long("engine"))
+    }) = RUN.find(Spelling::Long("engine"))
     else {
         panic!("--engine is not a choice");
     };
@@ -154,7 +154,7 @@ fn test_numbers_are_bounded_by_the_tests_there_are() {
     let Some(Flag {
         action: Action::Number(Number::Count(b), _),
         ..
-    }) = find(Spelling::Short('i'))
+    }) = RUN.find(Spelling::Short('i'))
     else {
         panic!("-i is not a count");
     };
@@ -169,7 +169,7 @@ fn test_numbers_are_bounded_by_the_tests_there_are() {
 fn exclusions_go_both_ways() {
     for flag in all() {
         if let Some(other) = flag.excludes {
-            let back = find(other).and_then(|f| f.excludes);
+            let back = RUN.find(other).and_then(|f| f.excludes);
             assert_eq!(
                 back,
                 Some(flag.spelling),

@@ -37,6 +37,7 @@ pub(super) const SECTION: Section = Section {
         Flag::paths(
             Short('F'),
             "F1 F2 ...",
+            "the workers' file names",
             "the workers' files, one per worker (default: the -f path with .0, \
              .1, ...)",
             |s, files| s.files.extend(files),

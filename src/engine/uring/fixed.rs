@@ -109,7 +109,7 @@ pub(super) fn fixed_refusal(e: &io::Error, bytes: usize) -> String {
         })
         .unwrap_or_default();
     format!(
-        "ioz: warning: io_uring did not register the {} KiB of I/O buffers \
+        "warning: io_uring did not register the {} KiB of I/O buffers \
          (IORING_REGISTER_BUFFERS: {why}{limit}): plain reads and writes instead of fixed-buffer ones",
         bytes.div_ceil(1024)
     )

@@ -40,7 +40,7 @@ mod ring;
 #[cfg(test)]
 mod tests;
 
-use std::io::{self, Write};
+use std::io;
 use std::ops::Range;
 use std::os::fd::RawFd;
 use std::path::Path;
@@ -55,6 +55,7 @@ use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
 use crate::engine::clock::now_ns;
+use crate::model::say::say;
 use fixed::{FIXED_REFUSAL_TOLD, FixedBuffers, fixed_refusal, register};
 use ring::new_ring;
 
@@ -167,14 +168,13 @@ fn enter(ring: &mut IoUring, in_flight: usize, wait: bool) -> io::Result<()> {
             _ => {
                 let queued = ring.submission().len();
                 if in_flight > queued {
-                    // Written as it can: a stderr that fails must not turn
-                    // the abort below into a panic that unwinds past the ring.
-                    let _ = writeln!(
-                        io::stderr(),
-                        "ioz: io_uring_enter failed ({e}) with {} requests in flight; \
+                    // say() loses the line on a stderr that fails: no panic
+                    // may unwind past the ring before the abort below.
+                    say(format_args!(
+                        "io_uring_enter failed ({e}) with {} requests in flight; \
                          they cannot be waited for",
                         in_flight - queued
-                    );
+                    ));
                     std::process::abort();
                 }
                 Err(e)
@@ -320,12 +320,7 @@ impl Engine for UringEngine {
             Ok(fixed) => self.fixed = fixed,
             Err(e) => {
                 if !FIXED_REFUSAL_TOLD.swap(true, Ordering::Relaxed) {
-                    // A stderr that cannot be written loses the notice, not the run.
-                    let _ = writeln!(
-                        io::stderr(),
-                        "{}",
-                        fixed_refusal(&e, read_buf.len() + pool.len())
-                    );
+                    say(fixed_refusal(&e, read_buf.len() + pool.len()));
                 }
             }
         }

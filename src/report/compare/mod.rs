@@ -10,7 +10,7 @@ mod svg;
 mod text;
 mod xlsx;
 
-use std::io::{self, Write};
+use std::io;
 
 pub use data::{COMPARE_FORMAT, COMPARE_VERSION, CSV_HEADER, render_csv, render_json};
 pub use format::cell_name;
@@ -18,35 +18,20 @@ pub use html::render_html;
 pub use text::render_text;
 pub use xlsx::render_xlsx;
 
-use super::put::put;
+use super::files::write_files;
 use crate::analysis::compare::Comparison;
-use crate::model::result_files::{Place, ResultPlaces};
+use crate::model::formats::Format;
+use crate::model::result_files::ResultPlaces;
 
 /// Writes every requested file; reports each failure on stderr and keeps
 /// going. Returns whether all were written.
 pub fn write_all(c: &Comparison, places: &ResultPlaces) -> bool {
-    let mut ok = true;
-    let mut save = |opt: &str, place: &Place, bytes: io::Result<Vec<u8>>| {
-        if let Err(e) = bytes.and_then(|b| put(place, &b)) {
-            let _ = writeln!(
-                io::stderr(),
-                "ioz: {opt}: cannot write {}: {e}",
-                place.given.display()
-            );
-            ok = false;
-        }
-    };
-    if let Some(p) = &places.json {
-        save("--json", p, render_json(c));
-    }
-    if let Some(p) = &places.csv {
-        save("--csv", p, render_csv(c));
-    }
-    for p in &places.spreadsheets {
-        save("-b", p, render_xlsx(c));
-    }
-    if let Some(p) = &places.html {
-        save("--html", p, Ok(render_html(c).into_bytes()));
-    }
-    ok
+    write_files(places, |format, _| match format {
+        Format::Json => render_json(c),
+        Format::Csv => render_csv(c),
+        Format::Spreadsheet => render_xlsx(c),
+        Format::Html => Ok(render_html(c).into_bytes()),
+        // Its grammar offers no other format.
+        _ => Err(io::Error::other("ioz compare does not write this format")),
+    })
 }

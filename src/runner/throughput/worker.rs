@@ -2,7 +2,6 @@
 //! loop under stonewalling, then finish untimed. The same code runs in a forked
 //! process or in a thread; only the [`Gate`] differs.
 
-use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -19,6 +18,7 @@ use crate::model::config::ThroughputConfig;
 use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
+use crate::model::say::say;
 use crate::runner::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
@@ -77,11 +77,7 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
     if let Some(first) = job.throughput.first_cpu {
         // Placement is a request, not a measurement: a failure is reported, not fatal.
         if let Err(e) = pin_to_cpu(job.throughput.worker_cpu(first, worker)) {
-            // A stderr that cannot be written loses the line, not the worker.
-            let _ = writeln!(
-                io::stderr(),
-                "ioz: worker {worker}: cannot bind to a CPU: {e}"
-            );
+            say(format_args!("worker {worker}: cannot bind to a CPU: {e}"));
         }
     }
     // Each worker its own buffers (with -m, its own work areas), made before
