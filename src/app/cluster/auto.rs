@@ -91,8 +91,8 @@ mod across {
             Ok(())
         }
 
-        fn after_cell(&self, end: Result<(), RunError>) -> Result<(), RunError> {
-            self.across.agree(end)
+        fn after_cell(&self, end: Result<Option<i32>, RunError>) -> Result<Option<i32>, RunError> {
+            self.across.agree_on_stop(end)
         }
     }
 
