@@ -4,10 +4,12 @@
 mod cluster;
 mod compare;
 mod compare_inputs;
+mod driver;
 mod env;
 mod history;
 mod history_runs;
 mod history_views;
+mod latency_files;
 mod output;
 mod progress;
 mod record;

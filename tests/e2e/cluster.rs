@@ -22,7 +22,7 @@ pub fn tests() -> Vec<Test> {
         the_first_rank_to_finish_stonewalls_a_slowed_one => [Mpi],
         two_workers_per_rank_over_two_runs => [Mpi],
         an_io_error_on_one_rank_ends_the_job_naming_rank_and_host => [Mpi, FlipShim],
-        a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
+        a_panicking_rank_ends_the_job_and_leaves_no_file => [MpiTestHooks],
         sigint_or_sigterm_to_mpirun_removes_every_rank_s_files => [Mpi],
         a_rank_killed_outright_leaves_no_file => [Mpi],
         a_rank_cut_off_from_mpirun_leaves_at_its_deadline => [Mpi],

@@ -20,7 +20,7 @@ use crate::fixtures::{IOZ, Test, list_dir, run, trials};
 pub fn tests() -> Vec<Test> {
     trials![
         two_ranks_print_their_tables_and_the_sum_and_save_both => [Mpi],
-        every_cell_begins_on_all_ranks_together => [Mpi],
+        every_cell_begins_on_all_ranks_together => [MpiTestHooks],
         an_io_error_on_one_rank_ends_the_job_at_the_next_cell => [Mpi, FlipShim],
         a_rank_that_cannot_make_its_file_refuses_the_job => [Mpi],
         sigint_to_mpirun_removes_every_rank_s_file => [Mpi],
