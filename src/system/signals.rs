@@ -284,6 +284,22 @@ impl StopFlag {
         &self.0
     }
 
+    /// Passes the stop signal received, if any, on to the processes
+    /// `pids`, once (`passed` remembers it): processes the signal did not
+    /// reach (a launcher in a process group of its own) must stop too.
+    pub fn pass_on(&self, pids: impl IntoIterator<Item = Pid>, passed: &mut bool) {
+        if *passed {
+            return;
+        }
+        if let Some(sig) = self.signal() {
+            let signal = Signal::try_from(sig).unwrap_or(Signal::SIGTERM);
+            for pid in pids {
+                let _ = nix::sys::signal::kill(pid, signal);
+            }
+            *passed = true;
+        }
+    }
+
     /// Raises the flag by hand (tests, and errors that stop the run).
     pub fn raise(&self, signal: i32) {
         let _ = self

@@ -481,7 +481,8 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
     assert_eq!(
         r.stdout,
         format!(
-            "mpirun {root}--timeout 86400 --bind-to none --mca mpi_yield_when_idle 1 --app APPFILE\n\
+            "mpirun {root}--timeout 86400 --bind-to none --mca mpi_yield_when_idle 1 \
+             --mca odls_base_sigkill_timeout 3 --app APPFILE\n\
              # APPFILE\n\
              -np 1 --host localhost:2 --wdir /w1 -x MPIEXEC_TIMEOUT=86400 {bin} -t 4 -s 1m -i 0\n\
              -np 1 --host localhost:2 --wdir /w2 -x MPIEXEC_TIMEOUT=86400 \
