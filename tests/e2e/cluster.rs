@@ -295,10 +295,9 @@ fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
 
 fn sigint_or_sigterm_to_mpirun_removes_every_rank_s_files() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        // Open MPI sends SIGTERM and SIGKILL milliseconds apart: a rank busy
-        // in an MPI call may be killed before its handler runs; its warden
-        // then removes its file (this failed about one run in two under the
-        // full suite's load before the wardens).
+        // Open MPI passes either on as a SIGTERM, and sends SIGKILL seconds
+        // later: the ranks whose workers still wait out their -d delay
+        // cannot stop before it, and their wardens remove their files.
         signalled_job_leaves_nothing(signal, |child| {
             // SAFETY: our own child, still running.
             unsafe { libc::kill(child.id() as i32, signal) };
