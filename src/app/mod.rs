@@ -4,11 +4,13 @@
 mod cluster;
 mod compare;
 mod compare_inputs;
+mod driver;
 mod env;
 mod history;
 mod history_runs;
 mod history_views;
 mod input_files;
+mod latency_files;
 mod output;
 mod progress;
 mod record;

@@ -38,6 +38,14 @@ impl<'a> Progress<'a> {
         Progress { bar, config }
     }
 
+    /// No bar: a rank that does not speak for its job.
+    pub fn hidden(config: &'a RunConfig) -> Progress<'a> {
+        Progress {
+            bar: ProgressBar::hidden(),
+            config,
+        }
+    }
+
     /// Runs `f` (which prints) with the bar out of the way.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)

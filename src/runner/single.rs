@@ -32,9 +32,11 @@ pub(crate) trait CellMeeting {
     /// so that the ranks begin the cell together.
     fn before_cell(&self, cell: Cell, run: u32) -> Result<(), RunError>;
     /// After the cell (its file removed, its row handed out): this rank's
-    /// end of it, settled with every rank's. The job's first failure (named
-    /// by its rank) is every rank's, so that all stop at the same cell.
-    fn after_cell(&self, end: Result<(), RunError>) -> Result<(), RunError>;
+    /// end of it (`Some` signal: stopped), settled with every rank's. The
+    /// job's first failure (named by its rank) is every rank's, and else a
+    /// stop on any rank stops every one (with that rank's signal), so that
+    /// all end at the same cell.
+    fn after_cell(&self, end: Result<Option<i32>, RunError>) -> Result<Option<i32>, RunError>;
 }
 
 /// Runs every cell of the plan on the run's test file.
@@ -79,7 +81,7 @@ pub(crate) fn run(
                 // rank ends here together.
                 if let Some(sig) = stopped {
                     match settle_cell(meeting, Ok(Some(sig)), &left) {
-                        Ok(_) => signal = Some(sig),
+                        Ok(settled) => signal = settled.or(Some(sig)),
                         Err(e) => error = Some(e),
                     }
                     break 'runs;
@@ -156,30 +158,23 @@ fn fail_first_cell(meeting: &dyn CellMeeting, first: Cell, e: RunError) -> RunEr
         .unwrap_or_else(|| RunError::System("the other ranks went on without this one".into()))
 }
 
-/// A cell's end settled with the other ranks: anything but a clean end
-/// (an error, a signal, a file left in the next cell's way) is a failure
-/// every rank stops on.
+/// A cell's end settled with the other ranks: an error or a file left in
+/// the next cell's way is a failure every rank stops on, a signal a stop
+/// every rank ends with, as one machine ends with it.
 fn settle_cell(
     meeting: &dyn CellMeeting,
     end: Result<Option<i32>, RunError>,
     left: &[IoFailure],
 ) -> Result<Option<i32>, RunError> {
-    let local = match end {
-        Ok(None) => match left.first() {
-            Some(f) => Err(RunError::Worker(format!(
-                "cannot remove the test file {}: {}",
-                f.path.display(),
-                f.source
-            ))),
-            None => Ok(()),
-        },
-        Ok(Some(sig)) => Err(RunError::Worker(format!(
-            "stopped by {}",
-            crate::model::result::signal_name(sig)
+    let local = match (end, left.first()) {
+        (Ok(None), Some(f)) => Err(RunError::Worker(format!(
+            "cannot remove the test file {}: {}",
+            f.path.display(),
+            f.source
         ))),
-        Err(e) => Err(e),
+        (end, _) => end,
     };
-    meeting.after_cell(local).map(|()| None)
+    meeting.after_cell(local)
 }
 
 /// A row measured by one run, added to the run's rows: the first run's

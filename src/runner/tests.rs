@@ -788,11 +788,13 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
 }
 
 /// Cluster mode's meeting around each cell, recorded; its `after_cell`
-/// fails (as another rank's failure would reach this one) at `fail_at`.
+/// fails (as another rank's failure would reach this one) at `fail_at`,
+/// and stops (as another rank's Ctrl-C would) at `stop_at`.
 #[derive(Default)]
 struct RecordingMeeting {
     calls: std::cell::RefCell<Vec<String>>,
     fail_at: Option<usize>,
+    stop_at: Option<usize>,
 }
 
 impl super::single::CellMeeting for RecordingMeeting {
@@ -808,18 +810,22 @@ impl super::single::CellMeeting for RecordingMeeting {
 
     fn after_cell(
         &self,
-        end: Result<(), crate::error::RunError>,
-    ) -> Result<(), crate::error::RunError> {
+        end: Result<Option<i32>, crate::error::RunError>,
+    ) -> Result<Option<i32>, crate::error::RunError> {
         let mut calls = self.calls.borrow_mut();
-        calls.push(format!(
-            "settle {}",
-            if end.is_ok() { "ok" } else { "failed" }
-        ));
+        calls.push(match &end {
+            Ok(None) => "settle ok".to_string(),
+            Ok(Some(sig)) => format!("settle stopped by {sig}"),
+            Err(_) => "settle failed".to_string(),
+        });
         let settled = calls.iter().filter(|c| c.starts_with("settle")).count();
         if self.fail_at == Some(settled) {
             return Err(crate::error::RunError::Worker(
                 "rank 1 on h: it broke".into(),
             ));
+        }
+        if self.stop_at == Some(settled) {
+            return Ok(Some(15));
         }
         end
     }
@@ -895,10 +901,32 @@ fn across_ranks_another_rank_s_failure_stops_this_one_after_the_cell() {
 }
 
 #[test]
+fn across_ranks_another_rank_s_stop_ends_this_one_stopped_after_the_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let meeting = RecordingMeeting {
+        stop_at: Some(1),
+        ..Default::default()
+    };
+    let out = run_meeting(
+        &path,
+        &["-s", "64k", "-r", "4k", "-r", "16k", "-i", "0"],
+        &meeting,
+    );
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.status, crate::model::result::RunStatus::Interrupted(15));
+    // The cell it stopped after is kept; the next one never began.
+    assert_eq!(*meeting.calls.borrow(), ["meet 64k/4k run 0", "settle ok"]);
+    assert_eq!(out.cells.len(), 1);
+    assert!(!path.exists());
+}
+
+#[test]
 fn across_ranks_a_stop_raised_before_a_cell_is_settled_at_its_meeting() {
     // Rank 0's stdout failed as its opening printed: it alone is stopped,
     // yet it meets the others at the first cell and settles the stop there
-    // (the others would wait for it), running nothing.
+    // (the others would wait for it), running nothing: the run ends
+    // stopped, as one machine's does, not failed.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
     let meeting = RecordingMeeting::default();
@@ -916,12 +944,10 @@ fn across_ranks_a_stop_raised_before_a_cell_is_settled_at_its_meeting() {
     let out = super::single::run(&recipe, controls, |_| Ok(()));
     assert_eq!(
         *meeting.calls.borrow(),
-        ["meet 64k/4k run 0", "settle failed"]
+        ["meet 64k/4k run 0", "settle stopped by 13"]
     );
-    assert_eq!(
-        out.error.map(|e| e.to_string()).as_deref(),
-        Some("stopped by SIGPIPE")
-    );
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.status, crate::model::result::RunStatus::Interrupted(13));
     assert!(out.cells.is_empty());
     assert!(!path.exists());
 }

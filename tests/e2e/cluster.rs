@@ -22,7 +22,7 @@ pub fn tests() -> Vec<Test> {
         the_first_rank_to_finish_stonewalls_a_slowed_one => [Mpi],
         two_workers_per_rank_over_two_runs => [Mpi],
         an_io_error_on_one_rank_ends_the_job_naming_rank_and_host => [Mpi, FlipShim],
-        a_panicking_rank_ends_the_job_and_leaves_no_file => [Mpi],
+        a_panicking_rank_ends_the_job_and_leaves_no_file => [MpiTestHooks],
         sigint_or_sigterm_to_mpirun_removes_every_rank_s_files => [Mpi],
         a_rank_killed_outright_leaves_no_file => [Mpi],
         a_rank_cut_off_from_mpirun_leaves_at_its_deadline => [Mpi],
@@ -295,10 +295,9 @@ fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
 
 fn sigint_or_sigterm_to_mpirun_removes_every_rank_s_files() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        // Open MPI sends SIGTERM and SIGKILL milliseconds apart: a rank busy
-        // in an MPI call may be killed before its handler runs; its warden
-        // then removes its file (this failed about one run in two under the
-        // full suite's load before the wardens).
+        // Open MPI passes either on as a SIGTERM, and sends SIGKILL seconds
+        // later: the ranks whose workers still wait out their -d delay
+        // cannot stop before it, and their wardens remove their files.
         signalled_job_leaves_nothing(signal, |child| {
             // SAFETY: our own child, still running.
             unsafe { libc::kill(child.id() as i32, signal) };
@@ -481,7 +480,8 @@ fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
     assert_eq!(
         r.stdout,
         format!(
-            "mpirun {root}--timeout 86400 --bind-to none --mca mpi_yield_when_idle 1 --app APPFILE\n\
+            "mpirun {root}--timeout 86400 --bind-to none --mca mpi_yield_when_idle 1 \
+             --mca odls_base_sigkill_timeout 3 --app APPFILE\n\
              # APPFILE\n\
              -np 1 --host localhost:2 --wdir /w1 -x MPIEXEC_TIMEOUT=86400 {bin} -t 4 -s 1m -i 0\n\
              -np 1 --host localhost:2 --wdir /w2 -x MPIEXEC_TIMEOUT=86400 \

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    expect, host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left,
+    expect, host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left, within,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Test, list_dir, run, trials};
@@ -20,7 +20,7 @@ use crate::fixtures::{IOZ, Test, list_dir, run, trials};
 pub fn tests() -> Vec<Test> {
     trials![
         two_ranks_print_their_tables_and_the_sum_and_save_both => [Mpi],
-        every_cell_begins_on_all_ranks_together => [Mpi],
+        every_cell_begins_on_all_ranks_together => [MpiTestHooks],
         an_io_error_on_one_rank_ends_the_job_at_the_next_cell => [Mpi, FlipShim],
         a_rank_that_cannot_make_its_file_refuses_the_job => [Mpi],
         sigint_to_mpirun_removes_every_rank_s_file => [Mpi],
@@ -350,7 +350,9 @@ fn a_rank_that_cannot_make_its_file_refuses_the_job() {
 fn sigint_to_mpirun_removes_every_rank_s_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // -+q 30: every rank pauses 30 s after its first pass, its file made.
+    // -+q 30: every rank pauses 30 s after its first pass, its file made;
+    // the pause holds the ranks' stop back (as it holds one machine's), so
+    // mpirun's SIGKILL ends them and their wardens remove their files.
     let child = mpirun_command(
         d,
         2,
@@ -377,7 +379,8 @@ fn sigint_to_mpirun_removes_every_rank_s_file() {
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success(), "{out:?}");
     assert!(started.elapsed() < Duration::from_secs(20), "not stopped");
-    assert_eq!(list_dir(d), Vec::<String>::new(), "{out:?}");
+    // The wardens may remove them a moment after mpirun returns.
+    assert!(within(5, || list_dir(d).is_empty()), "{:?}", list_dir(d));
     assert_eq!(ranks_left(d), Vec::<u32>::new());
 }
 

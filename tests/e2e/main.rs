@@ -115,6 +115,7 @@ mod safety_signals;
 mod safety_targets;
 // -b .xls/.wks (IOzone's BIFF layout) and .xlsx: the numbers of the -R report.
 mod spreadsheets;
+mod stops;
 // -X/-Y telemetry replay: the bytes written, the system calls made, the
 // refusals.
 mod telemetry;
@@ -170,6 +171,7 @@ fn main() -> std::process::ExitCode {
         safety_signals::tests(),
         safety_targets::tests(),
         spreadsheets::tests(),
+        stops::tests(),
         telemetry::tests(),
         throughput::tests(),
         throughput_variations::tests(),

@@ -7,10 +7,10 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::fixtures::captured::Captured;
 use crate::fixtures::{IOZ, Test, list_dir, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -372,54 +372,6 @@ fn lock(path: &Path, wait: bool) -> Option<File> {
     locked.then_some(file)
 }
 
-/// ioz's stdout and stderr read to the end in the background; `marker`
-/// tells when a stdout line holding it has come.
-struct Captured {
-    marker: mpsc::Receiver<()>,
-    stdout: thread::JoinHandle<String>,
-    stderr: thread::JoinHandle<String>,
-}
-
-impl Captured {
-    fn of(ioz: &mut Reaped, marker: &'static str) -> Captured {
-        let out = ioz.0.stdout.take().unwrap();
-        let mut err = ioz.0.stderr.take().unwrap();
-        let (seen, marker_seen) = mpsc::channel();
-        let stdout = thread::spawn(move || {
-            let mut text = String::new();
-            for line in BufReader::new(out).lines() {
-                let line = line.unwrap_or_default();
-                if line.contains(marker) {
-                    let _ = seen.send(());
-                }
-                text.push_str(&line);
-                text.push('\n');
-            }
-            text
-        });
-        let stderr = thread::spawn(move || {
-            let mut text = String::new();
-            let _ = std::io::Read::read_to_string(&mut err, &mut text);
-            text
-        });
-        Captured {
-            marker: marker_seen,
-            stdout,
-            stderr,
-        }
-    }
-
-    fn wait_for_marker(&self) {
-        self.marker
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the marker line never came");
-    }
-
-    fn finish(self) -> (String, String) {
-        (self.stdout.join().unwrap(), self.stderr.join().unwrap())
-    }
-}
-
 /// A run stopped by one SIGINT: status 130, said once, no worker lost, the
 /// first phase (the writers) printed and saved with the run, and nothing
 /// else left in `dir`.
@@ -461,7 +413,7 @@ fn one_ctrl_c_to_the_process_group_is_one_stop_with_the_phases_so_far_saved() {
             "run.json", "-f", "w",
         ];
         let mut ioz = Reaped::job(dir.path(), &args, Stdio::piped(), Stdio::piped());
-        let output = Captured::of(&mut ioz, "initial writers");
+        let output = Captured::of(&mut ioz.0, "initial writers");
         output.wait_for_marker();
         // Into the second phase.
         thread::sleep(Duration::from_millis(50));
@@ -497,7 +449,7 @@ fn one_ctrl_c_while_the_workers_wait_is_one_stop_with_the_phases_so_far_saved() 
             "run.json", "-f", "w",
         ];
         let mut ioz = Reaped::job(dir.path(), &args, Stdio::piped(), Stdio::piped());
-        let output = Captured::of(&mut ioz, "initial writers");
+        let output = Captured::of(&mut ioz.0, "initial writers");
         output.wait_for_marker();
         // Granted between two phases: the next one waits for it.
         let held = lock(&dir.path().join("w.0"), true).expect("cannot lock w.0");

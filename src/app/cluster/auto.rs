@@ -4,7 +4,8 @@
 //! that the ranks load a shared server at the same moments. Rank 0 prints
 //! each rank's table and their sum (the aggregate of simultaneous clients)
 //! and saves the run: its cells are the sum, `ranks` holds each rank's.
-//! Failures end the job at the next cell, named by rank and host.
+//! A failure ends the job at the next cell, named by rank and host; a stop
+//! (Ctrl-C to mpirun) ends it there too, the cells so far saved.
 
 use crate::model::config::RunConfig;
 
@@ -37,50 +38,56 @@ pub(super) fn refusal(config: &RunConfig) -> Option<&'static str> {
 }
 
 #[cfg(feature = "mpi")]
-pub(super) use across::run_rank;
+pub(super) use cells::Cells;
 
+/// The mode itself, in the MPI build.
 #[cfg(feature = "mpi")]
-mod across {
+mod cells {
     use std::cell::RefCell;
     use std::path::PathBuf;
-    use std::time::{Duration, SystemTime};
+    use std::time::SystemTime;
 
     use serde::{Deserialize, Serialize};
 
-    use super::super::clients::CLIENT_FILE_VARIABLE;
-    use super::super::rank::clone_error;
-    use crate::app::output::{Output, say};
+    use crate::app::cluster::clients::CLIENT_FILE_VARIABLE;
+    use crate::app::cluster::job::RankMode;
+    use crate::app::cluster::test_hooks::TestHooks;
+    use crate::app::driver::OnEvent;
     use crate::app::run_start::{Measured, RunStart};
-    use crate::error::{Exit, RunError};
+    use crate::error::RunError;
     use crate::model::config::RunConfig;
     use crate::model::plan::Cell;
     use crate::model::result::{CellResult, CellStart, Client, RankCells, sum_of_ranks};
     use crate::report::text::LiveText;
-    use crate::runner::{self, Across, CellMeeting, Event};
-    use crate::safety::preflight::{Ready, preflight};
-    use crate::system::cluster::Peers;
-    use crate::system::cluster::mpi;
-    use crate::system::signals::{self, StopFlag};
+    use crate::runner::{self, Across, CellMeeting, Outcome};
+    use crate::system::signals::StopFlag;
 
-    /// The rank named here arrives late at every cell's barrier (by
-    /// [`LATE_BY`]): tests/e2e/cluster_auto.rs proves with it that the
-    /// ranks still begin each cell together.
-    const LATE_RANK_VARIABLE: &str = "IOZ_TEST_LATE_RANK";
-    const LATE_BY: Duration = Duration::from_millis(200);
+    /// Single and auto mode on one rank; when it began each cell.
+    pub(in crate::app::cluster) struct Cells {
+        hooks: TestHooks,
+        starts: RefCell<Vec<CellStart>>,
+    }
+
+    impl Cells {
+        pub(in crate::app::cluster) fn new(hooks: TestHooks) -> Cells {
+            Cells {
+                hooks,
+                starts: RefCell::new(Vec::new()),
+            }
+        }
+    }
 
     /// The ranks around each cell: a barrier before it (when this rank
     /// began it is noted), the cell's end settled with every rank after it.
     struct Together<'a> {
         across: &'a Across<'a>,
-        late: bool,
-        starts: RefCell<Vec<CellStart>>,
+        hooks: &'a TestHooks,
+        starts: &'a RefCell<Vec<CellStart>>,
     }
 
     impl CellMeeting for Together<'_> {
         fn before_cell(&self, cell: Cell, run: u32) -> Result<(), RunError> {
-            if self.late {
-                std::thread::sleep(LATE_BY);
-            }
+            self.hooks.before_cell();
             self.across.meet()?;
             let unix_ns = SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
@@ -91,8 +98,8 @@ mod across {
             Ok(())
         }
 
-        fn after_cell(&self, end: Result<(), RunError>) -> Result<(), RunError> {
-            self.across.agree(end)
+        fn after_cell(&self, end: Result<Option<i32>, RunError>) -> Result<Option<i32>, RunError> {
+            self.across.agree_on_stop(end)
         }
     }
 
@@ -104,149 +111,97 @@ mod across {
         cell_starts: Vec<CellStart>,
     }
 
-    /// This rank's copy of the run: the whole plan on its own test file
-    /// (the client file's fourth column under `-+m`, else `<-f path>.<rank>`).
-    /// Only rank 0 writes the result files.
-    fn for_rank(config: &RunConfig, rank: u32) -> RunConfig {
-        let mut mine = config.clone();
-        mine.path = match std::env::var_os(CLIENT_FILE_VARIABLE) {
-            Some(file) => file.into(),
-            None => {
-                let mut name = config.path.clone().into_os_string();
-                name.push(format!(".{rank}"));
-                name.into()
-            }
-        };
-        if rank != 0 {
-            mine.outputs = Default::default();
-            mine.excel_report = false;
+    impl RankMode for Cells {
+        /// This rank's copy of the run: the whole plan on its own test file
+        /// (the client file's fourth column under `-+m`, else `<-f
+        /// path>.<rank>`).
+        fn share(&self, config: &RunConfig, rank: u32, _ranks: u32) -> RunConfig {
+            let mut mine = config.clone();
+            mine.path = match std::env::var_os(CLIENT_FILE_VARIABLE) {
+                Some(file) => file.into(),
+                None => {
+                    let mut name = config.path.clone().into_os_string();
+                    name.push(format!(".{rank}"));
+                    name.into()
+                }
+            };
+            mine
         }
-        mine
-    }
 
-    /// Runs this rank of a single- or auto-mode job and says how it ended.
-    pub(crate) fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
-        let rank = peers.rank();
-        let speaks = rank == 0;
-        let fail = |e: RunError| {
-            if speaks {
-                say(&e);
-            }
-            e.exit()
-        };
-        let across = Across::new(peers, false);
-        if let Err(e) = super::super::same_start::same_plan(&across, &config) {
-            return fail(e);
-        }
-        let history = match super::super::recording::place(&config, rank, &across) {
-            Ok(history) => history,
-            Err(exit) => return exit,
-        };
-        let mine = for_rank(&config, rank);
-        // As in throughput mode (rank.rs): the stop signals' handler removes
-        // the rank's file and ends it, wherever it waits.
-        if !config.keep_file {
-            signals::remove_on_second_interrupt(mine.run_paths());
-        }
-        if let Err(e) = signals::leave_on_stop_signals() {
-            say(format_args!("rank {rank}: cannot handle signals: {e}"));
-            mpi::abort_job(1);
-        }
-        let ready = preflight(mine);
-        if let Err(e) = across.agree(ready.as_ref().map(drop).map_err(clone_error)) {
-            return fail(e);
-        }
-        let Ok(Ready {
-            config: mine,
-            warning,
-            results,
-            ..
-        }) = ready
-        else {
-            return Exit::Failure;
-        };
-        if let Some(warning) = warning
-            && speaks
-            && !config.quiet
-        {
-            say(format_args!("warning: {warning}"));
-        }
-        let stop = StopFlag::default();
-        let start = RunStart::capture(&mine.path);
-        let mut out = Output::new(&stop);
-        let text = LiveText::new(&config);
-        if speaks {
-            let me = Client {
-                rank,
-                host: peers.host().to_string(),
-            };
-            out.put(&text.opening_across_ranks(
-                (&start.environment, &start.started, start.time_resolution_ns),
-                peers.size() as usize,
-                &me,
-                &mine.path,
-            ));
-        }
-        let together = Together {
-            across: &across,
-            late: std::env::var(LATE_RANK_VARIABLE).is_ok_and(|r| r == rank.to_string()),
-            starts: RefCell::new(Vec::new()),
-        };
-        // Rank 0's own rows as its cells end: the run's progress. A stdout
-        // that fails is not an error here (the other ranks would not know
-        // it): it is said at the end, as on one host.
-        let outcome = runner::measure_cells_across(&mine, &stop, &together, |event| {
-            if let Event::RowDone(row) = event
-                && speaks
-            {
-                out.put(&text.row(row));
-            }
+        fn after_agreement(&self, _across: &mut Across<'_>) -> Result<(), RunError> {
             Ok(())
-        });
-        drop(text);
-        let left_behind = outcome.left_behind();
-        let report = RankReport {
-            test_file: mine.path.clone(),
-            cells: outcome.cells,
-            cell_starts: together.starts.take(),
-        };
-        let gathered = across.gather_with_hosts(&report);
-        if !speaks {
-            if let Some(line) = &left_behind {
-                say(format_args!("rank {rank} on {}: {line}", peers.host()));
-            }
-            return match (outcome.error, gathered) {
-                (Some(e), _) | (None, Err(e)) => e.exit(),
-                (None, Ok(_)) if left_behind.is_some() => Exit::Failure,
-                (None, Ok(_)) => Exit::Success,
-            };
         }
-        let gathered = match gathered {
-            Ok(all) => all,
-            Err(e) => return fail(e),
-        };
-        let ranks: Vec<RankCells> = gathered
-            .into_iter()
-            .enumerate()
-            .map(|(rank, (host, r))| RankCells {
-                client: Client {
-                    rank: rank as u32,
-                    host,
-                },
-                test_file: r.test_file,
-                cells: r.cells,
-                cell_starts: r.cell_starts,
-            })
-            .collect();
-        let result = start.into_result(
-            config,
-            Measured {
+
+        fn warning(&self, _mine: &RunConfig) -> Option<String> {
+            None
+        }
+
+        fn opening(
+            &self,
+            text: &LiveText<'_>,
+            start: &RunStart,
+            mine: &RunConfig,
+            (me, ranks): (&Client, u32),
+        ) -> String {
+            text.opening_across_ranks(
+                (&start.environment, &start.started, start.time_resolution_ns),
+                ranks as usize,
+                me,
+                &mine.path,
+            )
+        }
+
+        /// Rank 0's own rows go to the driver as its cells end: the run's
+        /// progress. A stdout that fails stops rank 0 alone: the stop is
+        /// settled with the others at the next meeting (runner::single).
+        fn measure(
+            &mut self,
+            across: &Across<'_>,
+            mine: &RunConfig,
+            stop: &StopFlag,
+            on_event: &mut OnEvent<'_>,
+        ) -> Outcome {
+            let together = Together {
+                across,
+                hooks: &self.hooks,
+                starts: &self.starts,
+            };
+            runner::measure_cells_across(mine, stop, &together, on_event)
+        }
+
+        /// Rank 0 gets every rank's cells: its run's cells are their sum,
+        /// `ranks` holds each rank's. The other ranks' are sent, not kept.
+        fn gather(
+            &mut self,
+            across: &Across<'_>,
+            mine: &RunConfig,
+            measured: Measured,
+        ) -> Result<Measured, RunError> {
+            let report = RankReport {
+                test_file: mine.path.clone(),
+                cells: measured.cells,
+                cell_starts: self.starts.take(),
+            };
+            let ranks: Vec<RankCells> = across
+                .gather_with_hosts(&report)?
+                .into_iter()
+                .enumerate()
+                .map(|(rank, (host, r))| RankCells {
+                    client: Client {
+                        rank: rank as u32,
+                        host,
+                    },
+                    test_file: r.test_file,
+                    cells: r.cells,
+                    cell_starts: r.cell_starts,
+                })
+                .collect();
+            Ok(Measured {
                 cells: sum_of_ranks(&ranks),
                 throughput: Vec::new(),
                 ranks,
-                status: outcome.status,
-            },
-        );
-        super::super::rank::close_job(&result, out, outcome.error, &results, &history, left_behind)
+                status: measured.status,
+            })
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! the client file (`host  workdir  path-to-ioz [testfile]`, `#` comments)
 //! becomes one rank of an Open MPI appfile or an MPICH config file,
 //! whichever MPI's launcher is on PATH (launcher.rs); ioz runs the launcher
-//! on it with a time limit, or with `--dry-run` prints
+//! on it with a time limit, passes it a stop (a Ctrl-C) and ends with that
+//! stop's status as a run on one machine does, or with `--dry-run` prints
 //! the command and the file instead. The ranks are this same command line
 //! without `-+m`, each on its host, in its working directory. (Built
 //! without MPI, ioz refuses -+m before it gets here; the client file's
@@ -15,8 +16,12 @@
 
 use std::ffi::OsString;
 use std::io::{self, Write as _};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::unistd::Pid;
 
 use super::clients::{ClientFileError, read_clients, same_file_twice};
 use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
@@ -26,6 +31,11 @@ use crate::app::output::say;
 use crate::cli::{self, Command as Parsed, UsageError};
 use crate::error::Exit;
 use crate::system::host;
+use crate::system::signals::StopFlag;
+
+/// How often ioz looks whether the launcher has ended, or a stop signal
+/// has come for it.
+const LAUNCHER_POLL: Duration = Duration::from_millis(20);
 
 /// Why `-+m` started nothing: one line.
 #[derive(Debug, thiserror::Error)]
@@ -194,18 +204,49 @@ fn try_launch(
     }
     let path = write_launch_file(word, &file)?;
     let (env, line) = launcher_env(&path.to_string_lossy());
-    let status = Command::new(&line[0]).args(&line[1..]).envs(env).status();
+    let ended = run_passing_stops(&line, env);
     let _ = std::fs::remove_file(&path);
-    let status = status.map_err(|source| LaunchError::Run {
+    let (status, stopped) = ended.map_err(|source| LaunchError::Run {
         program: line[0].clone(),
         source,
     })?;
-    Ok(match status.code() {
-        Some(0) => Exit::Success,
-        Some(2) => Exit::Usage,
-        Some(_) => Exit::Failure,
-        None => Exit::Failure,
+    Ok(match (stopped, status.code()) {
+        // Signalled, Open MPI's mpirun ends with 1 whatever its ranks did:
+        // rank 0 has said the stop, and ioz ends as one machine's would.
+        (Some(sig), _) => Exit::Signal(sig),
+        (None, Some(0)) => Exit::Success,
+        (None, Some(2)) => Exit::Usage,
+        (None, _) => Exit::Failure,
     })
+}
+
+/// Runs the launcher `line` to its end, in a process group of its own, and
+/// passes it the stop signal ioz receives, if any, with that signal. The
+/// launcher hears of a terminal's Ctrl-C from ioz alone, so once: Open
+/// MPI's mpirun takes a second within 5 s as "end at once", the ranks'
+/// results unsaved. Its standard input is /dev/null: the ranks read none,
+/// and a process outside the terminal's foreground group that read it
+/// would be stopped.
+fn run_passing_stops(
+    line: &[String],
+    env: Vec<(String, String)>,
+) -> std::io::Result<(ExitStatus, Option<i32>)> {
+    let stop = StopFlag::install()?;
+    let mut launcher = Command::new(&line[0])
+        .args(&line[1..])
+        .envs(env)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .spawn()?;
+    let pid = Pid::from_raw(launcher.id() as i32);
+    let mut passed = false;
+    loop {
+        if let Some(status) = launcher.try_wait()? {
+            return Ok((status, stop.signal()));
+        }
+        stop.pass_on([pid], &mut passed);
+        std::thread::sleep(LAUNCHER_POLL);
+    }
 }
 
 /// `value` as a shell reads it back: quoted unless it is plain.

@@ -7,7 +7,7 @@ mod auto;
 mod clients;
 mod deadline;
 #[cfg(feature = "mpi")]
-mod latency_files;
+mod job;
 mod launch;
 mod launcher;
 #[cfg(feature = "mpi")]
@@ -18,6 +18,10 @@ mod recording;
 mod same_start;
 #[cfg(feature = "mpi")]
 mod share;
+#[cfg(feature = "mpi")]
+mod test_hooks;
+#[cfg(feature = "mpi")]
+mod throughput;
 mod workers;
 
 use std::ffi::OsString;

@@ -112,26 +112,41 @@ impl<'a> Across<'a> {
     /// Every rank's step ended well, or the job's first failure (named by
     /// rank and host) is every rank's error. Collective.
     pub(crate) fn agree(&self, local: Result<(), RunError>) -> Result<(), RunError> {
+        self.agree_on_stop(local.map(|()| None)).map(drop)
+    }
+
+    /// Every rank's end of a step: the job's first failure (named by rank
+    /// and host) is every rank's error; else a stop on any rank (`Some`
+    /// signal: a Ctrl-C passed on by the launcher, rank 0's stdout closed)
+    /// stops every rank with the first rank's signal. Collective.
+    pub(crate) fn agree_on_stop(
+        &self,
+        local: Result<Option<i32>, RunError>,
+    ) -> Result<Option<i32>, RunError> {
         let mine = match &local {
-            Ok(()) => Verdict::GoOn,
+            Ok(None) => Verdict::GoOn,
+            Ok(Some(sig)) => Verdict::Interrupted(*sig),
             Err(RunError::Refused(m)) => Verdict::Refuse(m.clone()),
             Err(e) => Verdict::Fail(e.to_string()),
         };
         let verdict = self.decide(&mine, |all| {
-            all.into_iter()
-                .enumerate()
-                .find_map(|(rank, (host, v))| {
-                    let place = self.place(rank as u32, &host);
-                    match v {
-                        Verdict::Fail(m) => Some(Verdict::Fail(format!("{place}: {m}"))),
-                        Verdict::Refuse(m) => Some(Verdict::Refuse(format!("{place}: {m}"))),
-                        _ => None,
+            let mut stop = Verdict::GoOn;
+            for (rank, (host, v)) in all.into_iter().enumerate() {
+                let place = self.place(rank as u32, &host);
+                match v {
+                    Verdict::Fail(m) => return Verdict::Fail(format!("{place}: {m}")),
+                    Verdict::Refuse(m) => return Verdict::Refuse(format!("{place}: {m}")),
+                    Verdict::Interrupted(sig) if matches!(stop, Verdict::GoOn) => {
+                        stop = Verdict::Interrupted(sig);
                     }
-                })
-                .unwrap_or(Verdict::GoOn)
+                    _ => {}
+                }
+            }
+            stop
         })?;
         match verdict {
-            Verdict::GoOn | Verdict::Interrupted(_) => local,
+            Verdict::GoOn => local,
+            Verdict::Interrupted(sig) => Ok(Some(sig)),
             Verdict::Refuse(m) => Err(RunError::Refused(m)),
             Verdict::Fail(m) => Err(RunError::Worker(m)),
         }

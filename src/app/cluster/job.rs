@@ -1,0 +1,194 @@
+//! A rank of an MPI job as the run driver sees it (app/driver.rs): what
+//! every rank does alike — its plan and the history settled with the
+//! others, its preflight agreed, rank 0 alone speaking for the job, every
+//! rank ending with the job's exit status — around what its mode does
+//! ([`RankMode`]: throughput mode's phases, single and auto mode's cells).
+
+use crate::app::driver::{OnEvent, Venue};
+use crate::app::record::Destination;
+use crate::app::run_start::{Measured, RunStart};
+use crate::data::telemetry::Replay;
+use crate::error::{Exit, RunError};
+use crate::model::config::RunConfig;
+use crate::model::result::Client;
+use crate::report::text::LiveText;
+use crate::runner::{Across, Outcome};
+use crate::system::cluster::Peers;
+use crate::system::remount::Remounter;
+use crate::system::signals::StopFlag;
+
+/// What a mode of cluster mode does on each rank.
+pub(super) trait RankMode {
+    /// The share of `config` that rank `rank` of `ranks` runs.
+    fn share(&self, config: &RunConfig, rank: u32, ranks: u32) -> RunConfig;
+
+    /// Once every rank passed its preflight. Collective.
+    fn after_agreement(&self, across: &mut Across<'_>) -> Result<(), RunError>;
+
+    /// A warning for rank 0 to say before the run.
+    fn warning(&self, mine: &RunConfig) -> Option<String>;
+
+    /// Rank 0's text before the first measurement; `ranks`: rank 0 and
+    /// the number of ranks.
+    fn opening(
+        &self,
+        text: &LiveText<'_>,
+        start: &RunStart,
+        mine: &RunConfig,
+        ranks: (&Client, u32),
+    ) -> String;
+
+    /// Measures this rank's share `mine` with the others. Collective.
+    fn measure(
+        &mut self,
+        across: &Across<'_>,
+        mine: &RunConfig,
+        stop: &StopFlag,
+        on_event: &mut OnEvent<'_>,
+    ) -> Outcome;
+
+    /// What this rank measured, made the job's on rank 0. Collective.
+    fn gather(
+        &mut self,
+        across: &Across<'_>,
+        mine: &RunConfig,
+        measured: Measured,
+    ) -> Result<Measured, RunError>;
+}
+
+/// One rank's run of the job, in the mode `M`.
+pub(super) struct RankRun<'a, M> {
+    peers: &'a dyn Peers,
+    across: Across<'a>,
+    mode: M,
+}
+
+impl<'a, M: RankMode> RankRun<'a, M> {
+    /// `threads`: the job's -T (a rank's own workers are threads always).
+    pub(super) fn new(peers: &'a dyn Peers, threads: bool, mode: M) -> RankRun<'a, M> {
+        RankRun {
+            peers,
+            across: Across::new(peers, threads),
+            mode,
+        }
+    }
+
+    fn me(&self) -> Client {
+        Client {
+            rank: self.peers.rank(),
+            host: self.peers.host().to_string(),
+        }
+    }
+}
+
+impl<M: RankMode> Venue for RankRun<'_, M> {
+    fn speaks(&self) -> bool {
+        self.peers.rank() == 0
+    }
+
+    fn history(&mut self, config: &RunConfig) -> Result<Option<Destination>, RunError> {
+        super::same_start::same_plan(&self.across, config)?;
+        super::recording::place(config, self.peers.rank(), &self.across)
+    }
+
+    /// Only rank 0 writes the result files.
+    fn share(&self, config: &RunConfig) -> RunConfig {
+        let rank = self.peers.rank();
+        let mut mine = self.mode.share(config, rank, self.peers.size());
+        if rank != 0 {
+            mine.outputs = Default::default();
+            mine.excel_report = false;
+        }
+        mine
+    }
+
+    fn agree<T>(&mut self, mine: Result<T, RunError>) -> Result<T, RunError> {
+        self.across
+            .agree(mine.as_ref().map(drop).map_err(clone_error))?;
+        self.mode.after_agreement(&mut self.across)?;
+        mine
+    }
+
+    /// The job's: rank 0 prints and saves the whole job.
+    fn described(&self, config: RunConfig, _mine: &RunConfig) -> RunConfig {
+        config
+    }
+
+    fn warning(&self, mine: &RunConfig) -> Option<String> {
+        self.mode.warning(mine)
+    }
+
+    fn opening(&self, text: &LiveText<'_>, start: &RunStart, mine: &RunConfig) -> String {
+        self.mode
+            .opening(text, start, mine, (&self.me(), self.peers.size()))
+    }
+
+    /// Cluster mode refuses -X/-Y across ranks and -U (super::refusal).
+    fn measure(
+        &mut self,
+        mine: &RunConfig,
+        _tools: (Option<&Replay>, Option<&mut Remounter>),
+        stop: &StopFlag,
+        on_event: &mut OnEvent<'_>,
+    ) -> Outcome {
+        self.mode.measure(&self.across, mine, stop, on_event)
+    }
+
+    fn gather(&mut self, mine: &RunConfig, measured: Measured) -> Result<Measured, RunError> {
+        self.mode.gather(&self.across, mine, measured)
+    }
+
+    fn own_line(&self, line: &str) -> String {
+        let Client { rank, host } = self.me();
+        format!("rank {rank} on {host}: {line}")
+    }
+
+    /// Rank 0 ends once it has printed and saved the job; every other rank
+    /// waits for it here, so that none ends first with a status of its own
+    /// (Open MPI's mpirun aborts the job, rank 0 with it, when a rank ends
+    /// with a failure, and reports that rank's status as the job's).
+    fn job_exit(&mut self, mine: Exit) -> Exit {
+        match self.across.rank_0_s(&mine.code()) {
+            Ok(0) | Err(_) => mine,
+            Ok(job) => exit_of(job),
+        }
+    }
+}
+
+/// The exit a status code stands for.
+fn exit_of(code: i32) -> Exit {
+    match code {
+        0 => Exit::Success,
+        2 => Exit::Usage,
+        signal if signal > 128 => Exit::Signal(signal - 128),
+        _ => Exit::Failure,
+    }
+}
+
+/// A copy of a preflight's error for the other ranks' verdict (the kind
+/// decides the exit status: a refusal is 2).
+fn clone_error(e: &RunError) -> RunError {
+    match e {
+        RunError::Refused(m) => RunError::Refused(m.clone()),
+        other => RunError::Worker(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exit_travels_as_its_status_code() {
+        for exit in [
+            Exit::Success,
+            Exit::Failure,
+            Exit::Usage,
+            Exit::Signal(2),
+            Exit::Signal(13),
+            Exit::Signal(15),
+        ] {
+            assert_eq!(exit_of(exit.code()), exit);
+        }
+    }
+}

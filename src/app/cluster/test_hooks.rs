@@ -1,0 +1,73 @@
+//! Fault injection for the end-to-end tests, compiled in with `--features
+//! test-hooks` only (.ci/run builds the MPI binary with it): a binary built
+//! without it never reads these variables, and its hooks do nothing.
+//!
+//! - IOZ_TEST_PANIC_RANK=R: rank R panics after its first phase, while the
+//!   others already wait for it at the next barrier (tests/e2e/cluster.rs
+//!   proves with it that a panicking rank ends the job).
+//! - IOZ_TEST_LATE_RANK=R: rank R arrives late at every cell's barrier
+//!   (tests/e2e/cluster_auto.rs proves with it that the ranks still begin
+//!   each cell together).
+
+#[cfg(feature = "test-hooks")]
+use std::time::Duration;
+
+use crate::runner::Event;
+
+/// What the test hooks ask of one rank.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TestHooks {
+    #[cfg(feature = "test-hooks")]
+    rank: u32,
+    #[cfg(feature = "test-hooks")]
+    panics: bool,
+    #[cfg(feature = "test-hooks")]
+    late: bool,
+}
+
+#[cfg(feature = "test-hooks")]
+const PANIC_RANK_VARIABLE: &str = "IOZ_TEST_PANIC_RANK";
+#[cfg(feature = "test-hooks")]
+const LATE_RANK_VARIABLE: &str = "IOZ_TEST_LATE_RANK";
+/// How late the late rank is.
+#[cfg(feature = "test-hooks")]
+const LATE_BY: Duration = Duration::from_millis(200);
+
+#[cfg(feature = "test-hooks")]
+impl TestHooks {
+    /// The hooks the environment sets for rank `rank`.
+    pub(super) fn for_rank(rank: u32) -> TestHooks {
+        let names = |variable: &str| std::env::var(variable).is_ok_and(|r| r == rank.to_string());
+        TestHooks {
+            rank,
+            panics: names(PANIC_RANK_VARIABLE),
+            late: names(LATE_RANK_VARIABLE),
+        }
+    }
+
+    /// After each of the runner's events: the panicking rank panics after
+    /// its first phase.
+    pub(super) fn after_event(&self, event: &Event<'_>) {
+        if self.panics && matches!(event, Event::PhaseDone { .. }) {
+            panic!("{PANIC_RANK_VARIABLE} asked rank {} to panic", self.rank);
+        }
+    }
+
+    /// Before each cell's barrier: the late rank sleeps.
+    pub(super) fn before_cell(&self) {
+        if self.late {
+            std::thread::sleep(LATE_BY);
+        }
+    }
+}
+
+#[cfg(not(feature = "test-hooks"))]
+impl TestHooks {
+    pub(super) fn for_rank(_rank: u32) -> TestHooks {
+        TestHooks {}
+    }
+
+    pub(super) fn after_event(&self, _event: &Event<'_>) {}
+
+    pub(super) fn before_cell(&self) {}
+}
