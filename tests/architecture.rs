@@ -112,6 +112,11 @@ struct Scan {
     /// Modules declared under `#[cfg(test)]`: all their code is test code,
     /// including the files of `#[cfg(test)] mod x;`.
     test_modules: Vec<ModPath>,
+    /// The names each `use` binds outside test code: (the module it is
+    /// written in, the name, the path as written). A path through a
+    /// module's name for an item (`crate::runner::Event`, re-exported from
+    /// `runner::events`) is followed to where the item comes from.
+    bindings: Vec<(ModPath, String, Vec<String>)>,
 }
 
 /// One module importing another, at one place.
@@ -300,6 +305,42 @@ fn use_paths(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String
     }
 }
 
+/// The names a `use` tree binds and the paths they stand for:
+/// `crate::{a::B, c::{self, D as E}}` → `B` = `crate::a::B`, `c` =
+/// `crate::c`, `E` = `crate::c::D`. Globs bind no name this can know.
+fn use_bindings(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+    match tree {
+        UseTree::Path(part) => {
+            prefix.push(part.ident.to_string());
+            use_bindings(&part.tree, prefix, out);
+            prefix.pop();
+        }
+        UseTree::Name(name) if name.ident == "self" => {
+            if let Some(last) = prefix.last() {
+                out.push((last.clone(), prefix.clone()));
+            }
+        }
+        UseTree::Name(name) => {
+            let mut path = prefix.clone();
+            path.push(name.ident.to_string());
+            out.push((name.ident.to_string(), path));
+        }
+        UseTree::Rename(rename) => {
+            let mut path = prefix.clone();
+            if rename.ident != "self" {
+                path.push(rename.ident.to_string());
+            }
+            out.push((rename.rename.to_string(), path));
+        }
+        UseTree::Glob(_) => {}
+        UseTree::Group(group) => {
+            for tree in &group.items {
+                use_bindings(tree, prefix, out);
+            }
+        }
+    }
+}
+
 /// Paths written in a macro's arguments, which syn keeps as raw tokens: runs
 /// of two or more identifiers joined by `::`, at any bracket depth, each with
 /// the span of its first part. A literal is one token, so a string holding
@@ -401,6 +442,13 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
                 for (segments, span) in found {
                     self.record(segments, span);
                 }
+                let mut bound = Vec::new();
+                use_bindings(&item_use.tree, &mut Vec::new(), &mut bound);
+                for (name, segments) in bound {
+                    self.scan
+                        .bindings
+                        .push((self.module.clone(), name, segments));
+                }
             }
             _ => visit::visit_item(self, item),
         }
@@ -497,12 +545,37 @@ fn scan_file(file: &SourceFile) -> Result<Scan, String> {
 // Paths → module edges
 // ---------------------------------------------------------------------------
 
+/// What the tree holds: its modules, and the names each module's `use`
+/// items bind.
+struct Known {
+    modules: BTreeSet<ModPath>,
+    /// (module, name) → the path the name stands for, as written there.
+    bindings: BTreeMap<(ModPath, String), Vec<String>>,
+}
+
+/// How many `use` names a path is followed through: a re-export of a
+/// re-export is common, a longer chain is not (and two modules binding a
+/// name to each other must not loop).
+const MAX_REEXPORTS: usize = 8;
+
 /// The module a path written in `from` names: the longest run of its leading
 /// parts that is a known module. `crate::` starts at the root, `self::` at
 /// `from`, each `super::` one level up, and a bare first part only when it is
 /// a child module of `from`; any other path (another crate, a type, a local
-/// name, an enum's variants) is none of ours and gives None.
-fn resolve(from: &[String], segments: &[String], known: &BTreeSet<ModPath>) -> Option<ModPath> {
+/// name, an enum's variants) is none of ours and gives None. Where the part
+/// after that module is a name the module's own `use` binds (a re-export,
+/// or a name a child reaches with `super::`), the path is followed to the
+/// module the name comes from.
+fn resolve(from: &[String], segments: &[String], known: &Known) -> Option<ModPath> {
+    resolve_within(from, segments, known, 0)
+}
+
+fn resolve_within(
+    from: &[String],
+    segments: &[String],
+    known: &Known,
+    depth: usize,
+) -> Option<ModPath> {
     let (mut module, mut rest) = match segments.first()?.as_str() {
         "crate" => (Vec::new(), &segments[1..]),
         "self" => (from.to_vec(), &segments[1..]),
@@ -510,7 +583,7 @@ fn resolve(from: &[String], segments: &[String], known: &BTreeSet<ModPath>) -> O
         first => {
             let mut child = from.to_vec();
             child.push(first.to_string());
-            if !known.contains(&child) {
+            if !known.modules.contains(&child) {
                 return None;
             }
             (from.to_vec(), segments)
@@ -522,12 +595,21 @@ fn resolve(from: &[String], segments: &[String], known: &BTreeSet<ModPath>) -> O
         module.pop()?;
         rest = tail;
     }
+    let mut used = 0;
     for segment in rest {
         module.push(segment.clone());
-        if !known.contains(&module) {
+        if !known.modules.contains(&module) {
             module.pop();
             break;
         }
+        used += 1;
+    }
+    if depth < MAX_REEXPORTS
+        && let Some(name) = rest.get(used)
+        && let Some(target) = known.bindings.get(&(module.clone(), name.clone()))
+        && let Some(origin) = resolve_within(&module, target, known, depth + 1)
+    {
+        return Some(origin);
     }
     Some(module)
 }
@@ -535,18 +617,23 @@ fn resolve(from: &[String], segments: &[String], known: &BTreeSet<ModPath>) -> O
 /// Every import edge between two different modules of `files`, test code
 /// left out, in file order.
 fn import_edges(files: &[SourceFile]) -> Result<Vec<Edge>, String> {
-    let mut known: BTreeSet<ModPath> = BTreeSet::from([Vec::new()]);
+    let mut modules: BTreeSet<ModPath> = BTreeSet::from([Vec::new()]);
     let mut test_modules = Vec::new();
     let mut refs = Vec::new();
+    let mut bindings = BTreeMap::new();
     for file in files {
         let scan = scan_file(file)?;
-        known.insert(file.module.clone());
-        known.extend(scan.modules);
+        modules.insert(file.module.clone());
+        modules.extend(scan.modules);
         test_modules.extend(scan.test_modules);
         refs.extend(scan.refs);
+        for (module, name, path) in scan.bindings {
+            bindings.insert((module, name), path);
+        }
     }
     let in_tests = |module: &ModPath| test_modules.iter().any(|t| module.starts_with(t));
-    known.retain(|module| !in_tests(module));
+    modules.retain(|module| !in_tests(module));
+    let known = Known { modules, bindings };
     let edges = refs
         .into_iter()
         .filter(|r| !in_tests(&r.from))
@@ -632,33 +719,127 @@ fn nested(a: &[String], b: &[String]) -> bool {
     a.starts_with(b) || b.starts_with(a)
 }
 
-/// One line per pair of modules that import each other, with where each
-/// import is. A module and the modules inside it are not paired: the parent
-/// already depends on its children by declaring them (`mod x;`, and the
-/// `pub use x::…` a folder's mod.rs makes), so any `super::` from a child
-/// would count; that is how a folder is built, not a cycle between designs.
-fn mutual_imports(edges: &[Edge]) -> Vec<String> {
-    let places = places_by_pair(edges);
-    places
-        .iter()
-        .filter(|((a, b), _)| a < b && !nested(a, b))
-        .filter_map(|((a, b), forth)| {
-            let back = places.get(&(*b, *a))?;
-            let (a, b) = (show(a), show(b));
-            Some(format!(
-                "{a} and {b} import each other: {a} → {b} at {}; {b} → {a} at {}",
-                forth.join(", "),
-                back.join(", ")
-            ))
+/// The file a module is written in: the module itself, or for an inline
+/// `mod x { … }` the file module that holds it.
+fn file_of(module: &[String], files: &BTreeSet<ModPath>) -> ModPath {
+    (0..=module.len())
+        .rev()
+        .map(|n| module[..n].to_vec())
+        .find(|prefix| files.contains(prefix))
+        .unwrap_or_default()
+}
+
+/// One entry per circle of files that import each other, however long the
+/// way round (the strongly connected components of the file-to-file import
+/// graph, Tarjan's algorithm), with every import inside it and where it is.
+/// Inline modules count as their file; a module and the modules inside it
+/// are not joined: the parent already depends on its children by declaring
+/// them (`mod x;`, and the `pub use x::…` a folder's mod.rs makes), so any
+/// `super::` from a child would count; that is how a folder is built, not a
+/// circle between designs.
+fn circles(edges: &[Edge], files: &BTreeSet<ModPath>) -> Vec<String> {
+    let mut graph: BTreeMap<ModPath, BTreeMap<ModPath, Vec<String>>> = BTreeMap::new();
+    for edge in edges {
+        let (from, to) = (file_of(&edge.from, files), file_of(&edge.to, files));
+        if nested(&from, &to) {
+            continue;
+        }
+        graph.entry(to.clone()).or_default();
+        let places = graph.entry(from).or_default().entry(to).or_default();
+        if !places.contains(&edge.place()) {
+            places.push(edge.place());
+        }
+    }
+    strongly_connected(&graph)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .map(|component| {
+            let names: Vec<String> = component.iter().map(|m| show(m)).collect();
+            let inside: Vec<String> = component
+                .iter()
+                .flat_map(|from| {
+                    graph[from]
+                        .iter()
+                        .filter(|(to, _)| component.contains(to))
+                        .map(move |(to, places)| {
+                            format!("{} → {} at {}", show(from), show(to), places.join(", "))
+                        })
+                })
+                .collect();
+            format!(
+                "{} modules in a circle: {}; {}",
+                component.len(),
+                names.join(", "),
+                inside.join("; ")
+            )
         })
         .collect()
 }
 
+/// The strongly connected components of `graph` (Tarjan), each sorted, in
+/// a stable order.
+fn strongly_connected<V>(graph: &BTreeMap<ModPath, BTreeMap<ModPath, V>>) -> Vec<Vec<ModPath>> {
+    struct Walk<'g, V> {
+        graph: &'g BTreeMap<ModPath, BTreeMap<ModPath, V>>,
+        index: BTreeMap<&'g ModPath, usize>,
+        low: BTreeMap<&'g ModPath, usize>,
+        stack: Vec<&'g ModPath>,
+        on_stack: BTreeSet<&'g ModPath>,
+        components: Vec<Vec<ModPath>>,
+    }
+    impl<'g, V> Walk<'g, V> {
+        fn visit(&mut self, node: &'g ModPath) {
+            let n = self.index.len();
+            self.index.insert(node, n);
+            self.low.insert(node, n);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for next in self.graph[node].keys() {
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(top) = self.stack.pop() {
+                    self.on_stack.remove(top);
+                    component.push(top.clone());
+                    if top == node {
+                        break;
+                    }
+                }
+                component.sort();
+                self.components.push(component);
+            }
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        components: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !walk.index.contains_key(node) {
+            walk.visit(node);
+        }
+    }
+    walk.components.sort();
+    walk.components
+}
+
 /// Every violation in `edges` as one message, or None when there is none.
-fn violations(edges: &[Edge]) -> Option<String> {
+fn violations(edges: &[Edge], files: &BTreeSet<ModPath>) -> Option<String> {
     let layers = layer_violations(edges);
-    let mutual = mutual_imports(edges);
-    if layers.is_empty() && mutual.is_empty() {
+    let circles = circles(edges, files);
+    if layers.is_empty() && circles.is_empty() {
         return None;
     }
     let mut message = String::from(
@@ -666,7 +847,7 @@ fn violations(edges: &[Edge]) -> Option<String> {
     );
     for (title, lines) in [
         ("imports against the layer map", &layers),
-        ("modules that import each other", &mutual),
+        ("modules that import each other, in circles", &circles),
     ] {
         if !lines.is_empty() {
             message.push_str(&format!("\n{title} ({}):\n", lines.len()));
@@ -676,6 +857,11 @@ fn violations(edges: &[Edge]) -> Option<String> {
         }
     }
     Some(message)
+}
+
+/// The modules that are files, as `circles` counts them.
+fn file_modules(files: &[SourceFile]) -> BTreeSet<ModPath> {
+    files.iter().map(|f| f.module.clone()).collect()
 }
 
 #[test]
@@ -689,7 +875,7 @@ fn the_source_tree_keeps_to_the_layer_map() {
     );
     let edges = import_edges(&files).unwrap_or_else(|e| panic!("parsing {e}"));
     assert!(edges.len() > 100, "found only {} imports", edges.len());
-    if let Some(message) = violations(&edges) {
+    if let Some(message) = violations(&edges, &file_modules(&files)) {
         panic!("{message}");
     }
 }
@@ -931,7 +1117,11 @@ mod scanner {
             ),
             source("src/model/plan.rs", "use super::Pass;"),
         ];
-        let message = violations(&import_edges(&files).expect("parses")).expect("violations");
+        let message = violations(
+            &import_edges(&files).expect("parses"),
+            &file_modules(&files),
+        )
+        .expect("violations");
         assert!(
             message.contains(
                 "  runner::pass imports report::latency_files (runner may import model, data, \
@@ -940,15 +1130,278 @@ mod scanner {
             "{message}"
         );
         assert!(message.contains(
-            "  system::device::magic and system::device::signature import each other: \
+            "  2 modules in a circle: system::device::magic, system::device::signature; \
              system::device::magic → system::device::signature at src/system/device/magic.rs:2; \
              system::device::signature → system::device::magic at src/system/device/signature.rs:1\n"
         ), "{message}");
         assert_eq!(message.matches(" imports ").count(), 1, "{message}");
+        assert_eq!(message.matches(" in a circle:").count(), 1, "{message}");
+    }
+
+    /// The circles of a tree given as (file, text) pairs, lib.rs's TREE
+    /// included.
+    fn circles_in(sources: &[(&str, &str)]) -> Vec<String> {
+        let mut files = vec![source("src/lib.rs", TREE)];
+        files.extend(sources.iter().map(|(path, text)| source(path, text)));
+        circles(
+            &import_edges(&files).expect("parses"),
+            &file_modules(&files),
+        )
+    }
+
+    #[test]
+    fn a_circle_of_three_modules_is_found() {
+        let found = circles_in(&[
+            ("src/model/config.rs", "use super::env_facts::Fact;"),
+            (
+                "src/model/env_facts.rs",
+                "use crate::model::environment::Environment;",
+            ),
+            (
+                "src/model/environment.rs",
+                "fn f(_: crate::model::config::RunConfig) {}",
+            ),
+            ("src/model/plan.rs", "use super::config::RunConfig;"),
+        ]);
         assert_eq!(
-            message.matches(" import each other:").count(),
-            1,
-            "{message}"
+            found,
+            [
+                "3 modules in a circle: model::config, model::env_facts, model::environment; \
+              model::config → model::env_facts at src/model/config.rs:1; \
+              model::env_facts → model::environment at src/model/env_facts.rs:1; \
+              model::environment → model::config at src/model/environment.rs:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_circle_through_super_super_in_an_inline_module_is_found() {
+        // auto.rs reaches rank.rs from inside `mod across { … }`, and rank.rs
+        // calls the function auto.rs re-exports from that inline module.
+        let found = circles_in(&[
+            ("src/app/cluster/mod.rs", "mod auto;\nmod rank;"),
+            (
+                "src/app/cluster/auto.rs",
+                "pub(super) use across::run_rank;\n\
+                 mod across {\n    use super::super::rank::close_job;\n    pub fn run_rank() {}\n}",
+            ),
+            (
+                "src/app/cluster/rank.rs",
+                "fn f() { super::auto::run_rank(); }",
+            ),
+        ]);
+        assert_eq!(
+            found,
+            [
+                "2 modules in a circle: app::cluster::auto, app::cluster::rank; \
+              app::cluster::auto → app::cluster::rank at src/app/cluster/auto.rs:3; \
+              app::cluster::rank → app::cluster::auto at src/app/cluster/rank.rs:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_path_through_a_re_export_leads_to_the_module_it_comes_from() {
+        let text = "use crate::runner::Ready;\nfn f() { crate::runner::Plain::new(); }";
+        let files = [
+            source("src/lib.rs", TREE),
+            source("src/runner/mod.rs", "pub use pass::Ready;\nmod pass;"),
+            source("src/app/mod.rs", text),
+        ];
+        let edges: Vec<String> = import_edges(&files)
+            .expect("parses")
+            .iter()
+            .filter(|e| e.file == "src/app/mod.rs")
+            .map(|e| format!("{} -> {} @{}", show(&e.from), show(&e.to), e.line))
+            .collect();
+        assert_eq!(edges, ["app -> runner::pass @1", "app -> runner @2"]);
+    }
+
+    #[test]
+    fn a_folder_and_its_own_files_are_no_circle() {
+        let found = circles_in(&[
+            ("src/runner/mod.rs", "mod pass;\nfn f() { pass::go(); }"),
+            ("src/runner/pass.rs", "use super::Event;"),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The map: ARCHITECTURE.md names every source file
+// ---------------------------------------------------------------------------
+
+/// The files ARCHITECTURE.md's tree names, as paths under src/ (`app/run.rs`),
+/// and the folders it opens (`app/cluster/`).
+///
+/// The tree is the first fenced or indented block under `## The tree`. A line
+/// whose first word ends in `/` opens that folder inside the innermost folder
+/// opened by a less indented line; every word of the form `name.rs` on a
+/// line (its description included, so `mod.rs (…), rank.rs (…)` counts)
+/// names a file of the innermost folder opened by a less indented line, or
+/// of the folder the line itself opens. Words with a `/` in them are prose
+/// (`engine/batch.rs::sync_ops`), not entries.
+fn mapped_files(map: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let section = map
+        .split("\n## ")
+        .find(|s| s.starts_with("The tree"))
+        .expect("ARCHITECTURE.md has a '## The tree' section");
+    let mut files = BTreeSet::new();
+    let mut folders = BTreeSet::new();
+    // (indent, folder path under src/, ending in '/' or empty for src/ itself)
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut in_block = false;
+    for line in section.lines().skip(1) {
+        let indent = line.len() - line.trim_start().len();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        if indent < 4 && in_block {
+            break;
+        }
+        if indent < 4 {
+            continue;
+        }
+        in_block = true;
+        while open.last().is_some_and(|(i, _)| *i >= indent) {
+            open.pop();
+        }
+        let mut folder = open.last().map(|(_, f)| f.clone()).unwrap_or_default();
+        if let Some(first) = words.first().filter(|w| w.ends_with('/')) {
+            folder = if *first == "src/" && open.is_empty() {
+                String::new()
+            } else {
+                format!("{folder}{first}")
+            };
+            folders.insert(folder.clone());
+            open.push((indent, folder.clone()));
+        }
+        for word in &words {
+            let word = word
+                .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/'));
+            if let Some(stem) = word.strip_suffix(".rs")
+                && !stem.is_empty()
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                files.insert(format!("{folder}{word}"));
+            }
+        }
+    }
+    (files, folders)
+}
+
+/// What is wrong with the map: source files it does not name, and files or
+/// folders it names that do not exist.
+fn map_faults(map: &str, sources: &[String]) -> Vec<String> {
+    let (files, folders) = mapped_files(map);
+    let mut faults = Vec::new();
+    for source in sources {
+        let named = match source.strip_suffix("mod.rs") {
+            // A folder's mod.rs is named by the folder's own line.
+            Some(folder) => folders.contains(folder) || files.contains(source),
+            None => files.contains(source),
+        };
+        if !named {
+            faults.push(format!(
+                "src/{source} is not named in ARCHITECTURE.md's tree"
+            ));
+        }
+    }
+    for file in &files {
+        if !sources.contains(file) && !file.ends_with("tests.rs") {
+            faults.push(format!(
+                "ARCHITECTURE.md's tree names src/{file}, which is not a source file"
+            ));
+        }
+    }
+    for folder in folders.iter().filter(|f| !f.is_empty()) {
+        if !sources.iter().any(|s| s.starts_with(folder.as_str())) {
+            faults.push(format!(
+                "ARCHITECTURE.md's tree names src/{folder}, which holds no source file"
+            ));
+        }
+    }
+    faults
+}
+
+#[test]
+fn the_map_names_every_source_file() {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    rust_files(&package.join("src"), &mut paths);
+    let src = package.join("src");
+    let mut sources: Vec<String> = paths
+        .iter()
+        .map(|p| p.strip_prefix(&src).expect("under src/"))
+        .filter(|relative| !is_test_file(relative))
+        .map(|relative| relative.display().to_string())
+        .collect();
+    sources.sort();
+    assert!(
+        sources.len() > 100,
+        "found only {} files under src/",
+        sources.len()
+    );
+    let map = fs::read_to_string(package.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let faults = map_faults(&map, &sources);
+    assert!(
+        faults.is_empty(),
+        "ARCHITECTURE.md is not true to the tree ({} faults):\n  {}",
+        faults.len(),
+        faults.join("\n  ")
+    );
+}
+
+mod map {
+    use super::*;
+
+    const MAP: &str = "# x\n\n## The tree\n\n    src/\n      lib.rs   the root\n      app/     one command: mod.rs, run.rs (a run)\n        cluster/   ranks\n          rank.rs    one rank\n      model/\n        config.rs  a, b      plan.rs  c\n        units.rs, host.rs,\n        order.rs\n\n## Next\n\n    other/\n      x.rs\n";
+
+    #[test]
+    fn the_tree_is_read_by_indentation() {
+        let (files, folders) = mapped_files(MAP);
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        assert_eq!(
+            files,
+            [
+                "app/cluster/rank.rs",
+                "app/mod.rs",
+                "app/run.rs",
+                "lib.rs",
+                "model/config.rs",
+                "model/host.rs",
+                "model/order.rs",
+                "model/plan.rs",
+                "model/units.rs"
+            ]
+        );
+        let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
+        assert_eq!(folders, ["", "app/", "app/cluster/", "model/"]);
+    }
+
+    #[test]
+    fn a_missing_or_stale_entry_is_a_fault() {
+        let sources: Vec<String> = [
+            "lib.rs",
+            "app/mod.rs",
+            "app/run.rs",
+            "app/cluster/mod.rs",
+            "app/cluster/rank.rs",
+            "app/cluster/auto.rs",
+            "model/config.rs",
+            "model/host.rs",
+            "model/order.rs",
+            "model/plan.rs",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            map_faults(MAP, &sources),
+            [
+                "src/app/cluster/auto.rs is not named in ARCHITECTURE.md's tree",
+                "ARCHITECTURE.md's tree names src/model/units.rs, which is not a source file",
+            ]
         );
     }
 }
