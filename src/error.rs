@@ -14,6 +14,12 @@ pub enum Exit {
     Failure,
     /// 2: a bad command line, or a run refused before any I/O.
     Usage,
+    /// 124: a cluster rank that outlived its job's time limit and left by
+    /// itself (timeout(1)'s status).
+    TimedOut,
+    /// 101: a panic (Rust's own status), as a cluster rank ends the whole
+    /// job when one of them panics.
+    Panicked,
     /// 128 + N: stopped by signal N.
     Signal(i32),
 }
@@ -24,6 +30,8 @@ impl Exit {
             Exit::Success => 0,
             Exit::Failure => 1,
             Exit::Usage => 2,
+            Exit::TimedOut => 124,
+            Exit::Panicked => 101,
             Exit::Signal(n) => 128 + n,
         }
     }
@@ -67,10 +75,6 @@ impl RunError {
             RunError::Io(_) | RunError::Worker(_) | RunError::System(_) => Exit::Failure,
         }
     }
-
-    pub fn exit_code(&self) -> i32 {
-        self.exit().code()
-    }
 }
 
 #[cfg(test)]
@@ -83,9 +87,14 @@ mod tests {
         assert_eq!(Exit::Failure.code(), 1);
         assert_eq!(Exit::Usage.code(), 2);
         assert_eq!(Exit::Signal(2).code(), 130);
-        assert_eq!(RunError::Refused("x".into()).exit_code(), 2);
+        assert_eq!(Exit::TimedOut.code(), 124);
+        assert_eq!(Exit::Panicked.code(), 101);
+        assert_eq!(RunError::Refused("x".into()).exit(), Exit::Usage);
         // Fork, pipe and shared-memory failures are the machine's, not bad input.
-        assert_eq!(RunError::System("no fork".into()).exit_code(), 1);
-        assert_eq!(RunError::Worker("worker 1: EIO".into()).exit_code(), 1);
+        assert_eq!(RunError::System("no fork".into()).exit(), Exit::Failure);
+        assert_eq!(
+            RunError::Worker("worker 1: EIO".into()).exit(),
+            Exit::Failure
+        );
     }
 }

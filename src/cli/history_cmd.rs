@@ -604,7 +604,10 @@ mod tests {
         };
         assert_eq!(r.input, PathBuf::from("42"));
         assert!(r.excel_report);
-        assert_eq!(r.outputs.path(Format::Json), Some(&PathBuf::from("j.json")));
+        assert_eq!(
+            r.outputs.of(Format::Json).last(),
+            Some(&PathBuf::from("j.json"))
+        );
     }
 
     #[test]

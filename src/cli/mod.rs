@@ -37,7 +37,6 @@ pub use compare_cmd::{CompareRequest, PAdjust};
 pub use env_cmd::EnvCommand;
 pub use help::{help_text, version_text};
 pub use history_cmd::{HistoryAction, HistoryRequest, Selection, TrendRequest};
-pub use number::{parse_count, parse_record_size, parse_size};
 pub use report_cmd::ReportRequest;
 pub use shared::DEFAULT_BAND;
 

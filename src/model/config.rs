@@ -364,10 +364,6 @@ impl RunConfig {
         }
     }
 
-    pub fn is_auto(&self) -> bool {
-        matches!(self.sizes, Sizes::Auto(_))
-    }
-
     /// Who reads and who writes in test 8, the random mix.
     pub fn mix_roles(&self) -> MixRoles {
         MixRoles {

@@ -168,11 +168,6 @@ impl OutputFiles {
             .map(|(_, p)| p)
     }
 
-    /// The one path of a format that does not repeat, if asked.
-    pub fn path(&self, format: Format) -> Option<&PathBuf> {
-        self.of(format).last()
-    }
-
     /// Every path asked for with its format, in the list's order.
     pub fn requested(&self) -> impl Iterator<Item = (Format, &PathBuf)> {
         self.asked.iter().map(|(f, p)| (*f, p))

@@ -259,10 +259,6 @@ impl LatencySummary {
             .map(|q| q.ns)
             .or_else(|| LatencyHistogram::from_summary(self).percentile(p))
     }
-
-    pub fn mean_ns(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum_ns as f64 / self.count as f64)
-    }
 }
 
 /// The percentiles shown when the run names none.

@@ -452,7 +452,7 @@ mod tests {
         assert_eq!(image_bytes_needed(&c), 64 << 20);
         assert!(memory_verdict(&c, 64 << 20, &budget(64 << 20)).is_ok());
         let err = memory_verdict(&c, 64 << 20, &budget(50 << 20)).unwrap_err();
-        assert_eq!(err.exit_code(), 2);
+        assert_eq!(err.exit(), crate::error::Exit::Usage);
         let msg = err.to_string();
         assert!(
             msg.contains("needs 64.0 MiB") && msg.contains("50.0 MiB may be used"),

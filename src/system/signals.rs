@@ -33,6 +33,7 @@ use nix::unistd::{Pid, getppid};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use super::{file_warden, unlink};
+use crate::error::Exit;
 
 /// Holds the number of the first stop signal received, or 0.
 #[derive(Clone, Debug, Default)]
@@ -213,13 +214,14 @@ fn worker_signal(seen: &AtomicUsize, signal: i32) {
 
 /// Runs inside the signal handler: only async-signal-safe calls (unlink, _exit).
 fn leave_now(signal: i32) -> ! {
-    remove_files_and_exit(128 + signal)
+    remove_files_and_exit(Exit::Signal(signal))
 }
 
 /// Removes the registered test files that are still ioz's and ends the
-/// process with `code` at once, whatever its other threads are doing
+/// process with `exit` at once, whatever its other threads are doing
 /// (inside an MPI call, say). Async-signal-safe.
-pub fn remove_files_and_exit(code: i32) -> ! {
+pub fn remove_files_and_exit(exit: Exit) -> ! {
+    let code = exit.code();
     remove_registered_files();
     // nix has no _exit, and std::process::exit runs atexit handlers, which
     // are not async-signal-safe (and MPI's may wait for the other ranks).

@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use crate::app::output::say;
+use crate::error::Exit;
 use crate::system::signals;
 
 /// The variable holding the job's time limit in seconds.
@@ -21,9 +22,6 @@ pub(crate) const TIME_LIMIT_VARIABLE: &str = "MPIEXEC_TIMEOUT";
 
 /// How long after the job's time limit a rank leaves by itself.
 const GRACE: Duration = Duration::from_secs(5);
-
-/// The exit status of a rank that left at its deadline (as timeout(1)'s).
-const DEADLINE_EXIT: i32 = 124;
 
 /// The job's time limit, if `value` (MPIEXEC_TIMEOUT's) gives one: a whole
 /// number of seconds above 0 that the launchers can hold (they read it as
@@ -52,7 +50,7 @@ pub(crate) fn arm(rank: u32, host: &str) {
                 GRACE.as_secs(),
                 limit.as_secs()
             ));
-            signals::remove_files_and_exit(DEADLINE_EXIT);
+            signals::remove_files_and_exit(Exit::TimedOut);
         });
     if let Err(e) = spawned {
         say(format_args!(

@@ -77,7 +77,7 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
             "rank {rank} on {host} panicked: removing its files and ending the job"
         ));
         signals::remove_registered_files();
-        mpi::abort_job(101);
+        mpi::abort_job(Exit::Panicked);
     }));
 }
 

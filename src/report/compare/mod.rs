@@ -12,7 +12,7 @@ mod xlsx;
 
 use std::io;
 
-pub use data::{COMPARE_FORMAT, COMPARE_VERSION, CSV_HEADER, render_csv, render_json};
+pub use data::{render_csv, render_json};
 pub use format::cell_name;
 pub use html::render_html;
 pub use text::render_text;

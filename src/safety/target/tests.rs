@@ -17,7 +17,7 @@ fn a_missing_file_is_created_marked_and_removed() {
     // Another run is refused while this one holds it…
     let err = TargetFile::check(&path, false).unwrap_err();
     assert!(err.to_string().contains("is in use"), "{err}");
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), crate::error::Exit::Usage);
     // …and recognises it as ioz's once it is free (-w, a crash).
     let lock = t.held.as_mut().unwrap().lock.take();
     drop(lock);
@@ -33,7 +33,7 @@ fn a_foreign_file_is_refused_and_never_removed() {
     fs::write(&path, b"precious").unwrap();
     let err = TargetFile::check(&path, false).unwrap_err();
     assert!(err.to_string().contains("was not created by ioz"), "{err}");
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), crate::error::Exit::Usage);
     assert_eq!(fs::read(&path).unwrap(), b"precious");
     let forced = TargetFile::check(&path, true).unwrap();
     assert!(forced.owned);
@@ -120,7 +120,7 @@ fn destroy_data_must_name_a_device_of_the_run() {
     let c = config(&["-s", "64k", "-f", &path_arg, "--destroy-data=/dev/sdz"]);
     let err = TargetFile::check_for_run(&path, &c).unwrap_err();
     assert!(err.to_string().contains("names no device"), "{err}");
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), crate::error::Exit::Usage);
     assert!(check_targets(&c).is_err());
     assert!(check_targets(&config(&["-s", "64k", "-f", &path_arg])).is_ok());
     assert!(!path.exists());
@@ -229,7 +229,7 @@ fn a_plus_e_file_must_hold_what_every_worker_reads() {
     let single = config(&["-+E", "-i", "1", "-s", "64k", "-f", a_arg]);
     assert!(check_targets(&single).is_ok());
     let e = check_targets(&config(&["-+E", "-i", "1", "-s", "64k", "-f", b_arg])).unwrap_err();
-    assert_eq!(e.exit_code(), 2);
+    assert_eq!(e.exit(), crate::error::Exit::Usage);
     assert!(
         e.to_string()
             .contains("holds 3 bytes but the test reads 65536"),

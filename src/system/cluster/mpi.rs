@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
 
 use super::{Launcher, PeerError, Peers, offset_of};
+use crate::error::Exit;
 
 /// Tag of the stop messages (one byte: why).
 const STOP: i32 = 17;
@@ -114,9 +115,10 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
     })
 }
 
-/// Ends the whole job with `code` (MPI_Abort), from any thread. Without a
+/// Ends the whole job with `exit` (MPI_Abort), from any thread. Without a
 /// job (MPI not started) ends this process.
-pub fn abort_job(code: i32) -> ! {
+pub fn abort_job(exit: Exit) -> ! {
+    let code = exit.code();
     match WORLD.get() {
         Some(world) => world.abort(code),
         None => std::process::exit(code),
