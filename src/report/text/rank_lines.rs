@@ -114,8 +114,9 @@ pub fn ran_on_words(ran_on: &[RanOn], noun: &str, nouns: &str) -> String {
         0 => String::new(),
         n => format!(", and {n} more ranks"),
     };
+    let whose = if ran_on.len() == 1 { "its" } else { "their" };
     format!(
-        "; {}{more}: left out, its {nouns} ran on after the others had stopped",
+        "; {}{more}: left out, {whose} {nouns} ran on after the others had stopped",
         named.join(", ")
     )
 }
@@ -225,6 +226,28 @@ mod tests {
         // 5 ms of a 1 s phase: no line.
         phase.skew = Some(Box::new(RankSkew::new(skew.ranks, &[0, 5_000_000])));
         assert_eq!(phase_skew_line(&[&phase]), "");
+    }
+
+    #[test]
+    fn ranks_that_ran_on_are_named_three_at_most() {
+        let ran_on: Vec<RanOn> = (1..5)
+            .map(|rank| RanOn {
+                client: Client {
+                    rank,
+                    host: format!("node-{rank}"),
+                },
+                after_ns: 2_000_000_000,
+                workers: 2,
+                bytes: 2048,
+            })
+            .collect();
+        assert_eq!(
+            ran_on_words(&ran_on, "thread", "threads"),
+            "; rank 1 on node-1 (2 threads, 2.00 KB) learned of the first finish 2 s after it, \
+             rank 2 on node-2 (2 threads, 2.00 KB) learned of the first finish 2 s after it, \
+             rank 3 on node-3 (2 threads, 2.00 KB) learned of the first finish 2 s after it, \
+             and 1 more ranks: left out, their threads ran on after the others had stopped"
+        );
     }
 
     #[test]
