@@ -12,8 +12,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    assert_a_worker_per_rank, child_lines, expect, file_len, host_name, ioz_mpi, mpirun_ioz,
-    ranks_left, two_hosts, xfer_kb,
+    assert_a_worker_per_rank, assert_no_rank_left, child_lines, expect, file_len, host_name,
+    ioz_mpi, mpirun_ioz, two_hosts, xfer_kb,
 };
 use crate::fixtures::netfs::Sshfs;
 use crate::fixtures::{IOZ, Test, Tmpfs, assert_refused, ioz, list_dir, run, trials};
@@ -596,6 +596,6 @@ fn sixty_four_ranks_on_two_cores() {
         assert!(ranks.iter().all(|r| r["operations"] == 1), "{phase}");
     }
     assert_eq!(list_dir(d), ["run.json"]);
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
     eprintln!("64 ranks: the job took {took:?}");
 }
