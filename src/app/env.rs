@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::input_files::{RunFileError, read_saved_run};
+use super::input_files::{RunFileError, rank_environment, read_run, read_saved_run, split_rank};
 use super::output::{print_text, say};
 use crate::cli::EnvCommand;
 use crate::error::Exit;
@@ -84,8 +84,12 @@ fn diff(old: &Path, new: &Path) -> Exit {
 }
 
 /// The environment of a run saved with --json, or of `ioz env --json`'s
-/// output; the saved run's error when the file is neither.
+/// output, or of one rank of a saved cluster run (`run.json#rank=1`); the
+/// saved run's error when the file is neither.
 fn read_environment(path: &Path) -> Result<Environment, RunFileError> {
+    if let (false, Some((file, rank))) = (path.exists(), split_rank(path)) {
+        return rank_environment(read_run(&file)?, &file, rank);
+    }
     let bytes = read_saved_run(path)?;
     match parse_run(&bytes, &path.display().to_string()) {
         Ok(run) => Ok(run.environment),

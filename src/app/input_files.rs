@@ -32,6 +32,63 @@ pub(crate) enum RunFileError {
     TooLarge { path: PathBuf, len: u64 },
     #[error(transparent)]
     Parse(#[from] ParseRunError),
+    /// `run.json#rank=N` names a rank the run does not have.
+    #[error("{}{RANK_SUFFIX}{rank}: {}", path.display(), no_rank_words(*ranks))]
+    NoRank {
+        path: PathBuf,
+        rank: u32,
+        ranks: usize,
+    },
+    /// A cluster run saved before every rank's environment was kept.
+    #[error(
+        "{}{RANK_SUFFIX}{rank}: the run does not hold its ranks' environments (saved by an \
+         older ioz)",
+        path.display()
+    )]
+    NoRankEnvironment { path: PathBuf, rank: u32 },
+}
+
+/// Why `#rank=N` names nothing in a run of `ranks` ranks.
+fn no_rank_words(ranks: usize) -> String {
+    match ranks {
+        0 => "the run is not a cluster run (it has no ranks)".to_string(),
+        n => format!("no such rank: the run's ranks are 0 to {}", n - 1),
+    }
+}
+
+/// What names one rank of a saved cluster run: `run.json#rank=1`.
+pub(crate) const RANK_SUFFIX: &str = "#rank=";
+
+/// A saved run's name and the rank it names (`run.json#rank=1`), or
+/// `None` when the name names no rank. The one reading of that syntax.
+pub(crate) fn split_rank(name: &Path) -> Option<(PathBuf, u32)> {
+    let text = name.to_str()?;
+    let at = text.rfind(RANK_SUFFIX)?;
+    let rank = text[at + RANK_SUFFIX.len()..].parse().ok()?;
+    Some((PathBuf::from(&text[..at]), rank))
+}
+
+/// The environment of rank `rank` of the saved run `run` (read from `path`).
+pub(crate) fn rank_environment(
+    run: RunResult,
+    path: &Path,
+    rank: u32,
+) -> Result<crate::model::environment::Environment, RunFileError> {
+    let ranks = run.ranks.len();
+    let held = run
+        .ranks
+        .into_iter()
+        .find(|r| r.client.rank == rank)
+        .ok_or_else(|| RunFileError::NoRank {
+            path: path.to_path_buf(),
+            rank,
+            ranks,
+        })?;
+    held.environment
+        .ok_or_else(|| RunFileError::NoRankEnvironment {
+            path: path.to_path_buf(),
+            rank,
+        })
 }
 
 /// Reads a run saved with --json: a regular file of at most
@@ -173,6 +230,22 @@ mod tests {
     use super::*;
     use crate::report::Exporter;
     use crate::report::json::JsonReport;
+
+    #[test]
+    fn a_rank_is_named_after_the_run_s_file() {
+        assert_eq!(
+            split_rank(Path::new("out/run.json#rank=12")),
+            Some((PathBuf::from("out/run.json"), 12))
+        );
+        assert_eq!(split_rank(Path::new("run.json")), None);
+        assert_eq!(split_rank(Path::new("run.json#rank=")), None);
+        assert_eq!(split_rank(Path::new("run.json#rank=-1")), None);
+        assert_eq!(
+            no_rank_words(0),
+            "the run is not a cluster run (it has no ranks)"
+        );
+        assert_eq!(no_rank_words(2), "no such rank: the run's ranks are 0 to 1");
+    }
 
     #[test]
     fn a_saved_run_reads_back_equal() {

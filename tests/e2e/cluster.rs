@@ -7,7 +7,8 @@ use std::process::Command;
 
 use crate::fixtures::cluster::{
     MPI_BIN_VARIABLE, TwoHosts, assert_no_rank_left, child_lines, expect, file_len, host_name,
-    ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left, wardens_of, within, xfer_kb,
+    ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left, two_hosts, wardens_of, within,
+    xfer_kb,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, assert_refused, list_dir, run, trials};
@@ -621,12 +622,6 @@ fn bad_client_files_are_refused_with_one_line() {
     assert_eq!(list_dir(d), ["clients"]);
 }
 
-/// Two hosts in network namespaces, or the test skipped with the reason.
-fn two_hosts() -> TwoHosts {
-    TwoHosts::try_new()
-        .unwrap_or_else(|e| crate::fixtures::skip(format!("no network namespaces here: {e}")))
-}
-
 /// A client file naming the two hosts, each with its working directory in
 /// `dir` (made here) and, where given, its test file.
 fn two_host_clients(
@@ -634,19 +629,8 @@ fn two_host_clients(
     hosts: &TwoHosts,
     files: [Option<&str>; 2],
 ) -> [std::path::PathBuf; 2] {
-    let workdirs = [dir.join("wa"), dir.join("wb")];
-    let mut text = String::from("# two hosts\n");
-    for ((address, workdir), file) in hosts.addresses.iter().zip(&workdirs).zip(files) {
-        fs::create_dir_all(workdir).unwrap();
-        text.push_str(&format!(
-            "{address}  {}  {}  {}\n",
-            workdir.display(),
-            ioz_mpi(),
-            file.unwrap_or("")
-        ));
-    }
-    fs::write(dir.join("clients"), text).unwrap();
-    workdirs
+    let workdirs = hosts.client_file(dir, &files);
+    [workdirs[0].clone(), workdirs[1].clone()]
 }
 
 fn plus_m_across_two_hosts_places_each_rank_on_its_host() {

@@ -186,6 +186,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     h.push_str("</table>\n</section>\n");
 
     environment_section(&mut h, &result.environment);
+    environment::rank_differences_section(&mut h, result);
 
     h.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
     if throughput {
@@ -269,7 +270,7 @@ fn cluster_words(result: &RunResult) -> Option<String> {
         .map(|(rank, host)| format!("rank {rank} on {}", esc(host)))
         .collect();
     let n = hosts.len();
-    Some(if result.ranks.is_empty() {
+    Some(if result.rank_tables().is_empty() {
         format!(
             "{n} ranks ({}); the throughput figures count every rank's workers; the \
              environment below is rank 0's",
@@ -403,6 +404,7 @@ mod tests {
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
             run: 0,
+            skew: None,
         }];
         let html = render_html(&r).unwrap();
         assert!(
