@@ -1,7 +1,7 @@
 //! `ioz history trend`'s table (seed 003): rows are runs by date with
 //! their labels, columns the tests, each value the chosen cell's rate or
 //! the test's mean over the cells every run shares; below them, ratio rows
-//! of each run against a reference label's run nearest in date.
+//! of each run against a reference label's run nearest in time.
 
 use std::collections::BTreeSet;
 
@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::compare::Verdict;
 use super::samples::{CellKey, SampleSet, higher_is_better, unit_name};
 use crate::model::config::OutputUnit;
+use crate::model::dates::to_epoch;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
 use crate::model::workload::Pass;
@@ -250,8 +251,9 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
     })
 }
 
-/// Each run not of `reference` against the reference run nearest it: the
-/// one of the same day, else the latest before, else the earliest after.
+/// Each run not of `reference` against the reference run nearest it in
+/// time, of two as near the earlier (as `ioz history trend -h` says); a
+/// date that cannot be read is as far as can be.
 fn ratio_rows(
     rows: &[TrendRow],
     reference: &str,
@@ -267,14 +269,19 @@ fn ratio_rows(
             "--ratio-to {reference}: no run with that label among the runs shown"
         ));
     }
-    let day = |d: &str| d.get(..10).unwrap_or(d).to_string();
+    let distance = |a: &str, b: &str| match (to_epoch(a), to_epoch(b)) {
+        (Some(a), Some(b)) => a.abs_diff(b),
+        _ => u64::MAX,
+    };
     Ok(rows
         .iter()
         .filter(|r| r.label.as_deref() != Some(reference))
         .map(|row| {
-            let same_day = refs.iter().rev().find(|r| day(&r.date) == day(&row.date));
-            let before = refs.iter().rev().find(|r| r.date <= row.date);
-            let base = same_day.or(before).unwrap_or(&refs[0]);
+            // The rows are in date order: on a tie, the first found is the earlier.
+            let base = refs
+                .iter()
+                .min_by_key(|r| distance(&r.date, &row.date))
+                .unwrap_or(&refs[0]);
             let values: Vec<Option<f64>> = row
                 .values
                 .iter()
@@ -291,25 +298,12 @@ fn ratio_rows(
                 reference_id: base.id,
                 verdicts: values
                     .iter()
-                    .map(|v| v.map(|r| verdict(r, band, better)))
+                    .map(|v| v.map(|r| Verdict::of_ratio(r, band, better)))
                     .collect(),
                 values,
             }
         })
         .collect())
-}
-
-/// A ratio's verdict by the band alone (one value a side: no test).
-pub fn verdict(ratio: f64, band_percent: f64, higher_is_better: bool) -> Verdict {
-    let band = band_percent / 100.0;
-    let gain = if higher_is_better { ratio } else { 1.0 / ratio };
-    if gain > 1.0 + band {
-        Verdict::Faster
-    } else if gain < 1.0 - band {
-        Verdict::Slower
-    } else {
-        Verdict::Same
-    }
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -447,6 +441,32 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("--ratio-to yaffs"), "{e}");
+    }
+
+    #[test]
+    fn a_ratio_divides_by_the_reference_run_nearest_in_time() {
+        let cells = |v: f64| [(Pass::Write, 64, v)];
+        // The case: a ubifs run 2 s after a jffs2 run was ratioed to
+        // one 23 s away, the choice looking like a calendar day.
+        let runs = [
+            run(1, "2026-11-25T23:59:40Z", "jffs2", &cells(100.0)),
+            run(2, "2026-11-26T00:00:01Z", "jffs2", &cells(200.0)),
+            run(3, "2026-11-26T00:00:03Z", "ubifs", &cells(210.0)),
+            run(4, "2026-11-26T00:00:20Z", "ubifs", &cells(300.0)),
+            // Run 4 is as near run 2 as run 5 (19 s): the earlier.
+            run(5, "2026-11-26T00:00:39Z", "jffs2", &cells(150.0)),
+        ];
+        let t = trend(
+            &runs,
+            &TrendOptions {
+                ratio_to: Some("jffs2".into()),
+                ..options()
+            },
+        )
+        .unwrap();
+        let used: Vec<(i64, i64)> = t.ratios.iter().map(|r| (r.id, r.reference_id)).collect();
+        assert_eq!(used, [(3, 2), (4, 2)]);
+        assert_eq!(t.ratios[0].values[0], Some(1.05));
     }
 
     #[test]
