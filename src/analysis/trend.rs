@@ -3,7 +3,7 @@
 //! the test's mean over the cells every run shares; below them, ratio rows
 //! of each run against a reference label's run nearest in time.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -53,12 +53,15 @@ pub struct Trend {
     pub ratio_to: Option<String>,
     pub ratios: Vec<RatioRow>,
     /// What changed in the environment from each run to the one before it
-    /// that recorded one (runs whose environment matches it are left out).
+    /// of its label that recorded one (runs whose environment matches it
+    /// are left out).
     pub environment_changes: Vec<EnvironmentChange>,
 }
 
 /// The settings that differ between a run's environment and the previous
-/// run's (in date order, among runs that recorded one).
+/// run's of its label (in date order, among runs that recorded one): two
+/// labels measured on purpose on two file systems differ by them, and
+/// that is no change.
 #[derive(Debug, Serialize)]
 pub struct EnvironmentChange {
     pub id: i64,
@@ -66,16 +69,17 @@ pub struct EnvironmentChange {
     pub differences: Vec<Difference>,
 }
 
-/// Each run's environment against the previous one recorded, kept where
-/// something differs.
+/// Each run's environment against the previous one recorded of its label
+/// (runs without a label are one), kept where something differs.
 fn environment_changes(runs: &[TrendRun]) -> Vec<EnvironmentChange> {
     let mut changes = Vec::new();
-    let mut previous: Option<(i64, &Environment)> = None;
+    let mut previous: BTreeMap<Option<&str>, (i64, &Environment)> = BTreeMap::new();
     for run in runs {
         let Some(env) = &run.environment else {
             continue;
         };
-        if let Some((previous_id, before)) = previous {
+        let label = run.label.as_deref();
+        if let Some(&(previous_id, before)) = previous.get(&label) {
             let differences = before.differences(env);
             if !differences.is_empty() {
                 changes.push(EnvironmentChange {
@@ -85,7 +89,7 @@ fn environment_changes(runs: &[TrendRun]) -> Vec<EnvironmentChange> {
                 });
             }
         }
-        previous = Some((run.id, env));
+        previous.insert(label, (run.id, env));
     }
     changes
 }
@@ -512,5 +516,16 @@ mod tests {
         assert_eq!(change.differences.len(), 1);
         assert_eq!(change.differences[0].name, "scheduler");
         assert_eq!(change.differences[0].new.as_deref(), Some("mq-deadline"));
+        // Two labels on two settings on purpose: each label against its own
+        // runs, where nothing changed.
+        runs[1].label = Some("b".into());
+        runs[1].environment = with_scheduler("mq-deadline");
+        runs[3].label = Some("b".into());
+        let t = trend(&runs, &options()).unwrap();
+        assert!(
+            t.environment_changes.is_empty(),
+            "{:?}",
+            t.environment_changes
+        );
     }
 }

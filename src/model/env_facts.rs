@@ -95,10 +95,11 @@ pub struct Fact {
     /// ("vda (underneath) scheduler"), whatever it is under, so that one
     /// disk under two loop devices compares with itself.
     pub key: String,
-    /// The device underneath this fact describes: compared only when the
-    /// other environment has that device too (a disk one of them lacks is
-    /// the difference of the "underneath" fact above it, not a dozen
-    /// settings against unknown).
+    /// The device this fact describes, by its name ("" for the target's
+    /// own, which compares with the other target's whatever its name):
+    /// compared only when the other environment has that device too (a
+    /// device one of them lacks is one difference, of the "device" or
+    /// "underneath" fact above it, not a dozen settings against unknown).
     pub device: Option<String>,
 }
 
@@ -431,13 +432,21 @@ fn device_facts(f: &mut Facts, d: &DeviceInfo, prefix: &str) {
         let names: Vec<&str> = d.underneath.iter().map(|u| u.name.as_str()).collect();
         f.add(g, name("underneath"), Some(names.join(", ")));
     }
-    if !prefix.is_empty() {
-        // Underneath: keyed by the device's own name, not by what it is under.
-        for fact in &mut f.0[first..] {
+    // Compared only with the same device of the other environment: one
+    // underneath by its own name (keyed by it, not by what it is under),
+    // the target's own ("") with the other target's device whatever its
+    // name, and with none not at all: "device: vda → none" says it.
+    let identity = if prefix.is_empty() {
+        String::new()
+    } else {
+        d.name.clone()
+    };
+    for fact in &mut f.0[first..] {
+        if !prefix.is_empty() {
             let field = fact.name.strip_prefix(prefix).unwrap_or(&fact.name);
             fact.key = format!("{} (underneath) {field}", d.name);
-            fact.device = Some(d.name.clone());
         }
+        fact.device = Some(identity.clone());
     }
     for u in &d.underneath {
         device_facts(f, u, &format!("{} (under {}) ", u.name, d.name));
@@ -571,8 +580,15 @@ mod tests {
                 ("backing file", Topic::Device),
             ]
         );
-        // A disk underneath that only one of them has is the difference of
-        // what is underneath, not each of its settings against unknown.
+        // A device that only one of them has is one difference, not each
+        // of its settings against unknown: the target's own on a tmpfs…
+        let mut tmpfs = a.clone();
+        tmpfs.target.fs_type = "tmpfs".into();
+        tmpfs.target.source = "tmpfs".into();
+        tmpfs.target.device = None;
+        let names: Vec<String> = a.differences(&tmpfs).into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["file system", "mount source", "device"]);
+        // … and a disk underneath.
         b.target.device.as_mut().unwrap().underneath[0].name = "vdb".into();
         let d = a.differences(&b);
         assert_eq!(d.len(), 6, "{d:?}");

@@ -110,7 +110,7 @@ pub fn scaling_tables(
     let names: Vec<&str> = runs.iter().map(|(n, _)| n.as_str()).collect();
     let mut out = format!(
         "Scaling tables of {}{summed}: a table per test, a row per worker count, a column \
-         per record size\n",
+         per record size; throughput is the workers' sum (IOzone's \"Children see\")\n",
         names.join(", ")
     );
     let several_files = gathered

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::plots::number;
-use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series, verdict_colour};
+use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
 use crate::model::dates::to_epoch;
@@ -230,7 +230,8 @@ pub fn render_html(t: &Trend) -> String {
          body{font-family:sans-serif;margin:24px;max-width:1400px}\
          table{border-collapse:collapse;font-size:13px}\
          td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}\
-         td.l,th.l{text-align:left}\
+         td.l,th.l{text-align:left;white-space:nowrap}\
+         td.faster{background:#c6efce}td.slower{background:#ffc7ce}\
          .charts{display:flex;flex-wrap:wrap;gap:16px}\
          </style></head><body>\n",
     );
@@ -287,11 +288,9 @@ pub fn render_html(t: &Trend) -> String {
             for (v, verdict) in r.values.iter().zip(&r.verdicts) {
                 match (v, verdict) {
                     (Some(v), Some(verdict)) => {
-                        let _ = write!(
-                            html,
-                            "<td style=\"color:#fff;background:{}\">{v:.3}</td>",
-                            verdict_colour(*verdict)
-                        );
+                        // Coloured beyond the band only, light enough for
+                        // the number on it, as ioz compare's tables are.
+                        let _ = write!(html, "<td class=\"{}\">{v:.3}</td>", verdict.name());
                     }
                     _ => html.push_str("<td>-</td>"),
                 }

@@ -124,17 +124,18 @@ pub fn render_html(c: &Comparison) -> String {
             .flat_map(|p| p.cells.iter().filter(of))
             .collect();
         let axis = shared_percent_axis(c.band_percent, &every);
+        // Side by side where they fit (a test of a few cells).
+        let _ = write!(h, "<div class=\"figs\">");
         for pair in &c.pairs {
             let cells: Vec<&CellComparison> = pair.cells.iter().filter(of).collect();
-            let _ = write!(h, "<div class=\"fig\">");
             h.push_str(&percent_bars(
                 &format!("{name}: {} vs {} (%)", pair.other.label, c.baseline.label),
                 c.band_percent,
                 &axis,
                 &cells,
             ));
-            let _ = write!(h, "</div>");
         }
+        let _ = write!(h, "</div>");
         for pair in &c.pairs {
             let cells: Vec<&CellComparison> = pair.cells.iter().filter(of).collect();
             let files: Vec<u64> = cells
@@ -268,62 +269,51 @@ fn tests_table(h: &mut String, c: &Comparison) {
         }))
         .fold(0.0, f64::max);
     let axis = PlainAxis::up_to(c.unit, largest);
+    // A row per test, as many as a run has (22 passes for the 13 tests),
+    // and a column per input and per ratio: a page holds it without
+    // scrolling sideways.
     let _ = write!(
         h,
-        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio rows: the geometric mean of the cells' ratios, green when it is faster beyond the band of ±{} %, red when slower (each cell's own verdict is in the test's charts and table below).</p><div class=\"scroll\"><table><tr><th></th>",
+        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio columns: the geometric mean of the cells' ratios, green when it is faster beyond the band of ±{} %, red when slower (each cell's own verdict is in the test's charts and table below).</p><div class=\"scroll\"><table><tr><th style=\"text-align:left\">test</th>",
         axis.unit, c.band_percent
     );
-    for p in &passes {
-        let _ = write!(h, "<th>{}</th>", p.name());
-    }
-    let _ = write!(h, "</tr>");
-    let row = |h: &mut String, label: &str, date: Option<&str>, values: Vec<Option<f64>>| {
+    let inputs = std::iter::once(&c.baseline).chain(c.pairs.iter().map(|p| &p.other));
+    for input in inputs {
         let _ = write!(
             h,
-            "<tr><th style=\"text-align:left\">{}{}</th>",
-            esc(label),
-            date.map(|d| format!("<br><small>{}</small>", esc(d)))
+            "<th>{}{}</th>",
+            esc(&input.label),
+            input
+                .date
+                .as_deref()
+                .map(|d| format!("<br><small>{}</small>", esc(d)))
                 .unwrap_or_default()
         );
-        for v in values {
-            let _ = write!(
-                h,
-                "<td>{}</td>",
-                v.map(|v| number(v * axis.factor)).unwrap_or_default()
-            );
-        }
-        let _ = write!(h, "</tr>");
-    };
-    row(
-        h,
-        &c.baseline.label,
-        c.baseline.date.as_deref(),
-        passes
-            .iter()
-            .map(|p| first.iter().find(|s| s.pass == *p).map(|s| s.base_mean))
-            .collect(),
-    );
-    for pair in &c.pairs {
-        let s = pair.by_pass(c.band_percent, c.higher_is_better);
-        row(
-            h,
-            &pair.other.label,
-            pair.other.date.as_deref(),
-            passes
-                .iter()
-                .map(|p| s.iter().find(|x| x.pass == *p).map(|x| x.other_mean))
-                .collect(),
-        );
     }
     for pair in &c.pairs {
-        let s = pair.by_pass(c.band_percent, c.higher_is_better);
         let _ = write!(
             h,
-            "<tr><th style=\"text-align:left\">{} / {}</th>",
+            "<th>{} / {}</th>",
             esc(&pair.other.label),
             esc(&c.baseline.label)
         );
-        for p in &passes {
+    }
+    h.push_str("</tr>");
+    let summaries: Vec<_> = c
+        .pairs
+        .iter()
+        .map(|p| p.by_pass(c.band_percent, c.higher_is_better))
+        .collect();
+    let mean = |v: Option<f64>| v.map(|v| number(v * axis.factor)).unwrap_or_default();
+    for p in &passes {
+        let _ = write!(h, "<tr><th style=\"text-align:left\">{}</th>", p.name());
+        let base = first.iter().find(|s| s.pass == *p).map(|s| s.base_mean);
+        let _ = write!(h, "<td>{}</td>", mean(base));
+        for s in &summaries {
+            let other = s.iter().find(|x| x.pass == *p).map(|x| x.other_mean);
+            let _ = write!(h, "<td>{}</td>", mean(other));
+        }
+        for s in &summaries {
             match s.iter().find(|x| x.pass == *p) {
                 Some(x) => {
                     let _ = write!(
@@ -336,7 +326,7 @@ fn tests_table(h: &mut String, c: &Comparison) {
                 None => h.push_str("<td></td>"),
             }
         }
-        let _ = write!(h, "</tr>");
+        h.push_str("</tr>");
     }
     let _ = write!(h, "</table></div>");
 }

@@ -72,21 +72,33 @@ impl Layout {
         ))
     }
 
+    /// The widest of the labels along the panels, px.
+    fn widest_label(&self) -> f64 {
+        self.bands
+            .iter()
+            .map(|&b| TextSize::Body.width_of(&size_kb(b)))
+            .fold(0.0, f64::max)
+    }
+
+    /// How wide a band is: `slot` for its bars, or room for its label
+    /// standing upright when that is a little more (a kB number of up to 5
+    /// digits); a longer label (8-byte records' 0.0078125) slants instead.
+    fn band_width(&self, slot: f64) -> f64 {
+        let label = self.widest_label() + 6.0;
+        if label <= 40.0 { slot.max(label) } else { slot }
+    }
+
     /// The axis along every panel, its unit in the title, its labels
     /// slanted when they would not fit their band.
     fn x_axis(&self, band_width: f64) -> Axis {
         let labels: Vec<String> = self.bands.iter().map(|&b| size_kb(b)).collect();
-        let widest = labels
-            .iter()
-            .map(|l| TextSize::Body.width_of(l))
-            .fold(0.0, f64::max);
         let title = if self.by_file {
             "file size (kB)"
         } else {
             "record size (kB)"
         };
         let axis = Axis::bands(labels, title);
-        if widest > band_width - 4.0 {
+        if self.widest_label() > band_width - 4.0 {
             axis.slanted()
         } else {
             axis
@@ -170,8 +182,8 @@ pub fn mean_sd_bars(
 ) -> String {
     let inputs = labels.len().max(1);
     let bar = bar_width(inputs);
-    let slot = bar * inputs as f64 + GAP;
     let layout = Layout::of(&cells.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>());
+    let slot = layout.band_width(bar * inputs as f64 + GAP);
     let x_axis = layout.x_axis(slot);
     // The key: a row of inputs (wrapped when they do not fit).
     let key_rows = key_rows(labels, MAX_WIDTH);
@@ -316,13 +328,13 @@ pub fn shared_percent_axis(band: f64, cells: &[&CellComparison]) -> Axis {
 /// beyond the axis ends at it, marked with an arrowhead and its value.
 pub fn percent_bars(title: &str, band: f64, y_axis: &Axis, cells: &[&CellComparison]) -> String {
     let bar = 14.0;
-    let slot = bar + GAP;
     let layout = Layout::of(
         &cells
             .iter()
             .map(|c| (c.cell.file_bytes, c.cell.record_bytes))
             .collect::<Vec<_>>(),
     );
+    let slot = layout.band_width(bar + GAP);
     let x_axis = layout.x_axis(slot);
     let panels = layout.panels(slot, &x_axis, 0.0);
     let mut svg = Svg::new(panels.width(), panels.height(), title);

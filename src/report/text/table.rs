@@ -101,7 +101,7 @@ fn field(out: &mut String, value: impl std::fmt::Display, width: usize) {
 /// table by it.
 pub fn table_row(layout: &TableLayout, row: &CellResult, unit: OutputUnit) -> String {
     let mut s = String::new();
-    field(&mut s, kb_number(row.cell.file_bytes), KB_WIDTH);
+    field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
     field(&mut s, kb_number(row.cell.record_bytes), RECLEN_WIDTH);
     for Column {
         pass, data_width, ..
@@ -141,7 +141,7 @@ pub fn spread_section(layout: &TableLayout, result: &RunResult) -> String {
     }
     let _ = writeln!(s, "{upper}\n{lower}");
     for row in &result.cells {
-        field(&mut s, kb_number(row.cell.file_bytes), KB_WIDTH);
+        field(&mut s, row.cell.file_bytes / KIB, KB_WIDTH);
         field(&mut s, kb_number(row.cell.record_bytes), RECLEN_WIDTH);
         for c in &layout.columns {
             match row.get(c.pass) {

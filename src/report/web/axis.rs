@@ -186,19 +186,29 @@ impl Axis {
         }
     }
 
-    /// Percent differences, symmetric about a strong zero, reaching a
-    /// round bound at or above `reach`: ticks at the bounds and halfway.
+    /// Percent differences about a strong zero, reaching a round bound at
+    /// or above `reach`: ticks at the bounds and halfway. Symmetric, but
+    /// never below -100 %, which no rate falls under (a rate is positive).
     pub fn percent(reach: f64) -> Axis {
         let lim = round_up(reach);
-        let ticks = [-lim, -lim / 2.0, 0.0, lim / 2.0, lim]
+        let lo = (-lim).max(-100.0);
+        let ticks = [-lim, -lim / 2.0, -100.0, 0.0, lim / 2.0, lim]
+            .into_iter()
+            .filter(|&v| v >= lo)
+            .fold(Vec::new(), |mut seen: Vec<f64>, v| {
+                if !seen.contains(&v) {
+                    seen.push(v);
+                }
+                seen
+            })
             .into_iter()
             .map(|v| Tick {
                 strong: v == 0.0,
-                ..Tick::new((v + lim) / (2.0 * lim), format!("{v:+.0} %"))
+                ..Tick::new((v - lo) / (lim - lo), format!("{v:+.0} %"))
             })
             .collect();
         Axis::new(
-            Mapping::Linear { lo: -lim, hi: lim },
+            Mapping::Linear { lo, hi: lim },
             ticks,
             "difference (%)".to_string(),
         )
@@ -225,7 +235,12 @@ impl Axis {
         let limit = (most * 1.5).max(band * 2.0);
         let mut axis = Axis::percent(largest.min(round_up(limit)));
         if largest > round_up(limit) {
-            axis.title = format!("difference (%), clipped at ±{}", number(round_up(limit)));
+            // Beyond ±100 % the axis is cut above alone: it ends at -100 %.
+            let sign = if round_up(limit) > 100.0 { "+" } else { "±" };
+            axis.title = format!(
+                "difference (%), clipped at {sign}{}",
+                number(round_up(limit))
+            );
         }
         axis
     }
@@ -417,7 +432,7 @@ mod tests {
     }
 
     #[test]
-    fn a_percent_axis_is_symmetric_with_a_strong_zero() {
+    fn a_percent_axis_is_symmetric_with_a_strong_zero_above_minus_100() {
         let axis = Axis::percent(37.0);
         assert_eq!(labels(&axis), ["-50 %", "-25 %", "+0 %", "+25 %", "+50 %"]);
         let strong: Vec<f64> = axis
@@ -429,6 +444,11 @@ mod tests {
         assert_eq!(strong, [0.5]);
         assert_eq!(axis.at(-50.0), 0.0);
         assert_eq!(axis.at(25.0), 0.75);
+        // Beyond ±100 %, no lower than -100 %: no rate falls under it.
+        let wide = Axis::percent(150.0);
+        assert_eq!(labels(&wide), ["-100 %", "+0 %", "+100 %", "+200 %"]);
+        assert_eq!(wide.at(0.0), 1.0 / 3.0);
+        assert!(wide.clipped(-101.0));
         assert_eq!(round_up(0.0), 1.0);
         assert_eq!(round_up(7.5), 10.0);
         assert_eq!(round_up(120.0), 200.0);
