@@ -117,8 +117,10 @@ impl Layout {
     /// under the figure's title.
     fn panels(&self, slot: f64, x_axis: &Axis, extra_head: f64) -> Panels {
         let plot_w = (slot * self.bands.len() as f64).max(160.0);
+        // Room left of the plot for the tick labels ("+100 %") and the
+        // y axis's title beside them.
         let margins = Margins {
-            left: 70.0,
+            left: 64.0,
             top: if self.by_file { 8.0 } else { 24.0 },
             right: 16.0,
             bottom: x_axis.room_below() + 4.0,
