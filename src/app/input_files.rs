@@ -7,6 +7,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::model::rank_view::RankError;
 use crate::model::result::RunResult;
 use crate::report::iozone_log::{self, IozoneLog, NoResults};
 use crate::report::json::{MAX_RUN_BYTES, ParseRunError, parse_run};
@@ -17,6 +18,64 @@ const MAX_LOG_BYTES: u64 = 64 << 20;
 
 /// How much of a file is read to tell a saved run (JSON) from IOzone's text.
 const HEAD_BYTES: usize = 512;
+
+/// How an input names one rank of a cluster run: `run.json#rank=1`.
+const RANK_MARK: &str = "#rank=";
+
+/// An input as the user named it, split into the file (or `@` reference,
+/// or directory) and the rank it selects of a cluster run, if it does:
+/// `run.json#rank=1`, `@42#rank=0`, `runs/#rank=1`.
+pub(crate) fn rank_selected(arg: &Path) -> Result<(PathBuf, Option<u32>), BadRank> {
+    let Some((path, rank)) = arg.to_str().and_then(|a| a.rsplit_once(RANK_MARK)) else {
+        return Ok((arg.to_path_buf(), None));
+    };
+    match rank.parse::<u32>() {
+        Ok(n) if !path.is_empty() => Ok((PathBuf::from(path), Some(n))),
+        _ => Err(BadRank {
+            input: arg.display().to_string(),
+        }),
+    }
+}
+
+/// An input whose `#rank=` names no rank.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{input}: '#rank=' takes a rank's number after a run's path (run.json#rank=1 is rank 1's own run)"
+)]
+pub(crate) struct BadRank {
+    input: String,
+}
+
+/// The run a rank selection leaves: the whole run, or one rank's own.
+pub(crate) fn of_rank(
+    run: RunResult,
+    path: &Path,
+    rank: Option<u32>,
+) -> Result<RunResult, RunFileError> {
+    match rank {
+        None => Ok(run),
+        Some(rank) => run.one_rank(rank).map_err(|source| RunFileError::Rank {
+            path: path.to_path_buf(),
+            rank,
+            source,
+        }),
+    }
+}
+
+/// A label, and after it what it sums when the run is a cluster run's sum:
+/// "vm (sum of 2 clients)".
+pub(crate) fn labelled(label: String, summed: Option<String>) -> String {
+    match summed {
+        Some(sum) => format!("{label} ({sum})"),
+        None => label,
+    }
+}
+
+/// Reads the saved run an input names, of one rank when it selects one.
+pub(crate) fn read_run_selected(arg: &Path) -> Result<RunResult, RunFileError> {
+    let (path, rank) = rank_selected(arg)?;
+    of_rank(read_run(&path)?, &path, rank)
+}
 
 /// Why a saved run was not read: one line naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -32,63 +91,14 @@ pub(crate) enum RunFileError {
     TooLarge { path: PathBuf, len: u64 },
     #[error(transparent)]
     Parse(#[from] ParseRunError),
-    /// `run.json#rank=N` names a rank the run does not have.
-    #[error("{}{RANK_SUFFIX}{rank}: {}", path.display(), no_rank_words(*ranks))]
-    NoRank {
+    #[error(transparent)]
+    BadRank(#[from] BadRank),
+    #[error("{}{RANK_MARK}{rank}: {source}", path.display())]
+    Rank {
         path: PathBuf,
         rank: u32,
-        ranks: usize,
+        source: RankError,
     },
-    /// A cluster run saved before every rank's environment was kept.
-    #[error(
-        "{}{RANK_SUFFIX}{rank}: the run does not hold its ranks' environments (saved by an \
-         older ioz)",
-        path.display()
-    )]
-    NoRankEnvironment { path: PathBuf, rank: u32 },
-}
-
-/// Why `#rank=N` names nothing in a run of `ranks` ranks.
-fn no_rank_words(ranks: usize) -> String {
-    match ranks {
-        0 => "the run is not a cluster run (it has no ranks)".to_string(),
-        n => format!("no such rank: the run's ranks are 0 to {}", n - 1),
-    }
-}
-
-/// What names one rank of a saved cluster run: `run.json#rank=1`.
-pub(crate) const RANK_SUFFIX: &str = "#rank=";
-
-/// A saved run's name and the rank it names (`run.json#rank=1`), or
-/// `None` when the name names no rank. The one reading of that syntax.
-pub(crate) fn split_rank(name: &Path) -> Option<(PathBuf, u32)> {
-    let text = name.to_str()?;
-    let at = text.rfind(RANK_SUFFIX)?;
-    let rank = text[at + RANK_SUFFIX.len()..].parse().ok()?;
-    Some((PathBuf::from(&text[..at]), rank))
-}
-
-/// The environment of rank `rank` of the saved run `run` (read from `path`).
-pub(crate) fn rank_environment(
-    run: RunResult,
-    path: &Path,
-    rank: u32,
-) -> Result<crate::model::environment::Environment, RunFileError> {
-    let ranks = run.ranks.len();
-    let held = run
-        .ranks
-        .into_iter()
-        .find(|r| r.client.rank == rank)
-        .ok_or_else(|| RunFileError::NoRank {
-            path: path.to_path_buf(),
-            rank,
-            ranks,
-        })?;
-    held.environment
-        .ok_or_else(|| RunFileError::NoRankEnvironment {
-            path: path.to_path_buf(),
-            rank,
-        })
 }
 
 /// Reads a run saved with --json: a regular file of at most
@@ -233,18 +243,18 @@ mod tests {
 
     #[test]
     fn a_rank_is_named_after_the_run_s_file() {
+        let selected = |a: &str| rank_selected(Path::new(a)).map_err(|e| e.to_string());
         assert_eq!(
-            split_rank(Path::new("out/run.json#rank=12")),
-            Some((PathBuf::from("out/run.json"), 12))
+            selected("out/run.json#rank=12"),
+            Ok((PathBuf::from("out/run.json"), Some(12)))
         );
-        assert_eq!(split_rank(Path::new("run.json")), None);
-        assert_eq!(split_rank(Path::new("run.json#rank=")), None);
-        assert_eq!(split_rank(Path::new("run.json#rank=-1")), None);
-        assert_eq!(
-            no_rank_words(0),
-            "the run is not a cluster run (it has no ranks)"
-        );
-        assert_eq!(no_rank_words(2), "no such rank: the run's ranks are 0 to 1");
+        assert_eq!(selected("run.json"), Ok((PathBuf::from("run.json"), None)));
+        for bad in ["run.json#rank=", "run.json#rank=-1", "#rank=1"] {
+            assert!(
+                selected(bad).unwrap_err().contains("'#rank=' takes"),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod order;
 pub mod plan;
 pub mod rank_environments;
 pub mod rank_share;
+pub mod rank_view;
 pub mod regime;
 pub mod result;
 pub mod result_files;

@@ -442,9 +442,18 @@ fn a_two_rank_run_compares_with_a_one_host_run() {
         .env("IOZ_HISTORY", d.join("history"))
         .current_dir(d));
     r.expect_code(0);
-    assert!(r.stdout.contains("two against one"), "{}", r.stdout);
+    // The two-rank run is its clients' sum, and its label says so.
+    assert!(
+        r.stdout.contains("two (sum of 2 clients) against one"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("8 cells compared"), "{}", r.stdout);
-    assert!(r.stdout.contains("two / one"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("two (sum of 2 clients) / one"),
+        "{}",
+        r.stdout
+    );
 }
 
 fn what_is_not_done_across_ranks_is_refused_with_one_line() {

@@ -136,6 +136,10 @@ mod uring;
 mod variations;
 // -V and -+d proved by fault injection (the byte-flipping shim).
 mod verify;
+// The analysis half (issue 26): comparison and latency pages in Chromium at
+// 1,400 px, environment differences, the trend's nearest run, one rank of a
+// cluster run, scaling tables, blank cells, kB, marks, -M's target.
+mod views;
 
 fn main() -> std::process::ExitCode {
     fixtures::harness::main(vec![
@@ -183,5 +187,6 @@ fn main() -> std::process::ExitCode {
         uring::tests(),
         variations::tests(),
         verify::tests(),
+        views::tests(),
     ])
 }

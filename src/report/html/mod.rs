@@ -83,6 +83,7 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 figure { margin: 0 0 1em; }
 figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
 figure.chart svg { max-width: 760px; }
+figure.latency-chart svg { width: auto; max-width: 100%; }
 figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }
 summary { cursor: pointer; font-weight: 600; }
@@ -111,13 +112,20 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     let _ = writeln!(h, "<header>\n<h1>ioz report</h1>");
     let _ = writeln!(
         h,
-        "<p class=\"lead\">File-system benchmark results: {}{}{}.</p>",
+        "<p class=\"lead\">File-system benchmark results: {}{}{}{}.</p>",
         if host.is_empty() {
             String::new()
         } else {
             format!("{} · ", esc(host))
         },
         esc(&result.started_at),
+        match result.summed_words() {
+            Some(sum) => format!(
+                " · {} (each client's own: <code>ioz report RUN.json#rank=N</code>)",
+                esc(&sum)
+            ),
+            None => String::new(),
+        },
         if result.status == RunStatus::Complete {
             ""
         } else {
