@@ -169,7 +169,7 @@ fn every_rank_s_environment_is_kept_and_what_differs_is_named() {
     let refused = ioz(d, &["env", "--diff", "run.json#rank=0", "run.json#rank=7"]);
     assert_refused(
         &refused,
-        "run.json#rank=7: no such rank: the run's ranks are 0 to 1",
+        "run.json#rank=7: it has ranks 0 to 1, not 7",
     );
 }
 
