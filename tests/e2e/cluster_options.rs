@@ -214,7 +214,9 @@ fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Rank 1 works in a tmpfs with room for its 1 MiB test file and 16 kB
-    // more: its -Q file of the second phase (rewrite) finds no space.
+    // more: its -Q file of the second phase (rewrite) finds no space. -x:
+    // were rank 1 stonewalled by a rank 0 done first, its files would be
+    // shorter and the rewrite's -Q file could fit.
     let w1 = d.join("w1");
     fs::create_dir(&w1).unwrap();
     let small = Tmpfs::mount(&d.join("w2"), "size=1040k");
@@ -227,7 +229,7 @@ fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
     fs::write(d.join("clients"), text).unwrap();
     let r = run(Command::new(ioz_mpi())
         .args([
-            "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-Q", "-+m", "clients",
+            "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-Q", "-x", "-+m", "clients",
         ])
         // Were the others left waiting for rank 1 at the next barrier, the
         // job would end only here.

@@ -167,10 +167,7 @@ fn every_rank_s_environment_is_kept_and_what_differs_is_named() {
     diff.expect_code(0);
     assert!(diff.stdout.contains(&said), "{}", diff.stdout);
     let refused = ioz(d, &["env", "--diff", "run.json#rank=0", "run.json#rank=7"]);
-    assert_refused(
-        &refused,
-        "run.json#rank=7: it has ranks 0 to 1, not 7",
-    );
+    assert_refused(&refused, "run.json#rank=7: it has ranks 0 to 1, not 7");
 }
 
 /// The phase blocks of a stdout, each with its label line first.
