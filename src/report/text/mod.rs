@@ -7,6 +7,7 @@ pub mod latency;
 pub mod ranks;
 pub mod table;
 pub mod throughput;
+pub mod usage;
 
 use std::io;
 use std::path::Path;
@@ -150,11 +151,13 @@ impl<'a> LiveText<'a> {
             }
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
+            s.push_str(&usage::usage_table(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
+            s.push_str(&usage::usage_table(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
             if self.config.excel_report {
