@@ -196,14 +196,32 @@ pub fn read_buf_bytes(cell: &Cell, slots: usize, multi_buffer: bool) -> usize {
 pub fn fill(buf: &mut [u8], data: DataPattern, seed: u64) {
     match data {
         DataPattern::Random => Mt64::new(seed).fill_bytes(buf),
-        DataPattern::Iozone => {
-            buf.fill(0);
-            for page in buf.chunks_mut(IOZONE_PAGE) {
-                let n = page.len().min(IOZONE_STAMP_LEN);
-                page[..n].fill(IOZONE_PATTERN_BYTE);
-            }
-        }
+        DataPattern::Iozone => fill_iozone(buf, IOZONE_PATTERN_BYTE),
     }
+}
+
+/// IOzone's buffer with the pattern byte `byte`: the first 8 bytes of each
+/// 4 KiB page of `buf` are `byte`, the rest zero.
+pub fn fill_iozone(buf: &mut [u8], byte: u8) {
+    buf.fill(0);
+    for page in buf.chunks_mut(IOZONE_PAGE) {
+        let n = page.len().min(IOZONE_STAMP_LEN);
+        page[..n].fill(byte);
+    }
+}
+
+/// Whether `buf` starts each 4 KiB page with 8 bytes of `byte` (the bytes
+/// of IOzone's light check; the others are not looked at).
+pub fn iozone_stamps_match(buf: &[u8], byte: u8) -> bool {
+    buf.chunks(IOZONE_PAGE).all(|page| {
+        let n = page.len().min(IOZONE_STAMP_LEN);
+        page[..n].iter().all(|&b| b == byte)
+    })
+}
+
+/// Whether the byte at `at` of a record is one IOzone's light check looks at.
+pub fn is_iozone_stamp(at: usize) -> bool {
+    at % IOZONE_PAGE < IOZONE_STAMP_LEN
 }
 
 #[cfg(test)]

@@ -19,8 +19,6 @@ pub(super) const SECTION: Section = Section {
         Flag::not_supported(Plus('t'), "network speed test"),
         Flag::not_supported(Plus('H'), "PIT time server host"),
         Flag::not_supported(Plus('P'), "PIT time server port"),
-        Flag::not_supported(Plus('X'), "short-circuit verification"),
-        Flag::not_supported(Plus('Z'), "old data sets"),
         Flag::not_supported(Plus('a'), "ignored IOzone option"),
         Flag::not_supported(Plus('b'), "ignored IOzone option"),
         Flag::not_supported(Plus('U'), "Windows-only option"),
