@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::tables::size_kb;
 use crate::model::result::{RegionUsage, RunResult, faults_are_inherent};
+use crate::model::units::kb_number;
 use crate::report::text::usage::INHERENT_NOTE;
 use crate::report::web::esc;
 
@@ -61,8 +61,8 @@ pub(super) fn cost_section(h: &mut String, result: &RunResult) {
             .map(|m| Row {
                 head: format!(
                     "<th scope=\"row\">{}</th><th scope=\"row\">{}</th><td>{}</td>{}",
-                    size_kb(m.file_bytes),
-                    size_kb(m.record_bytes),
+                    kb_number(m.file_bytes),
+                    kb_number(m.record_bytes),
                     esc(m.pass.name()),
                     run_cell(m.run)
                 ),
