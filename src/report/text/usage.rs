@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::model::result::{RegionUsage, RunResult, faults_are_inherent};
-use crate::model::units::KIB;
+use crate::model::units::kb_number;
 
 /// Why a row marked `*` takes page faults whatever ioz does.
 pub const INHERENT_NOTE: &str = "the file is mapped (mmap engine): its pages fault in as the loop \
@@ -62,8 +62,8 @@ pub fn usage_table(result: &RunResult) -> String {
                 let _ = write!(
                     s,
                     "  {:>8}{:>8}  {:<16}",
-                    m.file_bytes / KIB,
-                    m.record_bytes / KIB,
+                    kb_number(m.file_bytes),
+                    kb_number(m.record_bytes),
                     m.pass.name()
                 );
                 if repeated {
