@@ -43,6 +43,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod common;
+
+use common::{Clock, Timing, cpu_now_ns, env_num, fail, json_name, load_average, median};
 use ioz::data::buffer::{AlignedBuf, fill};
 use ioz::data::pattern::{random_permutation, strided};
 use ioz::model::config::DataPattern;
@@ -145,51 +148,6 @@ impl Test {
     }
 }
 
-/// The pass's name in ioz's JSON (model::workload::Pass, as serde writes it).
-fn json_name(pass: Pass) -> String {
-    serde_json::to_value(pass)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .expect("a pass serialises as its name")
-}
-
-/// Which time a rate is measured over.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Clock {
-    /// The pass's elapsed time (what ioz reports).
-    Wall,
-    /// The pass's user+system CPU time (getrusage, RUSAGE_SELF).
-    Cpu,
-}
-
-/// One measured pass: bytes over a time.
-#[derive(Clone, Copy, Debug)]
-struct Timing {
-    bytes: u64,
-    wall_ns: u64,
-    cpu_ns: u64,
-}
-
-impl Timing {
-    fn rate(&self, clock: Clock) -> f64 {
-        let ns = match clock {
-            Clock::Wall => self.wall_ns,
-            Clock::Cpu => self.cpu_ns,
-        };
-        self.bytes as f64 / ns.max(1) as f64
-    }
-}
-
-fn env_num(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n > 0 => n,
-            _ => panic!("{name}={v:?}: expected a positive integer"),
-        },
-        Err(_) => default,
-    }
-}
-
 /// A size as ioz's -r takes it ("4k", "1m").
 fn parse_size(s: &str) -> u64 {
     let s = s.trim().to_ascii_lowercase();
@@ -262,25 +220,6 @@ fn run_ioz(path: &Path, size_mb: u64, record: u64, test: Test) -> Timing {
         wall_ns: num("elapsed_ns"),
         cpu_ns: num("cpu_user_ns") + num("cpu_system_ns"),
     }
-}
-
-/// User+system CPU time of this process, ns (as ioz measures a pass).
-fn cpu_now_ns() -> u64 {
-    // SAFETY: rusage is plain data, filled by the call.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the live struct.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    ns(u.ru_utime) + ns(u.ru_stime)
-}
-
-#[cold]
-#[inline(never)]
-fn fail(what: &str, ret: isize) -> ! {
-    panic!(
-        "bare {what} returned {ret}: {}",
-        std::io::Error::last_os_error()
-    )
 }
 
 /// The bare loop's inputs, prepared once per record size, before any clock.
@@ -490,23 +429,6 @@ impl Bare {
     }
 }
 
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 /// One cell of the table: a test at a record size.
 struct Outcome {
     test: Test,
@@ -524,11 +446,7 @@ fn main() {
     }
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
     let pairs = env_num("IOZ_BENCH_PAIRS", 7) as usize;
-    let clock = match std::env::var("IOZ_BENCH_CLOCK").as_deref() {
-        Ok("cpu") => Clock::Cpu,
-        Ok("wall") | Err(_) => Clock::Wall,
-        Ok(other) => panic!("IOZ_BENCH_CLOCK={other:?}: expected wall or cpu"),
-    };
+    let clock = Clock::from_env();
     let only: Option<Vec<String>> = std::env::var("IOZ_BENCH_TESTS")
         .ok()
         .map(|v| v.split(',').map(|t| t.trim().to_string()).collect());
@@ -647,10 +565,7 @@ fn main() {
     println!();
     println!(
         "summary: median of {pairs} per-pair ioz/bare ratios, {size_mb} MiB file, {} clock, load {}",
-        match clock {
-            Clock::Wall => "wall",
-            Clock::Cpu => "cpu",
-        },
+        clock.name(),
         load_average()
     );
     let mut records: Vec<u64> = outcomes.iter().map(|o| o.record).collect();

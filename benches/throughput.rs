@@ -38,6 +38,9 @@ use std::process::Command;
 use std::sync::Barrier;
 use std::time::Instant;
 
+mod common;
+
+use common::{env_num, median};
 use ioz::data::buffer::{AlignedBuf, fill, write_window_bytes};
 use ioz::model::config::DataPattern;
 use ioz::model::plan::Cell;
@@ -82,16 +85,6 @@ impl Phase {
 
     fn writes(self) -> bool {
         matches!(self, Phase::Write | Phase::Rewrite)
-    }
-}
-
-fn env_num(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n > 0 => n,
-            _ => panic!("{name}={v:?}: expected a positive integer"),
-        },
-        Err(_) => default,
     }
 }
 
@@ -358,17 +351,6 @@ fn bare_run(files: &Files, counts: &[u32], file_bytes: u64, record: u64) -> Vec<
         }
     }
     rates
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
 }
 
 fn min_max(v: &[f64]) -> (f64, f64) {

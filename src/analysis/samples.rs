@@ -203,6 +203,7 @@ mod tests {
             elapsed_ns,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            usage: None,
         }
     }
 

@@ -383,7 +383,10 @@ fn variations(seen: &Seen, host: &Host) -> Result<IoVariations, UsageError> {
         return Err(usage("-+A (madvise) needs mmap files (-B)"));
     }
     if v.mix_mmap_file_io && v.verify != Verify::None {
-        return Err(usage("-Z cannot be combined with -V or -+d"));
+        return Err(usage(format!(
+            "-Z cannot be combined with {}",
+            v.verify.flags()
+        )));
     }
     if v.existing_file {
         if seen.path.is_none() && seen.files.is_empty() {
@@ -411,15 +414,17 @@ fn variations(seen: &Seen, host: &Host) -> Result<IoVariations, UsageError> {
             )));
         }
         if v.verify != Verify::None {
-            return Err(usage(
-                "-+E reads someone else's data, so -V and -+d cannot check it",
-            ));
+            return Err(usage(format!(
+                "-+E reads someone else's data, so {} cannot check it",
+                v.verify.flags().replace(" or ", " and ")
+            )));
         }
     }
     if v.dedup.any() && v.verify != Verify::None {
-        return Err(usage(
-            "dedup data (-+w/-+y/-+C) cannot be combined with -V or -+d: they write different data",
-        ));
+        return Err(usage(format!(
+            "dedup data (-+w/-+y/-+C) cannot be combined with {}: they write different data",
+            v.verify.flags()
+        )));
     }
     if (v.dedup.seed.is_some() || v.dedup.worker_skew.is_some()) && !v.dedup.any() {
         return Err(usage("-+S and -+W shape dedup data: add -+w, -+y or -+C"));
@@ -518,6 +523,8 @@ fn telemetry_conflicts(seen: &Seen, v: &IoVariations) -> Result<(), UsageError> 
         ("-K", v.disrupt_reads),
         ("-V", matches!(v.verify, Verify::Pattern(_))),
         ("-+d", v.verify == Verify::Diagnostic),
+        ("-+X", v.verify == Verify::ShortCircuit),
+        ("-+Z", v.verify == Verify::OldDataSets),
         ("-m", v.multi_buffer),
         ("-+w/-+y/-+C", v.dedup.any()),
         // Every worker replays the whole file: there is no size to divide.

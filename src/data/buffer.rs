@@ -27,7 +27,13 @@ pub const WRITE_WINDOW_BYTES: u64 = MIB;
 /// `-m`: the work area the buffer slides through (IOzone's 16 MiB).
 pub const MULTI_BUFFER_BYTES: u64 = 16 * MIB;
 
-/// A zeroed, page-aligned heap buffer.
+/// The stride of [`touch`]: a cache line on every CPU ioz runs on.
+const CACHE_LINE: usize = 64;
+
+/// A zeroed, page-aligned heap buffer, every page of it resident from the
+/// start: its first touch (a page fault, which on a VM whose balloon
+/// reports free pages also costs the host a mapping) is never the timed
+/// loop's.
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
     len: usize,
@@ -44,6 +50,13 @@ impl AlignedBuf {
         // SAFETY: the layout has a non-zero size (at least one page).
         let ptr = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        // A zeroed allocation may be a fresh mapping nobody has touched
+        // (calloc skips clearing those): one store per page maps them all
+        // now. Volatile, so that it is not folded into the allocation.
+        for page in (0..layout.size()).step_by(BUFFER_ALIGN) {
+            // SAFETY: page < layout.size(): inside the allocation.
+            unsafe { ptr.as_ptr().add(page).write_volatile(0) };
+        }
         AlignedBuf { ptr, len }
     }
 
@@ -72,6 +85,53 @@ impl Drop for AlignedBuf {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this same layout.
         unsafe { dealloc(self.ptr.as_ptr(), Self::layout(self.len)) }
+    }
+}
+
+/// A buffer kept from cell to cell of a run, so that its pages are mapped
+/// and touched once, not once per cell: made as large as the largest cell
+/// needs, it holds no more than that cell would; a cell that needs more
+/// than it holds replaces it (the old one freed first).
+#[derive(Default)]
+pub struct KeptBuf {
+    buf: Option<AlignedBuf>,
+}
+
+impl KeptBuf {
+    /// A buffer of `len` bytes to keep.
+    pub fn new(len: usize) -> KeptBuf {
+        KeptBuf {
+            buf: Some(AlignedBuf::zeroed(len)),
+        }
+    }
+
+    /// The first `len` bytes of the kept buffer (their content is what the
+    /// last user left), made larger when it is too small.
+    pub fn take(&mut self, len: usize) -> &mut [u8] {
+        if self.buf.as_ref().is_none_or(|b| b.len() < len) {
+            self.buf = None;
+            self.buf = Some(AlignedBuf::zeroed(len));
+        }
+        let buf = self.buf.as_mut().expect("made above");
+        &mut buf[..len]
+    }
+}
+
+/// Brings `buf` into the CPU's caches and TLB before the clock, as IOzone
+/// touches its buffer before each pass: one read and write back of a byte
+/// per cache line (the content stays as it is). Without it, a buffer last
+/// used cells ago costs the first pass that uses it a cache miss per line
+/// inside the timed region: a read pass of 4 MiB records ran at two thirds
+/// of its reread (reference loop in benches/parity.rs).
+pub fn touch(buf: &mut [u8]) {
+    let base = buf.as_mut_ptr();
+    for at in (0..buf.len()).step_by(CACHE_LINE) {
+        // SAFETY: at < buf.len(); volatile, so that the compiler keeps
+        // accesses whose only purpose is their effect on the caches.
+        unsafe {
+            let byte = base.add(at);
+            byte.write_volatile(byte.read_volatile());
+        }
     }
 }
 
@@ -136,14 +196,32 @@ pub fn read_buf_bytes(cell: &Cell, slots: usize, multi_buffer: bool) -> usize {
 pub fn fill(buf: &mut [u8], data: DataPattern, seed: u64) {
     match data {
         DataPattern::Random => Mt64::new(seed).fill_bytes(buf),
-        DataPattern::Iozone => {
-            buf.fill(0);
-            for page in buf.chunks_mut(IOZONE_PAGE) {
-                let n = page.len().min(IOZONE_STAMP_LEN);
-                page[..n].fill(IOZONE_PATTERN_BYTE);
-            }
-        }
+        DataPattern::Iozone => fill_iozone(buf, IOZONE_PATTERN_BYTE),
     }
+}
+
+/// IOzone's buffer with the pattern byte `byte`: the first 8 bytes of each
+/// 4 KiB page of `buf` are `byte`, the rest zero.
+pub fn fill_iozone(buf: &mut [u8], byte: u8) {
+    buf.fill(0);
+    for page in buf.chunks_mut(IOZONE_PAGE) {
+        let n = page.len().min(IOZONE_STAMP_LEN);
+        page[..n].fill(byte);
+    }
+}
+
+/// Whether `buf` starts each 4 KiB page with 8 bytes of `byte` (the bytes
+/// of IOzone's light check; the others are not looked at).
+pub fn iozone_stamps_match(buf: &[u8], byte: u8) -> bool {
+    buf.chunks(IOZONE_PAGE).all(|page| {
+        let n = page.len().min(IOZONE_STAMP_LEN);
+        page[..n].iter().all(|&b| b == byte)
+    })
+}
+
+/// Whether the byte at `at` of a record is one IOzone's light check looks at.
+pub fn is_iozone_stamp(at: usize) -> bool {
+    at % IOZONE_PAGE < IOZONE_STAMP_LEN
 }
 
 #[cfg(test)]
@@ -158,6 +236,31 @@ mod tests {
             assert_eq!(b.len(), len);
             assert!(b.iter().all(|&x| x == 0));
         }
+    }
+
+    #[test]
+    fn a_kept_buffer_is_replaced_only_by_a_larger_need() {
+        let mut kept = KeptBuf::new(64 << 10);
+        let first = kept.take(16 << 10).as_ptr();
+        kept.take(16 << 10)[5] = 9;
+        let again = kept.take(64 << 10);
+        assert_eq!(
+            (again.as_ptr(), again.len(), again[5]),
+            (first, 64 << 10, 9)
+        );
+        let larger = kept.take(128 << 10);
+        assert_eq!(larger.len(), 128 << 10);
+        assert_eq!(larger.as_ptr() as usize % BUFFER_ALIGN, 0);
+        assert!(larger.iter().all(|&b| b == 0), "a new buffer is zeroed");
+    }
+
+    #[test]
+    fn touching_keeps_the_content() {
+        let mut b = vec![0u8; 10_000];
+        fill(&mut b, DataPattern::Random, 3);
+        let before = b.clone();
+        touch(&mut b);
+        assert_eq!(b, before);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Data verification, `-V N` and `-+d`: what writes send and how every byte a
-//! read returns is checked, as a [`DataCheck`] the timed loop runs.
+//! Data verification, `-V N`, `-+d`, `-+X` and `-+Z`: what writes send and
+//! how the bytes a read returns are checked, as a [`DataCheck`] the timed
+//! loop runs.
 //!
 //! * `-V N`: every byte written is N, and every byte read must be N. The write
 //!   buffer is filled once, before the clock starts, so a write costs what it
@@ -14,6 +15,12 @@
 //!   up to 16 records per call, and a file kept with `-w` can be read back by
 //!   a run with another record size. It is deterministic (no time seed, unlike
 //!   IOzone's), so a kept file can be checked later.
+//! * `-+X` (short-circuit mode) and `-+Z` (old data sets): IOzone's buffer
+//!   with the pattern byte 0xbb or 0xa5, every record written from it (the
+//!   first 8 bytes of each 4 KiB page of the record the byte, the rest
+//!   zero), and IOzone's light check of reads: those 8 bytes of each page of
+//!   each record, and no others. Their header lines do not warn that the
+//!   measurements are invalid: the check costs a load per page.
 //!
 //! Where the work sits: inside the timed loop, as in IOzone. A read's bytes
 //! are compared right after the read, and under `-+d` each write's buffer is
@@ -44,7 +51,7 @@
 use std::fmt;
 use std::io;
 
-use crate::data::buffer::AlignedBuf;
+use crate::data::buffer::{AlignedBuf, fill_iozone, iozone_stamps_match, is_iozone_stamp};
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
 use crate::model::config::Sizes;
@@ -146,21 +153,32 @@ enum Mode {
     Pattern(u8),
     /// `-+d`.
     Diagnostic,
+    /// `-+X`, `-+Z`: IOzone's buffer with `byte`, written record by record;
+    /// only the first 8 bytes of each 4 KiB page of a record are checked.
+    Light { byte: u8, flag: &'static str },
 }
 
 impl Mode {
+    /// The byte expected at file offset `offset`, `at` bytes into its
+    /// record; None where the mode does not look.
     #[inline]
-    fn expected(self, offset: u64) -> u8 {
+    fn expected(self, offset: u64, at: usize) -> Option<u8> {
         match self {
-            Mode::Pattern(b) => b,
-            Mode::Diagnostic => diag_byte(offset),
+            Mode::Pattern(b) => Some(b),
+            Mode::Diagnostic => Some(diag_byte(offset)),
+            Mode::Light { byte, .. } => is_iozone_stamp(at).then_some(byte),
         }
     }
 
-    fn matches(self, data: &[u8], offset: u64) -> bool {
+    /// Whether `data`, read from file offset `offset` in records of
+    /// `unit` bytes, is what was written.
+    fn matches(self, data: &[u8], offset: u64, unit: usize) -> bool {
         match self {
             Mode::Pattern(b) => all_equal(data, b),
             Mode::Diagnostic => diagnostic_matches(data, offset),
+            Mode::Light { byte, .. } => data
+                .chunks(unit)
+                .all(|record| iozone_stamps_match(record, byte)),
         }
     }
 }
@@ -170,6 +188,7 @@ impl fmt::Display for Mode {
         match self {
             Mode::Pattern(b) => write!(f, "-V {b}"),
             Mode::Diagnostic => f.write_str("-+d"),
+            Mode::Light { flag, .. } => f.write_str(flag),
         }
     }
 }
@@ -279,6 +298,10 @@ impl Verifier {
             Verify::None => return None,
             Verify::Pattern(b) => Mode::Pattern(b),
             Verify::Diagnostic => Mode::Diagnostic,
+            Verify::ShortCircuit | Verify::OldDataSets => Mode::Light {
+                byte: verify.light_pattern()?,
+                flag: verify.flags(),
+            },
         };
         let mut v = Verifier {
             mode,
@@ -321,8 +344,16 @@ impl Verifier {
             return;
         }
         self.buf = AlignedBuf::zeroed(len);
-        if let Mode::Pattern(b) = self.mode {
-            self.buf.fill(b);
+        match self.mode {
+            Mode::Pattern(b) => self.buf.fill(b),
+            // Record by record, as IOzone writes every record from its buffer.
+            Mode::Light { byte, .. } => {
+                let unit = self.record_bytes.unwrap_or(len).max(1);
+                for record in self.buf.chunks_mut(unit) {
+                    fill_iozone(record, byte);
+                }
+            }
+            Mode::Diagnostic => {}
         }
     }
 
@@ -347,7 +378,9 @@ impl Verifier {
             let mut first = None;
             for (j, &found) in chunk.iter().enumerate() {
                 let offset = unit_offset + j as u64;
-                let expected = self.mode.expected(offset);
+                let Some(expected) = self.mode.expected(offset, j) else {
+                    continue;
+                };
                 if found != expected {
                     bad += 1;
                     first.get_or_insert((offset, expected, found));
@@ -387,7 +420,8 @@ impl DataCheck for Verifier {
     /// reported by [`Verifier::mismatches`].
     #[inline]
     fn check_read(&mut self, op: &IoOp, data: &[u8]) -> io::Result<()> {
-        if !self.mode.matches(data, op.offset) {
+        let unit = self.record_bytes.unwrap_or(data.len()).max(1);
+        if !self.mode.matches(data, op.offset, unit) {
             self.tally(op.offset, data);
         }
         Ok(())
@@ -446,7 +480,7 @@ mod tests {
                 let buf = diag(offset, len);
                 let want: Vec<u8> = (0..len as u64).map(|i| diag_byte(offset + i)).collect();
                 assert_eq!(buf, want, "offset {offset} len {len}");
-                assert!(Mode::Diagnostic.matches(&buf, offset));
+                assert!(Mode::Diagnostic.matches(&buf, offset, buf.len()));
             }
         }
         // A vectored write of four records holds what four record writes hold.
@@ -493,6 +527,40 @@ mod tests {
         v.check_read(&read_op(0, 13), &[0xa5; 13]).unwrap();
         assert_eq!(v.mismatches(), None);
         assert!(Verifier::new(Verify::None, 4096, None).is_none());
+    }
+
+    #[test]
+    fn light_modes_write_iozone_records_and_check_their_stamps() {
+        // 6 KiB records: every record starts its own pages.
+        let rec = 6 << 10;
+        let mut v = Verifier::new(Verify::OldDataSets, 2 * rec, Some(rec)).unwrap();
+        let data = v.write_data(&write_op(0, 2 * rec), &mut []).to_vec();
+        for (i, &b) in data.iter().enumerate() {
+            let stamp = (i % rec) % 4096 < 8;
+            assert_eq!(b, if stamp { 0xa5 } else { 0 }, "byte {i}");
+        }
+        v.check_read(&read_op(0, 2 * rec), &data).unwrap();
+        // IOzone's light check looks at the stamps only.
+        let mut unchecked = data.clone();
+        unchecked[100] ^= 0xff;
+        v.check_read(&read_op(0, 2 * rec), &unchecked).unwrap();
+        assert_eq!(v.mismatches(), None);
+        let mut stamp = data;
+        stamp[rec + 4096 + 3] ^= 0xff;
+        stamp[rec + 4096 + 9] ^= 0xff;
+        v.check_read(&read_op(0, 2 * rec), &stamp).unwrap();
+        let m = v.mismatches().expect("a stamp changed");
+        assert_eq!(
+            (m.first.offset, m.first.expected, m.first.found),
+            (rec as u64 + 4099, 0xa5, 0x5a)
+        );
+        assert_eq!((m.first.record, m.first.bad_in_unit), (Some(1), 1));
+        assert!(m.to_string().starts_with("data mismatch (-+Z): "), "{m}");
+        let mut x = Verifier::new(Verify::ShortCircuit, 4096, Some(4096)).unwrap();
+        assert_eq!(
+            &x.write_data(&write_op(0, 4096), &mut [])[..9],
+            &[0xbb, 0xbb, 0xbb, 0xbb, 0xbb, 0xbb, 0xbb, 0xbb, 0]
+        );
     }
 
     #[test]
@@ -613,6 +681,7 @@ mod tests {
             elapsed_ns: 1_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            usage: None,
             run: 0,
         }
     }

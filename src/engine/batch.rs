@@ -107,8 +107,13 @@ impl<C: DataCheck> LoopIo<'_, C> {
 /// `-Q`: a buffer for `n` latencies whose pages are already touched, so that
 /// recording in the timed loop neither allocates nor page-faults.
 pub fn latency_buffer(n: usize) -> Vec<u64> {
-    let mut v = vec![0; n];
-    v.clear();
+    let mut v: Vec<u64> = Vec::with_capacity(n);
+    // Reserved memory may be a fresh mapping nobody has touched: one store
+    // per page maps it now (volatile, so that it is not left out).
+    for at in (0..v.capacity()).step_by(4096 / std::mem::size_of::<u64>()) {
+        // SAFETY: at < capacity: inside the allocation; the Vec stays empty.
+        unsafe { v.as_mut_ptr().add(at).write_volatile(0) };
+    }
     v
 }
 

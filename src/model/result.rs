@@ -28,6 +28,10 @@ pub struct Measurement {
     pub elapsed_ns: u64,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
+    /// What the timed region cost ioz beside its CPU time (absent in runs
+    /// saved before ioz counted it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<RegionUsage>,
     /// Which repetition of the plan (`--runs`) measured it, from 0; a run
     /// saved before repetitions existed is one run, run 0.
     #[serde(default)]
@@ -65,6 +69,54 @@ impl Measurement {
             OutputUnit::MicrosPerOp => self.micros_per_op(),
         }
     }
+}
+
+/// What a timed region cost ioz beside its CPU time: its page faults and
+/// context switches, from getrusage just before and just after it (of the
+/// process in single and auto mode, of each worker in throughput mode). A
+/// pass of a synchronous engine takes no page fault: everything it touches
+/// was mapped and touched before the clock. The mmap engine's are
+/// inherent: the file's pages are mapped into ioz ([`faults_are_inherent`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegionUsage {
+    /// Page faults served without I/O: a page mapped on first touch.
+    pub minor_faults: u64,
+    /// Page faults that waited for I/O.
+    pub major_faults: u64,
+    /// Times ioz gave up the CPU to wait (for I/O, a lock, a sleep).
+    pub voluntary_context_switches: u64,
+    /// Times the scheduler took the CPU away from ioz.
+    pub involuntary_context_switches: u64,
+}
+
+impl RegionUsage {
+    /// Both counts added, field by field.
+    pub fn plus(self, other: RegionUsage) -> RegionUsage {
+        RegionUsage {
+            minor_faults: self.minor_faults + other.minor_faults,
+            major_faults: self.major_faults + other.major_faults,
+            voluntary_context_switches: self.voluntary_context_switches
+                + other.voluntary_context_switches,
+            involuntary_context_switches: self.involuntary_context_switches
+                + other.involuntary_context_switches,
+        }
+    }
+
+    /// The sum over `all`; None when any of them was not counted.
+    pub fn sum<'a>(all: impl IntoIterator<Item = Option<&'a RegionUsage>>) -> Option<RegionUsage> {
+        all.into_iter()
+            .try_fold(RegionUsage::default(), |sum, u| u.map(|u| sum.plus(*u)))
+    }
+}
+
+/// Whether `pass` of a run with `config` takes page faults by its nature:
+/// its engine maps the file (mmap, -B), so the loop faults the file's pages
+/// in as it touches them.
+pub fn faults_are_inherent(config: &RunConfig, pass: Pass) -> bool {
+    pass.engine()
+        .or_chosen(config.variations.engine)
+        .row()
+        .maps_file
 }
 
 /// The passes measured on one cell (one table row): with `--runs N`, N
@@ -168,6 +220,10 @@ pub struct WorkerResult {
     pub stonewalled: bool,
     pub cpu_user_ns: u64,
     pub cpu_system_ns: u64,
+    /// What the worker's timed region cost it beside its CPU time (absent
+    /// in runs saved before ioz counted it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<RegionUsage>,
     /// Cluster mode: the rank that ran this worker, and its host (absent
     /// on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,6 +290,12 @@ pub struct PhaseResult {
 }
 
 impl PhaseResult {
+    /// What the workers' timed regions cost them together (None when a
+    /// worker's was not counted: a run saved before ioz counted it).
+    pub fn usage(&self) -> Option<RegionUsage> {
+        RegionUsage::sum(self.results.iter().map(|w| w.usage.as_ref()))
+    }
+
     /// IOzone's "Children see": the sum of the workers' rates (for µs/op, their mean).
     pub fn children_see(&self, unit: OutputUnit) -> f64 {
         let sum: f64 = self.results.iter().map(|w| w.rate(unit)).sum();
@@ -525,6 +587,7 @@ fn summed(all: &[&Measurement]) -> Measurement {
         elapsed_ns,
         cpu_user_ns: all.iter().map(|m| m.cpu_user_ns).sum(),
         cpu_system_ns: all.iter().map(|m| m.cpu_system_ns).sum(),
+        usage: RegionUsage::sum(all.iter().map(|m| m.usage.as_ref())),
         run: all[0].run,
     }
 }
@@ -576,6 +639,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 stonewalled: false,
                 cpu_user_ns: 0,
                 cpu_system_ns: 0,
+                usage: None,
                 client: None,
             })
             .collect(),
@@ -610,6 +674,7 @@ pub(crate) fn sample_cells(
                     elapsed_ns: 1_000_000_000,
                     cpu_user_ns: 0,
                     cpu_system_ns: 0,
+                    usage: None,
                     run: 0,
                 })
                 .collect(),
@@ -620,6 +685,41 @@ pub(crate) fn sample_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn region_usage_sums_only_what_was_counted() {
+        let u = |minor| RegionUsage {
+            minor_faults: minor,
+            major_faults: 1,
+            voluntary_context_switches: 2,
+            involuntary_context_switches: 3,
+        };
+        assert_eq!(
+            RegionUsage::sum([Some(&u(4)), Some(&u(5))]),
+            Some(RegionUsage {
+                minor_faults: 9,
+                major_faults: 2,
+                voluntary_context_switches: 4,
+                involuntary_context_switches: 6,
+            })
+        );
+        assert_eq!(RegionUsage::sum([Some(&u(4)), None]), None);
+        let mut phase = sample_phase(Pass::Read, 2, 1 << 20);
+        assert_eq!(phase.usage(), None, "saved before ioz counted it");
+        for w in &mut phase.results {
+            w.usage = Some(u(1));
+        }
+        assert_eq!(phase.usage().map(|u| u.minor_faults), Some(2));
+    }
+
+    #[test]
+    fn only_the_mmap_engine_faults_by_its_nature() {
+        let config = |args: &[&str]| crate::cli::test_config(args);
+        assert!(faults_are_inherent(&config(&["-a", "-B"]), Pass::Read));
+        assert!(!faults_are_inherent(&config(&["-a"]), Pass::Read));
+        // The stdio tests keep their engine whatever the run's.
+        assert!(!faults_are_inherent(&config(&["-a", "-B"]), Pass::Fread));
+    }
 
     fn rank(rank: u32, cells: Vec<CellResult>) -> RankCells {
         RankCells {
@@ -654,6 +754,7 @@ mod tests {
                     elapsed_ns,
                     cpu_user_ns: 10,
                     cpu_system_ns: 5,
+                    usage: None,
                     run: 0,
                 })
                 .collect(),

@@ -40,6 +40,34 @@ pub enum Verify {
     Pattern(u8),
     /// `-+d`: a pattern per record; every byte read is checked.
     Diagnostic,
+    /// `-+X`: IOzone's buffer with the byte 0xbb (short-circuit mode); the
+    /// first 8 bytes of each 4 KiB page of every record read are checked.
+    ShortCircuit,
+    /// `-+Z`: IOzone's buffer with the byte 0xa5 (old data sets), checked
+    /// as `-+X` checks.
+    OldDataSets,
+}
+
+impl Verify {
+    /// The pattern byte of IOzone's light check (`-+X`, `-+Z`): written in
+    /// the first 8 bytes of each 4 KiB page of a record, zeros elsewhere.
+    pub fn light_pattern(self) -> Option<u8> {
+        match self {
+            Verify::ShortCircuit => Some(0xbb),
+            Verify::OldDataSets => Some(0xa5),
+            Verify::None | Verify::Pattern(_) | Verify::Diagnostic => None,
+        }
+    }
+
+    /// The flags that asked for it, as refusals name them.
+    pub fn flags(self) -> &'static str {
+        match self {
+            Verify::None => "",
+            Verify::Pattern(_) | Verify::Diagnostic => "-V or -+d",
+            Verify::ShortCircuit => "-+X",
+            Verify::OldDataSets => "-+Z",
+        }
+    }
 }
 
 /// IOzone's dedup controls (`-+w`, `-+y`, `-+C`, `-+S`, `-+W`).

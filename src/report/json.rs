@@ -608,6 +608,7 @@ mod tests {
             elapsed_ns: 250_000,
             cpu_user_ns: 1_000,
             cpu_system_ns: 200_000,
+            usage: None,
             run: 0,
         }
     }

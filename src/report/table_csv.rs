@@ -308,6 +308,7 @@ mod tests {
             elapsed_ns,
             cpu_user_ns: 7,
             cpu_system_ns: 11,
+            usage: None,
             run: 0,
         }
     }

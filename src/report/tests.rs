@@ -20,6 +20,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         elapsed_ns: 1_000_000_000,
         cpu_user_ns: 0,
         cpu_system_ns: 0,
+        usage: None,
         run: 0,
     }
 }
@@ -201,4 +202,59 @@ fn units_convert_from_bytes_and_nanoseconds() {
     assert_eq!(x.value(OutputUnit::KbPerSec), 10240);
     assert_eq!(x.value(OutputUnit::OpsPerSec), 160);
     assert_eq!(x.value(OutputUnit::MicrosPerOp), 6250);
+}
+
+#[test]
+fn cpu_utilisation_lists_each_region_and_nothing_for_a_run_that_did_not_count() {
+    use crate::model::result::RegionUsage;
+    use crate::report::text::usage::usage_table;
+    let mut cells = vec![row(
+        1024,
+        64,
+        &[
+            (Pass::Write, 1000),
+            (Pass::Read, 2000),
+            (Pass::Reread, 3000),
+        ],
+    )];
+    // Saved before ioz counted its regions: nothing, as nothing was printed then.
+    let old = sample_result(config(&["-s", "1m", "-r", "64k", "-+u"]), cells.clone());
+    assert_eq!(usage_table(&old), "");
+    let counted = RegionUsage {
+        minor_faults: 0,
+        major_faults: 0,
+        voluntary_context_switches: 2,
+        involuntary_context_switches: 7,
+    };
+    cells[0].measurements[0].usage = Some(counted);
+    cells[0].measurements[1].usage = Some(RegionUsage {
+        minor_faults: 12,
+        ..counted
+    });
+    let text = usage_table(&sample_result(
+        config(&["-s", "1m", "-r", "64k", "-+u"]),
+        cells.clone(),
+    ));
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(3)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["1024", "64", "write", "0", "0", "2", "7"],
+            vec!["1024", "64", "read", "12", "0", "2", "7"],
+            vec!["1024", "64", "reread", "-", "-", "-", "-"],
+        ],
+        "{text}"
+    );
+    // Every row names its test: no script takes it for a row of IOzone's table.
+    assert!(
+        text.lines()
+            .all(|l| l.chars().any(char::is_alphabetic) || l.is_empty())
+    );
+    // Without -+u: nothing.
+    let quiet = sample_result(config(&["-s", "1m", "-r", "64k"]), cells);
+    assert_eq!(usage_table(&quiet), "");
 }

@@ -12,9 +12,10 @@ use nix::sys::resource::{UsageWho, getrusage};
 use super::recipe::{CheckKind, PassRecipe};
 use super::setup::{drop_caches, lock_whole_file, purge_cpu_cache};
 use super::timed::{LoopOutcome, timed_loop};
+use crate::data::buffer::touch;
 use crate::data::check::{DataCheck, NoCheck};
 use crate::data::dedup::ImageWrites;
-use crate::data::pattern::IoOp;
+use crate::data::pattern::{IoOp, OpKind, PROBE_PAGE};
 use crate::data::stamp::Stamped;
 use crate::data::verify::Verifier;
 use crate::engine::{
@@ -23,6 +24,7 @@ use crate::engine::{
 use crate::error::IoFailure;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::latency::{IozoneBands, OpLatency};
+use crate::model::result::RegionUsage;
 use crate::model::workload::Pass;
 
 /// Opens the engine of `recipe` on `path` as `spec` says (untimed) and hands
@@ -56,14 +58,16 @@ pub(crate) struct Buffers<'a> {
 }
 
 /// Untimed, before the clock: flush what earlier passes left dirty, let the
-/// engine prepare for the loop's buffers (io_uring registers them), evict the
-/// CPU caches (-p), write a page (-Z), drop the page cache before reads
-/// (--drop-caches) and take the -W lock.
+/// engine prepare for the loop's buffers (io_uring registers them), bring
+/// the buffers `ops` use into the caches, evict the CPU caches (-p), write a
+/// page (-Z), drop the page cache before reads (--drop-caches) and take the
+/// -W lock.
 pub(crate) fn before_loop<E: Engine>(
     engine: &mut E,
     recipe: &PassRecipe,
     path: &Path,
-    buffers: &Buffers<'_>,
+    buffers: &mut Buffers<'_>,
+    ops: &[IoOp],
 ) -> Result<(), IoFailure> {
     let fail = failure(recipe.pass, path);
     let setup = &recipe.setup;
@@ -73,6 +77,11 @@ pub(crate) fn before_loop<E: Engine>(
     }
     // Before -p's purge, which should be the last thing to touch the caches.
     engine.prepare_buffers(buffers.read_buf, buffers.pool);
+    if setup.touch_buffers {
+        let (read, pool) = reach(recipe, ops, buffers);
+        touch(&mut buffers.read_buf[..read]);
+        touch(&mut buffers.pool[..pool]);
+    }
     if let Some(purge) = setup.purge {
         purge_cpu_cache(purge);
     }
@@ -94,6 +103,35 @@ pub(crate) fn before_loop<E: Engine>(
         lock_whole_file(engine.raw_fd(), kind).map_err(|e| fail("lock", None, e))?;
     }
     Ok(())
+}
+
+/// The bytes of the read buffer and of the write pool that `ops` use, each
+/// from its start: where reads land (every slot of an engine that keeps
+/// reads in flight) and where writes take their data (none from the pool
+/// under -V/-+d, whose writes send the check's own buffer).
+fn reach(recipe: &PassRecipe, ops: &[IoOp], buffers: &Buffers<'_>) -> (usize, usize) {
+    let (mut read, mut pool) = (0, 0);
+    for op in ops {
+        if op.probes.any() {
+            read = read.max(PROBE_PAGE as usize);
+        }
+        match op.kind {
+            OpKind::Read if recipe.slots() > 1 => read = buffers.read_buf.len(),
+            OpKind::Read => read = read.max(op.source + op.len),
+            OpKind::Write => {
+                let end = match recipe.check {
+                    CheckKind::Image => op.offset as usize + op.len,
+                    CheckKind::Verify { .. } => 0,
+                    CheckKind::Plain | CheckKind::Stamped { .. } => op.source + op.len,
+                };
+                pool = pool.max(end);
+            }
+        }
+    }
+    (
+        read.min(buffers.read_buf.len()),
+        pool.min(buffers.pool.len()),
+    )
 }
 
 /// Untimed, after the clock: make written data durable (so the next pass does
@@ -354,15 +392,62 @@ pub(crate) fn failure_in(
     }
 }
 
-/// User and system CPU time of this process (RUSAGE_SELF) or thread (RUSAGE_THREAD), ns.
-pub(crate) fn cpu_ns(who: UsageWho) -> (u64, u64) {
-    match getrusage(who) {
-        Ok(u) => {
-            let ns = |t: nix::sys::time::TimeVal| {
-                t.tv_sec() as u64 * 1_000_000_000 + t.tv_usec() as u64 * 1000
-            };
-            (ns(u.user_time()), ns(u.system_time()))
+/// What this process (RUSAGE_SELF) or thread (RUSAGE_THREAD) has used so
+/// far: taken just before and just after a timed region, with one getrusage
+/// each, outside the clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct UsageSample {
+    pub user_ns: u64,
+    pub system_ns: u64,
+    counts: RegionUsage,
+}
+
+impl UsageSample {
+    /// The usage so far (all zero when getrusage fails, which it does not
+    /// for these two).
+    pub fn now(who: UsageWho) -> UsageSample {
+        let Ok(u) = getrusage(who) else {
+            return UsageSample::default();
+        };
+        let ns = |t: nix::sys::time::TimeVal| {
+            t.tv_sec() as u64 * 1_000_000_000 + t.tv_usec() as u64 * 1000
+        };
+        let count = |n: libc::c_long| n.max(0) as u64;
+        UsageSample {
+            user_ns: ns(u.user_time()),
+            system_ns: ns(u.system_time()),
+            counts: RegionUsage {
+                minor_faults: count(u.minor_page_faults()),
+                major_faults: count(u.major_page_faults()),
+                voluntary_context_switches: count(u.voluntary_context_switches()),
+                involuntary_context_switches: count(u.involuntary_context_switches()),
+            },
         }
-        Err(_) => (0, 0),
+    }
+
+    /// What was used between `before` and this sample.
+    pub fn since(&self, before: &UsageSample) -> UsageSample {
+        let c = (&self.counts, &before.counts);
+        UsageSample {
+            user_ns: self.user_ns.saturating_sub(before.user_ns),
+            system_ns: self.system_ns.saturating_sub(before.system_ns),
+            counts: RegionUsage {
+                minor_faults: c.0.minor_faults.saturating_sub(c.1.minor_faults),
+                major_faults: c.0.major_faults.saturating_sub(c.1.major_faults),
+                voluntary_context_switches: c
+                    .0
+                    .voluntary_context_switches
+                    .saturating_sub(c.1.voluntary_context_switches),
+                involuntary_context_switches: c
+                    .0
+                    .involuntary_context_switches
+                    .saturating_sub(c.1.involuntary_context_switches),
+            },
+        }
+    }
+
+    /// The page faults and context switches of the difference.
+    pub fn counts(&self) -> RegionUsage {
+        self.counts
     }
 }

@@ -293,6 +293,7 @@ impl<'a> Recipe<'a> {
                     DropCaches::None
                 },
                 lock_file: config.lock_file,
+                touch_buffers: self.purge.is_none() && !v.multi_buffer,
             },
             extras: TimedExtras {
                 sync: config.fsync_in_timing,
@@ -359,16 +360,28 @@ impl CellRecipe<'_> {
     /// whole file image, which writes take at their own offsets.
     pub fn write_pool(&self, worker: u32, seed: u64) -> AlignedBuf {
         let mut pool = AlignedBuf::zeroed(self.pool_bytes);
-        match self.pool_data {
-            PoolData::Dedup(model) => model.fill_file(&mut pool, self.cell.record_bytes, worker),
-            PoolData::Pattern(data) => buffer::fill(&mut pool, data, seed),
-        }
+        self.fill_pool(&mut pool, worker, seed);
         pool
+    }
+
+    /// [`Self::write_pool`] in a buffer kept from an earlier cell: every
+    /// byte of `pool` (`pool_bytes` long) written as a new pool's would be.
+    pub fn fill_pool(&self, pool: &mut [u8], worker: u32, seed: u64) {
+        debug_assert_eq!(pool.len(), self.pool_bytes);
+        match self.pool_data {
+            PoolData::Dedup(model) => model.fill_file(pool, self.cell.record_bytes, worker),
+            PoolData::Pattern(data) => buffer::fill(pool, data, seed),
+        }
     }
 
     /// A read buffer for `slots` operations in flight.
     pub fn read_buf(&self, slots: usize) -> AlignedBuf {
-        AlignedBuf::zeroed(if self.recipe.replay.is_some() {
+        AlignedBuf::zeroed(self.read_buf_bytes(slots))
+    }
+
+    /// Bytes of a read buffer for `slots` operations in flight.
+    pub fn read_buf_bytes(&self, slots: usize) -> usize {
+        if self.recipe.replay.is_some() {
             largest_replayed_op(self.recipe.config, &self.cell) * slots
         } else {
             buffer::read_buf_bytes(
@@ -376,7 +389,7 @@ impl CellRecipe<'_> {
                 slots,
                 self.recipe.config.variations.multi_buffer,
             )
-        })
+        }
     }
 
     /// The most operations any pass of the cell keeps in flight.
@@ -530,6 +543,10 @@ pub(crate) struct Setup {
     pub drop_caches: DropCaches,
     /// `-W`: hold an fcntl lock on the whole file over the pass.
     pub lock_file: bool,
+    /// Bring the buffers the pass uses into the CPU's caches (data::buffer::
+    /// touch), as IOzone does unless -p or -m: -p evicts them again, and
+    /// -m's work area slides through memory so as to miss them.
+    pub touch_buffers: bool,
 }
 
 /// How writes get their data and reads are checked.

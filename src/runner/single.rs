@@ -4,9 +4,10 @@
 use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
-use super::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
+use super::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, with_engine};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
+use crate::data::buffer::KeptBuf;
 use crate::data::pattern::IoOp;
 use crate::engine::{EarlyStop, Engine, Stops, WithEngine};
 use crate::error::{IoFailure, RunError};
@@ -45,6 +46,8 @@ pub(crate) fn run(
     mut controls: Controls<'_>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
+    // Untimed: the first run of a page of code takes a fault; none in a pass.
+    crate::system::program_pages::map_program_pages();
     let plan = recipe.plan();
     let mut target = match recipe.check_target(&recipe.test_path(0)) {
         Ok(t) => t,
@@ -60,6 +63,7 @@ pub(crate) fn run(
     let mut signal = None;
     let mut error: Option<RunError> = None;
     let mut left = Vec::new();
+    let mut kept = KeptBuffers::for_cells(recipe, &plan.cells);
     // --runs: the whole plan again, one repetition after the other, so that
     // a drift over time shows across runs rather than inside one cell.
     'runs: for run in 0..recipe.runs() {
@@ -95,6 +99,7 @@ pub(crate) fn run(
             let end = run_cell(
                 &cell,
                 (index as u64, run),
+                &mut kept,
                 &mut target,
                 &mut controls,
                 &mut row,
@@ -207,24 +212,49 @@ fn remove_unless_kept(
     }
 }
 
+/// The buffers a run's cells share: mapped and touched once, as large as
+/// the largest cell needs, and refilled for each cell as a new one would be
+/// (data::buffer::KeptBuf).
+struct KeptBuffers {
+    read: KeptBuf,
+    pool: KeptBuf,
+}
+
+impl KeptBuffers {
+    fn for_cells(recipe: &Recipe<'_>, cells: &[Cell]) -> KeptBuffers {
+        let (mut read, mut pool) = (0, 0);
+        for &cell in cells {
+            let cell = recipe.cell(cell);
+            read = cell.read_buf_bytes(cell.max_slots()).max(read);
+            pool = cell.pool_bytes.max(pool);
+        }
+        KeptBuffers {
+            read: KeptBuf::new(read),
+            pool: KeptBuf::new(pool),
+        }
+    }
+}
+
 /// Runs one cell's passes into `row`; returns the stopping signal, if any.
 fn run_cell(
     cell: &CellRecipe<'_>,
     (seed, run): (u64, u32),
+    kept: &mut KeptBuffers,
     target: &mut TargetFile,
     controls: &mut Controls<'_>,
     row: &mut CellResult,
     on_event: &mut impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Result<Option<i32>, RunError> {
     target.claim()?;
-    let mut read_buf = cell.read_buf(cell.max_slots());
-    let mut pool = cell.write_pool(0, seed);
+    let read_buf = kept.read.take(cell.read_buf_bytes(cell.max_slots()));
+    let pool = kept.pool.take(cell.pool_bytes);
+    cell.fill_pool(pool, 0, seed);
     let mut previous_test = None;
     for pass in &cell.passes {
         // Before a test that reads, once: the file must hold its data.
         let test = pass.pass.test();
         if previous_test != Some(test) && test.needs_existing_data() {
-            fill_if_short(cell, target.path(), target.expected(), &mut pool)?;
+            fill_if_short(cell, target.path(), target.expected(), pool)?;
         }
         previous_test = Some(test);
         let ops = cell.ops(pass, pass.read_percent_of(0));
@@ -249,8 +279,8 @@ fn run_cell(
             record_bytes,
             path: target.path(),
             buffers: Buffers {
-                read_buf: &mut read_buf,
-                pool: &mut pool,
+                read_buf: &mut *read_buf,
+                pool: &mut *pool,
             },
             stop: controls.stop,
         };
@@ -263,7 +293,7 @@ fn run_cell(
                     latencies: latencies.as_deref(),
                     bands: bands.as_deref(),
                 })?;
-                row.measurements.push(m);
+                row.measurements.push(*m);
                 pause_between_tests(cell);
             }
             PassEnd::Interrupted(sig) => return Ok(Some(sig)),
@@ -283,7 +313,7 @@ pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
 enum PassEnd {
     /// With -Q each operation's latency, with -+z the IOzone buckets.
     Measured(
-        Measurement,
+        Box<Measurement>,
         Option<Vec<OpLatency>>,
         Option<Box<IozoneBands>>,
     ),
@@ -314,16 +344,16 @@ impl WithEngine for SinglePass<'_> {
             mut buffers,
             stop,
         } = self;
-        before_loop(&mut engine, pass, path, &buffers)?;
+        before_loop(&mut engine, pass, path, &mut buffers, ops)?;
         // -V/-+d's check and -Q's room for latencies, made before the clock.
         let mut ready = ReadyPass::new(pass, path, ops, record_bytes);
-        let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
+        let before = UsageSample::now(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: stop.word(),
             stonewall: None,
         };
         let outcome = ready.timed(&mut engine, ops, &mut buffers, stops)?;
-        let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
+        let used = UsageSample::now(UsageWho::RUSAGE_SELF).since(&before);
         after_loop(&mut engine, pass, path)?;
         if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
             return Ok(PassEnd::Interrupted(sig));
@@ -339,12 +369,13 @@ impl WithEngine for SinglePass<'_> {
             records: pass.size.ops,
             latency: ready.histogram().map(|h| h.summary(cell.percentiles())),
             elapsed_ns: outcome.elapsed_ns(),
-            cpu_user_ns: user1.saturating_sub(user0),
-            cpu_system_ns: sys1.saturating_sub(sys0),
+            cpu_user_ns: used.user_ns,
+            cpu_system_ns: used.system_ns,
+            usage: Some(used.counts()),
             run: 0,
         };
         Ok(PassEnd::Measured(
-            measurement,
+            Box::new(measurement),
             ready.latencies(ops),
             ready.bands().cloned().map(Box::new),
         ))

@@ -16,6 +16,7 @@ pub mod input_file;
 pub mod locks;
 pub mod mountinfo;
 pub mod netfs;
+pub mod program_pages;
 pub mod queue;
 pub mod remount;
 pub mod signals;

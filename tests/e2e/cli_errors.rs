@@ -73,7 +73,7 @@ fn dedup_with_diagnostic_verification_is_refused() {
 }
 
 fn unsupported_plus_option_is_refused() {
-    assert_refused(&["-+X"], "-+X");
+    assert_refused(&["-+U"], "-+U");
 }
 
 fn unknown_long_option_is_refused() {

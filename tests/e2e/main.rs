@@ -79,6 +79,10 @@ mod latency;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
+// No page faults of ioz's own in the timed region: every pass's faults and
+// context switches in the JSON, -+u and the HTML, per worker, the mmap
+// engine's marked.
+mod page_faults;
 // Peak memory: what the largest cell needs, not the freed buffers of the
 // cells before it.
 mod peak_memory;
@@ -167,6 +171,7 @@ fn main() -> std::process::ExitCode {
         json_schema::tests(),
         latency::tests(),
         open_flags::tests(),
+        page_faults::tests(),
         peak_memory::tests(),
         plots::tests(),
         progress::tests(),

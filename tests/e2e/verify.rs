@@ -20,6 +20,8 @@ pub fn tests() -> Vec<Test> {
         auto_runs_report_no_false_mismatches,
         note_gives_the_bytes_verified,
         written_files_hold_the_pattern,
+        light_modes_write_iozone_buffers_with_their_lines,
+        light_mode_checks_the_first_bytes_of_each_page => [FlipShim],
     ]
 }
 
@@ -235,4 +237,97 @@ fn written_files_hold_the_pattern() {
         run.expect_code(0);
         assert!(errors(&run).is_empty(), "{}", run.stderr);
     }
+}
+
+/// IOzone's buffer with `byte`, record by record: the first 8 bytes of
+/// each 4 KiB page of a record are `byte`, the rest zero.
+fn iozone_records(len: usize, record: usize, byte: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| if (i % record) % 4096 < 8 { byte } else { 0 })
+        .collect()
+}
+
+fn light_modes_write_iozone_buffers_with_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let modes = [
+        (
+            "-+X",
+            0xbb,
+            "\tShort circuit mode. For\n\t filesystem development testing ONLY !\n",
+        ),
+        ("-+Z", 0xa5, "\tUsing old data sets.\n"),
+    ];
+    for (flag, byte, lines) in modes {
+        // 6 KiB records: the pages start again at every record.
+        for record in ["64k", "6k"] {
+            let name = format!("{}{record}t.tmp", &flag[2..]);
+            let args = [
+                "-s", "192k", "-r", record, "-i", "0", "-i", "2", "-i", "4", "-w", "-f", &name,
+                flag,
+            ];
+            let run = ioz(dir.path(), &args);
+            run.expect_code(0);
+            assert!(run.stdout.contains(lines), "{flag}: {}", run.stdout);
+            assert!(
+                !run.stdout.contains("Performance measurements are invalid"),
+                "{flag}"
+            );
+            let note = run
+                .stdout
+                .lines()
+                .find(|l| l.starts_with("\tVerified "))
+                .unwrap_or_else(|| panic!("no note in:\n{}", run.stdout));
+            assert!(
+                note.ends_with(" read pass (the first 8 bytes of each 4 KiB page); no mismatches."),
+                "{note}"
+            );
+            let data = std::fs::read(dir.path().join(&name)).unwrap();
+            let rec = if record == "6k" { 6 << 10 } else { 64 << 10 };
+            assert_eq!(data.len(), 192 << 10);
+            assert!(
+                data == iozone_records(data.len(), rec, byte),
+                "{name} is not IOzone's buffer with {byte:#x}"
+            );
+            // Read back by a later run of the same record size.
+            let read_back = [
+                "-s", "192k", "-r", record, "-i", "1", "-w", "-f", &name, flag,
+            ];
+            let run = ioz(dir.path(), &read_back);
+            run.expect_code(0);
+            assert!(errors(&run).is_empty(), "{}", run.stderr);
+        }
+    }
+}
+
+fn light_mode_checks_the_first_bytes_of_each_page() {
+    let shim = shim();
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = SIZES.to_vec();
+    args.extend(["-i", "0", "-i", "1", "-+X", "-f", "t.tmp"]);
+    // The 2nd read: byte 4096 of record 1, the stamp of its second page.
+    let run = ioz_flipped(
+        shim,
+        dir.path(),
+        &args,
+        &[("FLIP_CALL", "2"), ("FLIP_BYTE", "4096")],
+    );
+    let line = mismatch_line(&run);
+    assert_contains(
+        line,
+        &[
+            "t.tmp at offset 65536 during the read pass: ",
+            "data mismatch (-+X): first bad byte at file offset 69632 (record 1, byte 4096)",
+            "expected 0xbb, found 0x44",
+            "1 of the 65536 bytes of that record differs",
+        ],
+    );
+    // A byte the light check does not look at passes, as in IOzone.
+    let run = ioz_flipped(
+        shim,
+        dir.path(),
+        &args,
+        &[("FLIP_CALL", "2"), ("FLIP_BYTE", "100")],
+    );
+    run.expect_code(0);
+    assert!(errors(&run).is_empty(), "{}", run.stderr);
 }

@@ -33,6 +33,25 @@ pub(super) const SECTION: Section = Section {
             |s| s.variations.verify = Verify::Diagnostic,
         )
         .header(&[">>> I/O Diagnostic mode enabled. <<<", INVALID]),
+        Flag::switch(
+            Plus('X'),
+            "short-circuit mode: IOzone's buffer with the byte 0xbb, and IOzone's light \
+             check of reads (the first 8 bytes of each 4 KiB page of a record)",
+            |s| s.variations.verify = Verify::ShortCircuit,
+        )
+        // A sentence IOzone wraps: the second line goes on after the tab.
+        .header(&[
+            "Short circuit mode. For",
+            " filesystem development testing ONLY !",
+        ]),
+        Flag::switch(
+            Plus('Z'),
+            "old data sets: IOzone's buffer with the byte 0xa5, checked as -+X checks",
+            |s| s.variations.verify = Verify::OldDataSets,
+        )
+        // IOzone prints two lines more, which IOZONE-SEMANTICS.md does not
+        // give: this is the one it names.
+        .header(&["Using old data sets."]),
         Flag::number(
             Plus('w'),
             "P",

@@ -16,8 +16,6 @@ pub(super) const SECTION: Section = Section {
         Flag::not_supported(Plus('h'), "cluster controlling host"),
         Flag::not_supported(Plus('i'), "cluster control port"),
         Flag::not_supported(Plus('s'), "silent cluster client"),
-        Flag::not_supported(Plus('X'), "short-circuit verification"),
-        Flag::not_supported(Plus('Z'), "old data sets"),
         Flag::not_supported(Plus('a'), "ignored IOzone option"),
         Flag::not_supported(Plus('b'), "ignored IOzone option"),
         Flag::not_supported(Plus('U'), "Windows-only option"),

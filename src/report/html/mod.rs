@@ -3,6 +3,7 @@
 //! The page fits 1400 pixels without sideways scrolling: each test's grid
 //! with its charts beside it, and the long tables folded.
 
+mod cost;
 mod environment;
 mod latency;
 mod pass;
@@ -204,6 +205,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     }
     h.push_str("</section>\n");
 
+    cost::cost_section(&mut h, result);
     latency::latency_section(&mut h, result);
 
     for &pass in &passes {
@@ -398,6 +400,7 @@ mod tests {
             stonewalled: false,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            usage: None,
             client: None,
         };
         r.throughput = vec![PhaseResult {

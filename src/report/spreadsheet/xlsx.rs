@@ -477,6 +477,7 @@ mod tests {
             elapsed_ns: 1_000_000_000,
             cpu_user_ns: 0,
             cpu_system_ns: 0,
+            usage: None,
             run: 0,
         };
         CellResult {

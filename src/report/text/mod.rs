@@ -9,6 +9,7 @@ pub mod rank_lines;
 pub mod ranks;
 pub mod table;
 pub mod throughput;
+pub mod usage;
 
 use std::io;
 use std::path::Path;
@@ -154,11 +155,13 @@ impl<'a> LiveText<'a> {
             }
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
+            s.push_str(&usage::usage_table(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
+            s.push_str(&usage::usage_table(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
             if self.config.excel_report {

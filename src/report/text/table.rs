@@ -305,7 +305,13 @@ pub fn verify_note(result: &RunResult) -> String {
         RunStatus::Complete => "; no mismatches.",
         _ => " before the run stopped.",
     };
-    format!("\n\tVerified {bytes} bytes in {passes} read {noun}{outcome}\n")
+    // -+X/-+Z look at the first 8 bytes of each page only.
+    let light = if result.config.variations.verify.light_pattern().is_some() {
+        " (the first 8 bytes of each 4 KiB page)"
+    } else {
+        ""
+    };
+    format!("\n\tVerified {bytes} bytes in {passes} read {noun}{light}{outcome}\n")
 }
 
 #[cfg(test)]

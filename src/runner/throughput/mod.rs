@@ -48,6 +48,9 @@ pub(crate) fn run(
         let refused = RunError::Refused("throughput mode needs one file and record size".into());
         return Outcome::ended(Vec::new(), Vec::new(), None, Some(refused), Vec::new());
     };
+    // Untimed: the first run of a page of code takes a fault; none in a
+    // worker thread's pass (a process maps its code again: spawn.rs).
+    crate::system::program_pages::map_program_pages();
     let mut phases = Vec::new();
     let mut signal = None;
     let mut error = None;

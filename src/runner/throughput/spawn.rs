@@ -237,6 +237,8 @@ fn fork_worker() -> nix::Result<ForkResult> {
     let forked = unsafe { fork() }?;
     if let ForkResult::Child = forked {
         signals::become_worker(parent);
+        // Untimed: the code the worker runs mapped again after the fork.
+        crate::system::program_pages::map_program_pages();
     }
     Ok(forked)
 }

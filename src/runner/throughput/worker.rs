@@ -19,7 +19,7 @@ use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::model::say::say;
-use crate::runner::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
+use crate::runner::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, with_engine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
 
@@ -80,6 +80,8 @@ pub(super) fn run_worker(job: &WorkerJob<'_>, gate: &dyn Gate) -> WorkerReport {
             say(format_args!("worker {worker}: cannot bind to a CPU: {e}"));
         }
     }
+    // Untimed: the stack the timed loop reaches mapped now (a thread's own).
+    crate::system::program_pages::touch_stack();
     // Each worker its own buffers (with -m, its own work areas), made before
     // the barrier: dedup images can take a while to build.
     let mut read_buf = job.cell.read_buf(job.pass.slots());
@@ -139,7 +141,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             mut buffers,
         } = self;
         let (pass, path) = (job.pass, job.path);
-        if let Err(e) = before_loop(&mut engine, pass, path, &buffers) {
+        if let Err(e) = before_loop(&mut engine, pass, path, &mut buffers, job.ops) {
             gate.arrive(false);
             gate.wait_for_release();
             return Err(e);
@@ -167,9 +169,9 @@ impl WithEngine for WorkerBody<'_, '_> {
             signal: job.stop.word(),
             stonewall: Some(stonewall),
         };
-        let (user0, sys0) = cpu_ns(job.cpu_scope);
+        let before = UsageSample::now(job.cpu_scope);
         let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops)?;
-        let (user1, sys1) = cpu_ns(job.cpu_scope);
+        let used = UsageSample::now(job.cpu_scope).since(&before);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
         match outcome.stopped {
             None => {
@@ -226,8 +228,9 @@ impl WithEngine for WorkerBody<'_, '_> {
             start_after_release_ns: outcome.start_ns as i64 - release_ns as i64,
             end_after_release_ns: outcome.end_ns as i64 - release_ns as i64,
             stonewalled: outcome.stopped.is_some(),
-            cpu_user_ns: user1.saturating_sub(user0),
-            cpu_system_ns: sys1.saturating_sub(sys0),
+            cpu_user_ns: used.user_ns,
+            cpu_system_ns: used.system_ns,
+            usage: Some(used.counts()),
             client: None,
         }))
     }

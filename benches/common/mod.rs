@@ -1,0 +1,109 @@
+//! What the benchmarks that compare ioz with bare loops share: the
+//! environment's numbers, the clock of a pass, the median and the load.
+
+#![allow(dead_code, reason = "each benchmark uses its part of this module")]
+
+use ioz::model::workload::Pass;
+
+/// A positive whole number from the environment variable `name`, or `default`.
+pub fn env_num(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("{name}={v:?}: expected a positive integer"),
+        },
+        Err(_) => default,
+    }
+}
+
+/// User+system CPU time of this process, ns (as ioz measures a pass).
+pub fn cpu_now_ns() -> u64 {
+    // SAFETY: rusage is plain data, filled by the call.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the live struct.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(u.ru_utime) + ns(u.ru_stime)
+}
+
+/// A bare loop's system call failed: the benchmark cannot go on.
+#[cold]
+#[inline(never)]
+pub fn fail(what: &str, ret: isize) -> ! {
+    panic!(
+        "bare {what} returned {ret}: {}",
+        std::io::Error::last_os_error()
+    )
+}
+
+/// The median of `v` (the mean of the middle two when their count is even).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
+/// The load averages (1, 5, 15 minutes), as the table's caption shows them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// The pass's name in ioz's JSON (model::workload::Pass, as serde writes it).
+pub fn json_name(pass: Pass) -> String {
+    serde_json::to_value(pass)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .expect("a pass serialises as its name")
+}
+
+/// Which time a rate is measured over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// The pass's elapsed time (what ioz reports).
+    Wall,
+    /// The pass's user+system CPU time (getrusage, RUSAGE_SELF).
+    Cpu,
+}
+
+impl Clock {
+    /// IOZ_BENCH_CLOCK: `wall` (the default) or `cpu`.
+    pub fn from_env() -> Clock {
+        match std::env::var("IOZ_BENCH_CLOCK").as_deref() {
+            Ok("cpu") => Clock::Cpu,
+            Ok("wall") | Err(_) => Clock::Wall,
+            Ok(other) => panic!("IOZ_BENCH_CLOCK={other:?}: expected wall or cpu"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        }
+    }
+}
+
+/// One measured pass: bytes over a time.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub bytes: u64,
+    pub wall_ns: u64,
+    pub cpu_ns: u64,
+}
+
+impl Timing {
+    pub fn rate(&self, clock: Clock) -> f64 {
+        let ns = match clock {
+            Clock::Wall => self.wall_ns,
+            Clock::Cpu => self.cpu_ns,
+        };
+        self.bytes as f64 / ns.max(1) as f64
+    }
+}
