@@ -295,7 +295,7 @@ impl Drop for Reaped {
 }
 
 /// The live (not zombie) processes whose parent is `parent`.
-fn children_of(parent: i32) -> Vec<i32> {
+pub(crate) fn children_of(parent: i32) -> Vec<i32> {
     fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
