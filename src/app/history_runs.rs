@@ -93,7 +93,7 @@ pub(crate) fn open_to_write(dir: &Path) -> Result<History, HistoryError> {
 /// What an open of the history says, on stderr as `history: …`. Outside a
 /// run no stop handlers are installed (`stopped` above is never), so a
 /// signal during a wait for the lock ends the command itself.
-fn said(line: String) {
+pub(crate) fn said(line: String) {
     say(format_args!("history: {line}"));
 }
 

@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::history_runs::said;
 use super::output::say;
 use crate::error::RunError;
 use crate::history::{self, Caller, History, HistoryError, Location};
@@ -35,11 +36,6 @@ pub(crate) struct Recorded {
     pub line: String,
     pub fails_run: bool,
     pub stopped: Option<i32>,
-}
-
-/// The lines an open of the history says, as `history: …` lines.
-fn said(line: String) {
-    say(format_args!("history: {line}"));
 }
 
 /// The directory the run will be recorded in, checked; `None` when

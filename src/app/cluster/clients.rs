@@ -26,7 +26,7 @@ const MAX_CLIENT_FILE_BYTES: u64 = 1 << 20;
 
 /// Why the client file `name` gives no clients: one line.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ClientFileError {
+pub enum ClientFileError {
     #[error("-+m {name}: {source}")]
     Read { name: String, source: InputError },
     #[error(
@@ -89,7 +89,7 @@ pub(crate) fn read_clients(file: &OsStr) -> Result<Vec<Client>, ClientFileError>
 
 /// One line of the client file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Client {
+pub struct Client {
     pub host: String,
     pub workdir: String,
     pub ioz: String,
@@ -97,7 +97,7 @@ pub(crate) struct Client {
 }
 
 /// The client file's lines, or the line that says what is wrong with it.
-pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, ClientFileError> {
+pub fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, ClientFileError> {
     let mut clients = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default();

@@ -29,6 +29,9 @@ mod workers;
 
 use std::ffi::OsString;
 
+/// The client file's reader, for the fuzz targets (app's `fuzzing`).
+pub use clients::{Client, ClientFileError, parse_clients};
+
 #[cfg(not(feature = "mpi"))]
 use super::output::say;
 use crate::cli::Command;
