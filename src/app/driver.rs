@@ -324,7 +324,11 @@ fn close(
     let exit = match recorded {
         Some(recorded) => {
             say(&recorded.line);
-            failing_if(recorded.fails_run, exit)
+            match recorded.stopped {
+                // Stopped while it waited for the history: as a stop does.
+                Some(sig) if exit == Exit::Success => Exit::Signal(sig),
+                _ => failing_if(recorded.fails_run, exit),
+            }
         }
         None => exit,
     };

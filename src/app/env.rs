@@ -11,6 +11,7 @@ use crate::cli::EnvCommand;
 use crate::error::Exit;
 use crate::model::environment::Environment;
 use crate::model::rank_view::RankError;
+use crate::model::visible::{for_terminal, visible_lines};
 use crate::report::environment_text::{differences_detail, environment_text};
 use crate::report::json::parse_run;
 use crate::system::environment;
@@ -40,7 +41,13 @@ fn show(path: &Path, json: bool) -> Exit {
         ));
         return Exit::Usage;
     }
-    let env = environment::capture(path);
+    let captured = environment::capture(path);
+    // What the machine's files say (mount options, model names), shown
+    // with its control characters visible in the text; the JSON keeps it.
+    let env = match (json, for_terminal(&captured)) {
+        (false, Some(shown)) => shown,
+        _ => captured,
+    };
     let text = if json {
         match serde_json::to_string_pretty(&env) {
             Ok(mut s) => {
@@ -61,12 +68,13 @@ fn show(path: &Path, json: bool) -> Exit {
             environment_text(&env)
         )
     };
-    print_text(&text, "the environment")
+    print_text(&visible_lines(&text), "the environment")
 }
 
 fn diff(old: &Path, new: &Path) -> Exit {
     let (a, b) = match (read_environment(old), read_environment(new)) {
-        (Ok(a), Ok(b)) => (a, b),
+        // Saved text, shown with its control characters visible.
+        (Ok(a), Ok(b)) => (for_terminal(&a).unwrap_or(a), for_terminal(&b).unwrap_or(b)),
         (Err(e), _) | (_, Err(e)) => {
             say(format_args!("env: {e}"));
             return Exit::Usage;
@@ -81,7 +89,7 @@ fn diff(old: &Path, new: &Path) -> Exit {
         text.push_str(&line);
         text.push('\n');
     }
-    print_text(&text, "the differences")
+    print_text(&visible_lines(&text), "the differences")
 }
 
 /// The environment of a run saved with --json (of its rank N's host with

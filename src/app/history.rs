@@ -7,13 +7,14 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::history_runs::{filter, find, locate, open_to_read, print, refuse};
+use super::history_runs::{filter, find, locate, open_to_read, open_to_write, print, refuse};
 use super::input_files::{RunOrLog, RunOrLogError, read_run_or_log};
 use super::output::say;
 use crate::cli::{HistoryAction, HistoryRequest, Selection};
 use crate::error::Exit;
-use crate::history::{Entry, History, HistoryError, ImportedLog, Stored};
+use crate::history::{self, Entry, ImportedLog, Stored};
 use crate::model::dates;
+use crate::model::visible::{visible, visible_lines};
 
 pub(crate) fn history(request: HistoryRequest) -> Exit {
     let dir = match locate(request.dir.as_deref()) {
@@ -37,10 +38,6 @@ pub(crate) fn history(request: HistoryRequest) -> Exit {
     }
 }
 
-fn open_to_write(dir: &Path) -> Result<History, HistoryError> {
-    History::open_to_write(dir, &mut |w| say(format_args!("history: {w}")))
-}
-
 fn list(dir: &Path, selection: &Selection) -> Exit {
     let filter = match filter(selection) {
         Ok(f) => f,
@@ -57,13 +54,14 @@ fn list(dir: &Path, selection: &Selection) -> Exit {
 }
 
 /// One line per run under a header, columns aligned; the command last,
-/// since it is the longest.
+/// since it is the longest. What the runs say of themselves (labels, hosts,
+/// commands) is shown with its control characters visible.
 pub(crate) fn list_text(entries: &[Entry]) -> String {
     let dash = |s: &str| {
         if s.is_empty() {
             "-".to_string()
         } else {
-            s.to_string()
+            visible(s).into_owned()
         }
     };
     let rows: Vec<[String; 8]> = entries
@@ -71,13 +69,13 @@ pub(crate) fn list_text(entries: &[Entry]) -> String {
         .map(|e| {
             [
                 e.id.to_string(),
-                e.date.clone(),
+                visible(&e.date).into_owned(),
                 dash(e.label.as_deref().unwrap_or("")),
                 dash(&e.host),
                 dash(&e.fs),
                 dash(&e.device),
-                e.status.clone(),
-                e.command.clone(),
+                visible(&e.status).into_owned(),
+                visible(&e.command).into_owned(),
             ]
         })
         .collect();
@@ -139,17 +137,15 @@ fn show(dir: &Path, mut request: crate::cli::ReportRequest) -> Exit {
                     entry.id
                 ));
             }
-            print(&log.text)
+            print(&visible_lines(&log.text))
         }
         Err(e) => fail(&format!("history show: {e}")),
     }
 }
 
 fn rm(dir: &Path, ids: &[String]) -> Exit {
-    // Read first, so that a missing history is not made; its lock is let
-    // go before the writer takes it.
-    let found = open_to_read(dir).map(|h| h.is_some());
-    let mut history = match found {
+    // A missing history is not made.
+    let mut history = match history::exists(dir) {
         Ok(true) => match open_to_write(dir) {
             Ok(h) => h,
             Err(e) => return fail(&e.to_string()),
@@ -184,10 +180,8 @@ fn rm(dir: &Path, ids: &[String]) -> Exit {
 }
 
 fn reindex(dir: &Path) -> Exit {
-    // Read first, so that a missing history is not made; its lock is let
-    // go before the writer takes it.
-    let found = open_to_read(dir).map(|h| h.is_some());
-    let mut history = match found {
+    // A missing history is not made.
+    let mut history = match history::exists(dir) {
         Ok(true) => match open_to_write(dir) {
             Ok(h) => h,
             Err(e) => return fail(&e.to_string()),
@@ -214,10 +208,31 @@ fn reindex(dir: &Path) -> Exit {
     }
 }
 
-/// What one file to import holds.
+/// What one file to import holds, and the date it is stored with.
 enum ToImport {
-    Run(Box<crate::model::result::RunResult>),
-    Log(ImportedLog),
+    Run(Box<crate::model::result::RunResult>, Dated),
+    Log(ImportedLog, Dated),
+}
+
+/// Where an imported run's date came from, said on the line that reports
+/// it: `--date` wins over what the file says of itself.
+#[derive(Clone, Copy)]
+enum Dated {
+    Given,
+    RunBegan,
+    Started,
+    FileTime,
+}
+
+impl Dated {
+    fn words(self) -> &'static str {
+        match self {
+            Dated::Given => "--date",
+            Dated::RunBegan => "its Run began: line",
+            Dated::Started => "its start",
+            Dated::FileTime => "the file's time",
+        }
+    }
 }
 
 fn import(dir: &Path, files: &[PathBuf], date: Option<&str>, label: Option<&str>) -> Exit {
@@ -239,12 +254,27 @@ fn import(dir: &Path, files: &[PathBuf], date: Option<&str>, label: Option<&str>
     };
     let mut out = String::new();
     for (path, r) in read {
-        let stored = match r {
-            ToImport::Run(run) => history.import_run(*run, label),
-            ToImport::Log(log) => history.import_log(log),
+        let (stored, stored_date, dated) = match r {
+            ToImport::Run(run, dated) => {
+                let when = date.clone().unwrap_or_else(|| run.started_at.clone());
+                (
+                    history.import_run(*run, label, date.as_deref()),
+                    when,
+                    dated,
+                )
+            }
+            ToImport::Log(log, dated) => {
+                let when = log.date.clone();
+                (history.import_log(log), when, dated)
+            }
         };
         match stored {
-            Ok(id) => out.push_str(&format!("imported {} as run {id}\n", path.display())),
+            Ok(id) => out.push_str(&format!(
+                "imported {} as run {id}, dated {} ({})\n",
+                visible(&path.display().to_string()),
+                visible(&stored_date),
+                dated.words()
+            )),
             Err(e) => {
                 let _ = io::stdout().write_all(out.as_bytes());
                 return fail(&format!("history import: {e}"));
@@ -269,13 +299,20 @@ fn read_import(
     label: Option<&str>,
 ) -> Result<ToImport, ImportError> {
     let (text, log) = match read_run_or_log(path)? {
-        RunOrLog::Run(run) => return Ok(ToImport::Run(run)),
+        RunOrLog::Run(run) => {
+            let dated = if date.is_some() {
+                Dated::Given
+            } else {
+                Dated::Started
+            };
+            return Ok(ToImport::Run(run, dated));
+        }
         RunOrLog::Log { text, log } => (text, log),
     };
     let began = log.began.as_deref().and_then(dates::from_ctime);
-    let date = match (began, date) {
-        (Some(d), _) => d,
-        (None, Some(d)) => d.to_string(),
+    let (date, dated) = match (date, began) {
+        (Some(d), _) => (d.to_string(), Dated::Given),
+        (None, Some(d)) => (d, Dated::RunBegan),
         (None, None) => {
             let mtime = fs::metadata(path)
                 .and_then(|m| m.modified())
@@ -283,15 +320,18 @@ fn read_import(
                     path: path.to_path_buf(),
                     source,
                 })?;
-            dates::from_system_time(mtime)
+            (dates::from_system_time(mtime), Dated::FileTime)
         }
     };
-    Ok(ToImport::Log(ImportedLog {
-        date,
-        label: label.map(String::from),
-        source: path.display().to_string(),
-        text,
-    }))
+    Ok(ToImport::Log(
+        ImportedLog {
+            date,
+            label: label.map(String::from),
+            source: path.display().to_string(),
+            text,
+        },
+        dated,
+    ))
 }
 
 fn fail(e: &str) -> Exit {

@@ -11,10 +11,12 @@ use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::cli::Selection;
 use crate::error::Exit;
-use crate::history::{self, Entry, Filter, History, HistoryError, Location, StatusKind, Stored};
+use crate::history::{
+    self, Caller, Entry, Filter, History, HistoryError, Location, StatusKind, Stored,
+};
 use crate::model::dates::{self, NotADate};
 use crate::model::environment::Environment;
-use crate::report::iozone_log::{self, NoResults};
+use crate::report::iozone_log::{self, LogError};
 
 /// Why the runs a command names could not be found or read in the history.
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +31,7 @@ pub(crate) enum RunsError {
     NoSuchRun { id: String, dir: PathBuf },
     /// A stored IOzone log without results.
     #[error("run {id}: {source}")]
-    EmptyLog { id: i64, source: NoResults },
+    EmptyLog { id: i64, source: LogError },
     #[error("{reference}: the history {} holds no runs", dir.display())]
     NoHistory { reference: String, dir: PathBuf },
     #[error("{reference}: no complete run with the label '{label}' in the history {}", dir.display())]
@@ -65,9 +67,34 @@ pub(crate) fn locate(flag: Option<&Path>) -> Result<PathBuf, HistoryError> {
     }
 }
 
-/// The history to read; `None` when there is none yet.
+/// The history to read; `None` when there is none yet. Nothing on disk
+/// changes.
 pub(crate) fn open_to_read(dir: &Path) -> Result<Option<History>, HistoryError> {
-    History::open_to_read(dir, &mut |w| say(format_args!("history: {w}")))
+    History::open_to_read(
+        dir,
+        &mut Caller {
+            say: &mut said,
+            stopped: &|| None,
+        },
+    )
+}
+
+/// The history to change, made when missing.
+pub(crate) fn open_to_write(dir: &Path) -> Result<History, HistoryError> {
+    History::open_to_write(
+        dir,
+        &mut Caller {
+            say: &mut said,
+            stopped: &|| None,
+        },
+    )
+}
+
+/// What an open of the history says, on stderr as `history: …`. Outside a
+/// run no stop handlers are installed (`stopped` above is never), so a
+/// signal during a wait for the lock ends the command itself.
+pub(crate) fn said(line: String) {
+    say(format_args!("history: {line}"));
 }
 
 /// The selection's filter, its dates checked.

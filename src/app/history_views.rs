@@ -16,6 +16,7 @@ use crate::cli::{Selection, TrendRequest};
 use crate::error::Exit;
 use crate::history::{Entry, History, StatusKind};
 use crate::model::formats::Format;
+use crate::model::visible::visible;
 use crate::report::compare::cell_name;
 use crate::report::files::write_files;
 use crate::report::trend::{render_csv, render_html, render_json, render_text};
@@ -132,10 +133,16 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
     };
     // Runs of one label on one host and target, oldest first.
     let mut groups: BTreeMap<(String, String, String), Vec<&Entry>> = BTreeMap::new();
+    // What the runs say of themselves, shown with its control characters
+    // visible.
+    let shown = |s: &str| visible(s).into_owned();
     for e in &entries {
-        let label = e.label.clone().unwrap_or_else(|| "(no label)".into());
+        let label = e
+            .label
+            .as_deref()
+            .map_or_else(|| "(no label)".into(), shown);
         groups
-            .entry((label, e.host.clone(), e.target.clone()))
+            .entry((label, shown(&e.host), shown(&e.target)))
             .or_default()
             .push(e);
     }
@@ -202,7 +209,7 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
         out.push_str(&format!(
             "{label}{place}: run {} ({}) against {} earlier run(s): {} of {compared} cell(s) slower\n",
             latest.id,
-            latest.date,
+            shown(&latest.date),
             earlier.len(),
             slow.len()
         ));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::rank_view::RankError;
 use crate::model::result::RunResult;
-use crate::report::iozone_log::{self, IozoneLog, NoResults};
+use crate::report::iozone_log::{self, IozoneLog, LogError};
 use crate::report::json::{MAX_RUN_BYTES, ParseRunError, parse_run};
 use crate::system::input_file::{InputError, open_input};
 
@@ -196,7 +196,7 @@ pub(crate) enum RunOrLogError {
     #[error("{} is neither a saved ioz run (JSON) nor IOzone's output", path.display())]
     Neither { path: PathBuf },
     #[error("{}: {source}", path.display())]
-    NoResults { path: PathBuf, source: NoResults },
+    NoResults { path: PathBuf, source: LogError },
 }
 
 /// The saved run (a file that starts as JSON does) or IOzone's output at

@@ -20,6 +20,13 @@ mod run_start;
 
 use std::ffi::OsString;
 
+/// What the fuzz targets (fuzz/) feed outside input to beyond the public
+/// layers and [`main_with_args`]: the `-+m` client file's reader (its text,
+/// before any host is resolved).
+pub mod fuzzing {
+    pub use super::cluster::{Client, ClientFileError, parse_clients};
+}
+
 use crate::cli::{self, Command, help_text, version_text};
 use crate::error::Exit;
 use crate::system::{allocator, file_warden, host};

@@ -3,18 +3,25 @@
 //! run saved at its end and the line that says where.
 //!
 //! A history the user named (`--history DIR`, `IOZ_HISTORY`) is part of
-//! the run: a directory that cannot take it refuses the run, and a record
-//! that fails makes the run fail. The default one (the data directory) is
-//! ioz's own business: when it cannot be used, one warning says so and the
-//! run goes on as IOzone's would.
+//! the run: a directory that cannot take it refuses the run (status 2,
+//! before anything is measured: a newer or unknown index, a dangling link,
+//! a read-only file system, a directory this user may not write, a full
+//! one, a lock held past its wait), and a record that fails makes the run
+//! fail. The default one (the data directory) is ioz's own business: when
+//! it cannot be used, one warning says so and the run goes on as IOzone's
+//! would. A stop signal during the wait for the history's lock at the end
+//! ends the wait: the run is not recorded, and ends with that signal's
+//! status.
 
 use std::path::{Path, PathBuf};
 
+use super::history_runs::said;
 use super::output::say;
 use crate::error::RunError;
-use crate::history::{self, History, HistoryError, Location};
+use crate::history::{self, Caller, History, HistoryError, Location};
 use crate::model::config::HistoryChoice;
 use crate::model::result::RunResult;
+use crate::system::signals;
 
 /// Where the run will be recorded.
 pub(crate) struct Destination {
@@ -23,11 +30,12 @@ pub(crate) struct Destination {
     named: bool,
 }
 
-/// How recording went: the line to print last, and whether the run fails
-/// for it.
+/// How recording went: the line to print last, whether the run fails for
+/// it, and the stop signal that ended the wait for the history.
 pub(crate) struct Recorded {
     pub line: String,
     pub fails_run: bool,
+    pub stopped: Option<i32>,
 }
 
 /// The directory the run will be recorded in, checked; `None` when
@@ -47,7 +55,15 @@ pub(crate) fn place_for_run(choice: &HistoryChoice) -> Result<Option<Destination
     let Location::Dir(dir) = location else {
         return Ok(None);
     };
-    match history::check(&dir) {
+    // Before the stop handlers: a signal during this wait ends ioz itself.
+    let checked = history::check(
+        &dir,
+        &mut Caller {
+            say: &mut said,
+            stopped: &|| None,
+        },
+    );
+    match checked {
         Ok(()) => Ok(Some(Destination { dir, named })),
         Err(e) if named => Err(RunError::Refused(format!("history: {e}"))),
         Err(e) => {
@@ -66,24 +82,51 @@ pub(crate) fn record(to: &Destination, result: &RunResult) -> Recorded {
         Ok(id) => Recorded {
             line: format!("saved as run {id} — ioz history show {id}"),
             fails_run: false,
+            stopped: None,
         },
-        Err(e) if to.named => Recorded {
+        Err((e @ HistoryError::StoppedWaiting { .. }, sig)) => Recorded {
+            line: format!("history: {e}; this run is not recorded"),
+            fails_run: false,
+            stopped: sig,
+        },
+        Err((e, _)) if to.named => Recorded {
             line: format!("history: {e}"),
             fails_run: true,
+            stopped: None,
         },
-        Err(e) => Recorded {
+        Err((e, _)) => Recorded {
             line: format!("history: warning: {e}; this run is not recorded"),
             fails_run: false,
+            stopped: None,
         },
     }
 }
 
-fn record_in(dir: &Path, result: &RunResult) -> Result<i64, HistoryError> {
+/// The run recorded in `dir`, or why not (with the stop signal that ended
+/// the wait for the lock, if one did). The warnings of the open are said
+/// after it, so that they are not interleaved with a wait's line.
+fn record_in(dir: &Path, result: &RunResult) -> Result<i64, (HistoryError, Option<i32>)> {
     let mut warnings = Vec::new();
-    let id =
-        History::open_to_write(dir, &mut |w| warnings.push(w)).and_then(|mut h| h.record(result));
+    // Only a stop that comes while waiting: the run's own stop has been
+    // handled and is recorded with it.
+    let mark = signals::stops_so_far();
+    let stopped = || signals::stop_since(mark);
+    let id = History::open_to_write(
+        dir,
+        &mut Caller {
+            say: &mut |w| {
+                if w.starts_with("waiting") {
+                    said(w)
+                } else {
+                    warnings.push(w)
+                }
+            },
+            stopped: &stopped,
+        },
+    )
+    .and_then(|mut h| h.record(result));
     for w in warnings {
-        say(format_args!("history: {w}"));
+        said(w);
     }
-    id
+    id.map_err(|e| (e, stopped()))
 }

@@ -8,6 +8,7 @@ use super::input_files::{RunFileError, of_rank, rank_selected, read_run, read_ru
 use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
+use crate::model::visible::{for_terminal, visible_lines};
 use crate::report::files;
 use crate::report::scaling::scaling_tables;
 use crate::report::text::render_output;
@@ -43,11 +44,13 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
         result.config.plot_style.shared_scale = shared;
     }
     result.config.plot_style.log_values |= request.plot_log;
-    if request.text
-        && io::stdout()
-            .write_all(render_output(&result).as_bytes())
-            .is_err()
-    {
+    // The saved run's text (its label, command line, paths, environment)
+    // with its control characters shown, field by field before the layout.
+    let text = || match for_terminal(&result) {
+        Some(shown) => render_output(&shown),
+        None => visible_lines(&render_output(&result)).into_owned(),
+    };
+    if request.text && io::stdout().write_all(text().as_bytes()).is_err() {
         return Exit::Signal(SIGPIPE);
     }
     if files::write_all(&result, &places) {

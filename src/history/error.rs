@@ -4,7 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::index::SCHEMA_VERSION;
+use super::index::{IndexFailure, MAX_RUN_ID, SCHEMA_VERSION};
 use super::place::NoDataDirectory;
 use crate::report::json::ParseRunError;
 use crate::system::input_file::InputError;
@@ -30,6 +30,32 @@ pub enum HistoryError {
     UseDirectory { dir: PathBuf, source: io::Error },
     #[error("cannot lock {}: {source}", path.display())]
     Lock { path: PathBuf, source: nix::Error },
+    /// Another process held the history's lock for the whole wait (a run
+    /// recording, or one stopped while it held it).
+    #[error(
+        "{} stayed locked by another process for {seconds} s (another ioz using the history, or one stopped while it did); try again once it is done",
+        path.display()
+    )]
+    Busy { path: PathBuf, seconds: u64 },
+    /// A stop signal ended the wait for the lock.
+    #[error("stopped by {signal} while waiting for the lock on {}", path.display())]
+    StoppedWaiting { path: PathBuf, signal: String },
+    /// `runs/` is a link: the history never follows it elsewhere.
+    #[error(
+        "{} is a symbolic link; a history's runs/ is its own directory, and ioz follows no link out of it",
+        path.display()
+    )]
+    LinkedRuns { path: PathBuf },
+    #[error("{} is {kind}, not the directory of the history's runs", path.display())]
+    RunsNotADirectory { path: PathBuf, kind: &'static str },
+    /// The directory, or the link that names it, leads nowhere.
+    #[error("{} is a link to {}, which does not exist", dir.display(), target.display())]
+    DanglingLink { dir: PathBuf, target: PathBuf },
+    /// The history cannot take a run: found before the run, not after it.
+    #[error("cannot write in {}: {source}", dir.display())]
+    NotWritable { dir: PathBuf, source: io::Error },
+    #[error("cannot write in {}: its file system is full", dir.display())]
+    Full { dir: PathBuf },
     #[error("cannot make {}: {source}", path.display())]
     Make { path: PathBuf, source: io::Error },
     #[error("cannot write {}: {source}", path.display())]
@@ -50,6 +76,11 @@ pub enum HistoryError {
         path.display()
     )]
     NewerIndex { path: PathBuf, version: i64 },
+    #[error(
+        "{} is a history index of version {version}, which no ioz writes (this one reads 0 to {SCHEMA_VERSION}); move it away and run ioz history reindex",
+        path.display()
+    )]
+    UnknownIndex { path: PathBuf, version: i64 },
     #[error("cannot open the history's index {}: {why}", path.display())]
     OpenIndex { path: PathBuf, why: String },
     #[error("cannot read the history's index in {}: {source}", dir.display())]
@@ -59,7 +90,11 @@ pub enum HistoryError {
     },
     /// A change of the index (removing or reindexing runs) failed.
     #[error("{0}")]
-    Change(#[from] rusqlite::Error),
+    Change(#[from] IndexFailure),
+    #[error(
+        "the history's next id, {id}, is beyond the last one ({MAX_RUN_ID}); ioz history reindex repairs it"
+    )]
+    IdsUsedUp { id: i64 },
     #[error("cannot save the run in the history: {0}")]
     EncodeRun(io::Error),
     #[error("cannot save the log in the history: {0}")]
@@ -72,7 +107,7 @@ pub enum HistoryError {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordFailure {
     #[error("{0}")]
-    Index(#[from] rusqlite::Error),
+    Index(#[from] IndexFailure),
     #[error("{}: {source}", path.display())]
     File { path: PathBuf, source: io::Error },
 }

@@ -4,16 +4,31 @@
 //!
 //! The schema's version is SQLite's `user_version`; [`MIGRATIONS`] lists
 //! the steps from each version to the next, applied in one transaction
-//! when an older database is opened. A database from a newer ioz is
-//! refused, never rewritten.
+//! when a writer opens an older database. A database from a newer ioz, or
+//! of a version no ioz writes (a negative one), is refused, never
+//! rewritten.
+//!
+//! A reader opens it read-only and changes nothing, not even a journal:
+//! `immutable`, which is sound because every writer holds the history's
+//! lock exclusively (history/store.rs) and a reader holds it shared; so a
+//! history on a read-only mount, or another user's, can be listed. A
+//! writer uses a rollback journal (`DELETE`), which leaves no file beside
+//! the database once a transaction ends, even one that failed (a full
+//! disk); an index left in WAL mode by an older ioz is switched back.
 
+use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// How long a writer waits for another one (parallel runs) before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The largest id a run may have: the history numbers its runs from 1, and
+/// a run file named beyond this (`runs/9223372036854775807.json`) is no run
+/// of it, so the next id can always be given.
+pub const MAX_RUN_ID: i64 = i32::MAX as i64;
 
 /// Version N+1 is `MIGRATIONS[N]` applied to version N.
 const MIGRATIONS: &[&str] = &["
@@ -109,23 +124,87 @@ impl Filter {
     }
 }
 
-/// Opens (or creates) the index at `path`: WAL, the busy timeout, the
-/// schema migrated forward, and a quick check of its pages. An error is
-/// SQLite's; the caller decides whether it means a damaged database.
-pub fn open(path: &Path) -> Result<Connection, Damage> {
+/// Opens (or creates) the index at `path` to change it: the rollback
+/// journal, the busy timeout, a quick check of its pages, and the schema
+/// migrated forward. An error is SQLite's; the caller decides whether it
+/// means a damaged database.
+pub fn open_to_write(path: &Path) -> Result<Connection, Damage> {
     let conn = Connection::open(path).map_err(Damage::from)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(Damage::from)?;
+    quick_check(&conn)?;
+    // Before the migration, so that a version no ioz writes is refused
+    // before anything changes.
+    version(&conn)?;
+    let _mode: String = conn
+        .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
+        .map_err(Damage::from)?;
+    // Only an older schema is written to: opening a current one writes
+    // nothing (on a full disk, the record is what fails, and says so).
+    if version(&conn)? < SCHEMA_VERSION {
+        migrate(&conn)?;
+    }
+    Ok(conn)
+}
+
+/// Opens the index at `path` to read it, changing nothing (see the
+/// module); `None` when there is none, or one that was never given a
+/// schema (the next writer makes it).
+pub fn open_to_read(path: &Path) -> Result<Option<Connection>, Damage> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut uri = b"file:".to_vec();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        // The URI's own characters, and anything not printable, escaped.
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b);
+        } else {
+            uri.extend(format!("%{b:02X}").bytes());
+        }
+    }
+    uri.extend(b"?immutable=1");
+    let uri = String::from_utf8(uri).expect("ASCII");
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags).map_err(Damage::from)?;
+    quick_check(&conn)?;
+    match version(&conn)? {
+        0 => Ok(None),
+        v if v < SCHEMA_VERSION => Err(Damage::Older(v)),
+        _ => Ok(Some(conn)),
+    }
+}
+
+/// An index in memory, of this ioz's schema: what a reader lists when the
+/// one on disk cannot be used (missing, damaged, behind the run files),
+/// filled from the run files, so that reading changes nothing on disk.
+pub fn in_memory() -> rusqlite::Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    for step in MIGRATIONS {
+        conn.execute_batch(step)?;
+    }
+    Ok(conn)
+}
+
+fn quick_check(conn: &Connection) -> Result<(), Damage> {
     let check: String = conn
         .query_row("PRAGMA quick_check", [], |r| r.get(0))
         .map_err(Damage::from)?;
     if check != "ok" {
         return Err(Damage::Damaged(check));
     }
-    let _mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .map_err(Damage::from)?;
-    migrate(&conn)?;
-    Ok(conn)
+    Ok(())
+}
+
+/// The schema's version, when it is one ioz writes or has written.
+fn version(conn: &Connection) -> Result<i64, Damage> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    match version {
+        v if v > SCHEMA_VERSION => Err(Damage::Newer(v)),
+        v if v < 0 => Err(Damage::Unknown(v)),
+        v => Ok(v),
+    }
 }
 
 /// Why the index cannot be used.
@@ -135,6 +214,10 @@ pub enum Damage {
     Damaged(String),
     /// Written by a newer ioz: leave it alone.
     Newer(i64),
+    /// A version no ioz writes (negative): leave it alone.
+    Unknown(i64),
+    /// Written by an older ioz: a reader cannot migrate it.
+    Older(i64),
     /// Anything else (locked past the timeout, a full disk): say it.
     Other(String),
 }
@@ -153,11 +236,9 @@ fn migrate(conn: &Connection) -> Result<(), Damage> {
     // IMMEDIATE: two processes opening a new database migrate it once.
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let done = (|| {
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > SCHEMA_VERSION {
-            return Err(Damage::Newer(version));
-        }
-        for step in &MIGRATIONS[version as usize..] {
+        // Again under the transaction: another process may have migrated it.
+        let version = version(conn)?;
+        for step in MIGRATIONS.iter().skip(version as usize) {
             conn.execute_batch(step)?;
         }
         conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))?;
@@ -170,6 +251,63 @@ fn migrate(conn: &Connection) -> Result<(), Damage> {
             Err(e)
         }
     }
+}
+
+/// What SQLite said, with the system's error behind it where it had one:
+/// "database or disk is full" is named as the ENOSPC it is, "disk I/O
+/// error" with its errno.
+pub fn failure(conn: &Connection, error: rusqlite::Error) -> IndexFailure {
+    use rusqlite::ErrorCode::{CannotOpen, DiskFull, SystemIoFailure};
+    let errno = match error.sqlite_error_code() {
+        // SQLite's unix files say "full" for ENOSPC alone, and keep no
+        // errno for it.
+        Some(DiskFull) => Some(libc::ENOSPC),
+        Some(SystemIoFailure | CannotOpen) => {
+            // SAFETY: the handle is this live connection's; the call only
+            // reads the errno its last failed system call left.
+            let errno = unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) };
+            (errno != 0).then_some(errno)
+        }
+        _ => None,
+    };
+    IndexFailure { error, errno }
+}
+
+/// What SQLite said of a change of the index, and the system's error
+/// behind it where SQLite had one ("database or disk is full: No space
+/// left on device (os error 28)").
+#[derive(Debug, thiserror::Error)]
+#[error("{error}{}", cause(*errno))]
+pub struct IndexFailure {
+    pub error: rusqlite::Error,
+    pub errno: Option<i32>,
+}
+
+fn cause(errno: Option<i32>) -> String {
+    match errno {
+        Some(e) => format!(": {}", io::Error::from_raw_os_error(e)),
+        None => String::new(),
+    }
+}
+
+impl From<rusqlite::Error> for IndexFailure {
+    /// A failure with no connection to ask for the system's error.
+    fn from(error: rusqlite::Error) -> IndexFailure {
+        IndexFailure { error, errno: None }
+    }
+}
+
+/// Repairs the next id an older ioz left out of range (after a run file
+/// named `runs/9223372036854775807.json` was indexed): the next run is
+/// numbered after the largest id kept, never after a removed one below
+/// the range.
+pub fn keep_ids_in_range(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE sqlite_sequence SET seq = (SELECT coalesce(max(id), 0) FROM runs)
+         WHERE name = 'runs' AND seq > ?1",
+        params![MAX_RUN_ID],
+    )?;
+    Ok(())
 }
 
 /// Adds `entry` (its id when it is not 0, else a new one) and returns its id.
@@ -276,7 +414,7 @@ mod tests {
     #[test]
     fn rows_go_in_and_come_out_by_date() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open(&dir.path().join("h.sqlite")).unwrap();
+        let conn = open_to_write(&dir.path().join("h.sqlite")).unwrap();
         let a = insert(
             &conn,
             &sample(0, Some("a"), "2008-01-02T00:00:00Z", "complete"),
@@ -298,14 +436,49 @@ mod tests {
     fn the_schema_is_versioned_and_a_newer_one_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.sqlite");
-        let conn = open(&path).unwrap();
+        let conn = open_to_write(&path).unwrap();
         let v: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, SCHEMA_VERSION);
         conn.execute_batch("PRAGMA user_version = 99").unwrap();
         drop(conn);
-        assert!(matches!(open(&path), Err(Damage::Newer(99))));
+        assert!(matches!(open_to_write(&path), Err(Damage::Newer(99))));
+        assert!(matches!(open_to_read(&path), Err(Damage::Newer(99))));
+        // A negative version: refused, not a panic (it was an index out of
+        // MIGRATIONS' range).
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA user_version = -3").unwrap();
+        drop(conn);
+        assert!(matches!(open_to_write(&path), Err(Damage::Unknown(-3))));
+        assert!(matches!(open_to_read(&path), Err(Damage::Unknown(-3))));
+    }
+
+    #[test]
+    fn a_reader_changes_nothing_and_needs_no_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        assert!(open_to_read(&path).unwrap().is_none());
+        assert!(!path.exists(), "a reader made the index");
+        let conn = open_to_write(&path).unwrap();
+        insert(&conn, &sample(0, None, "2008-01-02T00:00:00Z", "complete")).unwrap();
+        drop(conn);
+        let before = std::fs::read(&path).unwrap();
+        let names = || {
+            let mut n: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(), ["h.sqlite"], "a journal left beside it");
+        let conn = open_to_read(&path).unwrap().unwrap();
+        assert_eq!(all(&conn).unwrap().len(), 1);
+        assert!(conn.execute("DELETE FROM runs", []).is_err());
+        drop(conn);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(names(), ["h.sqlite"]);
     }
 
     #[test]
@@ -313,7 +486,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.sqlite");
         std::fs::write(&path, vec![b'x'; 8192]).unwrap();
-        assert!(matches!(open(&path), Err(Damage::Damaged(_))));
+        assert!(matches!(open_to_write(&path), Err(Damage::Damaged(_))));
+        assert!(matches!(open_to_read(&path), Err(Damage::Damaged(_))));
     }
 
     #[test]

@@ -8,15 +8,20 @@
 //! DIR/ioz-history        the mark that DIR is ioz's history, and its lock
 //! DIR/runs/<id>.json     one file per run: a saved run (ioz's JSON), or an
 //!                        imported IOzone log wrapped with its date and label
-//! DIR/history.sqlite     the index (WAL: -wal, -shm beside it)
+//! DIR/history.sqlite     the index (a rollback journal beside it while
+//!                        a writer's transaction lasts, none after)
 //! ```
 //!
 //! The index can always be rebuilt from `runs/` (`ioz history reindex`, or
-//! by itself when the database is damaged). Writers take the mark's lock
-//! (flock) for the few milliseconds a record takes, and SQLite's own
-//! locking (WAL, a busy timeout, one transaction per run) covers the rest,
-//! so parallel runs never lose a record. A directory that holds other files
-//! and no mark is refused: ioz writes only in a directory it made.
+//! by the next writer when the database is damaged). Writers take the
+//! mark's lock (flock) exclusively for the few milliseconds a record
+//! takes, readers share it, and no one waits for it longer than a few
+//! seconds; SQLite's own locking (a busy timeout, one transaction per run)
+//! covers the rest, so parallel runs never lose a record. A reader changes
+//! nothing on disk. A directory that holds other files and no mark is
+//! refused: ioz writes only in a directory it made; and no result file of
+//! any command is ever put among a history's files (safety's guard knows
+//! them by model::history_layout).
 //!
 //! A layer of its own: it reads and writes the data directory (like
 //! `system`), and turns stored files into data with `report`'s readers
@@ -31,4 +36,4 @@ mod store;
 pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
 pub use place::{HISTORY_ENV, Location, locate};
-pub use store::{History, ImportedLog, Stored, check};
+pub use store::{Caller, History, ImportedLog, Stored, check, exists};

@@ -1,36 +1,68 @@
 //! The history's directory: the mark, the run files and the index, opened
 //! and changed under the mark's lock (see the module above).
+//!
+//! What the history acts on is built from what it owns, never from what a
+//! file says: a run's file is `runs/<id>.json`, named from its id (an
+//! index row naming another file is reported, not followed); only those
+//! names are runs (`runs/01.json` or an id beyond [`MAX_RUN_ID`] is
+//! listed by `reindex` with why, and left alone); `runs/` is never
+//! followed through a link. A reader changes nothing on disk: an index it
+//! cannot use (missing, damaged, behind the run files) is rebuilt in
+//! memory for that command, and on disk by the next writer. The lock is
+//! waited for [`LOCK_WAIT`] at most, and a stop signal ends the wait.
 
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
+use nix::unistd::{AccessFlags, Pid, eaccess};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use super::error::{HistoryError, RecordFailure};
-use super::index::{self, Damage, Entry};
+use super::index::{self, Damage, Entry, IndexFailure, MAX_RUN_ID};
+use crate::model::file_kind::file_kind;
+use crate::model::history_layout::{INDEX, MARK, RUNS};
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::Place;
+use crate::report::Exporter;
 use crate::report::json::{self, JsonReport, MAX_RUN_BYTES};
-use crate::report::{Exporter, put};
+use crate::report::put::{self, temporary_name, temporary_owner};
 // The one module of `system` that `history` uses (ARCHITECTURE.md: the
 // dependency rule's narrow exceptions): a stored run is read as every input
 // file is.
 use crate::system::input_file::read_input;
 
-/// The file that marks a directory as ioz's history (and is locked).
-const MARK: &str = "ioz-history";
 const MARK_TEXT: &str = "This directory is ioz's history of runs (ioz history -h).\n";
-const RUNS: &str = "runs";
-const INDEX: &str = "history.sqlite";
+
+/// How long an open waits for another process's lock on the history: a
+/// record holds it for milliseconds, so a longer wait means a holder that
+/// is stopped or stuck, and the command ends (or goes on without the
+/// history, as the history's rules say) instead of hanging.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// How often a waiting open tries the lock again.
+const LOCK_RETRY: Duration = Duration::from_millis(50);
+
+/// What an open of the history tells its command and asks it: the lines
+/// to say (a rebuilt index, a wait for the lock), and the stop signal that
+/// came while it waited, if any (it ends the wait).
+pub struct Caller<'a> {
+    pub say: &'a mut dyn FnMut(String),
+    pub stopped: &'a dyn Fn() -> Option<i32>,
+}
 
 /// An open history: its directory, its lock and its index.
 pub struct History {
     dir: PathBuf,
     conn: Connection,
+    /// Temporaries of ended processes removed as it was opened to write.
+    swept: Vec<String>,
     /// The mark's lock, held while the history is open (shared to read,
     /// exclusive to write).
     _lock: Flock<File>,
@@ -46,7 +78,7 @@ pub enum Stored {
 /// the import decided (its date, its label).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportedLog {
-    /// RFC 3339, UTC: `Run began:`, else `--date`, else the file's time.
+    /// RFC 3339, UTC: `--date`, else `Run began:`, else the file's time.
     pub date: String,
     pub label: Option<String>,
     /// The file it was imported from, as named.
@@ -61,62 +93,63 @@ struct LogFile {
     iozone_log: ImportedLog,
 }
 
+/// The name of run `id`'s file in runs/.
+fn file_name(id: i64) -> String {
+    format!("{id}.json")
+}
+
+/// The id of the run file `name`, or why `name` is no run's.
+fn run_id(name: &OsStr) -> Result<i64, &'static str> {
+    let not_a_run = "not a run's name (runs/<id>.json)";
+    let stem = name
+        .to_str()
+        .and_then(|n| n.strip_suffix(".json"))
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or(not_a_run)?;
+    let Ok(id) = stem.parse::<i64>() else {
+        return Err("an id beyond the history's range (1 to 2147483647)");
+    };
+    if stem.starts_with('0') && id != 0 {
+        return Err("not a run's name: an id is written without leading zeros");
+    }
+    if !(1..=MAX_RUN_ID).contains(&id) {
+        return Err("an id beyond the history's range (1 to 2147483647)");
+    }
+    Ok(id)
+}
+
+/// What runs/ holds: the run files by id, and every other name.
+#[derive(Default)]
+struct Listing {
+    runs: Vec<(i64, PathBuf)>,
+    /// Every other entry, with why it is no run.
+    others: Vec<(PathBuf, &'static str)>,
+}
+
 impl History {
     /// Opens the history in `dir` to add or remove runs, making the
-    /// directory (and its parents) when missing. `warn` gets the one line
-    /// said when the index had to be rebuilt.
-    pub fn open_to_write(
-        dir: &Path,
-        warn: &mut dyn FnMut(String),
-    ) -> Result<History, HistoryError> {
+    /// directory (and its parents) when missing; temporaries that ended
+    /// processes left in it are removed.
+    pub fn open_to_write(dir: &Path, caller: &mut Caller<'_>) -> Result<History, HistoryError> {
         fs::create_dir_all(dir).map_err(|source| HistoryError::MakeDirectory {
             dir: dir.to_path_buf(),
             source,
         })?;
         let dir = canonical(dir)?;
         let mark = claim(&dir)?;
-        let lock = lock(mark, dir.join(MARK))?;
+        refuse_linked_runs(&dir)?;
+        let lock = lock(
+            mark,
+            dir.join(MARK),
+            FlockArg::LockExclusiveNonblock,
+            caller,
+        )?;
         let runs = dir.join(RUNS);
         put::make_dir(&runs).map_err(|source| HistoryError::Make { path: runs, source })?;
-        Self::with_index(dir, lock, warn)
-    }
-
-    /// Opens the history in `dir` to read it; `None` when there is none yet
-    /// (nothing is made).
-    pub fn open_to_read(
-        dir: &Path,
-        warn: &mut dyn FnMut(String),
-    ) -> Result<Option<History>, HistoryError> {
-        let mark_path = dir.join(MARK);
-        let mark = match File::open(&mark_path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                if dir.is_dir() && fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-                    return Err(not_ours(dir));
-                }
-                return Ok(None);
-            }
-            Err(source) => {
-                return Err(HistoryError::Read {
-                    path: mark_path,
-                    source,
-                });
-            }
-        };
-        let dir = canonical(dir)?;
-        // Exclusive too: a damaged index is rebuilt, and a first open migrates.
-        let lock = lock(mark, mark_path)?;
-        Self::with_index(dir, lock, warn).map(Some)
-    }
-
-    fn with_index(
-        dir: PathBuf,
-        lock: Flock<File>,
-        warn: &mut dyn FnMut(String),
-    ) -> Result<History, HistoryError> {
+        let swept = sweep_temporaries(&dir);
         let path = dir.join(INDEX);
-        let conn = match index::open(&path) {
-            Ok(conn) => conn,
+        let (conn, rebuilt) = match index::open_to_write(&path) {
+            Ok(conn) => (conn, None),
             Err(Damage::Damaged(why)) => {
                 for suffix in ["", "-wal", "-shm", "-journal"] {
                     let p = PathBuf::from(format!("{}{suffix}", path.display()));
@@ -128,60 +161,103 @@ impl History {
                         }
                     }
                 }
-                let conn = index::open(&path).map_err(|e| index_error(&path, e))?;
-                let mut history = History {
-                    dir,
-                    conn,
-                    _lock: lock,
-                };
-                let (count, _) = history.reindex()?;
-                warn(format!(
-                    "warning: the history's index {} was damaged ({why}); rebuilt from the {count} stored run(s)",
-                    path.display()
-                ));
-                return Ok(history);
+                let conn = index::open_to_write(&path).map_err(|e| index_error(&path, e))?;
+                (conn, Some(format!("was damaged ({why})")))
             }
             Err(e) => return Err(index_error(&path, e)),
         };
         let mut history = History {
             dir,
             conn,
+            swept,
             _lock: lock,
         };
-        // Under the lock every file has its row: a difference means the
-        // index was lost or emptied (a file cut to nothing is a new
-        // database to SQLite) or a run file was put there by hand.
-        let files = history.run_files()?.len();
-        let rows = index::all(&history.conn)
-            .map_err(|e| history.query_error(e))?
-            .len();
-        if files != rows {
-            let (count, _) = history.reindex()?;
-            warn(format!(
-                "warning: the history's index {} listed {rows} run(s) for {files} stored file(s); rebuilt from the {count} stored run(s)",
+        // Under the lock every run file has its row, named by its id: a
+        // difference means the index was lost or emptied (a file cut to
+        // nothing is a new database to SQLite), a run file was put there
+        // by hand, or a row was changed by hand.
+        let rebuilt = match rebuilt {
+            Some(why) => Some(why),
+            None => {
+                let rows = index::all(&history.conn).map_err(|e| history.query_error(e))?;
+                disagreement(&rows, &history.listing()?.runs)
+            }
+        };
+        if let Some(why) = rebuilt {
+            let (count, _) = history.rebuild()?;
+            (caller.say)(format!(
+                "warning: the history's index {} {why}; rebuilt from the {count} stored run(s)",
                 path.display()
             ));
         }
         Ok(history)
     }
 
-    /// The run files in runs/ with their ids, by id.
-    fn run_files(&self) -> Result<Vec<(i64, PathBuf)>, HistoryError> {
-        let runs = self.dir.join(RUNS);
-        let mut files: Vec<(i64, PathBuf)> = match fs::read_dir(&runs) {
-            Ok(d) => d
-                .filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let name = e.file_name().into_string().ok()?;
-                    let id = name.strip_suffix(".json")?.parse().ok()?;
-                    Some((id, e.path()))
-                })
-                .collect(),
-            Err(e) if e.kind() == ErrorKind::NotFound => Vec::new(),
-            Err(source) => return Err(HistoryError::Read { path: runs, source }),
+    /// Opens the history in `dir` to read it; `None` when there is none yet.
+    /// Nothing on disk is made or changed (see the module).
+    pub fn open_to_read(
+        dir: &Path,
+        caller: &mut Caller<'_>,
+    ) -> Result<Option<History>, HistoryError> {
+        let Some(mark) = find_mark(dir)? else {
+            return Ok(None);
         };
-        files.sort();
-        Ok(files)
+        let dir = canonical(dir)?;
+        refuse_linked_runs(&dir)?;
+        let lock = lock(mark, dir.join(MARK), FlockArg::LockSharedNonblock, caller)?;
+        let listing = listing_of(&dir)?;
+        let path = dir.join(INDEX);
+        let why = match index::open_to_read(&path) {
+            Ok(Some(conn)) => match index::all(&conn) {
+                Ok(rows) => match disagreement(&rows, &listing.runs) {
+                    None => {
+                        return Ok(Some(History {
+                            dir,
+                            conn,
+                            swept: Vec::new(),
+                            _lock: lock,
+                        }));
+                    }
+                    Some(why) => Some(why),
+                },
+                Err(e) => Some(format!("could not be read ({e})")),
+            },
+            Ok(None) if listing.runs.is_empty() => None,
+            Ok(None) => Some("is missing".to_string()),
+            Err(Damage::Older(v)) => Some(format!("was written by an older ioz (version {v})")),
+            Err(Damage::Damaged(why)) => Some(format!("was damaged ({why})")),
+            Err(Damage::Other(why)) => Some(format!("could not be opened ({why})")),
+            Err(e) => return Err(index_error(&path, e)),
+        };
+        let conn = index::in_memory().map_err(|e| HistoryError::OpenIndex {
+            path: path.clone(),
+            why: e.to_string(),
+        })?;
+        let history = History {
+            dir,
+            conn,
+            swept: Vec::new(),
+            _lock: lock,
+        };
+        let (count, unreadable) = history.fill(&listing.runs)?;
+        if let Some(why) = why {
+            (caller.say)(format!(
+                "warning: the history's index {} {why}; listed from the {count} stored run(s) (the next run, or ioz history reindex, rebuilds it)",
+                path.display()
+            ));
+        }
+        for (path, e) in unreadable {
+            (caller.say)(format!(
+                "warning: {e}; left out (ioz history reindex sets {} aside)",
+                path.display()
+            ));
+        }
+        Ok(Some(history))
+    }
+
+    /// What runs/ holds now.
+    fn listing(&self) -> Result<Listing, HistoryError> {
+        listing_of(&self.dir)
     }
 
     pub fn dir(&self) -> &Path {
@@ -194,11 +270,20 @@ impl History {
         self.add(entry_of_run(run), &bytes)
     }
 
-    /// Imports a saved run's bytes (`label` replaces its own when given).
-    pub fn import_run(&mut self, run: RunResult, label: Option<&str>) -> Result<i64, HistoryError> {
+    /// Imports a saved run (`label` replaces its own when given, `date`
+    /// its start).
+    pub fn import_run(
+        &mut self,
+        run: RunResult,
+        label: Option<&str>,
+        date: Option<&str>,
+    ) -> Result<i64, HistoryError> {
         let mut run = run;
         if let Some(label) = label {
             run.config.label = Some(label.to_string());
+        }
+        if let Some(date) = date {
+            run.started_at = date.to_string();
         }
         self.record(&run)
     }
@@ -220,10 +305,16 @@ impl History {
             dir: dir.clone(),
             why,
         };
-        let index_failed = |e: rusqlite::Error| failed(e.into());
-        let tx = self.conn.transaction().map_err(index_failed)?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| failed(RecordFailure::Index(e.into())))?;
+        let index_failed = |e: rusqlite::Error| failed(index::failure(&tx, e).into());
         let id = index::insert(&tx, &entry).map_err(index_failed)?;
-        entry.file = format!("{id}.json");
+        if id > MAX_RUN_ID {
+            return Err(HistoryError::IdsUsedUp { id });
+        }
+        entry.file = file_name(id);
         index::set_file(&tx, id, &entry.file).map_err(index_failed)?;
         let place = Place {
             given: self.dir.join(RUNS).join(&entry.file),
@@ -239,7 +330,7 @@ impl History {
         })?;
         if let Err(e) = tx.commit() {
             let _ = fs::remove_file(&place.given);
-            return Err(index_failed(e));
+            return Err(failed(index::failure(&self.conn, e).into()));
         }
         Ok(id)
     }
@@ -258,9 +349,9 @@ impl History {
         index::last(&self.conn).map_err(|e| self.query_error(e))
     }
 
-    /// Where a run's file is.
+    /// Where a run's file is: named from its id, whatever its row says.
     pub fn path_of(&self, entry: &Entry) -> PathBuf {
-        self.dir.join(RUNS).join(&entry.file)
+        self.dir.join(RUNS).join(file_name(entry.id))
     }
 
     /// A stored run, read back from its file.
@@ -268,54 +359,90 @@ impl History {
         read_stored(&self.path_of(entry))
     }
 
-    /// Removes a run: its row and its file.
+    /// Removes a run: its row and its file (runs/<id>.json, nothing else).
     pub fn remove(&mut self, id: i64) -> Result<bool, HistoryError> {
         let Some(entry) = self.get(id)? else {
             return Ok(false);
         };
         let path = self.path_of(&entry);
-        let tx = self.conn.transaction()?;
-        index::delete(&tx, id)?;
+        let tx = self.conn.transaction().map_err(IndexFailure::from)?;
+        index::delete(&tx, id).map_err(|e| index::failure(&tx, e))?;
         match fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::NotFound => {}
             Err(source) => return Err(HistoryError::Remove { path, source }),
         }
-        tx.commit()?;
+        tx.commit().map_err(|e| index::failure(&self.conn, e))?;
         Ok(true)
     }
 
     /// Rebuilds the index from the run files; returns how many runs it
-    /// holds and a line for each file left out.
+    /// holds and a line for each entry of runs/ left out: unreadable files
+    /// (renamed aside), names that are no run's, and the temporaries of
+    /// ended processes removed as the history was opened.
     pub fn reindex(&mut self) -> Result<(usize, Vec<String>), HistoryError> {
-        let files = self.run_files()?;
+        let (count, mut left_out) = self.rebuild()?;
+        for (path, why) in self.listing()?.others {
+            // A live process's temporary is in flight: no stray.
+            if path.file_name().and_then(temporary_owner).is_none() {
+                left_out.push(format!(
+                    "{}: {why}; not a run of the history, left as it is",
+                    path.display()
+                ));
+            }
+        }
+        left_out.append(&mut self.swept);
+        Ok((count, left_out))
+    }
+
+    /// The index rebuilt on disk from the run files; unreadable files are
+    /// renamed aside, so that they are kept for the user to look at and no
+    /// longer counted as runs.
+    fn rebuild(&mut self) -> Result<(usize, Vec<String>), HistoryError> {
+        let runs = self.listing()?.runs;
         let mut left_out = Vec::new();
-        let tx = self.conn.transaction()?;
-        index::delete_all(&tx)?;
+        let tx = self.conn.transaction().map_err(IndexFailure::from)?;
+        index::delete_all(&tx).map_err(|e| index::failure(&tx, e))?;
         let mut count = 0;
-        for (id, path) in files {
-            let mut entry = match read_stored(&path) {
-                Ok(Stored::Run(run)) => entry_of_run(&run),
-                Ok(Stored::Log(log)) => entry_of_log(&log),
+        for (id, path) in runs {
+            match entry_of_file(id, &path) {
+                Ok(entry) => {
+                    index::insert(&tx, &entry).map_err(|e| index::failure(&tx, e))?;
+                    count += 1;
+                }
                 Err(e) => {
-                    // Renamed aside, so that it is kept for the user to look
-                    // at and no longer counted as a run.
                     let aside = path.with_extension("json.unreadable");
                     let _ = fs::rename(&path, &aside);
                     left_out.push(format!(
                         "{e}; left out of the index (kept as {})",
                         aside.display()
                     ));
-                    continue;
                 }
-            };
-            entry.id = id;
-            entry.file = format!("{id}.json");
-            index::insert(&tx, &entry)?;
-            count += 1;
+            }
         }
-        tx.commit()?;
+        index::keep_ids_in_range(&tx).map_err(|e| index::failure(&tx, e))?;
+        tx.commit().map_err(|e| index::failure(&self.conn, e))?;
         Ok((count, left_out))
+    }
+
+    /// The in-memory index of a reader filled from the run files; the
+    /// files it cannot read are left out (and left where they are).
+    fn fill(
+        &self,
+        runs: &[(i64, PathBuf)],
+    ) -> Result<(usize, Vec<(PathBuf, HistoryError)>), HistoryError> {
+        let mut unreadable = Vec::new();
+        let mut count = 0;
+        for (id, path) in runs {
+            match entry_of_file(*id, path) {
+                Ok(entry) => {
+                    index::insert(&self.conn, &entry).map_err(|e| self.query_error(e))?;
+                    count += 1;
+                }
+                Err(e) => unreadable.push((path.clone(), e)),
+            }
+        }
+        Ok((count, unreadable))
     }
 
     fn query_error(&self, source: rusqlite::Error) -> HistoryError {
@@ -326,31 +453,243 @@ impl History {
     }
 }
 
-/// Whether `dir` can take the history, checked before a run so that a bad
-/// directory is refused before anything is measured; nothing is made.
-pub fn check(dir: &Path) -> Result<(), HistoryError> {
-    match fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(HistoryError::NotADirectory {
+/// The index row of the run file `path` of run `id`.
+fn entry_of_file(id: i64, path: &Path) -> Result<Entry, HistoryError> {
+    let mut entry = match read_stored(path)? {
+        Stored::Run(run) => entry_of_run(&run),
+        Stored::Log(log) => entry_of_log(&log),
+    };
+    entry.id = id;
+    entry.file = file_name(id);
+    Ok(entry)
+}
+
+/// Why the index's rows and the run files differ, if they do: a row
+/// naming a file other than its own (never followed), or other ids.
+fn disagreement(rows: &[Entry], runs: &[(i64, PathBuf)]) -> Option<String> {
+    if let Some(e) = rows.iter().find(|e| e.file != file_name(e.id)) {
+        return Some(format!(
+            "named {:?} as the file of run {} (which is {RUNS}/{}; the other was not followed)",
+            e.file,
+            e.id,
+            file_name(e.id)
+        ));
+    }
+    let mut ids: Vec<i64> = rows.iter().map(|e| e.id).collect();
+    ids.sort_unstable();
+    let files: Vec<i64> = runs.iter().map(|(id, _)| *id).collect();
+    (ids != files).then(|| {
+        format!(
+            "listed {} run(s) for {} stored file(s)",
+            rows.len(),
+            files.len()
+        )
+    })
+}
+
+/// Every entry of `dir`/runs/, sorted: the runs by id, the rest by name.
+fn listing_of(dir: &Path) -> Result<Listing, HistoryError> {
+    let runs = dir.join(RUNS);
+    let entries = match fs::read_dir(&runs) {
+        Ok(d) => d,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Listing::default()),
+        Err(source) => return Err(HistoryError::Read { path: runs, source }),
+    };
+    let mut listing = Listing::default();
+    for e in entries.filter_map(|e| e.ok()) {
+        match run_id(&e.file_name()) {
+            Ok(id) => listing.runs.push((id, e.path())),
+            Err(why) => listing.others.push((e.path(), why)),
+        }
+    }
+    listing.runs.sort();
+    listing.others.sort();
+    Ok(listing)
+}
+
+/// Removes the temporaries (`.N.json.PID-K.ioz-tmp`, a check's probe) that
+/// processes now ended left in the history, when one was killed between
+/// writing a run's file and renaming it: one line for each, for
+/// `reindex` to list. Called under the exclusive lock: no writer is
+/// between its steps then, and a live process's file is left alone all
+/// the same.
+fn sweep_temporaries(dir: &Path) -> Vec<String> {
+    let mut swept = Vec::new();
+    for place in [dir.to_path_buf(), dir.join(RUNS)] {
+        let Ok(entries) = fs::read_dir(&place) else {
+            continue;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let Some(pid) = temporary_owner(&e.file_name()) else {
+                continue;
+            };
+            let ended = i32::try_from(pid).is_ok_and(|pid| {
+                nix::sys::signal::kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
+            });
+            if ended
+                && e.file_type().is_ok_and(|t| t.is_file())
+                && fs::remove_file(e.path()).is_ok()
+            {
+                swept.push(format!(
+                    "removed {}, a temporary file of process {pid}, which ended before it was done",
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    swept
+}
+
+/// Whether `dir` holds a history (its mark), without opening it: a
+/// directory that holds other files and no mark is refused.
+pub fn exists(dir: &Path) -> Result<bool, HistoryError> {
+    Ok(find_mark(dir)?.is_some())
+}
+
+/// The mark of the history in `dir`, open; `None` when there is no
+/// history (nothing there, or an empty directory).
+fn find_mark(dir: &Path) -> Result<Option<File>, HistoryError> {
+    let mark_path = dir.join(MARK);
+    match File::open(&mark_path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            if dir.is_dir() && fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+                return Err(not_ours(dir));
+            }
+            Ok(None)
+        }
+        Err(source) => Err(HistoryError::Read {
+            path: mark_path,
+            source,
+        }),
+    }
+}
+
+/// Refuses a `runs/` that is a link (or anything but a directory): the
+/// history acts on its own files only. A missing one is made by a writer.
+fn refuse_linked_runs(dir: &Path) -> Result<(), HistoryError> {
+    let path = dir.join(RUNS);
+    match fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => Err(HistoryError::LinkedRuns { path }),
+        Ok(m) if !m.is_dir() => Err(HistoryError::RunsNotADirectory {
+            path,
+            kind: file_kind(m.mode()),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `dir` can take a run, checked before the run so that a history
+/// that cannot is refused before anything is measured: a directory that
+/// is a history (or empty, or still to be made), whose runs/ is its own,
+/// whose index this ioz can read, and in which a file can be made now (a
+/// probe, made and removed at once) on a file system with room. A missing
+/// directory is judged by the one it would be made in, which is left
+/// untouched.
+pub fn check(dir: &Path, caller: &mut Caller<'_>) -> Result<(), HistoryError> {
+    let cannot_use = |source| HistoryError::CannotUse {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    match fs::symlink_metadata(dir) {
+        // A missing directory, or one under a file: judged where it would
+        // be made.
+        Err(e) if e.kind() == ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => {
+            return check_parent(dir);
+        }
+        Err(source) => return Err(cannot_use(source)),
+        Ok(m) if m.file_type().is_symlink() => match fs::metadata(dir) {
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                return Err(HistoryError::DanglingLink {
+                    dir: dir.to_path_buf(),
+                    target: fs::read_link(dir).unwrap_or_default(),
+                });
+            }
+            Err(source) => return Err(cannot_use(source)),
+            Ok(_) => {}
+        },
+        Ok(_) => {}
+    }
+    if !fs::metadata(dir).map_err(cannot_use)?.is_dir() {
+        return Err(HistoryError::NotADirectory {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let Some(mark) = find_mark(dir)? else {
+        // Empty: the run makes the history here.
+        return probe(dir);
+    };
+    refuse_linked_runs(dir)?;
+    let _lock = lock(mark, dir.join(MARK), FlockArg::LockSharedNonblock, caller)?;
+    let path = dir.join(INDEX);
+    // A writer rebuilds a damaged index, migrates an older one.
+    if let Err(e @ (Damage::Newer(_) | Damage::Unknown(_))) = index::open_to_read(&path) {
+        return Err(index_error(&path, e));
+    }
+    let runs = dir.join(RUNS);
+    probe(if runs.is_dir() { &runs } else { dir })?;
+    if path.exists() {
+        // Opened to write and closed, nothing written: a read-only index.
+        File::options()
+            .write(true)
+            .open(&path)
+            .map_err(|source| HistoryError::NotWritable {
+                dir: path.clone(),
+                source,
+            })?;
+    }
+    match nix::sys::statvfs::statvfs(dir) {
+        Ok(st) if st.blocks_free() == 0 => Err(HistoryError::Full {
             dir: dir.to_path_buf(),
         }),
-        Ok(_) if dir.join(MARK).is_file() => Ok(()),
-        Ok(_) => match fs::read_dir(dir) {
-            Ok(mut entries) => match entries.next() {
-                None => Ok(()),
-                Some(_) => Err(not_ours(dir)),
-            },
-            Err(source) => Err(HistoryError::Read {
-                path: dir.to_path_buf(),
-                source,
-            }),
-        },
-        // Made when the run is recorded.
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(HistoryError::CannotUse {
+        _ => Ok(()),
+    }
+}
+
+/// Makes and removes a file in `dir`: whether a run file can be made
+/// there now (a read-only mount, a directory this user may not write).
+fn probe(dir: &Path) -> Result<(), HistoryError> {
+    let path = dir.join(temporary_name(OsStr::new("probe"), 0));
+    let made = File::options()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path);
+    match made {
+        Ok(_) => {
+            let _ = fs::remove_file(&path);
+            Ok(())
+        }
+        Err(source) => Err(HistoryError::NotWritable {
             dir: dir.to_path_buf(),
             source,
         }),
     }
+}
+
+/// A history still to be made: the nearest directory that exists above it
+/// must let this user make directories (checked, not tried: it is not
+/// ioz's).
+fn check_parent(dir: &Path) -> Result<(), HistoryError> {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let Some(existing) = absolute
+        .ancestors()
+        .skip(1)
+        .find(|a| fs::symlink_metadata(a).is_ok())
+    else {
+        return Ok(());
+    };
+    if !existing.is_dir() {
+        return Err(HistoryError::NotADirectory {
+            dir: existing.to_path_buf(),
+        });
+    }
+    eaccess(existing, AccessFlags::W_OK | AccessFlags::X_OK).map_err(|e| {
+        HistoryError::NotWritable {
+            dir: existing.to_path_buf(),
+            source: e.into(),
+        }
+    })
 }
 
 /// `dir` with every link followed.
@@ -361,11 +700,45 @@ fn canonical(dir: &Path) -> Result<PathBuf, HistoryError> {
     })
 }
 
-/// The mark's lock (exclusive), waited for: writers hold it a few
-/// milliseconds.
-fn lock(mark: File, path: PathBuf) -> Result<Flock<File>, HistoryError> {
-    Flock::lock(mark, FlockArg::LockExclusive)
-        .map_err(|(_, source)| HistoryError::Lock { path, source })
+/// The mark's lock (`how`: shared or exclusive, without blocking), tried
+/// again for [`LOCK_WAIT`] at most while another process holds it; said
+/// once when it must be waited for, and given up at a stop signal.
+fn lock(
+    mut mark: File,
+    path: PathBuf,
+    how: FlockArg,
+    caller: &mut Caller<'_>,
+) -> Result<Flock<File>, HistoryError> {
+    let began = Instant::now();
+    let mut said = false;
+    loop {
+        match Flock::lock(mark, how) {
+            Ok(lock) => return Ok(lock),
+            Err((back, Errno::EWOULDBLOCK)) | Err((back, Errno::EINTR)) => mark = back,
+            Err((_, source)) => return Err(HistoryError::Lock { path, source }),
+        }
+        if let Some(sig) = (caller.stopped)() {
+            return Err(HistoryError::StoppedWaiting {
+                path,
+                signal: signal_name(sig),
+            });
+        }
+        if began.elapsed() >= LOCK_WAIT {
+            return Err(HistoryError::Busy {
+                path,
+                seconds: LOCK_WAIT.as_secs(),
+            });
+        }
+        if !said {
+            said = true;
+            (caller.say)(format!(
+                "waiting for {}, locked by another process (at most {} s)",
+                path.display(),
+                LOCK_WAIT.as_secs()
+            ));
+        }
+        std::thread::sleep(LOCK_RETRY);
+    }
 }
 
 /// Makes `dir` ioz's history (an empty directory gets the mark) or finds
@@ -426,6 +799,11 @@ fn index_error(path: &Path, e: Damage) -> HistoryError {
     let path = path.to_path_buf();
     match e {
         Damage::Newer(version) => HistoryError::NewerIndex { path, version },
+        Damage::Unknown(version) => HistoryError::UnknownIndex { path, version },
+        Damage::Older(v) => HistoryError::OpenIndex {
+            path,
+            why: format!("written by an older ioz (version {v})"),
+        },
         Damage::Damaged(why) | Damage::Other(why) => HistoryError::OpenIndex { path, why },
     }
 }

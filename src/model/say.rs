@@ -9,9 +9,16 @@
 //! Where stderr cannot be written (closed, /dev/full) the line is lost and
 //! nothing else: the caller goes on, and its exit status still says how it
 //! ended.
+//!
+//! A message often quotes outside text (a path, a saved run's label, an
+//! error of SQLite or of a launcher): its control characters are shown as
+//! escapes ([`visible`]), so the line stays one line and an escape
+//! sequence never reaches the terminal.
 
 use std::fmt::Display;
 use std::io::{self, Write};
+
+use super::visible::visible;
 
 /// Writes `ioz: <message>` as one line on standard error.
 pub fn say(message: impl Display) {
@@ -20,7 +27,7 @@ pub fn say(message: impl Display) {
 
 /// The line [`say`] writes.
 fn line(message: impl Display) -> String {
-    format!("ioz: {message}\n")
+    format!("ioz: {}\n", visible(&message.to_string()))
 }
 
 #[cfg(test)]
@@ -34,5 +41,9 @@ mod tests {
             "ioz: report: x.json: no such file\n"
         );
         assert_eq!(line(format_args!("{}: {}", "-b", 3)), "ioz: -b: 3\n");
+        assert_eq!(
+            line("compare: a\nioz: forged\x1b[2J"),
+            "ioz: compare: a\\x0aioz: forged\\x1b[2J\n"
+        );
     }
 }

@@ -29,25 +29,63 @@ pub fn looks_like_iozone(text: &str) -> bool {
         || text.contains("Children see throughput for")
 }
 
-/// Text that looks like IOzone's output but holds none of its results.
+/// Why text that looks like IOzone's output gives no samples.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error("it holds no IOzone results (no table, no throughput lines)")]
-pub struct NoResults;
+pub enum LogError {
+    #[error("it holds no IOzone results (no table, no throughput lines)")]
+    NoResults,
+    /// A value where IOzone writes a rate (or a size), which is none: NaN,
+    /// inf, a negative number, one beyond what a rate can be, or garbage.
+    /// Refused rather than dropped: a dropped cell would make the log
+    /// compare as if it had never been measured ("shares no cell").
+    #[error(
+        "line {line}: {value:?} is not a usable {what} (IOzone writes whole or decimal numbers, 0 or more)"
+    )]
+    Unusable {
+        line: usize,
+        value: String,
+        what: &'static str,
+    },
+}
 
-/// The log's samples; an error names what is missing.
-pub fn parse(text: &str) -> Result<IozoneLog, NoResults> {
+/// The largest rate (or size) a log may give: beyond it a number is a
+/// corruption, not a measurement (2^53, where an f64 stops being exact).
+const MAX_VALUE: f64 = 9_007_199_254_740_992.0;
+
+/// The log's samples; an error names what is missing, or the line that
+/// holds a value that is no rate.
+pub fn parse(text: &str) -> Result<IozoneLog, LogError> {
     let mut samples = SampleSet::new(unit(text));
     let began = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("Run began:"))
         .map(|s| s.trim().to_string());
     let selected = selected_tests(text);
-    read_table(text, selected.as_deref(), &mut samples);
-    read_throughput(text, &mut samples);
+    read_table(text, selected.as_deref(), &mut samples)?;
+    read_throughput(text, &mut samples)?;
     if samples.is_empty() {
-        return Err(NoResults);
+        return Err(LogError::NoResults);
     }
     Ok(IozoneLog { began, samples })
+}
+
+/// `text` (trimmed, not empty) as a rate or size: a finite number, 0 or
+/// more, at most [`MAX_VALUE`]; else the refusal naming `line` (0-based).
+fn usable(text: &str, line: usize, what: &'static str) -> Result<f64, LogError> {
+    match text.parse::<f64>() {
+        // Digits and one point only: no "inf", "NaN", "1e5", "+3".
+        Ok(v)
+            if text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && (0.0..=MAX_VALUE).contains(&v) =>
+        {
+            Ok(v)
+        }
+        _ => Err(LogError::Unusable {
+            line: line + 1,
+            value: text.to_string(),
+            what,
+        }),
+    }
 }
 
 fn unit(text: &str) -> OutputUnit {
@@ -113,11 +151,16 @@ const COLUMNS: [TestColumns; 11] = [
 ];
 
 /// The results table: from its `KB  reclen` header to the first line that
-/// is not a row of numbers.
-fn read_table(text: &str, selected: Option<&[u32]>, samples: &mut SampleSet) {
-    let mut lines = text.lines();
-    let Some(header) = lines.find(|l| l.contains("KB  reclen")) else {
-        return;
+/// is not a row of numbers. A blank where a test that ran has a column is
+/// a cell not measured; anything else there must be a rate.
+fn read_table(
+    text: &str,
+    selected: Option<&[u32]>,
+    samples: &mut SampleSet,
+) -> Result<(), LogError> {
+    let mut lines = text.lines().enumerate();
+    let Some((_, header)) = lines.find(|(_, l)| l.contains("KB  reclen")) else {
+        return Ok(());
     };
     // -A prints write … reread only; -E adds the four p-columns.
     let only_first_two = header.split_whitespace().last() == Some("reread");
@@ -131,15 +174,24 @@ fn read_table(text: &str, selected: Option<&[u32]>, samples: &mut SampleSet) {
             selected.is_none_or(|s| s.contains(&test))
         }
     };
-    for line in lines {
+    for (n, line) in lines {
         let bytes = line.as_bytes();
-        let field = |from: usize, width: usize| -> Option<u64> {
+        let field = |from: usize, width: usize| -> Option<&str> {
             let end = (from + width).min(bytes.len());
-            let s = std::str::from_utf8(bytes.get(from..end)?).ok()?.trim();
-            s.parse().ok()
+            Some(std::str::from_utf8(bytes.get(from..end)?).ok()?.trim())
         };
-        let (Some(kb), Some(reclen)) = (field(0, 16), field(16, 8)) else {
+        let whole = |s: Option<&str>| s.and_then(|s| s.parse::<u64>().ok());
+        let (Some(kb), Some(reclen)) = (whole(field(0, 16)), whole(field(16, 8))) else {
             break;
+        };
+        let (Some(file_bytes), Some(record_bytes)) =
+            (kb.checked_mul(1024), reclen.checked_mul(1024))
+        else {
+            return Err(LogError::Unusable {
+                line: n + 1,
+                value: format!("{kb} {reclen}"),
+                what: "file and record size (kB)",
+            });
         };
         let mut at = 24;
         for (test, passes, blank) in COLUMNS {
@@ -148,26 +200,31 @@ fn read_table(text: &str, selected: Option<&[u32]>, samples: &mut SampleSet) {
                 continue;
             }
             for &(pass, width) in passes {
-                if let Some(value) = field(at, width) {
-                    let key = CellKey {
-                        pass,
-                        workers: None,
-                        file_bytes: kb << 10,
-                        record_bytes: reclen << 10,
-                    };
-                    samples.add(key, value as f64);
+                match field(at, width) {
+                    None | Some("") => {}
+                    Some(text) => {
+                        let value = usable(text, n, "rate")?;
+                        let key = CellKey {
+                            pass,
+                            workers: None,
+                            file_bytes,
+                            record_bytes,
+                        };
+                        samples.add(key, value);
+                    }
                 }
                 at += width;
             }
         }
     }
+    Ok(())
 }
 
 /// Each throughput phase's "Children see" figure, with the file and record
 /// size of the `Each process writes …` line before it.
-fn read_throughput(text: &str, samples: &mut SampleSet) {
+fn read_throughput(text: &str, samples: &mut SampleSet) -> Result<(), LogError> {
     let mut shape = None;
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if let Some(rest) = line
             .strip_prefix("Each process writes a ")
@@ -185,10 +242,12 @@ fn read_throughput(text: &str, samples: &mut SampleSet) {
         let mut words = label.split_whitespace();
         let workers: Option<u32> = words.next().and_then(|w| w.parse().ok());
         let name: Vec<&str> = words.collect();
-        let value: Option<f64> = value.split_whitespace().next().and_then(|v| v.parse().ok());
-        let (Some(workers), Some(pass), Some(value), Some((file, record))) =
-            (workers, phase_pass(&name.join(" ")), value, shape)
+        let (Some(workers), Some(pass), Some((file, record))) =
+            (workers, phase_pass(&name.join(" ")), shape)
         else {
+            continue;
+        };
+        let Some(value) = value.split_whitespace().next() else {
             continue;
         };
         let key = CellKey {
@@ -197,8 +256,9 @@ fn read_throughput(text: &str, samples: &mut SampleSet) {
             file_bytes: file,
             record_bytes: record,
         };
-        samples.add(key, value);
+        samples.add(key, usable(value, n, "rate")?);
     }
+    Ok(())
 }
 
 /// "1024 Kbyte file in 64 Kbyte records" → bytes.
@@ -207,7 +267,7 @@ fn file_and_record(rest: &str) -> Option<(u64, u64)> {
     let size = |n: &str, unit: &str| -> Option<u64> {
         let n: u64 = n.parse().ok()?;
         match unit {
-            "Kbyte" => Some(n << 10),
+            "Kbyte" => n.checked_mul(1024),
             "byte" => Some(n),
             _ => None,
         }

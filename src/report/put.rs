@@ -57,17 +57,37 @@ pub(super) fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
     Ok(nix::fcntl::open(dir, flags, Mode::empty())?)
 }
 
+/// The end of every temporary name ioz writes a file under.
+const TEMPORARY_SUFFIX: &str = ".ioz-tmp";
+
+/// The hidden name this process writes `name` under first, at its
+/// `attempt`th try: `.NAME.PID-ATTEMPT.ioz-tmp`.
+pub fn temporary_name(name: &OsStr, attempt: u32) -> OsString {
+    // Short enough for any name limit whatever `name` is.
+    let mut temp = b".".to_vec();
+    temp.extend(name.as_bytes().iter().copied().take(200));
+    temp.extend(format!(".{}-{attempt}{TEMPORARY_SUFFIX}", std::process::id()).bytes());
+    OsString::from_vec(temp)
+}
+
+/// The process that made the temporary `name` (a [`temporary_name`]), or
+/// `None` when `name` is not one: what decides whether a temporary left in
+/// a directory is stale (its process has ended).
+pub fn temporary_owner(name: &OsStr) -> Option<u32> {
+    let rest = name.as_bytes().strip_prefix(b".")?;
+    let rest = rest.strip_suffix(TEMPORARY_SUFFIX.as_bytes())?;
+    let at = rest.iter().rposition(|&b| b == b'.')?;
+    let (pid, attempt) = std::str::from_utf8(&rest[at + 1..]).ok()?.split_once('-')?;
+    attempt.parse::<u32>().ok()?;
+    pid.parse().ok()
+}
+
 /// A new file under a hidden name beside `name` (never an existing one).
 fn create_temp(dir: &OwnedFd, name: &OsStr) -> io::Result<(OsString, File)> {
-    // Short enough for any name limit whatever `name` is.
-    let stem: Vec<u8> = name.as_bytes().iter().copied().take(200).collect();
     let flags =
         OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     for attempt in 0u32.. {
-        let mut temp = b".".to_vec();
-        temp.extend(&stem);
-        temp.extend(format!(".{}-{attempt}.ioz-tmp", std::process::id()).bytes());
-        let temp = OsString::from_vec(temp);
+        let temp = temporary_name(name, attempt);
         // Like fs::write: 0666 less the umask.
         match openat(
             dir,
@@ -204,6 +224,23 @@ mod tests {
         assert!(e.to_string().contains("took its place"), "{e}");
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(fs::read_dir(d).unwrap().count(), 1, "a temporary was left");
+    }
+
+    #[test]
+    fn a_temporary_names_its_process() {
+        let temp = temporary_name(OsStr::new("7.json"), 3);
+        let me = std::process::id();
+        assert_eq!(temp, OsString::from(format!(".7.json.{me}-3.ioz-tmp")));
+        assert_eq!(temporary_owner(&temp), Some(me));
+        assert_eq!(temporary_owner(OsStr::new(".a.b.42-0.ioz-tmp")), Some(42));
+        for not in [
+            "7.json",
+            ".7.json.x-0.ioz-tmp",
+            "7.json.42-0.ioz-tmp",
+            ".ioz-tmp",
+        ] {
+            assert_eq!(temporary_owner(OsStr::new(not)), None, "{not}");
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
 use crate::model::dates::to_epoch;
+use crate::model::visible::visible;
 use crate::report::environment_text::{differences_html, differences_lines};
 
 /// The JSON's format name and version.
@@ -40,6 +41,11 @@ fn mark(v: Option<Verdict>) -> char {
     }
 }
 
+/// A row's label in the text table, its control characters shown.
+fn label_text(label: &Option<String>) -> String {
+    visible(label.as_deref().unwrap_or("-")).into_owned()
+}
+
 /// The text table; `colour` paints the ratios (a terminal without NO_COLOR).
 pub fn render_text(t: &Trend, colour: bool) -> String {
     let mut out = format!("ioz history trend: {}, {}\n", t.unit, t.basis);
@@ -51,16 +57,16 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
             "  environment of run {} against run {}: {}",
             change.id,
             change.previous_id,
-            lines.next().unwrap_or_default()
+            visible(&lines.next().unwrap_or_default())
         );
         for line in lines {
-            let _ = writeln!(out, "  {line}");
+            let _ = writeln!(out, "  {}", visible(&line));
         }
     }
     let label_w = t
         .rows
         .iter()
-        .map(|r| r.label.as_deref().unwrap_or("-").chars().count())
+        .map(|r| label_text(&r.label).chars().count())
         .max()
         .unwrap_or(1)
         .max(5);
@@ -91,8 +97,8 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
             out,
             "{:>5}  {:<16}  {:<label_w$}",
             r.id,
-            short_date(&r.date),
-            r.label.as_deref().unwrap_or("-")
+            visible(&short_date(&r.date)),
+            label_text(&r.label)
         );
         for (v, w) in r.values.iter().zip(&widths) {
             let _ = write!(out, "  {:>w$}", value_text(*v));
@@ -129,8 +135,8 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
                 out,
                 "{:>5}  {:<16}  {:<label_w$}  {:>5}",
                 r.id,
-                short_date(&r.date),
-                r.label.as_deref().unwrap_or("-"),
+                visible(&short_date(&r.date)),
+                label_text(&r.label),
                 r.reference_id
             );
             for ((v, verdict), w) in r.values.iter().zip(&r.verdicts).zip(&widths) {

@@ -10,8 +10,10 @@
 //! and inode), not as spellings; when it is not a regular file (a device,
 //! also behind a link); when it is someone else's file (see
 //! [`result_place`](super::result_place)); and when its directory cannot
-//! take a new file (see [`writable_dir`](super::writable_dir)). `--force`
-//! only gives up an existing regular file. `--plots DIR` is a directory that
+//! take a new file (see [`writable_dir`](super::writable_dir)); and when
+//! it is among a history's files (its directory or runs/, whatever their
+//! mark: [`result_place::history_of`](super::result_place::history_of)),
+//! for every command. `--force` only gives up an existing regular file. `--plots DIR` is a directory that
 //! exists or that ioz makes (its parent exists), and each plot file in it
 //! follows the rules of a result file.
 
@@ -20,7 +22,9 @@ use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::result_place::{Location, Problem, Refusal, existing_parent, locate, resolve};
+use super::result_place::{
+    Location, Problem, Refusal, existing_parent, locate, refuse_in_history, resolve,
+};
 use super::writable_dir::check_writable_dir;
 use crate::model::config::RunConfig;
 use crate::model::formats::{Format, GuardRule, OutputFiles};
@@ -298,6 +302,7 @@ fn dir_places(
     } else {
         &dir
     };
+    refuse_in_history(given, home).map_err(|p| p.of(opt))?;
     check_writable_dir(home).map_err(|why| {
         Problem::NotWritable {
             dir: home.to_path_buf(),

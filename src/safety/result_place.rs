@@ -11,6 +11,11 @@
 //! file can already write that file. On a file system without user
 //! extended attributes the mark is not kept, and a later run needs
 //! `--force` to replace the file.
+//!
+//! Nothing is ever put among a history's files (its mark, its index, its
+//! `runs/`), whatever mark they carry and even with `--force`: ioz history
+//! alone changes a history, and a result written over a recorded run
+//! would replace it (see [`history_of`]).
 
 use std::ffi::OsString;
 use std::fs::{self, Metadata};
@@ -21,6 +26,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::writable_dir::{NotWritable, check_writable_dir};
 use crate::model::file_kind::file_kind;
+use crate::model::history_layout::{MARK, RUNS};
 use crate::model::result_files::{FileId, Place};
 use crate::system::xattr;
 
@@ -82,6 +88,9 @@ pub enum Problem {
     DanglingDirectoryLink { path: PathBuf },
     #[error("{} does not name a directory", path.display())]
     NoDirectoryName { path: PathBuf },
+    /// In a history's directory or its runs/: never a result's place.
+    #[error("{} is in the ioz history {}, which only ioz history changes; choose another path", path.display(), history.display())]
+    InHistory { path: PathBuf, history: PathBuf },
 }
 
 impl Problem {
@@ -252,6 +261,7 @@ impl Resolved {
     /// takes a new file, and a file already there is ioz's own or `force`
     /// gives it up.
     pub fn approve(self, opt: &'static str, force: bool) -> Result<Place, Refusal> {
+        refuse_in_history(&self.given, &self.dir).map_err(|p| p.of(opt))?;
         check_writable_dir(&self.dir).map_err(|why| {
             Problem::NotWritable {
                 dir: self.dir.clone(),
@@ -270,6 +280,29 @@ impl Resolved {
             name: self.name,
             replaces,
         })
+    }
+}
+
+/// The history whose files `dir` (a real directory) holds: a directory
+/// with a history's mark, or the runs/ of one.
+pub fn history_of(dir: &Path) -> Option<PathBuf> {
+    let marked = |d: &Path| fs::symlink_metadata(d.join(MARK)).is_ok();
+    if marked(dir) {
+        return Some(dir.to_path_buf());
+    }
+    let parent = dir.parent()?;
+    (dir.file_name()? == RUNS && marked(parent)).then(|| parent.to_path_buf())
+}
+
+/// Refuses `path` (whose bytes would go in the real directory `dir`) when
+/// `dir` is a history's.
+pub fn refuse_in_history(path: &Path, dir: &Path) -> Result<(), Problem> {
+    match history_of(dir) {
+        Some(history) => Err(Problem::InHistory {
+            path: path.to_path_buf(),
+            history,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -345,6 +378,43 @@ mod tests {
         let marked = resolve("--csv", &path).unwrap().approve("--csv", false);
         let ino = fs::metadata(&path).unwrap().ino();
         assert_eq!(marked.unwrap().replaces.map(|id| id.ino), Some(ino));
+    }
+
+    #[test]
+    fn nothing_goes_among_a_history_s_files_even_with_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = dir.path().canonicalize().unwrap().join("h");
+        fs::create_dir_all(h.join("runs")).unwrap();
+        fs::write(h.join("ioz-history"), b"mark").unwrap();
+        fs::write(h.join("runs/1.json"), b"{}").unwrap();
+        for path in [
+            h.join("runs/1.json"),
+            h.join("runs/2.json"),
+            h.join("history.sqlite"),
+        ] {
+            let e = resolve("--json", &path)
+                .unwrap()
+                .approve("--json", true)
+                .unwrap_err();
+            assert!(matches!(e.problem, Problem::InHistory { .. }), "{e}");
+            assert!(
+                e.to_string().ends_with(&format!(
+                    "is in the ioz history {}, which only ioz history changes; choose another path",
+                    h.display()
+                )),
+                "{e}"
+            );
+        }
+        // Beside it, or a runs/ of no history: free.
+        for path in [dir.path().join("r.json"), dir.path().join("runs/r.json")] {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            assert!(
+                resolve("--json", &path)
+                    .unwrap()
+                    .approve("--json", false)
+                    .is_ok()
+            );
+        }
     }
 
     #[test]

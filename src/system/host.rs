@@ -1,6 +1,38 @@
-//! The facts about this machine that the command line needs ([`Host`]).
+//! The facts about this machine that the command line needs ([`Host`]),
+//! and where a host name leads ([`place_of`]).
+
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 
 use crate::model::host::Host;
+
+/// Where a host name (of a `-+m` client file) leads.
+#[derive(Debug)]
+pub enum HostPlace {
+    /// One of this machine's own addresses.
+    ThisMachine,
+    Elsewhere,
+    /// The resolver knows no address for it.
+    Unresolved(io::Error),
+}
+
+/// Resolves `host` as the launcher will, and tells whether it is this
+/// machine: a loopback address, or one a socket can be bound to here.
+pub fn place_of(host: &str) -> HostPlace {
+    let addresses: Vec<SocketAddr> = match (host, 0).to_socket_addrs() {
+        Ok(a) => a.collect(),
+        Err(e) => return HostPlace::Unresolved(e),
+    };
+    if addresses.is_empty() {
+        return HostPlace::Unresolved(io::Error::other("no address"));
+    }
+    let here = |a: &SocketAddr| a.ip().is_loopback() || UdpSocket::bind((a.ip(), 0)).is_ok();
+    if addresses.iter().any(here) {
+        HostPlace::ThisMachine
+    } else {
+        HostPlace::Elsewhere
+    }
+}
 
 /// Reads them (never fails: what cannot be read gets a stated fallback).
 pub fn facts() -> Host {

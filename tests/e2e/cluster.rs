@@ -33,6 +33,11 @@ pub fn tests() -> Vec<Test> {
         plus_m_runs_a_rank_per_client_line_in_its_directory => [Mpi],
         plus_m_dry_run_prints_the_mpirun_command_and_the_appfile => [Mpi],
         bad_client_files_are_refused_with_one_line => [Mpi],
+        a_client_file_that_is_no_regular_file_is_refused_at_once => [Mpi],
+        client_files_are_checked_before_the_launch => [Mpi],
+        a_host_the_launcher_cannot_reach_is_named_by_ioz => [Mpi],
+        killing_the_plus_m_launcher_ends_the_job_and_leaves_no_launch_file => [Mpi],
+        a_job_s_history_that_cannot_take_it_is_refused_before_it => [Mpi],
         plus_m_across_two_hosts_places_each_rank_on_its_host => [Mpi, Root],
         a_remote_io_error_is_named_by_its_rank_and_host => [Mpi, Root, FlipShim],
         a_remote_rank_cut_off_removes_its_file_at_its_deadline => [Mpi, Root],
@@ -825,4 +830,224 @@ fn a_hand_set_warden_variable_is_refused_not_obeyed() {
         assert!(line.ends_with("unset it"), "{line}");
     }
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+/// `-+m` reads its client file as every input is read (issue 25, item 6):
+/// a FIFO is refused at once (it waited for a writer for ever),
+/// /dev/zero by its kind (it was read until memory ran out), a regular
+/// file beyond its limit by its size.
+fn a_client_file_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let large = d.join("large");
+    fs::write(&large, vec![b'#'; (1 << 20) + 1]).unwrap();
+    for (file, part) in [
+        (fifo.as_path(), "it is a FIFO, not a regular file"),
+        (
+            Path::new("/dev/zero"),
+            "it is a character device, not a regular file",
+        ),
+        (large.as_path(), "more than the 1048576 it may hold"),
+    ] {
+        let began = std::time::Instant::now();
+        let r = run(Command::new("timeout")
+            .args(["60", &ioz_mpi(), "-t", "2", "-s", "64k", "-i", "0", "-+m"])
+            .arg(file)
+            .current_dir(d));
+        assert_refused(&r, part);
+        assert!(began.elapsed().as_secs() < 30, "{}", r.context());
+    }
+}
+
+/// What can be known before the launch is refused in one `ioz:` line,
+/// exit 2, before the launcher starts (issue 25, item 14): it was Open
+/// MPI's box and status 1.
+fn client_files_are_checked_before_the_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = ioz_mpi();
+    let w = d.display().to_string();
+    let tp = ["-t", "1", "-s", "64k", "-i", "0"];
+    for (text, part) in [
+        (
+            format!("\u{feff}localhost {w} {bin}\n"),
+            "line 1: the host '\\u{feff}localhost' holds a byte-order mark",
+        ),
+        (format!("local\0host {w} {bin}\n"), "holds a NUL byte"),
+        (
+            format!("localhost {w}/missing {bin}\n"),
+            "its working directory",
+        ),
+        (
+            format!("no-such-host.invalid {w} {bin}\n"),
+            "host no-such-host.invalid does not resolve",
+        ),
+    ] {
+        let clients = d.join("clients");
+        fs::write(&clients, text).unwrap();
+        let r = run(Command::new(&bin)
+            .args(tp)
+            .arg("-+m")
+            .arg(&clients)
+            .current_dir(d));
+        assert_refused(&r, part);
+    }
+    let twice = run(Command::new(&bin)
+        .args(tp)
+        .args(["-+m", "clients", "-+m", "clients"])
+        .current_dir(d));
+    let line = assert_refused(&twice, "-+m is given 2 times: give one client file");
+    assert!(!line.contains("not supported"), "{line}");
+}
+
+/// A host that resolves but cannot be reached (no sshd on 127.0.0.2):
+/// after the launcher's own message, one line of ioz's names it.
+fn a_host_the_launcher_cannot_reach_is_named_by_ioz() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("clients"),
+        format!("127.0.0.2 {} {}\n", d.display(), ioz_mpi()),
+    )
+    .unwrap();
+    let r = run(Command::new("timeout")
+        .args([
+            "120",
+            &ioz_mpi(),
+            "-t",
+            "1",
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-+m",
+            "clients",
+        ])
+        .current_dir(d));
+    assert_eq!(r.code, Some(1), "{}", r.context());
+    assert_eq!(
+        r.stderr.lines().last(),
+        Some(
+            "ioz: -+m: the launcher could not reach host 127.0.0.2 to start its ranks (its message is above)"
+        ),
+        "{}",
+        r.context()
+    );
+}
+
+/// A child killed (SIGKILL) if the test ends before it does.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// The launcher's death ends the job (issue 25, item 11): `ioz -+m`
+/// signalled (SIGINT, SIGTERM) or killed outright (SIGKILL) leaves no
+/// mpirun, no rank, no rank's file and no launch file in $TMPDIR — before,
+/// mpirun and its ranks ran on unsupervised, and ioz-appfile-PID stayed.
+fn killing_the_plus_m_launcher_ends_the_job_and_leaves_no_launch_file() {
+    for signal in [libc::SIGKILL, libc::SIGTERM, libc::SIGINT] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (w1, w2, tmp) = (d.join("w1"), d.join("w2"), d.join("tmp"));
+        for w in [&w1, &w2, &tmp] {
+            fs::create_dir(w).unwrap();
+        }
+        let clients = client_file(d, &[(&w1, None), (&w2, None)]);
+        // -d: worker i waits i × 20 s before it starts: the job is under way
+        // when the signal comes.
+        let mut ioz = Killed(
+            Command::new(ioz_mpi())
+                .args([
+                    "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-d", "20000000", "-+m",
+                ])
+                .arg(&clients)
+                .current_dir(d)
+                .env("TMPDIR", &tmp)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let files = || [list_dir(&w1), list_dir(&w2)].concat();
+        assert!(
+            within(60, || files().len() == 2),
+            "signal {signal}: no files made"
+        );
+        let launchers = crate::safety_signals::children_of(ioz.0.id() as i32);
+        assert_eq!(launchers.len(), 1, "signal {signal}: {launchers:?}");
+        let launch_files = || {
+            list_dir(&tmp)
+                .into_iter()
+                .filter(|n| n.starts_with("ioz-"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(launch_files(), Vec::<String>::new(), "signal {signal}");
+        // SAFETY: our own child, still running.
+        unsafe { libc::kill(ioz.0.id() as i32, signal) };
+        let _ = ioz.0.wait();
+        let gone = within(30, || {
+            ranks_left(&w1).is_empty()
+                && ranks_left(&w2).is_empty()
+                && launchers
+                    .iter()
+                    .all(|&p| !Path::new(&format!("/proc/{p}")).exists())
+                && files().is_empty()
+        });
+        assert!(
+            gone,
+            "signal {signal}: ranks {:?} {:?}, launcher {launchers:?}, files {:?}",
+            ranks_left(&w1),
+            ranks_left(&w2),
+            files()
+        );
+        assert_eq!(launch_files(), Vec::<String>::new(), "signal {signal}");
+    }
+}
+
+/// An MPI job's history that cannot take it refuses it on every rank
+/// before anything is measured (issue 25, item 7): it measured, then
+/// failed.
+fn a_job_s_history_that_cannot_take_it_is_refused_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let history = d.join("h");
+    // A history of a newer ioz: its mark, and an index of version 99.
+    fs::create_dir(&history).unwrap();
+    fs::write(history.join("ioz-history"), "ioz's\n").unwrap();
+    let conn = rusqlite::Connection::open(history.join("history.sqlite")).unwrap();
+    conn.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(conn);
+    let r = run(&mut mpirun_command(
+        d,
+        2,
+        &[],
+        &[
+            "-t",
+            "2",
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "--history",
+            history.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(r.code, Some(2), "{}", r.context());
+    assert!(
+        r.stderr
+            .contains("a history index of version 99, written by a newer ioz"),
+        "{}",
+        r.context()
+    );
+    assert!(!r.stdout.contains("initial writers"), "{}", r.context());
+    assert_eq!(list_dir(d), ["h"]);
 }

@@ -29,8 +29,22 @@ pub fn tests() -> Vec<Test> {
         zero_and_maximal_measurements_render,
         degenerate_sizes_and_cells_render,
         degenerate_throughput_runs_render,
+        every_fuzz_target_holds_over_its_corpus,
     ]
 }
+
+// Each fuzz target's check (fuzz/checks/), the body of its target, run
+// here over its seed corpus with the ordinary `cargo test`.
+#[path = "../../fuzz/checks/cli_parse.rs"]
+mod cli_parse_check;
+#[path = "../../fuzz/checks/client_file.rs"]
+mod client_file_check;
+#[path = "../../fuzz/checks/history_index.rs"]
+mod history_index_check;
+#[path = "../../fuzz/checks/iozone_log.rs"]
+mod iozone_log_check;
+#[path = "../../fuzz/checks/report_json.rs"]
+mod report_json_check;
 
 /// Longest any of these inputs may take to be refused.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -402,4 +416,67 @@ fn degenerate_throughput_runs_render() {
     run["throughput"][0]["results"] = serde_json::json!([]);
     run["config"]["throughput"]["worker_counts"] = serde_json::json!([]);
     renders_cleanly(&run, "a phase without results, no worker counts");
+}
+
+/// The inputs of fuzz/corpus/`target`, each with its name, at least `least`.
+fn corpus(target: &str, least: usize) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut inputs: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    inputs.sort();
+    assert!(
+        inputs.len() >= least,
+        "{}: {} inputs, expected {least} or more",
+        dir.display(),
+        inputs.len()
+    );
+    inputs
+}
+
+/// Each fuzz target's check over its seed corpus: what `cargo fuzz run
+/// TARGET -runs=0` replays, with the ordinary `cargo test` (cargo-fuzz
+/// needs a nightly compiler). The history's commands run the real binary,
+/// each in its own temporary history, with no sign of a panic on stderr.
+fn every_fuzz_target_holds_over_its_corpus() {
+    // Each target, the inputs its corpus holds at least, its check.
+    type Target = (&'static str, usize, fn(&[u8]));
+    let checks: [Target; 4] = [
+        ("cli_parse", 50, cli_parse_check::check),
+        ("report_json", 60, report_json_check::check),
+        ("iozone_log", 15, iozone_log_check::check),
+        ("client_file", 6, client_file_check::check),
+    ];
+    for (target, least, check) in checks {
+        for (name, data) in corpus(target, least) {
+            if std::panic::catch_unwind(|| check(&data)).is_err() {
+                panic!("fuzz target {target} fails on corpus/{target}/{name}");
+            }
+        }
+    }
+    for (name, data) in corpus("history_index", 9) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ioz = |argv: Vec<OsString>| {
+            let ended = run_ioz(dir.path(), &argv[1..]);
+            assert!(
+                !ended.stderr.contains("panicked"),
+                "history_index/{name}: ioz {argv:?}: {}",
+                ended.stderr
+            );
+            ended.code.unwrap_or(-1)
+        };
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            history_index_check::check(&data, &dir.path().join("h"), &mut ioz)
+        }));
+        if checked.is_err() {
+            panic!("fuzz target history_index fails on corpus/history_index/{name}");
+        }
+    }
 }

@@ -38,13 +38,13 @@ pub fn tests() -> Vec<Test> {
 }
 
 /// A working directory and a history directory beside it (not made).
-struct Place {
+pub(crate) struct Place {
     _tmp: tempfile::TempDir,
-    work: PathBuf,
-    history: PathBuf,
+    pub(crate) work: PathBuf,
+    pub(crate) history: PathBuf,
 }
 
-fn place() -> Place {
+pub(crate) fn place() -> Place {
     let tmp = tempfile::tempdir().unwrap();
     let work = tmp.path().join("work");
     fs::create_dir(&work).unwrap();
@@ -58,7 +58,7 @@ fn place() -> Place {
 
 /// `ioz args…` in `p.work` with its history in `p.history` (the harness
 /// sets IOZ_NO_HISTORY for every other test: removed here).
-fn command(p: &Place, args: &[&str]) -> Command {
+pub(crate) fn command(p: &Place, args: &[&str]) -> Command {
     let mut c = Command::new(IOZ);
     c.args(args)
         .current_dir(&p.work)
@@ -67,14 +67,14 @@ fn command(p: &Place, args: &[&str]) -> Command {
     c
 }
 
-fn ioz_h(p: &Place, args: &[&str]) -> Run {
+pub(crate) fn ioz_h(p: &Place, args: &[&str]) -> Run {
     run(&mut command(p, args))
 }
 
 /// A small run: the write test on a 64 KiB file.
-const SMALL: [&str; 6] = ["-i", "0", "-s", "64k", "-r", "4k"];
+pub(crate) const SMALL: [&str; 6] = ["-i", "0", "-s", "64k", "-r", "4k"];
 
-fn small(p: &Place, extra: &[&str]) -> Run {
+pub(crate) fn small(p: &Place, extra: &[&str]) -> Run {
     let mut args = SMALL.to_vec();
     args.extend(extra);
     ioz_h(p, &args)
@@ -106,7 +106,7 @@ fn snapshot(dir: &Path) -> Vec<String> {
     out
 }
 
-fn run_files(p: &Place) -> Vec<String> {
+pub(crate) fn run_files(p: &Place) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(p.history.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -294,7 +294,7 @@ fn a_failed_run_is_recorded_with_its_status() {
 }
 
 /// `ioz history list`'s rows (the header left out), split on blanks.
-fn rows(list: &Run) -> Vec<Vec<String>> {
+pub(crate) fn rows(list: &Run) -> Vec<Vec<String>> {
     list.stdout
         .lines()
         .skip(1)
@@ -456,39 +456,47 @@ fn removed_runs_are_gone_and_reindex_rebuilds_the_index() {
 }
 
 /// A FIFO put among the stored runs by hand: `ioz history list` finds a
-/// file more than the index lists, rebuilds the index and sets the FIFO
-/// aside, refused by its kind; it never waits for a writer (before, it
-/// waited for ever).
+/// file more than the index lists, lists the runs from the files and
+/// leaves the FIFO out, refused by its kind; it never waits for a writer
+/// (before, it waited for ever), and, reading, changes nothing: `ioz
+/// history reindex` sets the FIFO aside.
 fn a_fifo_among_the_stored_runs_is_set_aside_not_waited_for() {
     let p = place();
     small(&p, &[]).expect_code(0);
     let fifo = p.history.join("runs/7.json");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-    let mut child = command(&p, &["history", "list"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("ioz history list waited on the FIFO {}", fifo.display());
+    let finished = |args: &[&str]| {
+        let mut child = command(&p, args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("ioz {args:?} waited on the FIFO {}", fifo.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        (stdout, stderr)
+    };
+    let (stdout, stderr) = finished(&["history", "list"]);
     assert!(
-        stderr.contains("rebuilt from the 1 stored run(s)"),
+        stderr.contains("listed from the 1 stored run(s)"),
         "{stderr}"
     );
+    assert!(stderr.contains("it is a FIFO"), "{stderr}");
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert_eq!(run_files(&p), ["1.json", "7.json"]);
+    finished(&["history", "reindex"]);
     assert_eq!(run_files(&p), ["1.json", "7.json.unreadable"]);
 }
 

@@ -67,6 +67,11 @@ mod fuzz_regressions;
 // One grammar for every command: -h naming every command, ioz help CMD,
 // did-you-mean, the man page and the completions against every help.
 mod grammar;
+// The history, compare and their text views against hostile input and
+// faults (issue 25): a history's files never a result path, no link
+// followed, reads that change nothing, the lock's bounded wait, refusals
+// before the run, a full disk named, control characters shown.
+mod hardening;
 // The history of runs: recorded, listed, shown, imported, trends,
 // regressions, `ioz compare @label:…` (always in a temporary directory).
 mod history;
@@ -166,6 +171,7 @@ fn main() -> std::process::ExitCode {
         first_contact::tests(),
         fuzz_regressions::tests(),
         grammar::tests(),
+        hardening::tests(),
         history::tests(),
         html_report::tests(),
         json_schema::tests(),

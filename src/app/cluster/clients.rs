@@ -2,10 +2,19 @@
 //! path-to-ioz  [testfile]`, `#` comments; and the variable through which
 //! a rank learns its client's test file. Read in every build (the default
 //! one refuses -+m before it gets here, and tests it all the same).
+//!
+//! What can be checked before the launcher starts is, so that a bad line
+//! is one `ioz:` line and status 2 rather than the launcher's box: the
+//! characters of every word (a NUL, a byte-order mark or another control
+//! character is refused, and a host name holds only what host names and
+//! addresses hold), every host's name resolution, and the working
+//! directory of each client on this machine.
 
 use std::ffi::OsStr;
 use std::path::Path;
 
+use crate::model::visible::visible;
+use crate::system::host::{HostPlace, place_of};
 use crate::system::input_file::{InputError, read_input};
 
 /// The variable through which a rank learns its client's test file (the
@@ -17,7 +26,7 @@ const MAX_CLIENT_FILE_BYTES: u64 = 1 << 20;
 
 /// Why the client file `name` gives no clients: one line.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ClientFileError {
+pub enum ClientFileError {
     #[error("-+m {name}: {source}")]
     Read { name: String, source: InputError },
     #[error(
@@ -34,6 +43,33 @@ pub(crate) enum ClientFileError {
     // The words std's read_to_string used for it.
     #[error("-+m {name}: stream did not contain valid UTF-8")]
     NotText { name: String },
+    #[error("-+m {name}: line {line}: the {word} '{text}' holds {what}{hint}")]
+    Characters {
+        name: String,
+        line: usize,
+        word: &'static str,
+        /// The word, its control characters shown.
+        text: String,
+        what: String,
+        hint: &'static str,
+    },
+    #[error("-+m {name}: client {client}: host {host} does not resolve ({why})")]
+    Unresolved {
+        name: String,
+        client: usize,
+        host: String,
+        why: String,
+    },
+    #[error(
+        "-+m {name}: client {client}: its working directory {dir} {why} on this machine ({host})"
+    )]
+    WorkingDirectory {
+        name: String,
+        client: usize,
+        host: String,
+        dir: String,
+        why: String,
+    },
 }
 
 /// The clients of the client file `file` (see the module).
@@ -53,7 +89,7 @@ pub(crate) fn read_clients(file: &OsStr) -> Result<Vec<Client>, ClientFileError>
 
 /// One line of the client file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Client {
+pub struct Client {
     pub host: String,
     pub workdir: String,
     pub ioz: String,
@@ -61,19 +97,22 @@ pub(crate) struct Client {
 }
 
 /// The client file's lines, or the line that says what is wrong with it.
-pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, ClientFileError> {
+pub fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, ClientFileError> {
     let mut clients = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default();
         let words: Vec<&str> = line.split_whitespace().collect();
         match words[..] {
             [] => {}
-            [host, workdir, ioz] | [host, workdir, ioz, _] => clients.push(Client {
-                host: host.into(),
-                workdir: workdir.into(),
-                ioz: ioz.into(),
-                test_file: words.get(3).map(|s| s.to_string()),
-            }),
+            [host, workdir, ioz] | [host, workdir, ioz, _] => {
+                check_characters(name, n + 1, &words)?;
+                clients.push(Client {
+                    host: host.into(),
+                    workdir: workdir.into(),
+                    ioz: ioz.into(),
+                    test_file: words.get(3).map(|s| s.to_string()),
+                });
+            }
             _ => {
                 return Err(ClientFileError::Line {
                     name: name.to_string(),
@@ -89,6 +128,79 @@ pub(crate) fn parse_clients(name: &str, text: &str) -> Result<Vec<Client>, Clien
         });
     }
     Ok(clients)
+}
+
+/// Refuses a word of line `line` that holds what no launch file can carry
+/// (a NUL, a byte-order mark, a control character: invisible, and cut or
+/// taken apart by the launcher), or a host name that holds what no host
+/// name or address holds.
+fn check_characters(name: &str, line: usize, words: &[&str]) -> Result<(), ClientFileError> {
+    const WORDS: [&str; 4] = ["host", "working directory", "path to ioz", "test file"];
+    for (i, word) in words.iter().enumerate() {
+        let what = word.chars().find_map(|c| match c {
+            '\0' => Some("a NUL byte".to_string()),
+            '\u{feff}' => Some("a byte-order mark (U+FEFF: save the file without it)".to_string()),
+            c if c.is_control() => {
+                Some(format!("the control character {}", visible(&c.to_string())))
+            }
+            c if i == 0 && !(c.is_ascii_alphanumeric() || ".-_:[]%".contains(c)) => {
+                Some(format!("{c:?}, which no host name holds"))
+            }
+            _ => None,
+        });
+        if let Some(what) = what {
+            return Err(ClientFileError::Characters {
+                name: name.to_string(),
+                line,
+                word: WORDS[i],
+                text: visible(word).into_owned(),
+                what,
+                hint: if i == 0 {
+                    " (a host name is letters, digits, '.', '-' and '_', or an address)"
+                } else {
+                    ""
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What can be known of the clients before the launch: every host
+/// resolves, and a client on this machine has its working directory.
+pub(crate) fn check_clients(file: &OsStr, clients: &[Client]) -> Result<(), ClientFileError> {
+    let name = file.to_string_lossy().into_owned();
+    for (i, c) in clients.iter().enumerate() {
+        match place_of(&c.host) {
+            HostPlace::Unresolved(e) => {
+                return Err(ClientFileError::Unresolved {
+                    name,
+                    client: i + 1,
+                    host: c.host.clone(),
+                    why: e.to_string(),
+                });
+            }
+            HostPlace::Elsewhere => {}
+            HostPlace::ThisMachine => {
+                let why = match std::fs::metadata(&c.workdir) {
+                    Ok(m) if m.is_dir() => continue,
+                    Ok(_) => "is not a directory".to_string(),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        "does not exist".to_string()
+                    }
+                    Err(e) => format!("cannot be used: {e}"),
+                };
+                return Err(ClientFileError::WorkingDirectory {
+                    name,
+                    client: i + 1,
+                    host: c.host.clone(),
+                    dir: c.workdir.clone(),
+                    why,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first two clients (1-based, in the file's order) whose lines give
@@ -166,6 +278,65 @@ mod tests {
         assert_eq!(
             parse_clients("c", "# nothing\n\n").unwrap_err().to_string(),
             "-+m c: no client in it"
+        );
+    }
+
+    #[test]
+    fn invisible_characters_and_odd_host_names_are_refused_by_line() {
+        let refused = |text: &str| parse_clients("c", text).unwrap_err().to_string();
+        assert_eq!(
+            refused("\u{feff}node1 /w /bin/ioz\n"),
+            "-+m c: line 1: the host '\\u{feff}node1' holds a byte-order mark (U+FEFF: save the \
+             file without it) (a host name is letters, digits, '.', '-' and '_', or an address)"
+        );
+        let e = refused("n1 /w /bin/ioz\nno\0de /w /bin/ioz\n");
+        assert!(
+            e.starts_with("-+m c: line 2: the host 'no\\x00de' holds a NUL byte"),
+            "{e}"
+        );
+        assert!(refused("node/1 /w /bin/ioz\n").contains("'/', which no host name holds"));
+        assert_eq!(
+            refused("n1 /w\x1b[2J /bin/ioz\n"),
+            "-+m c: line 1: the working directory '/w\\x1b[2J' holds the control character \\x1b"
+        );
+        // Addresses and the usual names pass.
+        for host in ["node-1.example.org", "10.0.0.7", "fe80::1%eth0", "n_1"] {
+            assert!(
+                parse_clients("c", &format!("{host} /w /bin/ioz\n")).is_ok(),
+                "{host}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_client_here_needs_its_working_directory_and_every_host_a_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = |host: &str, workdir: &Path| Client {
+            host: host.into(),
+            workdir: workdir.display().to_string(),
+            ioz: "ioz".into(),
+            test_file: None,
+        };
+        let file = OsStr::new("c");
+        assert!(check_clients(file, &[c("localhost", dir.path())]).is_ok());
+        let gone = dir.path().join("gone");
+        let e = check_clients(file, &[c("localhost", dir.path()), c("127.0.0.1", &gone)])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "-+m c: client 2: its working directory {} does not exist on this machine (127.0.0.1)",
+                gone.display()
+            )
+        );
+        // A name no resolver knows (.invalid is reserved for that).
+        let e = check_clients(file, &[c("no-such-host.invalid", &gone)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("-+m c: client 1: host no-such-host.invalid does not resolve ("),
+            "{e}"
         );
     }
 

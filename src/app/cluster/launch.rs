@@ -5,7 +5,12 @@
 //! whichever MPI's launcher is on PATH (launcher.rs); ioz runs the launcher
 //! on it with a time limit, passes it a stop (a Ctrl-C) and ends with that
 //! stop's status as a run on one machine does, or with `--dry-run` prints
-//! the command and the file instead. The ranks are this same command line
+//! the command and the file instead. The launcher dies with ioz: killed
+//! outright (SIGKILL), ioz still ends the job, the launcher getting the
+//! SIGTERM a stop sends it (PR_SET_PDEATHSIG); and the launch file is a
+//! memory file the launcher reads through its descriptor, so nothing is
+//! left in $TMPDIR however ioz ends. Its stderr comes through ioz
+//! (launcher_stderr.rs), which names the host it could not reach. The ranks are this same command line
 //! without `-+m`, each on its host, in its working directory. (Built
 //! without MPI, ioz refuses -+m before it gets here; the client file's
 //! reading is tested in every build.)
@@ -16,16 +21,21 @@
 
 use std::ffi::OsString;
 use std::io::{self, Write as _};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
-use nix::unistd::Pid;
+use nix::fcntl::{FcntlArg, SealFlag, fcntl};
+use nix::sys::memfd::{MFdFlags, memfd_create};
+use nix::sys::signal::{SigHandler, Signal};
+use nix::unistd::{Pid, getpid, getppid};
 
-use super::clients::{ClientFileError, read_clients, same_file_twice};
+use super::clients::{ClientFileError, check_clients, read_clients, same_file_twice};
 use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
 use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS, LauncherError};
+use super::launcher_stderr::{Relayed, relay, unreached};
 use super::refusal;
 use crate::app::output::say;
 use crate::cli::{self, Command as Parsed, UsageError};
@@ -42,6 +52,8 @@ const LAUNCHER_POLL: Duration = Duration::from_millis(20);
 enum LaunchError {
     #[error("-+m: give the client file (host, working directory, path to ioz)")]
     NoClientFile,
+    #[error("-+m is given {0} times: give one client file")]
+    Repeated(usize),
     #[error(transparent)]
     ClientFile(#[from] ClientFileError),
     #[error("-+m: the current directory: {0}")]
@@ -73,12 +85,8 @@ enum LaunchError {
     TimeLimit(String),
     #[error(transparent)]
     Launcher(#[from] LauncherError),
-    #[error("-+m: cannot write the {word} {}: {source}", path.display())]
-    LaunchFile {
-        word: String,
-        path: PathBuf,
-        source: io::Error,
-    },
+    #[error("-+m: cannot make the {word} (a memory file): {source}")]
+    LaunchFile { word: String, source: io::Error },
     #[error("-+m: cannot run {program}: {source}")]
     Run { program: String, source: io::Error },
 }
@@ -140,6 +148,10 @@ fn try_launch(
     plus_m: usize,
     file: Option<&OsString>,
 ) -> Result<Exit, LaunchError> {
+    let given = super::client_file_options(args).count();
+    if given > 1 {
+        return Err(LaunchError::Repeated(given));
+    }
     let Some(file) = file else {
         return Err(LaunchError::NoClientFile);
     };
@@ -179,6 +191,11 @@ fn try_launch(
             host: clients[first - 1].host.clone(),
         });
     }
+    // Names, characters, this machine's working directories, name
+    // resolution: refused here in one line rather than by the launcher.
+    if !args.iter().any(|a| a == "--dry-run") {
+        check_clients(file, clients)?;
+    }
     let time_limit = match std::env::var(TIME_LIMIT_VARIABLE) {
         Err(_) => None,
         Ok(value) => {
@@ -209,11 +226,12 @@ fn try_launch(
         let _ = write!(out, "{}{}\n# {word}\n{file}", env.concat(), line.join(" "));
         return Ok(Exit::Success);
     }
-    let path = write_launch_file(word, &file)?;
-    let (env, line) = launcher_env(&path.to_string_lossy());
+    let launch_file = launch_file(word, &file)?;
+    let path = format!("/proc/self/fd/{}", launch_file.as_raw_fd());
+    let (env, line) = launcher_env(&path);
     let ended = run_passing_stops(&line, env);
-    let _ = std::fs::remove_file(&path);
-    let (status, stopped) = ended.map_err(|source| LaunchError::Run {
+    drop(launch_file);
+    let (status, stopped, said) = ended.map_err(|source| LaunchError::Run {
         program: line[0].clone(),
         source,
     })?;
@@ -223,7 +241,14 @@ fn try_launch(
         (Some(sig), _) => Exit::Signal(sig),
         (None, Some(0)) => Exit::Success,
         (None, Some(2)) => Exit::Usage,
-        (None, _) => Exit::Failure,
+        (None, _) => {
+            let here = host::facts().machine;
+            let node = here.split_whitespace().nth(1).unwrap_or("localhost");
+            if let Some(line) = unreached(&said, clients, &["localhost", node]) {
+                say(line);
+            }
+            Exit::Failure
+        }
     })
 }
 
@@ -237,19 +262,41 @@ fn try_launch(
 fn run_passing_stops(
     line: &[String],
     env: Vec<(String, String)>,
-) -> std::io::Result<(ExitStatus, Option<i32>)> {
+) -> std::io::Result<(ExitStatus, Option<i32>, String)> {
     let stop = StopFlag::install()?;
-    let mut launcher = Command::new(&line[0])
+    let ioz = getpid();
+    let mut command = Command::new(&line[0]);
+    command
         .args(&line[1..])
         .envs(env)
         .process_group(0)
         .stdin(Stdio::null())
-        .spawn()?;
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec the closure makes only async-signal-safe
+    // calls (prctl, sigaction, getppid, _exit) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            // The launcher gets a stop's SIGTERM when ioz dies, however it
+            // dies (this thread, ioz's main one, lives as long as ioz).
+            nix::sys::prctl::set_pdeathsig(Signal::SIGTERM)?;
+            // Its stderr is ioz's pipe: once ioz is gone, a write there must
+            // fail, not kill it before it has ended its ranks.
+            nix::sys::signal::signal(Signal::SIGPIPE, SigHandler::SigIgn)?;
+            // ioz died before the line above: nothing would end the job.
+            if getppid() != ioz {
+                libc::_exit(1);
+            }
+            Ok(())
+        })
+    };
+    let mut launcher = command.spawn()?;
+    let relayed = launcher.stderr.take().map(relay);
     let pid = Pid::from_raw(launcher.id() as i32);
     let mut passed = false;
     loop {
         if let Some(status) = launcher.try_wait()? {
-            return Ok((status, stop.signal()));
+            let said = relayed.map(Relayed::said).unwrap_or_default();
+            return Ok((status, stop.signal(), said));
         }
         stop.pass_on([pid], &mut passed);
         std::thread::sleep(LAUNCHER_POLL);
@@ -266,26 +313,31 @@ fn shell_word(value: &str) -> String {
     }
 }
 
-/// The launch file (`word`: APPFILE or CONFIGFILE), in a new file of the
-/// temporary directory (never one that was there).
-fn write_launch_file(word: &str, text: &str) -> Result<PathBuf, LaunchError> {
-    let path = std::env::temp_dir().join(format!(
-        "ioz-{}-{}",
-        word.to_lowercase(),
-        std::process::id()
-    ));
-    let failed = |source| LaunchError::LaunchFile {
+/// The launch file (`word`: APPFILE or CONFIGFILE): a memory file, sealed
+/// once written, that the launcher inherits and reads as
+/// /proc/self/fd/N. It has no name in any directory, so it goes with ioz
+/// however ioz ends (a file in $TMPDIR stayed after a SIGKILL).
+fn launch_file(word: &str, text: &str) -> Result<OwnedFd, LaunchError> {
+    let failed = |source: io::Error| LaunchError::LaunchFile {
         word: word.to_lowercase(),
-        path: path.clone(),
         source,
     };
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(failed)?;
-    f.write_all(text.as_bytes()).map_err(failed)?;
-    Ok(path)
+    // Not close-on-exec: the launcher inherits it.
+    let fd = memfd_create(
+        format!("ioz-{}", word.to_lowercase()).as_str(),
+        MFdFlags::MFD_ALLOW_SEALING,
+    )
+    .map_err(|e| failed(e.into()))?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(text.as_bytes()).map_err(failed)?;
+    // Nothing the launcher starts (every rank inherits the descriptor) can
+    // change what it reads.
+    let seals = SealFlag::F_SEAL_WRITE
+        | SealFlag::F_SEAL_GROW
+        | SealFlag::F_SEAL_SHRINK
+        | SealFlag::F_SEAL_SEAL;
+    fcntl(&file, FcntlArg::F_ADD_SEALS(seals)).map_err(|e| failed(e.into()))?;
+    Ok(file.into())
 }
 
 #[cfg(test)]

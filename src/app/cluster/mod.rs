@@ -10,6 +10,7 @@ mod deadline;
 mod job;
 mod launch;
 mod launcher;
+mod launcher_stderr;
 #[cfg(feature = "mpi")]
 mod network_test;
 #[cfg(feature = "mpi")]
@@ -27,6 +28,9 @@ mod throughput;
 mod workers;
 
 use std::ffi::OsString;
+
+/// The client file's reader, for the fuzz targets (app's `fuzzing`).
+pub use clients::{Client, ClientFileError, parse_clients};
 
 #[cfg(not(feature = "mpi"))]
 use super::output::say;
@@ -99,7 +103,12 @@ pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
 
 /// `-+m FILE` (or `-+mFILE`): where it is in `args`, and the file, if given.
 fn client_file_option(args: &[OsString]) -> Option<(usize, Option<OsString>)> {
-    args.iter().enumerate().skip(1).find_map(|(i, a)| {
+    client_file_options(args).next()
+}
+
+/// Every `-+m` of `args` (a client file given twice is refused).
+fn client_file_options(args: &[OsString]) -> impl Iterator<Item = (usize, Option<OsString>)> {
+    args.iter().enumerate().skip(1).filter_map(|(i, a)| {
         let bytes = a.as_encoded_bytes();
         if bytes == b"-+m" {
             return Some((i, args.get(i + 1).cloned()));

@@ -13,27 +13,50 @@ fn run(label: Option<&str>, date: &str) -> RunResult {
     r
 }
 
-fn no_warning() -> impl FnMut(String) {
-    |w| panic!("unexpected warning: {w}")
+fn no_warning(w: String) {
+    panic!("unexpected warning: {w}")
+}
+
+fn never() -> Option<i32> {
+    None
+}
+
+/// The ids of every run listed, as listed.
+fn ids(h: &History) -> Vec<i64> {
+    h.list(&Filter::default())
+        .unwrap()
+        .iter()
+        .map(|e| e.id)
+        .collect()
+}
+
+/// An open that says nothing and is never stopped.
+fn quiet() -> Caller<'static> {
+    Caller {
+        say: Box::leak(Box::new(no_warning)),
+        stopped: &never,
+    }
+}
+
+/// An open whose lines go to `lines`.
+fn told(lines: &mut Vec<String>) -> Caller<'_> {
+    Caller {
+        say: Box::leak(Box::new(|w| lines.push(w))),
+        stopped: &never,
+    }
 }
 
 #[test]
 fn a_recorded_run_is_listed_and_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("h");
-    let mut h = History::open_to_write(&d, &mut no_warning()).unwrap();
+    let mut h = History::open_to_write(&d, &mut quiet()).unwrap();
     let a = h
         .record(&run(Some("ubifs"), "2008-06-12T00:00:00Z"))
         .unwrap();
     let b = h.record(&run(None, "2007-09-06T00:00:00Z")).unwrap();
     assert_eq!((a, b), (1, 2));
-    let listed: Vec<i64> = h
-        .list(&Filter::default())
-        .unwrap()
-        .iter()
-        .map(|e| e.id)
-        .collect();
-    assert_eq!(listed, [2, 1], "oldest first");
+    assert_eq!(ids(&h), [2, 1], "oldest first");
     let e = h.get(1).unwrap().unwrap();
     assert_eq!(e.label.as_deref(), Some("ubifs"));
     assert_eq!(e.status, "complete");
@@ -51,11 +74,11 @@ fn a_recorded_run_is_listed_and_read_back() {
 fn a_directory_with_other_files_is_not_taken() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("notes.txt"), "mine").unwrap();
-    let e = History::open_to_write(dir.path(), &mut no_warning())
+    let e = History::open_to_write(dir.path(), &mut quiet())
         .err()
         .unwrap();
     assert!(matches!(e, HistoryError::NotOurs { .. }), "{e}");
-    let e = History::open_to_read(dir.path(), &mut no_warning())
+    let e = History::open_to_read(dir.path(), &mut quiet())
         .err()
         .unwrap();
     assert!(e.to_string().contains("is not an ioz history"), "{e}");
@@ -66,11 +89,7 @@ fn a_directory_with_other_files_is_not_taken() {
 fn reading_a_missing_history_makes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("none");
-    assert!(
-        History::open_to_read(&d, &mut no_warning())
-            .unwrap()
-            .is_none()
-    );
+    assert!(History::open_to_read(&d, &mut quiet()).unwrap().is_none());
     assert!(!d.exists());
 }
 
@@ -78,7 +97,7 @@ fn reading_a_missing_history_makes_nothing() {
 fn a_damaged_index_is_rebuilt_with_one_warning() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut h = History::open_to_write(d, &mut no_warning()).unwrap();
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
     for day in 1..=3 {
         h.record(&run(Some("a"), &format!("2008-06-0{day}T00:00:00Z")))
             .unwrap();
@@ -92,28 +111,20 @@ fn a_damaged_index_is_rebuilt_with_one_warning() {
         f.set_len(cut).unwrap();
         drop(f);
         let mut warnings = Vec::new();
-        let h = History::open_to_read(d, &mut |w| warnings.push(w))
-            .unwrap()
-            .unwrap();
+        let h = History::open_to_write(d, &mut told(&mut warnings)).unwrap();
         assert_eq!(warnings.len(), 1, "cut to {cut}: {warnings:?}");
         assert!(
             warnings[0].contains("rebuilt from the 3 stored run(s)"),
             "{warnings:?}"
         );
-        let ids: Vec<i64> = h
-            .list(&Filter::default())
-            .unwrap()
-            .iter()
-            .map(|e| e.id)
-            .collect();
-        assert_eq!(ids, [1, 2, 3], "cut to {cut}");
+        assert_eq!(ids(&h), [1, 2, 3], "cut to {cut}");
     }
 }
 
 #[test]
 fn an_imported_log_keeps_its_text_date_and_label() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = History::open_to_write(dir.path(), &mut no_warning()).unwrap();
+    let mut h = History::open_to_write(dir.path(), &mut quiet()).unwrap();
     let log = ImportedLog {
         date: "2008-06-12T10:22:33Z".into(),
         label: Some("jffs2".into()),
@@ -149,4 +160,192 @@ fn a_cluster_run_is_indexed_by_its_hosts_and_ranks() {
     r.throughput = vec![phase.clone(), phase];
     assert_eq!(r.rank_hosts(), ["node-a", "node-a", "node-b", "node-b"]);
     assert_eq!(entry_of_run(&r).host, "node-a,node-b (4 ranks)");
+}
+
+/// Every entry under `dir` with its bytes (directories as "dir").
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p.clone());
+                out.push((p, b"dir".to_vec()));
+            } else {
+                out.push((p.clone(), fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_reader_lists_a_damaged_or_lagging_index_from_the_files_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
+    h.record(&run(Some("a"), "2008-06-01T00:00:00Z")).unwrap();
+    h.record(&run(Some("b"), "2008-06-02T00:00:00Z")).unwrap();
+    drop(h);
+    // A run file put there by hand, an unreadable one, and a cut index.
+    fs::copy(d.join("runs/1.json"), d.join("runs/5.json")).unwrap();
+    fs::write(d.join("runs/6.json"), b"not json").unwrap();
+    let f = File::options().write(true).open(d.join(INDEX)).unwrap();
+    f.set_len(1000).unwrap();
+    drop(f);
+    let before = snapshot(d);
+    let mut lines = Vec::new();
+    let h = History::open_to_read(d, &mut told(&mut lines))
+        .unwrap()
+        .unwrap();
+    assert_eq!(ids(&h), [1, 5, 2]);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].contains("listed from the 3 stored run(s)"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].contains("6.json") && lines[1].contains("left out"),
+        "{lines:?}"
+    );
+    drop(h);
+    assert_eq!(snapshot(d), before, "a reader changed the history");
+}
+
+#[test]
+fn only_canonical_names_are_runs_and_ids_stay_in_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
+    h.record(&run(None, "2008-06-01T00:00:00Z")).unwrap();
+    drop(h);
+    for stray in ["01.json", "9223372036854775807.json", "0.json", "x.json"] {
+        fs::copy(d.join("runs/1.json"), d.join("runs").join(stray)).unwrap();
+    }
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
+    assert_eq!(h.record(&run(None, "2008-06-02T00:00:00Z")).unwrap(), 2);
+    let (count, left_out) = h.reindex().unwrap();
+    assert_eq!(count, 2);
+    assert_eq!(left_out.len(), 4, "{left_out:?}");
+    assert!(
+        left_out.iter().any(
+            |l| l.contains("01.json: not a run's name: an id is written without leading zeros")
+        ),
+        "{left_out:?}"
+    );
+    assert!(
+        left_out
+            .iter()
+            .any(|l| l.contains("9223372036854775807.json: an id beyond")),
+        "{left_out:?}"
+    );
+    assert_eq!(h.record(&run(None, "2008-06-03T00:00:00Z")).unwrap(), 3);
+}
+
+#[test]
+fn a_row_naming_another_file_is_reported_and_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("h");
+    let victim = dir.path().join("victim");
+    fs::write(&victim, b"mine").unwrap();
+    let mut h = History::open_to_write(&d, &mut quiet()).unwrap();
+    h.record(&run(None, "2008-06-01T00:00:00Z")).unwrap();
+    drop(h);
+    let conn = Connection::open(d.join(INDEX)).unwrap();
+    conn.execute("UPDATE runs SET file = ?1", [victim.to_str().unwrap()])
+        .unwrap();
+    drop(conn);
+    let mut lines = Vec::new();
+    let mut h = History::open_to_write(&d, &mut told(&mut lines)).unwrap();
+    assert!(lines[0].contains("the other was not followed"), "{lines:?}");
+    assert_eq!(
+        h.path_of(&h.get(1).unwrap().unwrap()),
+        h.dir().join("runs/1.json")
+    );
+    assert!(h.remove(1).unwrap());
+    assert_eq!(fs::read(&victim).unwrap(), b"mine");
+}
+
+#[test]
+fn a_linked_runs_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("h");
+    let other = dir.path().join("other");
+    fs::create_dir(&other).unwrap();
+    fs::write(other.join("1.json"), b"x").unwrap();
+    drop(History::open_to_write(&d, &mut quiet()).unwrap());
+    fs::remove_dir(d.join("runs")).unwrap();
+    std::os::unix::fs::symlink(&other, d.join("runs")).unwrap();
+    for e in [
+        History::open_to_read(&d, &mut quiet()).err().unwrap(),
+        History::open_to_write(&d, &mut quiet()).err().unwrap(),
+    ] {
+        assert!(matches!(e, HistoryError::LinkedRuns { .. }), "{e}");
+    }
+    assert_eq!(fs::read(other.join("1.json")).unwrap(), b"x");
+}
+
+#[test]
+fn temporaries_of_ended_processes_are_swept_by_the_next_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    drop(History::open_to_write(d, &mut quiet()).unwrap());
+    // A process that has ended: a child, reaped.
+    let ended = std::process::Command::new("true").spawn().unwrap();
+    let pid = ended.id();
+    let mut ended = ended;
+    ended.wait().unwrap();
+    let stale = d.join(format!("runs/.3.json.{pid}-0.ioz-tmp"));
+    let live = d.join(format!("runs/.4.json.{}-0.ioz-tmp", std::process::id()));
+    fs::write(&stale, b"{").unwrap();
+    fs::write(&live, b"{").unwrap();
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
+    assert!(!stale.exists());
+    assert!(live.exists(), "a live process's temporary was removed");
+    let (_, left_out) = h.reindex().unwrap();
+    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    assert!(
+        left_out[0].contains(&format!("process {pid}, which ended")),
+        "{left_out:?}"
+    );
+}
+
+#[test]
+fn a_held_lock_is_waited_for_with_a_bound_and_a_stop_ends_the_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    drop(History::open_to_write(d, &mut quiet()).unwrap());
+    let holder = Flock::lock(File::open(d.join(MARK)).unwrap(), FlockArg::LockExclusive).unwrap();
+    let began = std::time::Instant::now();
+    let mut lines = Vec::new();
+    let e = History::open_to_read(d, &mut told(&mut lines))
+        .err()
+        .unwrap();
+    assert!(matches!(e, HistoryError::Busy { seconds: 5, .. }), "{e}");
+    assert!(began.elapsed() >= LOCK_WAIT && began.elapsed() < LOCK_WAIT * 3);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("waiting for "), "{lines:?}");
+    let began = std::time::Instant::now();
+    let e = History::open_to_write(
+        d,
+        &mut Caller {
+            say: &mut |_| {},
+            stopped: &|| Some(15),
+        },
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "stopped by SIGTERM while waiting for the lock on {}",
+            d.canonicalize().unwrap().join(MARK).display()
+        )
+    );
+    assert!(began.elapsed() < Duration::from_secs(1));
+    drop(holder);
+    assert!(History::open_to_read(d, &mut quiet()).unwrap().is_some());
 }

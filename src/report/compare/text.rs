@@ -8,12 +8,17 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
-use crate::analysis::compare::{Basis, CellComparison, Comparison, Pair, TailComparison, Verdict};
+use crate::analysis::compare::{
+    Basis, CellComparison, Comparison, Input, Pair, TailComparison, Verdict,
+};
+use crate::model::env_facts::Difference;
+use crate::model::visible::visible;
 use crate::model::workload::Pass;
 use crate::report::environment_text::differences_lines;
 
 /// The text report; `colour`: ANSI colours for a terminal.
 pub fn render_text(c: &Comparison, colour: bool) -> String {
+    let c = &for_terminal(c);
     let mut out = String::new();
     let paint = Paint(colour);
     let _ = writeln!(
@@ -36,6 +41,36 @@ pub fn render_text(c: &Comparison, colour: bool) -> String {
     }
     render_tests_table(&mut out, c, paint);
     out
+}
+
+/// The comparison with what its inputs say of themselves (labels, sources,
+/// dates, environments: saved runs' text) shown with its control
+/// characters visible: an escape sequence in a label never reaches the
+/// terminal.
+fn for_terminal(c: &Comparison) -> Comparison {
+    fn input(i: &mut Input) {
+        i.label = visible(&i.label).into_owned();
+        i.source = visible(&i.source).into_owned();
+        i.date = i.date.as_deref().map(|d| visible(d).into_owned());
+    }
+    fn differences(ds: &mut [Difference]) {
+        for d in ds {
+            d.name = visible(&d.name).into_owned();
+            for side in [&mut d.old, &mut d.new] {
+                *side = side.as_deref().map(|v| visible(v).into_owned());
+            }
+            differences(&mut d.with_it);
+        }
+    }
+    let mut c = c.clone();
+    input(&mut c.baseline);
+    for pair in &mut c.pairs {
+        input(&mut pair.other);
+        if let Some(ds) = &mut pair.environment_differences {
+            differences(ds);
+        }
+    }
+    c
 }
 
 fn described(input: &crate::analysis::compare::Input) -> String {

@@ -174,9 +174,75 @@ fn throughput_phases_are_read_from_children_see() {
 fn text_that_is_not_iozone_output_is_refused() {
     assert!(!looks_like_iozone("hello\nworld\n"));
     let e = parse("\tRun began: now\n").unwrap_err();
-    assert_eq!(e, NoResults);
+    assert_eq!(e, LogError::NoResults);
     assert_eq!(
         e.to_string(),
         "it holds no IOzone results (no table, no throughput lines)"
     );
+}
+
+/// A row of the auto log with `value` in place of its first write rate.
+fn with_write_rate(value: &str) -> String {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/iozone-reference/auto.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let row = lines.iter().position(|l| l.contains("KB  reclen")).unwrap() + 1;
+    // The write column: 8 wide after the 24 of the sizes.
+    let mut bytes = lines[row].clone().into_bytes();
+    let cell = format!("{value:>8}");
+    bytes.splice(24..32, cell.bytes());
+    lines[row] = String::from_utf8(bytes).unwrap();
+    lines.join("\n")
+}
+
+#[test]
+fn a_rate_that_is_no_number_is_refused_naming_its_line() {
+    let line = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/iozone-reference/auto.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .lines()
+    .position(|l| l.contains("KB  reclen"))
+    .unwrap()
+        + 2;
+    for bad in ["NaN", "inf", "-5", "-inf", "1e400", "12x", "+3"] {
+        let e = parse(&with_write_rate(bad)).unwrap_err();
+        assert_eq!(
+            e,
+            LogError::Unusable {
+                line,
+                value: bad.into(),
+                what: "rate"
+            },
+            "{bad}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with(&format!("line {line}: \"{bad}\" is not a usable rate"))
+        );
+    }
+    // A blank is a cell not measured; a number is a number.
+    assert!(parse(&with_write_rate("")).is_ok());
+    assert_eq!(
+        cell(&parse(&with_write_rate("7")).unwrap(), Write, 64, 4),
+        [7.0]
+    );
+    for bad in ["NaN", "-1.5", "1000000000000000000000000000000"] {
+        let children = format!(
+            "\tEach process writes a 1024 Kbyte file in 64 Kbyte records\n\
+             \tChildren see throughput for  2 initial writers \t=  {bad} KB/sec\n"
+        );
+        assert_eq!(
+            parse(&children).unwrap_err(),
+            LogError::Unusable {
+                line: 2,
+                value: bad.into(),
+                what: "rate"
+            }
+        );
+    }
 }
