@@ -632,8 +632,12 @@ fn rate_limit_paces_each_worker() {
         let secs = w["elapsed_ns"].as_u64().unwrap() as f64 / 1e9;
         assert_eq!(records, 100);
         let rate = records as f64 / secs;
+        // Unpaced, 100 cached 4 kB writes take a millisecond (≥ 10,000/s):
+        // the ceiling proves the pacing. The floor only catches a pacer that
+        // oversleeps by half; a busy machine's late wake-ups (89/s seen
+        // under the full suite) are not the pacer's fault.
         assert!(
-            (95.0..=105.0).contains(&rate),
+            (PACED_FLOOR..=105.0).contains(&rate),
             "worker {}: {rate} ops/s",
             w["worker"]
         );
@@ -655,8 +659,15 @@ fn rate_limit_paces_each_worker() {
     );
     let m = &json(dir.path())["cells"][0]["measurements"][0];
     let rate = m["records"].as_f64().unwrap() * 1e9 / m["elapsed_ns"].as_f64().unwrap();
-    assert!((95.0..=105.0).contains(&rate), "{rate}: {}", run.stdout);
+    assert!(
+        (PACED_FLOOR..=105.0).contains(&rate),
+        "{rate}: {}",
+        run.stdout
+    );
 }
+
+/// The slowest rate `-+O 100` may give on a shared machine (see above).
+const PACED_FLOOR: f64 = 66.0;
 
 fn worker_logs_have_iozones_lines() {
     let dir = tempfile::tempdir().unwrap();
