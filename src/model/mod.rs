@@ -13,6 +13,7 @@ pub mod formats;
 pub mod histogram;
 pub mod host;
 pub mod identity;
+pub mod intervals;
 pub mod latency;
 pub mod order;
 pub mod plan;

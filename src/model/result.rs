@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::environment::Environment;
 use crate::model::histogram::LatencySummary;
+use crate::model::intervals::{Interval, RankIntervals, sum_together};
 use crate::model::plan::Cell;
 use crate::model::workload::Pass;
 
@@ -30,6 +31,9 @@ pub struct Measurement {
     /// saved before repetitions existed is one run, run 0.
     #[serde(default)]
     pub run: u32,
+    /// `--interval`: the pass in consecutive intervals (model::intervals).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
 }
 
 impl Measurement {
@@ -170,6 +174,9 @@ pub struct WorkerResult {
     /// on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<Client>,
+    /// `--interval`: this worker's timed loop in intervals, from the release.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
 }
 
 /// An MPI rank of a cluster run: a client of IOzone's `-+m`.
@@ -232,9 +239,29 @@ pub struct PhaseResult {
     /// Which repetition of the plan (`--runs`) it belongs to, from 0.
     #[serde(default)]
     pub run: u32,
+    /// `--interval`: every worker's intervals summed index by index, from
+    /// the release (model::intervals::sum_by_index), with the page cache.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+    /// Cluster mode with `--interval`: each rank's own sum, beside the job's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rank_intervals: Vec<RankIntervals>,
 }
 
 impl PhaseResult {
+    /// Cluster mode with `--interval`: the job's intervals, the ranks' own
+    /// (`rank_intervals`) summed index by index.
+    pub fn sum_rank_intervals(&mut self, interval_ns: u64, percentiles: &[f64]) {
+        if !self.rank_intervals.is_empty() {
+            let series: Vec<&[Interval]> = self
+                .rank_intervals
+                .iter()
+                .map(|r| &r.intervals[..])
+                .collect();
+            self.intervals = sum_together(&series, interval_ns, percentiles);
+        }
+    }
+
     /// IOzone's "Children see": the sum of the workers' rates (for µs/op, their mean).
     pub fn children_see(&self, unit: OutputUnit) -> f64 {
         let sum: f64 = self.results.iter().map(|w| w.rate(unit)).sum();
@@ -431,6 +458,17 @@ pub struct RankCells {
     pub cell_starts: Vec<CellStart>,
 }
 
+impl RankCells {
+    /// This rank's measurement of `pass` of `cell` in repetition `run`.
+    pub fn measurement(&self, cell: &Cell, pass: Pass, run: u32) -> Option<&Measurement> {
+        self.cells
+            .iter()
+            .filter(|c| c.cell == *cell)
+            .flat_map(|c| &c.measurements)
+            .find(|m| m.pass == pass && m.run == run)
+    }
+}
+
 /// The moment a rank began a cell: Unix time in ns on the rank's own
 /// clock (across hosts, as close as their clocks are synchronised).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -448,7 +486,9 @@ pub struct CellStart {
 /// summed rate, down to the nanosecond): the rates of the ranks add up, their
 /// times do not. A pass some rank lacks (the run ended inside it) is left
 /// out.
-pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
+/// With `--interval` (from `config`) its intervals are the ranks' summed
+/// index by index.
+pub fn sum_of_ranks(ranks: &[RankCells], config: &RunConfig) -> Vec<CellResult> {
     let Some((first, others)) = ranks.split_first() else {
         return Vec::new();
     };
@@ -472,7 +512,7 @@ pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
                             .find(|o| o.pass == m.pass && o.run == m.run)?;
                         all.push(theirs);
                     }
-                    Some(summed(&all))
+                    Some(summed(&all, config))
                 })
                 .collect(),
         })
@@ -482,7 +522,7 @@ pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
 
 /// One measurement for several simultaneous ones of the same pass (see
 /// [`sum_of_ranks`]).
-fn summed(all: &[&Measurement]) -> Measurement {
+fn summed(all: &[&Measurement], config: &RunConfig) -> Measurement {
     let bytes: u64 = all.iter().map(|m| m.bytes).sum();
     let rate: f64 = all
         .iter()
@@ -507,6 +547,13 @@ fn summed(all: &[&Measurement]) -> Measurement {
         cpu_user_ns: all.iter().map(|m| m.cpu_user_ns).sum(),
         cpu_system_ns: all.iter().map(|m| m.cpu_system_ns).sum(),
         run: all[0].run,
+        intervals: match config.interval_ns {
+            Some(interval_ns) => {
+                let series: Vec<&[Interval]> = all.iter().map(|m| &m.intervals[..]).collect();
+                sum_together(&series, interval_ns, config.latency.percentiles())
+            }
+            None => Vec::new(),
+        },
     }
 }
 
@@ -557,9 +604,12 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 cpu_user_ns: 0,
                 cpu_system_ns: 0,
                 client: None,
+                intervals: Vec::new(),
             })
             .collect(),
         run: 0,
+        intervals: Vec::new(),
+        rank_intervals: Vec::new(),
     }
 }
 
@@ -590,6 +640,7 @@ pub(crate) fn sample_cells(
                     cpu_user_ns: 0,
                     cpu_system_ns: 0,
                     run: 0,
+                    intervals: Vec::new(),
                 })
                 .collect(),
         })
@@ -633,6 +684,7 @@ mod tests {
                     cpu_user_ns: 10,
                     cpu_system_ns: 5,
                     run: 0,
+                    intervals: Vec::new(),
                 })
                 .collect(),
         }
@@ -646,7 +698,7 @@ mod tests {
             vec![cell(1024, &[(Pass::Write, 1 << 20, 1_000_000_000)])],
         );
         let b = rank(1, vec![cell(1024, &[(Pass::Write, 1 << 20, 500_000_000)])]);
-        let sum = sum_of_ranks(&[a, b]);
+        let sum = sum_of_ranks(&[a, b], &crate::cli::test_config(&["-a"]));
         assert_eq!(sum.len(), 1);
         let m = &sum[0].measurements[0];
         assert_eq!(m.kb_per_sec(), 3072);
@@ -665,9 +717,9 @@ mod tests {
             ],
         );
         let b = rank(1, vec![cell(1024, &both)]);
-        let sum = sum_of_ranks(&[a, b]);
+        let sum = sum_of_ranks(&[a, b], &crate::cli::test_config(&["-a"]));
         assert_eq!(sum.len(), 1);
         assert_eq!(sum[0].passes(), [Pass::Write]);
-        assert!(sum_of_ranks(&[]).is_empty());
+        assert!(sum_of_ranks(&[], &crate::cli::test_config(&["-a"])).is_empty());
     }
 }

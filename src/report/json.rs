@@ -592,6 +592,7 @@ mod tests {
             cpu_user_ns: 1_000,
             cpu_system_ns: 200_000,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

@@ -309,6 +309,7 @@ mod tests {
             cpu_user_ns: 7,
             cpu_system_ns: 11,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

@@ -4,7 +4,8 @@
 use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
-use super::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
+use super::intervals::{self, LiveSink, Loops, one_loop};
+use super::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, failure, with_engine};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::pattern::IoOp;
@@ -23,6 +24,8 @@ pub(crate) struct Controls<'a> {
     pub stop: &'a StopFlag,
     pub remount: Option<&'a mut Remounter>,
     pub meeting: Option<&'a dyn CellMeeting>,
+    /// `--live`: where each interval goes as it ends.
+    pub live: Option<&'a dyn LiveSink>,
 }
 
 /// Cluster mode: every rank runs the whole plan on its own file, and the
@@ -253,6 +256,8 @@ fn run_cell(
                 pool: &mut pool,
             },
             stop: controls.stop,
+            run,
+            live: controls.live,
         };
         let open = pass.open.expecting(target.expected());
         match with_engine(pass, &open, target.path(), body)?? {
@@ -280,6 +285,10 @@ pub(crate) fn pause_between_tests(cell: &CellRecipe<'_>) {
     }
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per pass, moved once: a box would buy nothing"
+)]
 enum PassEnd {
     /// With -Q each operation's latency, with -+z the IOzone buckets.
     Measured(
@@ -299,6 +308,9 @@ struct SinglePass<'a> {
     path: &'a std::path::Path,
     buffers: Buffers<'a>,
     stop: &'a StopFlag,
+    /// The repetition (`--runs`), for the live file.
+    run: u32,
+    live: Option<&'a dyn LiveSink>,
 }
 
 impl WithEngine for SinglePass<'_> {
@@ -313,16 +325,25 @@ impl WithEngine for SinglePass<'_> {
             path,
             mut buffers,
             stop,
+            run,
+            live,
         } = self;
         before_loop(&mut engine, pass, path, &buffers)?;
         // -V/-+d's check and -Q's room for latencies, made before the clock.
         let mut ready = ReadyPass::new(pass, path, ops, record_bytes);
+        // --interval: the rings and the keeper, before the clock.
+        let (rings, plan) = intervals::prepare(cell, pass, Loops::Pass { run }, path, live)
+            .map_err(|e| failure(pass.pass, path)("share memory for --interval with", None, e))?
+            .unzip();
         let (user0, sys0) = cpu_ns(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: stop.word(),
             stonewall: None,
         };
-        let outcome = ready.timed(&mut engine, ops, &mut buffers, stops)?;
+        let (outcome, kept) = one_loop(rings.as_ref().zip(plan), |marks| {
+            ready.timed(&mut engine, ops, &mut buffers, stops, marks)
+        });
+        let outcome = outcome?;
         let (user1, sys1) = cpu_ns(UsageWho::RUSAGE_SELF);
         after_loop(&mut engine, pass, path)?;
         if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
@@ -342,6 +363,7 @@ impl WithEngine for SinglePass<'_> {
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
             run: 0,
+            intervals: kept.loops.into_iter().next().unwrap_or_default(),
         };
         Ok(PassEnd::Measured(
             measurement,

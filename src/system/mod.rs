@@ -9,6 +9,7 @@ pub mod allocator;
 pub mod cluster;
 pub mod descriptor;
 pub mod device;
+pub mod dirty;
 pub mod environment;
 pub mod file_warden;
 pub mod host;

@@ -59,7 +59,7 @@ mod cells {
     use crate::model::plan::Cell;
     use crate::model::result::{CellResult, CellStart, Client, RankCells, sum_of_ranks};
     use crate::report::text::LiveText;
-    use crate::runner::{self, Across, CellMeeting, Outcome};
+    use crate::runner::{self, Across, CellMeeting, LiveSink, Outcome};
     use crate::system::signals::StopFlag;
 
     /// Single and auto mode on one rank; when it began each cell.
@@ -158,7 +158,7 @@ mod cells {
             &mut self,
             across: &Across<'_>,
             mine: &RunConfig,
-            stop: &StopFlag,
+            (stop, live): (&StopFlag, Option<&dyn LiveSink>),
             on_event: &mut OnEvent<'_>,
         ) -> Outcome {
             let together = Together {
@@ -166,7 +166,7 @@ mod cells {
                 hooks: &self.hooks,
                 starts: &self.starts,
             };
-            runner::measure_cells_across(mine, stop, &together, on_event)
+            runner::measure_cells_across(mine, (stop, live), &together, on_event)
         }
 
         /// Rank 0 gets every rank's cells: its run's cells are their sum,
@@ -197,7 +197,7 @@ mod cells {
                 })
                 .collect();
             Ok(Measured {
-                cells: sum_of_ranks(&ranks),
+                cells: sum_of_ranks(&ranks, mine),
                 throughput: Vec::new(),
                 ranks,
                 status: measured.status,

@@ -11,6 +11,8 @@ mod job;
 mod launch;
 mod launcher;
 #[cfg(feature = "mpi")]
+mod live;
+#[cfg(feature = "mpi")]
 mod rank;
 #[cfg(feature = "mpi")]
 mod recording;

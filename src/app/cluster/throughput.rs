@@ -12,7 +12,7 @@ use crate::error::RunError;
 use crate::model::config::RunConfig;
 use crate::model::result::Client;
 use crate::report::text::LiveText;
-use crate::runner::{self, Across, Outcome};
+use crate::runner::{self, Across, LiveSink, Outcome};
 use crate::system::signals::StopFlag;
 
 /// Throughput mode on one rank.
@@ -61,23 +61,29 @@ impl RankMode for Phases {
         &mut self,
         across: &Across<'_>,
         mine: &RunConfig,
-        stop: &StopFlag,
+        (stop, live): (&StopFlag, Option<&dyn LiveSink>),
         on_event: &mut OnEvent<'_>,
     ) -> Outcome {
         let hooks = &self.hooks;
-        runner::measure_across(mine, stop, across, |event| {
+        runner::measure_across(mine, (stop, live), across, |event| {
             hooks.after_event(&event);
             on_event(event)
         })
     }
 
-    /// Rank 0's phases are the job's already (runner::Across::settle).
+    /// Rank 0's phases are the job's already (runner::Across::settle), but
+    /// for their intervals: the ranks' own, summed here.
     fn gather(
         &mut self,
         _across: &Across<'_>,
-        _mine: &RunConfig,
-        measured: Measured,
+        mine: &RunConfig,
+        mut measured: Measured,
     ) -> Result<Measured, RunError> {
+        if let Some(interval_ns) = mine.interval_ns {
+            for phase in &mut measured.throughput {
+                phase.sum_rank_intervals(interval_ns, mine.latency.percentiles());
+            }
+        }
         Ok(measured)
     }
 }

@@ -4,6 +4,7 @@
 //! with its charts beside it, and the long tables folded.
 
 mod environment;
+mod intervals;
 mod latency;
 mod pass;
 mod tables;
@@ -83,6 +84,7 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 figure { margin: 0 0 1em; }
 figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
 figure.chart svg { max-width: 760px; }
+figure.chart.wide svg { max-width: 1100px; }
 figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }
 summary { cursor: pointer; font-weight: 600; }
@@ -132,6 +134,9 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             pass_slug(pass),
             esc(pass.name())
         );
+    }
+    if intervals::has_intervals(result) {
+        h.push_str("<li><a href=\"#over-time\">Over time</a></li>\n");
     }
     h.push_str("<li><a href=\"#text-output\">Text output</a></li>\n</ul></nav>\n</header>\n");
 
@@ -196,6 +201,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     h.push_str("</section>\n");
 
     latency::latency_section(&mut h, result);
+    intervals::intervals_section(&mut h, result);
 
     for &pass in &passes {
         pass_section(&mut h, result, pass)?;
@@ -390,6 +396,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             client: None,
+            intervals: Vec::new(),
         };
         r.throughput = vec![PhaseResult {
             pass: Pass::Write,
@@ -403,6 +410,8 @@ mod tests {
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
             run: 0,
+            intervals: Vec::new(),
+            rank_intervals: Vec::new(),
         }];
         let html = render_html(&r).unwrap();
         assert!(

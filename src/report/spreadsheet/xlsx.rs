@@ -461,6 +461,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             run: 0,
+            intervals: Vec::new(),
         };
         CellResult {
             cell: Cell {

@@ -4,8 +4,8 @@
 //! ([`Svg`], with [`Text`] in three sizes, none under 10 px, [`Paint`]ed
 //! shapes carrying tooltips, legend keys), the axes ([`Axis`] on a
 //! [`Frame`]: rates, percent, latency decades, fractions, time, bands of
-//! sizes; each with its ticks, labels and a title that names the unit), and
-//! the colours.
+//! sizes; each with its ticks, labels and a title that names the unit), the
+//! colours, and the charts of `--interval`'s series over time.
 //!
 //! Hand-written SVG rather than the plots module's figures (plotters): the
 //! pages need many small charts whose every bar or point carries a tooltip
@@ -17,6 +17,7 @@ mod axis;
 mod canvas;
 mod colours;
 mod escape;
+mod time_chart;
 
 pub use axis::{Axis, Frame, micros};
 pub use canvas::{Anchor, Paint, Path, Svg, Text, TextSize};
@@ -24,3 +25,4 @@ pub use colours::{
     DISTINCT_LINES, better_worse_colour, height_colour, series, spectrum, verdict_colour,
 };
 pub use escape::esc;
+pub use time_chart::{CacheCurve, StepLine, latency_over_time, rate_over_time};

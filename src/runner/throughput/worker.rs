@@ -19,6 +19,7 @@ use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::model::say::say;
+use crate::runner::intervals::IntervalRings;
 use crate::runner::pass::{Buffers, ReadyPass, after_loop, before_loop, cpu_ns, with_engine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
@@ -67,6 +68,9 @@ pub(super) struct WorkerJob<'a> {
     pub summaries: Option<&'a SharedLatencies>,
     pub stop: &'a StopFlag,
     pub shared: &'a SharedFlags,
+    /// `--interval`: where the workers hand their intervals over (worker n
+    /// in ring n).
+    pub intervals: Option<&'a IntervalRings>,
     /// RUSAGE_SELF in a worker process, RUSAGE_THREAD in a worker thread.
     pub cpu_scope: UsageWho,
 }
@@ -168,7 +172,8 @@ impl WithEngine for WorkerBody<'_, '_> {
             stonewall: Some(stonewall),
         };
         let (user0, sys0) = cpu_ns(job.cpu_scope);
-        let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops)?;
+        let marks = job.intervals.map(|rings| rings.marks(job.index));
+        let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops, marks)?;
         let (user1, sys1) = cpu_ns(job.cpu_scope);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
         match outcome.stopped {
@@ -229,6 +234,8 @@ impl WithEngine for WorkerBody<'_, '_> {
             cpu_user_ns: user1.saturating_sub(user0),
             cpu_system_ns: sys1.saturating_sub(sys0),
             client: None,
+            // The parent's keeper has them.
+            intervals: Vec::new(),
         }))
     }
 }

@@ -15,6 +15,8 @@ use crate::error::Exit;
 const STOP: i32 = 17;
 /// Tag of the clock round trips (rank 0's ping, the peer's clock).
 const CLOCK: i32 = 18;
+/// Tag of `--live`'s lines, sent to rank 0 as each interval ends.
+const LIVE: i32 = 19;
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
 /// with: see engine::clock).
@@ -268,6 +270,32 @@ impl Peers for MpiPeers {
             );
         }
         Ok(offsets)
+    }
+
+    fn send_live(&self, line: &[u8]) -> Result<(), PeerError> {
+        // A line is a few hundred bytes: under every MPI's eager limit, so
+        // the send returns before rank 0 receives it.
+        self.world.send(line, 0, LIVE).map_err(mpi_error("send"))
+    }
+
+    fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError> {
+        let mut lines = Vec::new();
+        while let Some(status) = self
+            .world
+            .iprobe::<u8>(Source::Any, Tag::Value(LIVE))
+            .map_err(mpi_error("probe"))?
+        {
+            let mut line = vec![0u8; status.count.unwrap_or(0)];
+            self.world
+                .recv(&mut line, status.source, Tag::Value(LIVE))
+                .map_err(mpi_error("receive"))?;
+            let rank = match status.source {
+                Source::Rank(rank) => rank as u32,
+                _ => continue,
+            };
+            lines.push((rank, line));
+        }
+        Ok(lines)
     }
 
     fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
