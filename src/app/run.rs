@@ -6,6 +6,7 @@ use super::record::{self, Destination};
 use super::run_start::{Measured, RunStart};
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::report::text::LiveText;
 use crate::runner::{self, Outcome};
 use crate::system::signals::StopFlag;
@@ -58,7 +59,12 @@ impl Venue for OneMachine {
         runner::measure(mine, tools, stop, on_event)
     }
 
-    fn gather(&mut self, _mine: &RunConfig, measured: Measured) -> Result<Measured, RunError> {
+    fn gather(
+        &mut self,
+        _mine: &RunConfig,
+        _here: &Environment,
+        measured: Measured,
+    ) -> Result<Measured, RunError> {
         Ok(measured)
     }
 

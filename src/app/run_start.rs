@@ -9,6 +9,7 @@ use crate::model::environment::Environment;
 use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
 };
+use crate::model::skew::CellSkew;
 use crate::system::{environment, time};
 
 pub(crate) struct RunStart {
@@ -24,6 +25,7 @@ pub(crate) struct Measured {
     pub cells: Vec<CellResult>,
     pub throughput: Vec<PhaseResult>,
     pub ranks: Vec<RankCells>,
+    pub cell_skews: Vec<CellSkew>,
     pub status: RunStatus,
 }
 
@@ -53,6 +55,7 @@ impl RunStart {
             cells: measured.cells,
             throughput: measured.throughput,
             ranks: measured.ranks,
+            cell_skews: measured.cell_skews,
             status: measured.status,
         }
     }

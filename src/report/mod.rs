@@ -17,6 +17,7 @@ pub mod layout;
 pub mod live;
 pub mod plots;
 pub mod put;
+pub mod scaling;
 pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;

@@ -16,7 +16,7 @@ use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 use crate::report::plots::{OverTime, TimeLine, of_pass, of_phase};
 use crate::report::web::{
-    CacheCurve, StepLine, Svg, esc, latency_over_time, rate_over_time, series, spectrum,
+    CacheCurve, StepLine, Svg, esc, latency_over_time, ordered, rate_over_time, series,
 };
 
 const DIRTY: &str = "#e08214";
@@ -91,32 +91,31 @@ fn figure(h: &mut String, svg: Svg, caption: &str) {
 }
 
 /// A line's colour and width: the phase's sum dark and heavy, else one
-/// of the spectrum (a pass's one line, the run's blue).
-fn look(view: &OverTime, k: usize) -> (&'static str, f64) {
+/// of the ordered lines' (a pass's one line, the run's blue).
+fn look(view: &OverTime, k: usize) -> (String, f64) {
+    let n = view.lines.len();
     match &view.lines[k] {
-        TimeLine { sum: true, .. } => (series(0), 2.6),
-        _ if view.lines.len() == 1 => (series(1), 2.0),
-        _ if view.lines.iter().any(|l| l.sum) => (spectrum(k), 1.2),
-        _ => (spectrum(k), 2.0),
+        TimeLine { sum: true, .. } => (series(0).to_string(), 2.6),
+        _ if n == 1 => (series(1).to_string(), 2.0),
+        _ if view.lines.iter().any(|l| l.sum) => (ordered(k, n), 1.2),
+        _ => (ordered(k, n), 2.0),
     }
 }
 
 /// The view's charts: its rates with the page cache, then (--latency) the
 /// percentiles of a pass's runs or of a phase's sum.
 fn charts(h: &mut String, view: &OverTime, (unit, env): (OutputUnit, &Environment)) {
+    let looks: Vec<(String, f64)> = (0..view.lines.len()).map(|k| look(view, k)).collect();
     let lines: Vec<StepLine> = view
         .lines
         .iter()
-        .enumerate()
-        .map(|(k, l)| {
-            let (colour, width) = look(view, k);
-            StepLine {
-                label: &l.label,
-                colour,
-                width,
-                filled: l.sum || view.lines.len() == 1,
-                intervals: l.intervals,
-            }
+        .zip(&looks)
+        .map(|(l, (colour, width))| StepLine {
+            label: &l.label,
+            colour,
+            width: *width,
+            filled: l.sum || view.lines.len() == 1,
+            intervals: l.intervals,
         })
         .collect();
     let cache = cache_curves(view.cache, "");

@@ -4,6 +4,8 @@
 
 pub mod excel;
 pub mod latency;
+pub mod network;
+pub mod rank_lines;
 pub mod ranks;
 pub mod table;
 pub mod throughput;
@@ -138,11 +140,13 @@ impl<'a> LiveText<'a> {
     /// Everything after the last measurement.
     pub fn closing(&self, result: &RunResult) -> String {
         let mut s = String::new();
-        if !result.ranks.is_empty() {
+        if !result.rank_tables().is_empty() {
             s.push_str(&ranks::ranks_closing(&self.layout, result));
+            s.push_str(&rank_lines::cell_skew_line(result));
         } else if self.repeated() {
             s.push_str(&self.repeated_results(result));
         }
+        s.push_str(&rank_lines::environment_differences(result));
         if self.config.throughput.is_some() {
             // IOzone prints the throughput -R block before its closing line.
             if self.config.excel_report {
@@ -174,9 +178,10 @@ pub fn render_output(result: &RunResult) -> String {
         result.started.as_str(),
         result.time_resolution_ns,
     );
-    let mut s = match result.ranks.first() {
+    let tables = result.rank_tables();
+    let mut s = match tables.first() {
         Some(first) => {
-            text.opening_across_ranks(head, result.ranks.len(), &first.client, &first.test_file)
+            text.opening_across_ranks(head, tables.len(), &first.client, &first.test_file)
         }
         None => text.opening(head.0, head.1, head.2),
     };
@@ -197,7 +202,7 @@ pub fn render_output(result: &RunResult) -> String {
         }
     } else {
         // Across ranks the live rows are rank 0's.
-        let rows = result.ranks.first().map_or(&result.cells, |r| &r.cells);
+        let rows = tables.first().map_or(&result.cells, |r| &r.cells);
         for row in rows {
             s.push_str(&text.row(row));
         }

@@ -69,7 +69,7 @@ fn end_of(lines: &[StepLine]) -> f64 {
 
 /// A chart's canvas with its frame and its two axes drawn.
 fn canvas(title: &str, x_axis: &Axis, y_axis: &Axis) -> Svg {
-    let mut svg = Svg::fluid(TIME_W, TIME_H, title);
+    let mut svg = Svg::new(TIME_W, TIME_H, title);
     FRAME.outline(&mut svg, "#999");
     FRAME.draw_x(&mut svg, x_axis);
     FRAME.draw_y(&mut svg, y_axis);

@@ -479,6 +479,7 @@ impl Run<'_> {
             run: 0,
             intervals: kept.sum,
             rank_intervals: Vec::new(),
+            skew: None,
         };
         Ok(PhaseEnd::Done(phase, latencies, bands))
     }
