@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Mutex;
 
 use super::output::say;
@@ -58,5 +59,10 @@ impl LiveSink for LiveFile {
             ));
             *file = None;
         }
+    }
+
+    fn descriptors(&self) -> Option<Vec<RawFd>> {
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        Some(file.iter().map(|f| f.as_raw_fd()).collect())
     }
 }

@@ -11,6 +11,7 @@ pub mod descriptor;
 pub mod device;
 pub mod dirty;
 pub mod environment;
+pub mod fd_table;
 pub mod file_warden;
 pub mod host;
 pub mod input_file;

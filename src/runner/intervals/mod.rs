@@ -12,6 +12,7 @@
 
 mod series;
 
+use std::os::fd::RawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -23,6 +24,7 @@ use crate::model::intervals::{Interval, LiveHeading, LiveLine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::runner::shared_words::SharedWords;
 use crate::system::dirty::CacheProbe;
+use crate::system::fd_table;
 use series::Series;
 
 /// Where the live file's lines go as intervals end (app writes them).
@@ -34,18 +36,29 @@ pub(crate) trait LiveSink: Sync {
     /// The keeper's loops have ended and their every line is written: a
     /// sink that gathers may wait for the others' last ones here.
     fn loops_ended(&self) {}
+    /// The descriptors it writes through, when those are all it needs
+    /// (`None`: it needs the process's every one, as MPI does): a keeper
+    /// beside a pass's loop keeps only these in a table of its own.
+    fn descriptors(&self) -> Option<Vec<RawFd>> {
+        None
+    }
 }
 
 /// The longest the keeper sleeps between looks at the rings: an interval a
 /// loop closed is in the live file within about this (and a write).
 const POLL: Duration = Duration::from_millis(20);
 
-/// The words before the rings: the tick, the clock's start and whether the
-/// loops have ended, each on its own cache line.
+/// The words before the rings: the tick, the clock's start, whether the
+/// loops have ended and whether the keeper is ready, each on its own cache
+/// line.
 const TICK: usize = 0;
 const ORIGIN: usize = 8;
 const ENDED: usize = 16;
-const RINGS: usize = 24;
+const READY: usize = 24;
+const RINGS: usize = 32;
+
+/// The longest a pass waits for its keeper to be ready (untimed).
+const READY_WAIT: Duration = Duration::from_secs(2);
 
 /// The rings of a pass's or a phase's loops, and the keeper's tick, in
 /// shared memory made before any worker is forked.
@@ -104,6 +117,16 @@ impl IntervalRings {
     fn end(&self) {
         self.words.words()[ENDED].store(1, Ordering::Release);
     }
+
+    /// Waits (untimed, at most READY_WAIT) until the keeper is set up.
+    fn wait_ready(&self) {
+        let started = std::time::Instant::now();
+        while self.words.words()[READY].load(Ordering::Acquire) == 0
+            && started.elapsed() < READY_WAIT
+        {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
 }
 
 /// What the keeper needs besides the rings.
@@ -116,6 +139,9 @@ pub(crate) struct KeeperPlan<'a> {
     pub percentiles: &'a [f64],
     pub probe: CacheProbe,
     pub live: Option<(&'a dyn LiveSink, LiveHeading)>,
+    /// A pass's one loop, whose thread is the only one measuring: the
+    /// keeper leaves it the process's descriptor table (system::fd_table).
+    pub alone: bool,
 }
 
 /// Whose loops a keeper keeps.
@@ -165,6 +191,7 @@ pub(crate) fn prepare<'a>(
         percentiles: cell.percentiles(),
         probe: CacheProbe::for_target(Path::new("/"), target),
         live: live.map(|sink| (sink, heading)),
+        alone: matches!(loops, Loops::Pass { .. }),
     };
     Ok(Some((rings, plan)))
 }
@@ -226,6 +253,7 @@ pub(crate) fn one_loop<T>(
         None => (body(None), Kept::default()),
         Some((rings, plan)) => std::thread::scope(|scope| {
             let keeper = Keeper::start(scope, rings, plan);
+            rings.wait_ready();
             let out = body(Some(rings.pass_marks()));
             (out, keeper.finish())
         }),
@@ -234,6 +262,18 @@ pub(crate) fn one_loop<T>(
 
 /// The keeper's work (see the module).
 fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
+    if plan.alone {
+        let kept = match plan.live {
+            None => Some(Vec::new()),
+            Some((sink, _)) => sink.descriptors(),
+        };
+        // Where it fails, the table stays shared: the loop pays the
+        // kernel's cost of a second thread, and the intervals are as exact.
+        if let Some(kept) = kept {
+            let _ = fd_table::keep_only(&kept);
+        }
+    }
+    rings.words.words()[READY].store(1, Ordering::Release);
     let origin_word = plan.release.unwrap_or(rings.origin());
     let origin = loop {
         let origin = origin_word.load(Ordering::Acquire);
