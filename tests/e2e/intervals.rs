@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::cluster::{expect, mpirun_ioz};
-use crate::fixtures::{Ext4, IOZ, Run, Test, assert_refused, ioz, quietly, skip, trials};
+use crate::fixtures::{Ext4, IOZ, Run, Test, assert_refused, ioz, quietly, run, skip, trials};
 use crate::json_schema::assert_valid;
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -26,8 +26,10 @@ pub fn tests() -> Vec<Test> {
         a_phase_is_its_workers_summed_index_by_index,
         the_live_file_grows_while_the_run_goes,
         compare_overlays_the_series_of_a_shared_cell,
+        runs_and_history_keep_each_run_s_intervals,
         the_rate_falls_when_dirty_pages_reach_the_limit => [Root, Ext4],
         across_ranks_rank_0_writes_the_job_s_sum_and_each_rank_s => [Mpi],
+        across_ranks_in_auto_mode_each_pass_is_the_ranks_summed => [Mpi],
     ]
 }
 
@@ -44,6 +46,16 @@ fn read_json(path: &Path) -> Value {
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// The bytes of a list of intervals, summed.
+fn bytes_of(intervals: &Value) -> u64 {
+    intervals
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| u(&i["bytes"]))
+        .sum()
 }
 
 /// The intervals of a measurement, worker or phase: they follow each other
@@ -494,6 +506,77 @@ fn compare_overlays_the_series_of_a_shared_cell() {
     );
 }
 
+/// --runs 2 into a temporary history, twice: each run of each pass has its
+/// own intervals adding up to it, the history keeps them as the JSON has
+/// them, and ioz compare overlays two stored runs' series.
+fn runs_and_history_keep_each_run_s_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let history = d.join("history");
+    let in_history = |args: &[&str]| {
+        run(Command::new(IOZ)
+            .args(args)
+            .current_dir(d)
+            .env_remove("IOZ_NO_HISTORY")
+            .env("IOZ_HISTORY", &history))
+        .expect_code(0);
+    };
+    let recorded = |label: &str| {
+        let json = format!("{label}.json");
+        in_history(&[
+            "-s",
+            "4m",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "--runs",
+            "2",
+            "--interval",
+            "10ms",
+            "--label",
+            label,
+            "--json",
+            &json,
+            "-f",
+            "t.tmp",
+        ]);
+        read_json(&d.join(json))
+    };
+    let base = recorded("base");
+    let other = recorded("other");
+    let measurements = base["cells"][0]["measurements"].as_array().unwrap();
+    // Two runs of write and rewrite, each its own series.
+    assert_eq!(measurements.len(), 4, "{measurements:?}");
+    for run_index in [0, 1] {
+        let of_run: Vec<&Value> = measurements
+            .iter()
+            .filter(|m| m["run"].as_u64().unwrap_or(0) == run_index)
+            .collect();
+        assert_eq!(of_run.len(), 2, "run {run_index}");
+        for m in of_run {
+            check_series(
+                &format!("run {run_index} {}", m["pass"]),
+                &m["intervals"],
+                (0, u(&m["elapsed_ns"])),
+                (u(&m["bytes"]), u(&m["records"])),
+            );
+        }
+    }
+    // The history holds them as the run's JSON does.
+    in_history(&["history", "show", "last", "--json", "shown.json"]);
+    let shown = read_json(&d.join("shown.json"));
+    assert_eq!(
+        shown["cells"][0]["measurements"], other["cells"][0]["measurements"],
+        "the stored run's intervals"
+    );
+    // ioz compare overlays two stored runs' series.
+    in_history(&["compare", "@label:base", "@label:other", "--html", "c.html"]);
+    let html = fs::read_to_string(d.join("c.html")).unwrap();
+    let chart = &html[html.find("rate over time</title>").expect("an overlay")..];
+    assert!(chart.contains(">base<") && chart.contains(">other<"));
+}
+
 /// Settings of the machine the cliff test changes, put back on drop
 /// (even when the test fails).
 struct Restored(Vec<(String, String)>);
@@ -568,6 +651,8 @@ fn the_rate_falls_when_dirty_pages_reach_the_limit() {
             "20ms",
             "--json",
             json.to_str().unwrap(),
+            "--html",
+            "cliff.html",
             "-f",
             target.to_str().unwrap(),
         ],
@@ -605,6 +690,12 @@ fn the_rate_falls_when_dirty_pages_reach_the_limit() {
     );
     // The device's rate after it, within reach of the throttle's.
     assert!(after < 2.0 * (96u64 << 20) as f64, "{after}");
+    // The report's chart draws the limit the page cache reached.
+    let html = fs::read_to_string(dir.path().join("cliff.html")).unwrap();
+    assert!(
+        html.contains("the dirty limit (vm.dirty_bytes 128 MiB)"),
+        "the limit on the chart"
+    );
 }
 
 /// Two ranks of two workers: rank 0's JSON has the job's intervals (the
@@ -649,20 +740,10 @@ fn across_ranks_rank_0_writes_the_job_s_sum_and_each_rank_s() {
             .iter()
             .map(|w| u(&w["bytes"]))
             .sum();
-        let summed: u64 = phase["intervals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| u(&i["bytes"]))
-            .sum();
+        let summed = bytes_of(&phase["intervals"]);
         assert_eq!(summed, moved, "the job's intervals add up to its workers'");
         for rank in ranks {
-            let own: u64 = rank["intervals"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| u(&i["bytes"]))
-                .sum();
+            let own = bytes_of(&rank["intervals"]);
             let of_rank: u64 = phase["results"]
                 .as_array()
                 .unwrap()
@@ -673,6 +754,13 @@ fn across_ranks_rank_0_writes_the_job_s_sum_and_each_rank_s() {
             assert_eq!(own, of_rank, "rank {}", rank["rank"]);
         }
     }
+    let first = rank_0_s_live_file(d);
+    assert_eq!(u(&first["workers"]), 4);
+}
+
+/// Rank 0's live file: its first line has both ranks' beside the job's,
+/// and `ioz report --live` writes the same lines again. Returns that line.
+fn rank_0_s_live_file(d: &Path) -> Value {
     let live = fs::read_to_string(d.join("live.jsonl")).unwrap();
     let first: Value = serde_json::from_str(live.lines().next().expect("a live line")).unwrap();
     let ranks: Vec<u64> = first["beside"]
@@ -682,7 +770,52 @@ fn across_ranks_rank_0_writes_the_job_s_sum_and_each_rank_s() {
         .map(|b| u(&b["rank"]))
         .collect();
     assert_eq!(ranks, [0, 1], "{first}");
-    assert_eq!(u(&first["workers"]), 4);
     ok(d, &["report", "r.json", "--live", "again.jsonl"]);
     assert_eq!(fs::read_to_string(d.join("again.jsonl")).unwrap(), live);
+    first
+}
+
+/// Single mode on two ranks: each rank's passes in intervals, the run's
+/// cells their sum index by index, and rank 0's live file the job's lines.
+fn across_ranks_in_auto_mode_each_pass_is_the_ranks_summed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = mpirun_ioz(
+        d,
+        2,
+        &[
+            "-s",
+            "4m",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-f",
+            "f",
+            "--interval",
+            "10ms",
+            "--json",
+            "r.json",
+            "--live",
+            "live.jsonl",
+        ],
+    );
+    expect(&r, 0);
+    let doc = read_json(&d.join("r.json"));
+    assert_valid(&doc);
+    let sums = doc["cells"][0]["measurements"].as_array().unwrap();
+    for (k, m) in sums.iter().enumerate() {
+        let summed = bytes_of(&m["intervals"]);
+        assert_eq!(summed, u(&m["bytes"]), "{}", m["pass"]);
+        for rank in doc["ranks"].as_array().unwrap() {
+            let own = &rank["cells"][0]["measurements"][k];
+            check_series(
+                &format!("rank {} {}", rank["client"]["rank"], own["pass"]),
+                &own["intervals"],
+                (0, u(&own["elapsed_ns"])),
+                (u(&own["bytes"]), u(&own["records"])),
+            );
+        }
+    }
+    rank_0_s_live_file(d);
 }

@@ -19,9 +19,11 @@ use crate::report::web::{
     CacheCurve, StepLine, Svg, esc, latency_over_time, ordered, rate_over_time, series,
 };
 
-const DIRTY: &str = "#e08214";
-const WRITEBACK: &str = "#762a83";
-const HELD: &str = "#8c510a";
+/// The page cache's curves in greys and a dark brown, which no worker's
+/// line takes (neither the spectrum nor the colour map has them).
+const DIRTY: &str = "#636363";
+const WRITEBACK: &str = "#969696";
+const HELD: &str = "#543005";
 
 /// Whether the run has intervals to draw (the section and its link).
 pub(super) fn has_intervals(result: &RunResult) -> bool {
@@ -128,6 +130,13 @@ fn charts(h: &mut String, view: &OverTime, (unit, env): (OutputUnit, &Environmen
         limit.as_ref().map(|l| l.0 as f64),
     );
     let mut caption = format!("{}: the rate in each interval, a step over it", view.title);
+    if view.lines.iter().any(|l| l.sum) {
+        // Seen in a 4-worker write: the sum at zero under four busy lines.
+        caption.push_str(
+            "; all workers: the intervals that ended in each span of the interval, added (a \
+             span in which every worker was inside one operation shows none)",
+        );
+    }
     if !cache.is_empty() {
         caption.push_str(
             "; Dirty (dashed), Writeback (dotted) and their sum (what the kernel holds to its \

@@ -23,10 +23,12 @@ use crate::model::result::{Measurement, PhaseResult, RunResult};
 use crate::model::units::Size;
 use crate::model::workload::Pass;
 
-const DIRTY: RGBColor = RGBColor(224, 130, 20);
-const WRITEBACK: RGBColor = RGBColor(118, 42, 131);
+/// The page cache in greys and a dark brown, which no worker's line takes
+/// (the lines' stops never mix to them; the HTML report's, html/intervals.rs).
+const DIRTY: RGBColor = RGBColor(99, 99, 99);
+const WRITEBACK: RGBColor = RGBColor(150, 150, 150);
 /// Dirty + Writeback: what the kernel holds to its dirty limit.
-const HELD: RGBColor = RGBColor(140, 81, 10);
+const HELD: RGBColor = RGBColor(84, 48, 5);
 const LIMIT: RGBColor = RGBColor(180, 35, 24);
 
 /// One line of an over-time view.
