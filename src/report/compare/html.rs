@@ -33,8 +33,8 @@ td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { 
 .fig svg, .figs svg { flex: none; display: block; max-width: 100%; height: auto; }
 .note { color: #555; }
 .key span { display: inline-block; padding: 0 0.5em; margin-right: 0.5em; }
-figure.time { margin: 0 0 1em; max-width: 1100px; }
-figure.time svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
+figure.time { margin: 0 0 1em; }
+figure.time svg { display: block; width: auto; max-width: 100%; height: auto; border: 1px solid #e3e6ea; }
 "#;
 
 pub fn render_html(c: &Comparison) -> String {

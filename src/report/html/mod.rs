@@ -84,7 +84,7 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 figure { margin: 0 0 1em; }
 figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
 figure.chart svg { max-width: 760px; }
-figure.chart.wide svg { max-width: 1100px; }
+figure.chart.wide svg { width: auto; max-width: 100%; }
 figure.latency-chart svg { width: auto; max-width: 100%; }
 figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }

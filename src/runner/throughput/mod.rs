@@ -366,7 +366,10 @@ impl Run<'_> {
             workers,
             release: &shared.flags().release_ns,
         };
-        let (rings, plan) = intervals::prepare(self.cell, pass, loops, &paths[0], self.live)
+        // The page cache's device: the first file's (a rank of a sweep may
+        // have no worker of its own in a phase, so not `paths[0]`).
+        let probed = self.cell.test_path(0);
+        let (rings, plan) = intervals::prepare(self.cell, pass, loops, &probed, self.live)
             .map_err(|e| RunError::System(format!("cannot share memory for --interval: {e}")))?
             .unzip();
         let job = |index: u32, cpu_scope| WorkerJob {
