@@ -1,7 +1,7 @@
 //! A helper thread's own descriptor table. While a process has a second
 //! thread sharing its table, the kernel takes a reference on the file at
 //! every system call on a descriptor, and for read() and write() the file
-//! position's lock: on a cached 4 KiB read about 70 ns more (measured with
+//! position's lock: on a cached 4 KiB read 50 to 70 ns more (measured with
 //! --interval's keeper, benches/intervals.rs). A thread that needs few
 //! descriptors unshares its table and closes its copies of the others, so
 //! that the measuring thread's table is the process's alone again, and its
