@@ -14,8 +14,9 @@ pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass],
     // folded: each test's grid below shows them by file and record size.
     let _ = writeln!(
         h,
-        "<details class=\"all-cells\">\n<summary>Every measurement, one row per cell ({} rows, in {}, as the text table)</summary>\n<div class=\"scroll\"><table class=\"numbers results\">\n<caption>One row per file size and record size, in run order; values in {}.</caption>",
+        "<details class=\"all-cells\">\n<summary>Every measurement, one row per cell ({} row{}, in {}, as the text table)</summary>\n<div class=\"scroll\"><table class=\"numbers results\">\n<caption>One row per file size and record size, in run order; values in {}.</caption>",
         result.cells.len(),
+        if result.cells.len() == 1 { "" } else { "s" },
         esc(unit),
         esc(unit)
     );
