@@ -11,6 +11,8 @@
 //! two samples on a side has no p-value: its verdict uses the band alone,
 //! and says so ([`Basis::BandOnly`]).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::adjust::{Adjust, adjust};
@@ -21,6 +23,7 @@ use super::welch::log_welch;
 use crate::model::config::OutputUnit;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
+use crate::model::intervals::Interval;
 use crate::model::workload::Pass;
 
 /// A difference is significant below this adjusted p-value.
@@ -202,6 +205,10 @@ pub struct Comparison {
     pub alpha: f64,
     pub baseline: Input,
     pub pairs: Vec<Pair>,
+    /// With `--interval`: each input's series of each cell (the baseline
+    /// first, then each pair's), for the page's overlay; not in its JSON.
+    #[serde(skip)]
+    pub series: Vec<BTreeMap<CellKey, Vec<Interval>>>,
 }
 
 /// One test (pass) of a pair summed up over its cells: seed 003's table.
@@ -294,6 +301,10 @@ pub fn compare(base: &Side, others: &[Side], options: Options) -> Result<Compari
         alpha: ALPHA,
         baseline: base.input.clone(),
         pairs,
+        series: std::iter::once(base)
+            .chain(others)
+            .map(|side| side.samples.series.clone())
+            .collect(),
     })
 }
 

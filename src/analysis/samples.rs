@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::model::config::OutputUnit;
 use crate::model::histogram::LatencySummary;
+use crate::model::intervals::Interval;
 use crate::model::regime::{Regime, regime};
 use crate::model::result::{Measurement, RunResult};
 use crate::model::workload::Pass;
@@ -69,6 +70,10 @@ pub struct SampleSet {
     /// With `--latency`: each run's p50 and p99 of a cell's operations, in
     /// µs (one sample per run, as the rates).
     pub latency: BTreeMap<(CellKey, Tail), Vec<f64>>,
+    /// With `--interval`: each cell's intervals in its first run (a
+    /// phase's: the workers' sum), for `ioz compare`'s overlay. Pooled
+    /// runs keep the first run's.
+    pub series: BTreeMap<CellKey, Vec<Interval>>,
 }
 
 impl SampleSet {
@@ -78,6 +83,7 @@ impl SampleSet {
             cells: BTreeMap::new(),
             regimes: BTreeMap::new(),
             latency: BTreeMap::new(),
+            series: BTreeMap::new(),
         }
     }
 
@@ -95,6 +101,16 @@ impl SampleSet {
         }
         for (key, values) in other.latency {
             self.latency.entry(key).or_default().extend(values);
+        }
+        for (key, intervals) in other.series {
+            self.series.entry(key).or_insert(intervals);
+        }
+    }
+
+    /// A cell's intervals, unless it has some already (an earlier run's).
+    fn add_series(&mut self, key: CellKey, intervals: &[Interval]) {
+        if !intervals.is_empty() {
+            self.series.entry(key).or_insert_with(|| intervals.to_vec());
         }
     }
 
@@ -136,6 +152,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             let judged = regime(&run.config, &run.environment, m.pass, m.file_bytes, 1);
             set.regimes.insert(key, judged);
             set.add_latency(key, m.latency.as_ref());
+            set.add_series(key, &m.intervals);
         }
     }
     for phase in &run.throughput {
@@ -155,6 +172,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
         );
         set.regimes.insert(key, judged);
         set.add_latency(key, phase.latency.as_ref());
+        set.add_series(key, &phase.intervals);
     }
     set
 }
@@ -204,6 +222,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             usage: None,
+            intervals: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 
 use super::latency_files::RunFiles;
+use super::live::LiveFile;
 use super::output::{Output, SIGPIPE, say, stdout_failed};
 use super::progress::Progress;
 use super::record::{self, Destination};
@@ -27,7 +28,7 @@ use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::ResultPlaces;
 use crate::report::files;
 use crate::report::text::LiveText;
-use crate::runner::{Event, Outcome};
+use crate::runner::{Event, LiveSink, Outcome};
 use crate::safety::preflight::{Ready, preflight};
 use crate::system::device;
 use crate::system::remount::Remounter;
@@ -35,6 +36,14 @@ use crate::system::signals::{self, StopFlag};
 
 /// What the runner's events are handed to.
 pub(crate) type OnEvent<'e> = dyn FnMut(Event<'_>) -> Result<(), RunError> + 'e;
+
+/// What a venue may measure with: -X/-Y's replay, -U's remounter and
+/// --live's file (this process's, where it speaks).
+pub(crate) type Tools<'t> = (
+    Option<&'t Replay>,
+    Option<&'t mut Remounter>,
+    Option<&'t dyn LiveSink>,
+);
 
 /// Where a run is measured — on one machine, or as one rank of an MPI job
 /// — and what that changes in the driver's steps. A step a rank takes with
@@ -75,7 +84,7 @@ pub(crate) trait Venue {
     fn measure(
         &mut self,
         mine: &RunConfig,
-        tools: (Option<&Replay>, Option<&mut Remounter>),
+        tools: Tools<'_>,
         stop: &StopFlag,
         on_event: &mut OnEvent<'_>,
     ) -> Outcome;
@@ -204,9 +213,15 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
         Progress::hidden(&config)
     };
     let mut files = RunFiles::new(std::mem::take(&mut results.latency), speaks);
+    // --live: written as the run goes, not with the other files at its end.
+    let live = LiveFile::open(&mut results);
     let outcome = venue.measure(
         &mine,
-        (replay.as_ref(), remount.as_mut()),
+        (
+            replay.as_ref(),
+            remount.as_mut(),
+            live.as_ref().map(|l| l as &dyn LiveSink),
+        ),
         &stop,
         &mut |event| {
             match event {

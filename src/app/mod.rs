@@ -11,6 +11,7 @@ mod history_runs;
 mod history_views;
 mod input_files;
 mod latency_files;
+mod live;
 mod output;
 mod progress;
 mod record;

@@ -1,16 +1,14 @@
 //! A measuring run on one machine: the run driver (app/driver.rs) with
 //! nothing to agree on, the whole run here, and -X/-Y and -U at hand.
 
-use super::driver::{self, OnEvent, Venue};
+use super::driver::{self, OnEvent, Tools, Venue};
 use super::record::{self, Destination};
 use super::run_start::{Measured, RunStart};
-use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::report::text::LiveText;
 use crate::runner::{self, Outcome};
-use crate::system::remount::Remounter;
 use crate::system::signals::StopFlag;
 
 /// Runs `config` to the end and says how it ended.
@@ -54,11 +52,11 @@ impl Venue for OneMachine {
     fn measure(
         &mut self,
         mine: &RunConfig,
-        (replay, remount): (Option<&Replay>, Option<&mut Remounter>),
+        tools: Tools<'_>,
         stop: &StopFlag,
         on_event: &mut OnEvent<'_>,
     ) -> Outcome {
-        runner::measure(mine, replay, stop, remount, on_event)
+        runner::measure(mine, tools, stop, on_event)
     }
 
     fn gather(

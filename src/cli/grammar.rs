@@ -14,6 +14,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::UsageError;
+use super::number::duration_text;
 pub(super) use super::spelling::Spelling;
 use crate::model::formats::{Format, GuardRule, OutputFiles};
 use crate::model::host::Host;
@@ -28,6 +29,9 @@ pub(super) enum Number {
     RecordSize,
     /// A plain count within bounds.
     Count(Bounds),
+    /// A duration with a unit (cli/number.rs), within bounds given in ns;
+    /// the flag receives ns.
+    Duration(Bounds),
 }
 
 /// The values a count may take, and what it counts (for the range error).
@@ -41,6 +45,14 @@ pub(super) struct Bounds {
 impl Number {
     pub const fn count(min: u64, max: u64, what: &'static str) -> Number {
         Number::Count(Bounds { min, max, what })
+    }
+
+    pub const fn duration(min_ns: u64, max_ns: u64, what: &'static str) -> Number {
+        Number::Duration(Bounds {
+            min: min_ns,
+            max: max_ns,
+            what,
+        })
     }
 
     pub const fn percent() -> Number {
@@ -356,6 +368,10 @@ impl<T> Flag<T> {
             Action::Number(Number::Count(b), _) => self
                 .help
                 .replace("{range}", &format!("{} to {}", b.min, b.max)),
+            Action::Number(Number::Duration(b), _) => self.help.replace(
+                "{range}",
+                &format!("{} to {}", duration_text(b.min), duration_text(b.max)),
+            ),
             _ => self.help.to_string(),
         }
     }

@@ -1,4 +1,5 @@
-//! Numbers on the command line: sizes with IOzone's k/m/g suffixes and plain counts.
+//! Numbers on the command line: sizes with IOzone's k/m/g suffixes, plain
+//! counts, and durations with a unit (`--interval 100ms`).
 //!
 //! IOzone reads numbers with `atoi`, so garbage silently becomes a default. ioz
 //! refuses anything that is not a whole positive number in range.
@@ -61,9 +62,64 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{text}' is too large"))
 }
 
+/// The units a duration is given in, with their length in ns; a longer
+/// suffix before the one it ends with ("ms" before "s").
+const DURATION_UNITS: [(&str, u64); 4] = [
+    ("min", 60_000_000_000),
+    ("ms", 1_000_000),
+    ("s", 1_000_000_000),
+    ("h", 3_600_000_000_000),
+];
+
+/// Parses a duration: a whole number with a unit (`100ms`, `1s`, `5min`,
+/// `1h`). Returns ns.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let not_one =
+        || format!("'{text}' is not a duration (a whole number with ms, s, min or h: 100ms, 1s)");
+    let (digits, unit_ns) = DURATION_UNITS
+        .iter()
+        .find_map(|&(unit, ns)| Some((text.strip_suffix(unit)?, ns)))
+        .ok_or_else(not_one)?;
+    let count = parse_count(digits).map_err(|_| not_one())?;
+    count
+        .checked_mul(unit_ns)
+        .ok_or_else(|| format!("'{text}' is too long"))
+}
+
+/// A duration in the largest unit that holds it whole (`10ms`, `1h`), as
+/// [`parse_duration`] reads it.
+pub fn duration_text(ns: u64) -> String {
+    let (unit, unit_ns) = DURATION_UNITS
+        .iter()
+        .filter(|&&(_, unit_ns)| ns.is_multiple_of(unit_ns))
+        .max_by_key(|&&(_, unit_ns)| unit_ns)
+        .copied()
+        .unwrap_or(("ms", 1_000_000));
+    format!("{}{unit}", ns / unit_ns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_take_a_unit() {
+        assert_eq!(parse_duration("100ms"), Ok(100_000_000));
+        assert_eq!(parse_duration("1s"), Ok(1_000_000_000));
+        assert_eq!(parse_duration("2min"), Ok(120_000_000_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000_000_000));
+        for bad in ["", "100", "1.5s", "ms", "-1s", "10 ms", "1d", "s1"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} was accepted");
+        }
+        assert!(
+            parse_duration("99999999999999h")
+                .unwrap_err()
+                .contains("too long")
+        );
+        assert_eq!(duration_text(10_000_000), "10ms");
+        assert_eq!(duration_text(3_600_000_000_000), "1h");
+        assert_eq!(duration_text(1_500_000_000), "1500ms");
+    }
 
     #[test]
     fn plain_numbers_are_kilobytes() {

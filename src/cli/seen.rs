@@ -76,6 +76,8 @@ pub(super) struct Seen {
     pub latency: LatencyOptions,
     /// `--percentiles`, as given (checked in validate.rs).
     pub percentiles: Option<String>,
+    /// `--interval`, ns.
+    pub interval_ns: Option<u64>,
     pub mmap_flag: bool,
     /// `-H` or `-k` (their letter) and the depth.
     pub aio_depth: Option<(char, u32)>,

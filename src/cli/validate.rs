@@ -167,6 +167,7 @@ pub(super) fn finish(
     tests.sort();
     let mix_note = mix_roles(&seen, &tests, &mut variations)?;
     let latency = latency_options(&seen, &variations)?;
+    intervals_asked(&seen)?;
 
     let unit = if seen.micros_per_op {
         OutputUnit::MicrosPerOp
@@ -215,6 +216,7 @@ pub(super) fn finish(
         variations,
         latency,
         telemetry: None,
+        interval_ns: seen.interval_ns,
         runs: seen.runs.unwrap_or(1),
         label,
         history: seen.history,
@@ -238,6 +240,24 @@ fn latency_options(seen: &Seen, v: &IoVariations) -> Result<LatencyOptions, Usag
         )));
     }
     Ok(latency)
+}
+
+/// `--live` and `--interval-csv` hold intervals: without `--interval` a
+/// run would have none to write.
+fn intervals_asked(seen: &Seen) -> Result<(), UsageError> {
+    if seen.interval_ns.is_some() {
+        return Ok(());
+    }
+    match [Format::Live, Format::IntervalCsv]
+        .into_iter()
+        .find(|&f| seen.outputs.of(f).next().is_some())
+    {
+        Some(format) => Err(usage(format!(
+            "{}: the file holds the run's intervals: give --interval too (e.g. --interval 1s)",
+            format.flag()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `--percentiles 50,99,99.9`: each above 0 and at most 100, in any order

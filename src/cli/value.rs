@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use lexopt::{Parser, ValueExt};
 
 use super::grammar::{Bounds, Choice, Number, PathKind};
-use super::number::{parse_count, parse_record_size, parse_size};
+use super::number::{duration_text, parse_count, parse_duration, parse_record_size, parse_size};
 use super::{UsageError, usage};
 use crate::model::config::{MAX_FILE_BYTES, MAX_RECORD_BYTES};
 use crate::model::units::MIB;
@@ -87,6 +87,19 @@ pub(super) fn number_value(
             Ok(bytes)
         }
         Number::Count(bounds) => count_within(opt, &word, bounds),
+        Number::Duration(b) => {
+            let ns = parse_duration(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
+            if !(b.min..=b.max).contains(&ns) {
+                return Err(out_of_range(
+                    opt,
+                    &word,
+                    duration_text(b.min),
+                    Some(duration_text(b.max)),
+                    b.what,
+                ));
+            }
+            Ok(ns)
+        }
     }
 }
 

@@ -683,6 +683,7 @@ mod tests {
             cpu_system_ns: 0,
             usage: None,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

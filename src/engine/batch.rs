@@ -8,6 +8,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Engine;
+use super::intervals::IntervalMarks;
 use super::timing::OpTiming;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
@@ -92,6 +93,27 @@ pub struct LoopIo<'a, C: DataCheck> {
     /// Per-operation latencies (-Q, --latency, -+z) and pacing (-+O), all
     /// made before the clock starts, so recording never allocates.
     pub timing: OpTiming<'a>,
+    /// `--interval`: where the loop ends its intervals and hands them over.
+    pub intervals: Option<IntervalMarks<'a>>,
+}
+
+/// `--interval` in a loop: ends the current interval when a tick has come,
+/// the loop having made `progress` (out of line but for the test).
+#[inline(always)]
+pub fn mark_interval(
+    marks: &mut Option<IntervalMarks<'_>>,
+    progress: &Progress,
+    timing: &mut OpTiming<'_>,
+) {
+    if let Some(m) = marks.as_mut()
+        && m.due()
+    {
+        m.close(
+            progress.bytes,
+            progress.done,
+            timing.histogram.as_deref_mut(),
+        );
+    }
 }
 
 impl<C: DataCheck> LoopIo<'_, C> {
@@ -198,23 +220,26 @@ pub fn sync_ops<E: Engine, C: DataCheck>(
     io: &mut LoopIo<'_, C>,
     stops: Stops<'_>,
 ) -> Result<Progress, LoopFailure> {
-    // Two compiled loops, so the usual one reads no clock and tests nothing
-    // per operation for -Q, --latency, -+z or -+O.
-    if io.timing.is_on() {
-        ops_loop::<true, E, C>(engine, ops, io, stops)
-    } else {
-        ops_loop::<false, E, C>(engine, ops, io, stops)
+    // Compiled apart, so the usual loop reads no clock and tests nothing
+    // per operation for -Q, --latency, -+z, -+O or --interval.
+    match (io.timing.is_on(), io.intervals.is_some()) {
+        (false, false) => ops_loop::<false, false, E, C>(engine, ops, io, stops),
+        (true, false) => ops_loop::<true, false, E, C>(engine, ops, io, stops),
+        (false, true) => ops_loop::<false, true, E, C>(engine, ops, io, stops),
+        (true, true) => ops_loop::<true, true, E, C>(engine, ops, io, stops),
     }
 }
 
 #[inline(always)]
-fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
+fn ops_loop<const TIMED: bool, const MARKS: bool, E: Engine, C: DataCheck>(
     engine: &mut E,
     ops: &[IoOp],
     io: &mut LoopIo<'_, C>,
     stops: Stops<'_>,
 ) -> Result<Progress, LoopFailure> {
     let mut progress = Progress::default();
+    // --interval: held here for the loop, given back at its end.
+    let mut marks = if MARKS { io.intervals.take() } else { None };
     // One clock read per operation boundary: the end of one operation is
     // the start of the next (read again only after a -J/-K/-+O pause).
     // -+O's deadlines are monotonic ns: a paced loop never reads the TSC.
@@ -270,7 +295,11 @@ fn ops_loop<const TIMED: bool, E: Engine, C: DataCheck>(
         }
         progress.bytes += op.len as u64;
         progress.done += 1;
+        if MARKS {
+            mark_interval(&mut marks, &progress, &mut io.timing);
+        }
     }
+    io.intervals = marks.or(io.intervals.take());
     Ok(progress)
 }
 

@@ -7,6 +7,7 @@
 mod aio;
 pub mod batch;
 pub mod clock;
+pub mod intervals;
 mod locked;
 mod mmap;
 mod open;

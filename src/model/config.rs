@@ -322,6 +322,10 @@ pub struct RunConfig {
     /// the record size of the passes they do not drive); the table's reclen is 0.
     #[serde(default)]
     pub telemetry: Option<Telemetry>,
+    /// `--interval D`: every pass and phase recorded in consecutive
+    /// intervals of D ns (model::intervals); off when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ns: Option<u64>,
     /// `--runs N`: the whole plan is measured N times, one repetition after
     /// the other (a run saved before repetitions existed is one run).
     #[serde(default = "one_run")]

@@ -25,6 +25,8 @@ pub enum Format {
     Html,
     Plots,
     Spreadsheet,
+    IntervalCsv,
+    Live,
 }
 
 /// How the result guard (safety::outputs) judges a format's path.
@@ -57,11 +59,15 @@ pub struct FormatRow {
     /// (`-b r.xls -b r.xlsx`); otherwise the last one given counts.
     pub repeats: bool,
     pub guard: GuardRule,
+    /// A saved run holds its key even when it was not asked for (null),
+    /// as runs always held the first formats'; a later format's key is
+    /// saved only with a path, so that runs without it are saved as before.
+    pub saved_when_absent: bool,
 }
 
 /// Every format, in the order a saved run keeps them, the guard checks
 /// them and the writer writes them.
-pub const FORMATS: [FormatRow; 5] = [
+pub const FORMATS: [FormatRow; 7] = [
     FormatRow {
         format: Format::Json,
         flag: "--json",
@@ -71,6 +77,7 @@ pub const FORMATS: [FormatRow; 5] = [
         extensions: &[],
         repeats: false,
         guard: GuardRule::File,
+        saved_when_absent: true,
     },
     FormatRow {
         format: Format::Csv,
@@ -81,6 +88,7 @@ pub const FORMATS: [FormatRow; 5] = [
         extensions: &[],
         repeats: false,
         guard: GuardRule::File,
+        saved_when_absent: true,
     },
     FormatRow {
         format: Format::Html,
@@ -91,6 +99,7 @@ pub const FORMATS: [FormatRow; 5] = [
         extensions: &[],
         repeats: false,
         guard: GuardRule::File,
+        saved_when_absent: true,
     },
     FormatRow {
         format: Format::Plots,
@@ -102,6 +111,7 @@ pub const FORMATS: [FormatRow; 5] = [
         extensions: &[],
         repeats: false,
         guard: GuardRule::Directory,
+        saved_when_absent: true,
     },
     FormatRow {
         format: Format::Spreadsheet,
@@ -113,6 +123,32 @@ pub const FORMATS: [FormatRow; 5] = [
         extensions: &["xls", "wks", "xlsx"],
         repeats: true,
         guard: GuardRule::File,
+        saved_when_absent: true,
+    },
+    FormatRow {
+        format: Format::IntervalCsv,
+        flag: "--interval-csv",
+        value_name: "FILE",
+        help: "with --interval: one row per interval of every pass (throughput mode: \
+               of each phase's sum and of each worker)",
+        saved_as: "interval_csv",
+        extensions: &[],
+        repeats: false,
+        guard: GuardRule::File,
+        saved_when_absent: false,
+    },
+    FormatRow {
+        format: Format::Live,
+        flag: "--live",
+        value_name: "FILE",
+        help: "with --interval: one JSON object per line for each interval, written \
+               as it ends, so that tail -f can follow the run (throughput mode: the \
+               phase's sum, each worker's beside it)",
+        saved_as: "live",
+        extensions: &[],
+        repeats: false,
+        guard: GuardRule::File,
+        saved_when_absent: false,
     },
 ];
 
@@ -179,16 +215,17 @@ impl OutputFiles {
 }
 
 /// Saved as an object with one key per format of the list: null when not
-/// asked; a path; for a format that repeats, one path alone or a list of
+/// asked (a format added since, nothing); a path; for a format that repeats, one path alone or a list of
 /// two or more (so a run with one `-b` saves what it always did). Keys a
 /// run saved by another version holds and this one does not know are
 /// skipped, and a missing key is a format not asked for.
 impl Serialize for OutputFiles {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(FORMATS.len()))?;
+        let mut map = s.serialize_map(None)?;
         for row in &FORMATS {
             let paths: Vec<&PathBuf> = self.of(row.format).collect();
             match paths.as_slice() {
+                [] if !row.saved_when_absent => {}
                 [] => map.serialize_entry(row.saved_as, &None::<PathBuf>)?,
                 [one] => map.serialize_entry(row.saved_as, one)?,
                 more if row.repeats => map.serialize_entry(row.saved_as, more)?,
@@ -271,6 +308,13 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&o).unwrap(),
             r#"{"json":"s.json","csv":null,"html":null,"plots":null,"spreadsheet":"a.xls"}"#
+        );
+        let mut live = o.clone();
+        live.add(Format::Live, "live.jsonl".into());
+        assert!(
+            serde_json::to_string(&live)
+                .unwrap()
+                .ends_with(r#""spreadsheet":"a.xls","live":"live.jsonl"}"#)
         );
         o.add(Format::Spreadsheet, "b.xlsx".into());
         let saved = serde_json::to_string(&o).unwrap();

@@ -200,16 +200,56 @@ impl LatencyHistogram {
     /// As plain words, for a throughput worker to hand to its parent through
     /// shared memory: count, sum (two words), min, max, then every bucket.
     pub fn to_words(&self) -> Vec<u64> {
-        let mut words = Vec::with_capacity(WORDS);
-        words.extend([
+        self.words().collect()
+    }
+
+    /// The words of [`LatencyHistogram::to_words`], one by one, without
+    /// allocating (the timed loop copies them at an interval's end).
+    #[inline]
+    pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        [
             self.count,
             self.sum as u64,
             (self.sum >> 64) as u64,
             self.min,
             self.max,
-        ]);
-        words.extend_from_slice(&self.counts[..]);
-        words
+        ]
+        .into_iter()
+        .chain(self.counts.iter().copied())
+    }
+
+    /// `--interval`: the least and greatest latency recorded since the last
+    /// call (or since the start), forgotten here so that the next interval
+    /// has its own; [`LatencyHistogram::widen_extremes`] puts the whole
+    /// pass's back.
+    #[inline]
+    pub fn take_extremes(&mut self) -> (u64, u64) {
+        let extremes = (self.min, self.max);
+        self.min = u64::MAX;
+        self.max = 0;
+        extremes
+    }
+
+    /// Widens the least and greatest latency to take in `(min, max)`.
+    pub fn widen_extremes(&mut self, (min, max): (u64, u64)) {
+        self.min = self.min.min(min);
+        self.max = self.max.max(max);
+    }
+
+    /// The operations `self` holds beyond `earlier` (an earlier state of
+    /// the same histogram), with `self`'s least and greatest latency: one
+    /// interval's own (see [`LatencyHistogram::take_extremes`]).
+    pub fn since(&self, earlier: &LatencyHistogram) -> LatencyHistogram {
+        let mut h = self.clone();
+        for (mine, before) in h.counts.iter_mut().zip(earlier.counts.iter()) {
+            *mine -= before;
+        }
+        h.count -= earlier.count;
+        h.sum -= earlier.sum;
+        if h.count == 0 {
+            (h.min, h.max) = (u64::MAX, 0);
+        }
+        h
     }
 
     /// Back from [`LatencyHistogram::to_words`]; `None` when `words` is not one.

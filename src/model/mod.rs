@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod history_layout;
 pub mod host;
 pub mod identity;
+pub mod intervals;
 pub mod latency;
 pub mod network_test;
 pub mod order;

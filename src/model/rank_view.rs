@@ -145,7 +145,7 @@ mod tests {
         let config = crate::cli::test_config(&["-s", "64k", "-r", "4k", "-i", "0"]);
         let mut run = sample_result(config, Vec::new());
         run.ranks = vec![rank(0, 100), rank(1, 300)];
-        run.cells = sum_of_ranks(&run.ranks);
+        run.cells = sum_of_ranks(&run.ranks, &run.config);
         assert_eq!(run.clients(), 2);
         assert_eq!(run.summed_words().as_deref(), Some("sum of 2 clients"));
         let one = run.one_rank(1).unwrap();

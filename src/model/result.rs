@@ -6,6 +6,7 @@ pub use crate::model::client::Client;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::environment::Environment;
 use crate::model::histogram::LatencySummary;
+use crate::model::intervals::{Interval, RankIntervals, sum_together};
 use crate::model::plan::Cell;
 use crate::model::skew::{CellSkew, RankSkew};
 use crate::model::workload::Pass;
@@ -36,6 +37,9 @@ pub struct Measurement {
     /// saved before repetitions existed is one run, run 0.
     #[serde(default)]
     pub run: u32,
+    /// `--interval`: the pass in consecutive intervals (model::intervals).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
 }
 
 impl Measurement {
@@ -228,6 +232,9 @@ pub struct WorkerResult {
     /// on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<Client>,
+    /// `--interval`: this worker's timed loop in intervals, from the release.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
 }
 
 impl WorkerResult {
@@ -283,6 +290,13 @@ pub struct PhaseResult {
     /// Which repetition of the plan (`--runs`) it belongs to, from 0.
     #[serde(default)]
     pub run: u32,
+    /// `--interval`: every worker's intervals summed index by index, from
+    /// the release (model::intervals::sum_by_index), with the page cache.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+    /// Cluster mode with `--interval`: each rank's own sum, beside the job's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rank_intervals: Vec<RankIntervals>,
     /// Cluster mode: the ranks' starts and ends (absent on one machine;
     /// boxed: a phase travels in every event of a run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -294,6 +308,19 @@ impl PhaseResult {
     /// worker's was not counted: a run saved before ioz counted it).
     pub fn usage(&self) -> Option<RegionUsage> {
         RegionUsage::sum(self.results.iter().map(|w| w.usage.as_ref()))
+    }
+
+    /// Cluster mode with `--interval`: the job's intervals, the ranks' own
+    /// (`rank_intervals`) summed index by index.
+    pub fn sum_rank_intervals(&mut self, interval_ns: u64, percentiles: &[f64]) {
+        if !self.rank_intervals.is_empty() {
+            let series: Vec<&[Interval]> = self
+                .rank_intervals
+                .iter()
+                .map(|r| &r.intervals[..])
+                .collect();
+            self.intervals = sum_together(&series, interval_ns, percentiles);
+        }
     }
 
     /// IOzone's "Children see": the sum of the workers' rates (for µs/op, their mean).
@@ -512,6 +539,17 @@ pub struct RankCells {
     pub environment: Option<Environment>,
 }
 
+impl RankCells {
+    /// This rank's measurement of `pass` of `cell` in repetition `run`.
+    pub fn measurement(&self, cell: &Cell, pass: Pass, run: u32) -> Option<&Measurement> {
+        self.cells
+            .iter()
+            .filter(|c| c.cell == *cell)
+            .flat_map(|c| &c.measurements)
+            .find(|m| m.pass == pass && m.run == run)
+    }
+}
+
 /// The moment a rank began a cell: Unix time in ns on the rank's own
 /// clock (across hosts, as close as their clocks are synchronised).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -529,7 +567,9 @@ pub struct CellStart {
 /// summed rate, down to the nanosecond): the rates of the ranks add up, their
 /// times do not. A pass some rank lacks (the run ended inside it) is left
 /// out.
-pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
+/// With `--interval` (from `config`) its intervals are the ranks' summed
+/// index by index.
+pub fn sum_of_ranks(ranks: &[RankCells], config: &RunConfig) -> Vec<CellResult> {
     let Some((first, others)) = ranks.split_first() else {
         return Vec::new();
     };
@@ -553,7 +593,7 @@ pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
                             .find(|o| o.pass == m.pass && o.run == m.run)?;
                         all.push(theirs);
                     }
-                    Some(summed(&all))
+                    Some(summed(&all, config))
                 })
                 .collect(),
         })
@@ -563,7 +603,7 @@ pub fn sum_of_ranks(ranks: &[RankCells]) -> Vec<CellResult> {
 
 /// One measurement for several simultaneous ones of the same pass (see
 /// [`sum_of_ranks`]).
-fn summed(all: &[&Measurement]) -> Measurement {
+fn summed(all: &[&Measurement], config: &RunConfig) -> Measurement {
     let bytes: u64 = all.iter().map(|m| m.bytes).sum();
     let rate: f64 = all
         .iter()
@@ -589,6 +629,13 @@ fn summed(all: &[&Measurement]) -> Measurement {
         cpu_system_ns: all.iter().map(|m| m.cpu_system_ns).sum(),
         usage: RegionUsage::sum(all.iter().map(|m| m.usage.as_ref())),
         run: all[0].run,
+        intervals: match config.interval_ns {
+            Some(interval_ns) => {
+                let series: Vec<&[Interval]> = all.iter().map(|m| &m.intervals[..]).collect();
+                sum_together(&series, interval_ns, config.latency.percentiles())
+            }
+            None => Vec::new(),
+        },
     }
 }
 
@@ -641,9 +688,12 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 cpu_system_ns: 0,
                 usage: None,
                 client: None,
+                intervals: Vec::new(),
             })
             .collect(),
         run: 0,
+        intervals: Vec::new(),
+        rank_intervals: Vec::new(),
         skew: None,
     }
 }
@@ -676,6 +726,7 @@ pub(crate) fn sample_cells(
                     cpu_system_ns: 0,
                     usage: None,
                     run: 0,
+                    intervals: Vec::new(),
                 })
                 .collect(),
         })
@@ -756,6 +807,7 @@ mod tests {
                     cpu_system_ns: 5,
                     usage: None,
                     run: 0,
+                    intervals: Vec::new(),
                 })
                 .collect(),
         }
@@ -769,7 +821,7 @@ mod tests {
             vec![cell(1024, &[(Pass::Write, 1 << 20, 1_000_000_000)])],
         );
         let b = rank(1, vec![cell(1024, &[(Pass::Write, 1 << 20, 500_000_000)])]);
-        let sum = sum_of_ranks(&[a, b]);
+        let sum = sum_of_ranks(&[a, b], &crate::cli::test_config(&["-a"]));
         assert_eq!(sum.len(), 1);
         let m = &sum[0].measurements[0];
         assert_eq!(m.kb_per_sec(), 3072);
@@ -788,9 +840,9 @@ mod tests {
             ],
         );
         let b = rank(1, vec![cell(1024, &both)]);
-        let sum = sum_of_ranks(&[a, b]);
+        let sum = sum_of_ranks(&[a, b], &crate::cli::test_config(&["-a"]));
         assert_eq!(sum.len(), 1);
         assert_eq!(sum[0].passes(), [Pass::Write]);
-        assert!(sum_of_ranks(&[]).is_empty());
+        assert!(sum_of_ranks(&[], &crate::cli::test_config(&["-a"])).is_empty());
     }
 }

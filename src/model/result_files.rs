@@ -103,6 +103,9 @@ pub enum PlotView {
     ByFileSize,
     /// Value against record size, one line per file size ("write-by-record-size.png").
     ByRecordSize,
+    /// `--interval`: the rate of each interval over the pass, with the page
+    /// cache ("write-over-time.png").
+    OverTime,
 }
 
 impl PlotView {
@@ -112,6 +115,7 @@ impl PlotView {
             PlotView::Overview => "",
             PlotView::ByFileSize => "-by-file-size",
             PlotView::ByRecordSize => "-by-record-size",
+            PlotView::OverTime => "-over-time",
         }
     }
 }
@@ -121,6 +125,15 @@ impl PlotView {
 /// (otherwise the overview is already the one 2-D view). Decided by the
 /// configuration, so that the guard knows every file before the run.
 pub fn plot_views(config: &RunConfig) -> Vec<PlotView> {
+    let mut views = grid_views(config);
+    if config.interval_ns.is_some() {
+        views.push(PlotView::OverTime);
+    }
+    views
+}
+
+/// The views of the pass's measurements (plot_views without --interval's).
+fn grid_views(config: &RunConfig) -> Vec<PlotView> {
     if config.throughput.is_some() {
         return vec![PlotView::Overview];
     }

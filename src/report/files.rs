@@ -9,7 +9,9 @@ use std::path::Path;
 
 use super::Exporter;
 use super::html::HtmlReport;
+use super::interval_csv::IntervalCsvReport;
 use super::json::JsonReport;
+use super::live::LiveReport;
 use super::plots::plot_files;
 use super::put::{make_dir, put};
 use super::spreadsheet::biff::BiffReport;
@@ -42,6 +44,8 @@ fn exporter(format: Format, path: &Path) -> Export {
         Format::Plots => Export::Files(plot_files, "the plots"),
         Format::Spreadsheet if has_extension(path, "xlsx") => Export::File(&XlsxReport),
         Format::Spreadsheet => Export::File(&BiffReport),
+        Format::IntervalCsv => Export::File(&IntervalCsvReport),
+        Format::Live => Export::File(&LiveReport),
     }
 }
 

@@ -610,6 +610,7 @@ mod tests {
             cpu_system_ns: 200_000,
             usage: None,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

@@ -39,6 +39,22 @@ pub fn put(place: &Place, bytes: &[u8]) -> io::Result<()> {
     done
 }
 
+/// `--live`: the result file `place`, put in place empty and marked at once
+/// and handed back open, for lines written as the run goes (a reader
+/// following the name finds it from the start).
+pub fn open_in_place(place: &Place) -> io::Result<File> {
+    let dir = open_dir(&place.dir)?;
+    let (temp, file) = create_temp(&dir, &place.name)?;
+    let _ = set_result_mark(&file);
+    match rename_into_place(&dir, &temp, place) {
+        Ok(()) => Ok(file),
+        Err(e) => {
+            let _ = unlinkat(&dir, temp.as_os_str(), UnlinkatFlags::NoRemoveDir);
+            Err(e)
+        }
+    }
+}
+
 /// Makes `dir` (one level: its parent exists), or finds it made.
 pub fn make_dir(dir: &Path) -> io::Result<()> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {

@@ -310,6 +310,7 @@ mod tests {
             cpu_system_ns: 11,
             usage: None,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

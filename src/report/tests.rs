@@ -22,6 +22,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         cpu_system_ns: 0,
         usage: None,
         run: 0,
+        intervals: Vec::new(),
     }
 }
 

@@ -9,10 +9,12 @@
 //! caller as an [`Event`] as soon as it is done.
 
 mod events;
+mod intervals;
 mod pass;
 mod prepare;
 mod recipe;
 mod setup;
+mod shared_words;
 mod single;
 mod throughput;
 mod timed;
@@ -21,6 +23,7 @@ mod timed;
 mod tests;
 
 pub(crate) use events::{Event, Outcome};
+pub(crate) use intervals::LiveSink;
 #[cfg(feature = "mpi")]
 pub(crate) use single::CellMeeting;
 #[cfg(feature = "mpi")]
@@ -36,24 +39,29 @@ use single::Controls;
 
 /// Measures the plan of `config` (with the telemetry `replay` when it
 /// replays any): signals stop it at the next record, `remount` (-U) cycles
-/// the file system before every pass, and `on_event` sees every step as soon
-/// as it is done (an error from it ends the run).
+/// the file system before every pass, `live` (--live) gets every interval
+/// as it ends, and `on_event` sees every step as soon as it is done (an
+/// error from it ends the run).
 pub(crate) fn measure(
     config: &RunConfig,
-    replay: Option<&Replay>,
+    (replay, remount, live): (
+        Option<&Replay>,
+        Option<&mut Remounter>,
+        Option<&dyn LiveSink>,
+    ),
     stop: &StopFlag,
-    remount: Option<&mut Remounter>,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let recipe = Recipe::new(config, replay);
     match recipe.throughput() {
-        Some(tp) => throughput::run(&recipe, tp, stop, None, on_event),
+        Some(tp) => throughput::run(&recipe, tp, (stop, live), None, on_event),
         None => single::run(
             &recipe,
             Controls {
                 stop,
                 remount,
                 meeting: None,
+                live,
             },
             on_event,
         ),
@@ -67,13 +75,13 @@ pub(crate) fn measure(
 #[cfg(feature = "mpi")]
 pub(crate) fn measure_across(
     config: &RunConfig,
-    stop: &StopFlag,
+    (stop, live): (&StopFlag, Option<&dyn LiveSink>),
     across: &Across<'_>,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
     let recipe = Recipe::new(config, None);
     match &config.throughput {
-        Some(tp) => throughput::run(&recipe, tp, stop, Some(across), on_event),
+        Some(tp) => throughput::run(&recipe, tp, (stop, live), Some(across), on_event),
         None => Outcome::ended(
             Vec::new(),
             Vec::new(),
@@ -92,7 +100,7 @@ pub(crate) fn measure_across(
 #[cfg(feature = "mpi")]
 pub(crate) fn measure_cells_across(
     config: &RunConfig,
-    stop: &StopFlag,
+    (stop, live): (&StopFlag, Option<&dyn LiveSink>),
     meeting: &dyn CellMeeting,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
@@ -101,6 +109,7 @@ pub(crate) fn measure_cells_across(
         stop,
         remount: None,
         meeting: Some(meeting),
+        live,
     };
     single::run(&recipe, controls, on_event)
 }

@@ -18,6 +18,7 @@ use crate::data::dedup::ImageWrites;
 use crate::data::pattern::{IoOp, OpKind, PROBE_PAGE};
 use crate::data::stamp::Stamped;
 use crate::data::verify::Verifier;
+use crate::engine::intervals::IntervalMarks;
 use crate::engine::{
     Engine, LoopFailure, LoopIo, OpTiming, OpenSpec, Stops, WithEngine, latency_buffer, open_chosen,
 };
@@ -213,12 +214,14 @@ impl<'r> ReadyPass<'r> {
     /// The timed region over `ops`, with `-e`/`-c` as the run asks and every
     /// operation's latency recorded with -Q. Verification mismatches fail the
     /// pass once the clock has stopped.
+    /// With --interval, `intervals` is where the loop hands its intervals over.
     pub fn timed<E: Engine>(
         &mut self,
         engine: &mut E,
         ops: &[IoOp],
         buffers: &mut Buffers<'_>,
         stops: Stops<'_>,
+        intervals: Option<IntervalMarks<'_>>,
     ) -> Result<LoopOutcome, IoFailure> {
         let timing = OpTiming {
             list: self.latencies.as_mut(),
@@ -227,7 +230,8 @@ impl<'r> ReadyPass<'r> {
             pace_ns: self.checked.recipe.pace_ns,
             tsc: self.checked.recipe.tsc,
         };
-        self.checked.run(engine, ops, buffers, stops, timing)
+        self.checked
+            .run(engine, ops, buffers, stops, (timing, intervals))
     }
 
     /// After a stonewall, uncounted: the writes a worker had left, so that
@@ -240,7 +244,7 @@ impl<'r> ReadyPass<'r> {
         stops: Stops<'_>,
     ) -> Result<LoopOutcome, IoFailure> {
         self.checked
-            .run(engine, rest, buffers, stops, OpTiming::none())
+            .run(engine, rest, buffers, stops, (OpTiming::none(), None))
     }
 
     /// With --latency, the pass's histogram.
@@ -297,7 +301,7 @@ impl CheckedLoop<'_> {
         ops: &[IoOp],
         buffers: &mut Buffers<'_>,
         stops: Stops<'_>,
-        timing: OpTiming<'_>,
+        timing: (OpTiming<'_>, Option<IntervalMarks<'_>>),
     ) -> Result<LoopOutcome, IoFailure> {
         let recipe = self.recipe;
         let fail = failure(recipe.pass, self.path);
@@ -355,7 +359,7 @@ fn run_loop<E: Engine, C: DataCheck>(
     check: &mut C,
     recipe: &PassRecipe,
     stops: Stops<'_>,
-    timing: OpTiming<'_>,
+    (timing, intervals): (OpTiming<'_>, Option<IntervalMarks<'_>>),
 ) -> Result<LoopOutcome, LoopFailure> {
     let mut io = LoopIo {
         read_buf: buffers.read_buf,
@@ -365,6 +369,7 @@ fn run_loop<E: Engine, C: DataCheck>(
         compute_delay_ns: recipe.compute_delay_ns,
         busy_ns: 0,
         timing,
+        intervals,
     };
     timed_loop(engine, ops, &mut io, recipe.extras, stops)
 }

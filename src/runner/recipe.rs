@@ -308,6 +308,7 @@ impl<'a> Recipe<'a> {
             iozone_bands: config.latency.iozone_histograms,
             pace_ns: config.latency.pace_ns(),
             tsc: self.tsc,
+            interval_ns: config.interval_ns,
             counts_operations: self.replay.is_some(),
             mix_roles: (pass == Pass::RandomMix).then(|| config.mix_roles()),
         }
@@ -526,6 +527,8 @@ pub(crate) struct PassRecipe {
     pub pace_ns: u64,
     /// The TSC as the per-operation clock, where the kernel trusts it.
     pub tsc: Option<Tsc>,
+    /// `--interval`: the loop's intervals, ns.
+    pub interval_ns: Option<u64>,
     /// Telemetry: a replayed operation is not a record, so throughput
     /// workers count operations instead of whole records.
     pub counts_operations: bool,

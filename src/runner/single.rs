@@ -4,7 +4,8 @@
 use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
-use super::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, with_engine};
+use super::intervals::{self, LiveSink, Loops, one_loop};
+use super::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, failure, with_engine};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::buffer::KeptBuf;
@@ -24,6 +25,8 @@ pub(crate) struct Controls<'a> {
     pub stop: &'a StopFlag,
     pub remount: Option<&'a mut Remounter>,
     pub meeting: Option<&'a dyn CellMeeting>,
+    /// `--live`: where each interval goes as it ends.
+    pub live: Option<&'a dyn LiveSink>,
 }
 
 /// Cluster mode: every rank runs the whole plan on its own file, and the
@@ -283,6 +286,8 @@ fn run_cell(
                 pool: &mut *pool,
             },
             stop: controls.stop,
+            run,
+            live: controls.live,
         };
         let open = pass.open.expecting(target.expected());
         match with_engine(pass, &open, target.path(), body)?? {
@@ -329,6 +334,9 @@ struct SinglePass<'a> {
     path: &'a std::path::Path,
     buffers: Buffers<'a>,
     stop: &'a StopFlag,
+    /// The repetition (`--runs`), for the live file.
+    run: u32,
+    live: Option<&'a dyn LiveSink>,
 }
 
 impl WithEngine for SinglePass<'_> {
@@ -343,16 +351,25 @@ impl WithEngine for SinglePass<'_> {
             path,
             mut buffers,
             stop,
+            run,
+            live,
         } = self;
         before_loop(&mut engine, pass, path, &mut buffers, ops)?;
         // -V/-+d's check and -Q's room for latencies, made before the clock.
         let mut ready = ReadyPass::new(pass, path, ops, record_bytes);
+        // --interval: the rings and the keeper, before the clock.
+        let (rings, plan) = intervals::prepare(cell, pass, Loops::Pass { run }, path, live)
+            .map_err(|e| failure(pass.pass, path)("share memory for --interval with", None, e))?
+            .unzip();
         let before = UsageSample::now(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: stop.word(),
             stonewall: None,
         };
-        let outcome = ready.timed(&mut engine, ops, &mut buffers, stops)?;
+        let (outcome, kept) = one_loop(rings.as_ref().zip(plan), |marks| {
+            ready.timed(&mut engine, ops, &mut buffers, stops, marks)
+        });
+        let outcome = outcome?;
         let used = UsageSample::now(UsageWho::RUSAGE_SELF).since(&before);
         after_loop(&mut engine, pass, path)?;
         if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
@@ -373,6 +390,7 @@ impl WithEngine for SinglePass<'_> {
             cpu_system_ns: used.system_ns,
             usage: Some(used.counts()),
             run: 0,
+            intervals: kept.loops.into_iter().next().unwrap_or_default(),
         };
         Ok(PassEnd::Measured(
             Box::new(measurement),

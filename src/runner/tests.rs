@@ -278,7 +278,7 @@ fn run_on(path: &std::path::Path, args: &[&str]) -> (RunConfig, Outcome) {
     let mut all = args.to_vec();
     all.extend(["-f", path.to_str().unwrap()]);
     let cfg = config(&all);
-    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
+    let out = measure(&cfg, (None, None, None), &StopFlag::default(), |_| Ok(()));
     (cfg, out)
 }
 
@@ -292,7 +292,7 @@ fn a_full_run_measures_every_pass_with_exact_byte_counts_and_cleans_up() {
         "-i", "6", "-i", "7", "-i", "8", "-i", "9", "-i", "10", "-i", "11", "-i", "12", "-f", p,
     ]);
     let mut rows = 0;
-    let out = measure(&cfg, None, &StopFlag::default(), None, |e| {
+    let out = measure(&cfg, (None, None, None), &StopFlag::default(), |e| {
         if let Event::RowDone(_) = e {
             rows += 1
         }
@@ -512,7 +512,7 @@ fn throughput_run(dir: &std::path::Path, args: &[&str]) -> (RunConfig, Outcome) 
     all.extend(["-T", "-f", base.to_str().unwrap()]);
     let cfg = config(&all);
     assert!(cfg.throughput.is_some(), "a throughput config");
-    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
+    let out = measure(&cfg, (None, None, None), &StopFlag::default(), |_| Ok(()));
     (cfg, out)
 }
 
@@ -636,7 +636,7 @@ fn a_worker_file_that_cannot_be_created_fails_the_run_and_leaves_nothing() {
         a.to_str().unwrap(),
         missing.to_str().unwrap(),
     ]);
-    let out = measure(&cfg, None, &StopFlag::default(), None, |_| Ok(()));
+    let out = measure(&cfg, (None, None, None), &StopFlag::default(), |_| Ok(()));
     let err = out.error.expect("the run should fail").to_string();
     assert!(err.contains("nowhere/b"), "{err}");
     assert!(!a.exists(), "worker 0's file was left behind");
@@ -659,6 +659,7 @@ fn looped<E: Engine>(
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     timed_loop(engine, ops, &mut io, extras, stops)
 }
@@ -771,6 +772,7 @@ fn telemetry_delays_are_busy_waited_before_their_operation_and_left_out() {
         compute_delay_ns: 1_000_000,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let stop = StopFlag::default();
     let stops = Stops {
@@ -842,6 +844,7 @@ fn run_meeting(path: &std::path::Path, args: &[&str], meeting: &RecordingMeeting
         stop: &StopFlag::default(),
         remount: None,
         meeting: Some(meeting),
+        live: None,
     };
     super::single::run(&recipe, controls, |_| Ok(()))
 }
@@ -940,6 +943,7 @@ fn across_ranks_a_stop_raised_before_a_cell_is_settled_at_its_meeting() {
         stop: &stop,
         remount: None,
         meeting: Some(&meeting),
+        live: None,
     };
     let out = super::single::run(&recipe, controls, |_| Ok(()));
     assert_eq!(

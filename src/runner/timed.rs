@@ -1,6 +1,7 @@
 //! The timed region. Nothing happens here but the operations under test: the
 //! offsets, buffers and data were prepared before, and the only other work per
-//! operation is a relaxed atomic load (the stop flag) and an addition.
+//! operation is a relaxed atomic load (the stop flag) and an addition (with
+//! `--interval`, one more load and comparison: engine/intervals.rs).
 
 use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
@@ -50,6 +51,9 @@ pub(crate) fn timed_loop<E: Engine, C: DataCheck>(
     stops: Stops<'_>,
 ) -> Result<LoopOutcome, LoopFailure> {
     let start_ns = now_ns();
+    if let Some(marks) = io.intervals.as_mut() {
+        marks.begin(start_ns);
+    }
     let Progress {
         bytes,
         done,
@@ -72,6 +76,10 @@ pub(crate) fn timed_loop<E: Engine, C: DataCheck>(
         }
     }
     let end_ns = now_ns();
+    // --interval: the last interval, handed over after the clock stopped.
+    if let Some(marks) = io.intervals.as_mut() {
+        marks.finish(end_ns, bytes, done, io.timing.histogram.as_deref_mut());
+    }
     Ok(LoopOutcome {
         start_ns,
         end_ns,

@@ -104,7 +104,7 @@ pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
 }
 
 /// The field `key` of /proc/meminfo, in bytes.
-fn parse_meminfo_bytes(meminfo: &str, key: &str) -> Option<u64> {
+pub fn parse_meminfo_bytes(meminfo: &str, key: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| {
         l.strip_prefix(key)
             .is_some_and(|rest| rest.starts_with(':'))

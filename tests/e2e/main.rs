@@ -78,6 +78,9 @@ mod history;
 // --html: one self-contained page, and the same page rendered by headless
 // Chromium.
 mod html_report;
+// --interval, --live, --interval-csv: intervals adding up to passes and
+// phases, the live file as the run goes, the views, the flush cliff.
+mod intervals;
 // --latency, --percentiles, -+z, -+O, -+T: tables, JSON, CSV, IOzone's
 // histogram and log files, the rate limit.
 mod latency;
@@ -174,6 +177,7 @@ fn main() -> std::process::ExitCode {
         hardening::tests(),
         history::tests(),
         html_report::tests(),
+        intervals::tests(),
         json_schema::tests(),
         latency::tests(),
         open_flags::tests(),

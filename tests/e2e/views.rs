@@ -410,7 +410,7 @@ fn cluster_of(d: &Path, ranks: [&str; 2], out: &str) -> RunResult {
             environment: None,
         })
         .collect();
-    cluster.cells = sum_of_ranks(&cluster.ranks);
+    cluster.cells = sum_of_ranks(&cluster.ranks, &cluster.config);
     write_run(&d.join(out), &cluster);
     cluster
 }

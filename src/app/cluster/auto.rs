@@ -63,7 +63,7 @@ mod cells {
     use crate::model::plan::Cell;
     use crate::model::result::{CellResult, CellStart, Client, RankCells, sum_of_ranks};
     use crate::report::text::LiveText;
-    use crate::runner::{self, Across, CellMeeting, Outcome};
+    use crate::runner::{self, Across, CellMeeting, LiveSink, Outcome};
     use crate::system::signals::StopFlag;
 
     /// Single and auto mode on one rank; when it began each cell, and
@@ -185,7 +185,7 @@ mod cells {
             &mut self,
             across: &Across<'_>,
             mine: &RunConfig,
-            stop: &StopFlag,
+            (stop, live): (&StopFlag, Option<&dyn LiveSink>),
             on_event: &mut OnEvent<'_>,
         ) -> Outcome {
             let together = Together {
@@ -194,7 +194,7 @@ mod cells {
                 starts: &self.starts,
                 times: &self.times,
             };
-            runner::measure_cells_across(mine, stop, &together, on_event)
+            runner::measure_cells_across(mine, (stop, live), &together, on_event)
         }
 
         /// Rank 0 gets every rank's cells: its run's cells are their sum,
@@ -233,7 +233,7 @@ mod cells {
                 })
                 .collect();
             Ok(Measured {
-                cells: sum_of_ranks(&ranks),
+                cells: sum_of_ranks(&ranks, mine),
                 throughput: Vec::new(),
                 cell_skews: cell_skews(&ranks, &times, across.clocks()),
                 ranks,

@@ -4,18 +4,17 @@
 //! rank ending with the job's exit status — around what its mode does
 //! ([`RankMode`]: throughput mode's phases, single and auto mode's cells).
 
-use crate::app::driver::{OnEvent, Venue};
+use super::live::JobLive;
+use crate::app::driver::{OnEvent, Tools, Venue};
 use crate::app::record::Destination;
 use crate::app::run_start::{Measured, RunStart};
-use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::model::result::Client;
 use crate::report::text::LiveText;
-use crate::runner::{Across, Outcome};
+use crate::runner::{Across, LiveSink, Outcome};
 use crate::system::cluster::Peers;
-use crate::system::remount::Remounter;
 use crate::system::signals::StopFlag;
 
 /// What a mode of cluster mode does on each rank.
@@ -39,12 +38,13 @@ pub(super) trait RankMode {
         ranks: (&Client, u32),
     ) -> String;
 
-    /// Measures this rank's share `mine` with the others. Collective.
+    /// Measures this rank's share `mine` with the others (`live`: where
+    /// this rank's intervals go as they end). Collective.
     fn measure(
         &mut self,
         across: &Across<'_>,
         mine: &RunConfig,
-        stop: &StopFlag,
+        controls: (&StopFlag, Option<&dyn LiveSink>),
         on_event: &mut OnEvent<'_>,
     ) -> Outcome;
 
@@ -130,11 +130,17 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
     fn measure(
         &mut self,
         mine: &RunConfig,
-        _tools: (Option<&Replay>, Option<&mut Remounter>),
+        (_, _, live): Tools<'_>,
         stop: &StopFlag,
         on_event: &mut OnEvent<'_>,
     ) -> Outcome {
-        self.mode.measure(&self.across, mine, stop, on_event)
+        // --interval: every rank's lines go to rank 0, which writes the job's.
+        let job_live = mine
+            .interval_ns
+            .map(|interval_ns| JobLive::new(self.peers, live, interval_ns));
+        let live = job_live.as_ref().map(|j| j as &dyn LiveSink);
+        self.mode
+            .measure(&self.across, mine, (stop, live), on_event)
     }
 
     fn gather(

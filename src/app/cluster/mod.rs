@@ -12,6 +12,8 @@ mod launch;
 mod launcher;
 mod launcher_stderr;
 #[cfg(feature = "mpi")]
+mod live;
+#[cfg(feature = "mpi")]
 mod network_test;
 #[cfg(feature = "mpi")]
 mod rank;

@@ -17,7 +17,7 @@ use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::model::result::{Client, RankCells};
 use crate::report::text::LiveText;
-use crate::runner::{self, Across, Outcome};
+use crate::runner::{self, Across, LiveSink, Outcome};
 use crate::system::signals::StopFlag;
 
 /// Throughput mode on one rank.
@@ -66,25 +66,31 @@ impl RankMode for Phases {
         &mut self,
         across: &Across<'_>,
         mine: &RunConfig,
-        stop: &StopFlag,
+        (stop, live): (&StopFlag, Option<&dyn LiveSink>),
         on_event: &mut OnEvent<'_>,
     ) -> Outcome {
         let hooks = &self.hooks;
-        runner::measure_across(mine, stop, across, |event| {
+        runner::measure_across(mine, (stop, live), across, |event| {
             hooks.after_event(&event);
             on_event(event)
         })
     }
 
-    /// Rank 0's phases are the job's already (runner::Across::settle); it
-    /// gets each rank's first test file and environment.
+    /// Rank 0's phases are the job's already (runner::Across::settle), but
+    /// for their intervals: the ranks' own, summed here; it gets each rank's
+    /// first test file and environment.
     fn gather(
         &mut self,
         across: &Across<'_>,
         mine: &RunConfig,
         here: &Environment,
-        measured: Measured,
+        mut measured: Measured,
     ) -> Result<Measured, RunError> {
+        if let Some(interval_ns) = mine.interval_ns {
+            for phase in &mut measured.throughput {
+                phase.sum_rank_intervals(interval_ns, mine.latency.percentiles());
+            }
+        }
         let facts = RankFacts {
             test_file: driver::first_file(mine),
             environment: here.clone(),

@@ -3,6 +3,11 @@
 
 use super::Spelling::{Long, Plus};
 use super::{Flag, Number, Scope, Section};
+use crate::model::intervals::{MAX_INTERVAL_NS, MIN_INTERVAL_NS};
+
+/// `--interval`: from 10 ms (shorter intervals would time mostly the
+/// keeper's wake-ups) to an hour.
+const INTERVAL: Number = Number::duration(MIN_INTERVAL_NS, MAX_INTERVAL_NS, "interval");
 
 /// `-+O`: operations per second per worker (IOzone's limit is an int).
 const RATE: Number = Number::count(1, 1_000_000_000, "operations per second");
@@ -47,5 +52,16 @@ pub(super) const SECTION: Section = Section {
             |s| s.latency.worker_logs = true,
         )
         .only_in(Scope::ThroughputMode),
+        Flag::number(
+            Long("interval"),
+            "D",
+            INTERVAL,
+            "record every pass (throughput mode: every worker and their sum) in \
+             consecutive intervals of D ({range}; 100ms, 1s): bytes, operations, \
+             --latency's histogram, and the page cache's Dirty and Writeback at \
+             each interval's end; in the JSON, the HTML report, --plots, \
+             --interval-csv and --live",
+            |s, ns| s.interval_ns = Some(ns),
+        ),
     ],
 };

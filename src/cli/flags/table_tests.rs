@@ -14,6 +14,7 @@ fn valid_word(flag: &Flag) -> Option<String> {
     Some(match &flag.action {
         Action::Number(Number::Size | Number::RecordSize, _) => "64k".into(),
         Action::Number(Number::Count(b), _) => b.min.to_string(),
+        Action::Number(Number::Duration(b), _) => crate::cli::number::duration_text(b.min),
         Action::Path(..) | Action::Paths(..) | Action::Output(..) => "out.xls".into(),
         Action::Choice(c, _) => c.names[0].into(),
         Action::Word(..) | Action::Text(_) => "wwn-1".into(),
@@ -91,11 +92,14 @@ fn header_lines_fit_the_value_they_show() {
 }
 
 #[test]
-fn only_counts_write_their_range_in_the_help() {
+fn only_counts_and_durations_write_their_range_in_the_help() {
     for flag in all() {
         if flag.help.contains("{range}") {
             assert!(
-                matches!(flag.action, Action::Number(Number::Count(_), _)),
+                matches!(
+                    flag.action,
+                    Action::Number(Number::Count(_) | Number::Duration(_), _)
+                ),
                 "{} has no range to show",
                 flag.spelling
             );

@@ -30,7 +30,7 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
+use super::batch::{QueuedLatencies, delay_before, mark_interval, probe_with_pread};
 use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
@@ -326,6 +326,8 @@ impl AioEngine {
                     Err(e) => failure = Some(LoopFailure::of(op, e)),
                 }
             }
+            // --interval: at the end of a scan of completions.
+            mark_interval(&mut io.intervals, &progress, &mut io.timing);
         }
         match failure {
             Some(f) => Err(f),

@@ -74,6 +74,7 @@ fn run<C: DataCheck>(
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let stops = Stops {
         signal: stop.word(),
@@ -251,6 +252,7 @@ fn q_latencies_follow_the_operations_done() {
                 list: Some(&mut latencies),
                 ..Default::default()
             },
+            intervals: None,
         };
         let stops = Stops {
             signal: stop.word(),

@@ -48,7 +48,7 @@ use std::sync::atomic::Ordering;
 
 use io_uring::{IoUring, opcode, squeue, types};
 
-use super::batch::{QueuedLatencies, delay_before, probe_with_pread};
+use super::batch::{QueuedLatencies, delay_before, mark_interval, probe_with_pread};
 use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
 use super::{positional::pread_all, positional::pwrite_all, transfer_all};
 use crate::data::buffer::AlignedBuf;
@@ -531,6 +531,8 @@ impl UringEngine {
                     }
                 }
             }
+            // --interval: at the end of a round of completions.
+            mark_interval(&mut io.intervals, &progress, &mut io.timing);
         }
         match failure {
             Some(f) => Err(f),

@@ -172,6 +172,7 @@ fn every_read_reaches_check_read_once(cases: &[(u32, bool)]) {
             compute_delay_ns: 0,
             busy_ns: 0,
             timing: crate::engine::OpTiming::none(),
+            intervals: None,
         };
         let flag = StopFlag::default();
         let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -248,6 +249,7 @@ fn registered_reads_land_in_the_pages_registered_before_the_clock() {
             compute_delay_ns: 0,
             busy_ns: 0,
             timing: crate::engine::OpTiming::none(),
+            intervals: None,
         };
         let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
         assert_eq!(p.done, n as usize);
@@ -315,6 +317,7 @@ fn a_stop_drains_what_is_in_flight_and_reports_a_prefix() {
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let flag = StopFlag::default();
     let p = engine
@@ -358,6 +361,7 @@ fn q_latencies_follow_the_operations_done() {
                 list: Some(&mut latencies),
                 ..Default::default()
             },
+            intervals: None,
         };
         let p = engine
             .run_ops(&ops, &mut io, stops(&flag, Some(&wall)))
@@ -419,6 +423,7 @@ fn writes_land_like_one_at_a_time(fixed: bool) {
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let flag = StopFlag::default();
     let p = engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -474,6 +479,7 @@ fn write_data_from_outside_the_pool_is_copied_per_request() {
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let flag = StopFlag::default();
     engine.run_ops(&ops, &mut io, stops(&flag, None)).unwrap();
@@ -503,6 +509,7 @@ fn errors_name_the_operation_and_offset() {
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let f = engine
         .run_ops(&ops, &mut io, stops(&flag, None))
@@ -520,6 +527,7 @@ fn errors_name_the_operation_and_offset() {
         compute_delay_ns: 0,
         busy_ns: 0,
         timing: crate::engine::OpTiming::none(),
+        intervals: None,
     };
     let f = engine
         .run_ops(&ops, &mut io, stops(&flag, None))

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
+use super::over_time::over_time_section;
 use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
 use super::text::{environment_lines, regime_line};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair, Verdict};
@@ -32,6 +33,8 @@ td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { 
 .fig svg, .figs svg { flex: none; display: block; max-width: 100%; height: auto; }
 .note { color: #555; }
 .key span { display: inline-block; padding: 0 0.5em; margin-right: 0.5em; }
+figure.time { margin: 0 0 1em; }
+figure.time svg { display: block; width: auto; max-width: 100%; height: auto; border: 1px solid #e3e6ea; }
 "#;
 
 pub fn render_html(c: &Comparison) -> String {
@@ -193,6 +196,7 @@ pub fn render_html(c: &Comparison) -> String {
         }
         details(&mut h, c, pass, workers);
     }
+    over_time_section(&mut h, c, &labels);
     let _ = write!(
         h,
         "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval; a bar beyond a clipped axis ends in an arrowhead with its value. Mountains: the plots' colours, on one scale.</p></body></html>",

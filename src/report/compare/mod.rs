@@ -6,6 +6,7 @@
 mod data;
 mod format;
 mod html;
+mod over_time;
 mod svg;
 mod text;
 mod xlsx;

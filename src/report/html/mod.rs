@@ -5,6 +5,7 @@
 
 mod cost;
 mod environment;
+mod intervals;
 mod latency;
 mod pass;
 mod tables;
@@ -84,6 +85,7 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 figure { margin: 0 0 1em; }
 figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
 figure.chart svg { max-width: 760px; }
+figure.chart.wide svg { width: auto; max-width: 100%; }
 figure.latency-chart svg { width: auto; max-width: 100%; }
 figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }
@@ -141,6 +143,9 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             pass_slug(pass),
             esc(pass.name())
         );
+    }
+    if intervals::has_intervals(result) {
+        h.push_str("<li><a href=\"#over-time\">Over time</a></li>\n");
     }
     h.push_str("<li><a href=\"#text-output\">Text output</a></li>\n</ul></nav>\n</header>\n");
 
@@ -207,6 +212,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
 
     cost::cost_section(&mut h, result);
     latency::latency_section(&mut h, result);
+    intervals::intervals_section(&mut h, result);
 
     for &pass in &passes {
         pass_section(&mut h, result, pass)?;
@@ -402,6 +408,7 @@ mod tests {
             cpu_system_ns: 0,
             usage: None,
             client: None,
+            intervals: Vec::new(),
         };
         r.throughput = vec![PhaseResult {
             pass: Pass::Write,
@@ -415,6 +422,8 @@ mod tests {
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
             run: 0,
+            intervals: Vec::new(),
+            rank_intervals: Vec::new(),
             skew: None,
         }];
         let html = render_html(&r).unwrap();

@@ -49,7 +49,7 @@ pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io
     // its chart.
     let (left, right): (Vec<PlotView>, Vec<PlotView>) = if throughput {
         (Vec::new(), vec![PlotView::Overview])
-    } else if views.len() > 1 {
+    } else if views.contains(&PlotView::ByFileSize) {
         (
             vec![PlotView::ByRecordSize],
             vec![PlotView::ByFileSize, PlotView::Overview],
@@ -91,10 +91,12 @@ fn chart(
         PlotView::ByFileSize => "by file size, one line per record size",
         PlotView::ByRecordSize => "by record size, one line per file size",
         PlotView::Overview if throughput => "by worker count",
-        PlotView::Overview if plot_views(&result.config).len() > 1 => {
+        PlotView::Overview if plot_views(&result.config).contains(&PlotView::ByFileSize) => {
             "as a 3-D surface over file and record size"
         }
         PlotView::Overview => "over the sizes measured",
+        // The report's own section draws it (html/intervals.rs).
+        PlotView::OverTime => "over time",
     };
     let _ = writeln!(
         h,

@@ -7,7 +7,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 
 /// A round number at or above `v`, a little above it (1, 1.2, 1.5, 2, 2.5, 3,
 /// 4, 5, 6 or 8 times a power of ten).
-pub(super) fn nice_top(v: f64) -> f64 {
+pub fn nice_top(v: f64) -> f64 {
     if v.is_nan() || v <= 0.0 {
         return 1.0;
     }
@@ -21,7 +21,7 @@ pub(super) fn nice_top(v: f64) -> f64 {
 }
 
 /// Ticks for a value axis from 0 to `top` (a [`nice_top`]): 4 to 10 round steps.
-pub(super) fn value_ticks(top: f64) -> Vec<f64> {
+pub fn value_ticks(top: f64) -> Vec<f64> {
     let e = top.log10().floor();
     let mut best: Option<(f64, f64)> = None;
     for p in [e - 2.0, e - 1.0, e] {

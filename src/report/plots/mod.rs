@@ -22,6 +22,7 @@ mod grid;
 mod labels;
 mod lines;
 mod output;
+mod over_time;
 mod page;
 mod regions;
 mod scale;
@@ -36,7 +37,9 @@ use super::layout::TableLayout;
 use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
+pub use axis::{nice_top, value_ticks};
 pub use output::{plot_files, plot_svg};
+pub use over_time::{OverTime, TimeLine, of_pass, of_phase, rate};
 pub use scale::{PlainAxis, ValueScale, measured, number};
 
 /// Width and height of every plot file, in pixels (PNG) or user units (SVG).

@@ -7,6 +7,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::grid::Grid;
 use super::lines::draw_lines;
+use super::over_time;
 use super::regions::Regions;
 use super::scale::ValueScale;
 use super::surface::draw_surface;
@@ -36,11 +37,13 @@ enum Body {
     OneRecord,
     Surface,
     Lines(PlotView),
+    OverTime,
 }
 
 fn body_of(result: &RunResult, pass: Pass, grid: &Grid, view: PlotView) -> Body {
     let throughput = !result.throughput.is_empty() || result.config.throughput.is_some();
     match (grid.files.len(), grid.records.len()) {
+        _ if view == PlotView::OverTime => Body::OverTime,
         _ if throughput && result.throughput.iter().any(|p| p.pass == pass) => Body::Throughput,
         (0, _) | (_, 0) => Body::Empty,
         _ if view != PlotView::Overview => Body::Lines(view),
@@ -63,8 +66,12 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
     let (w, h) = root.dim_in_pixel();
     let grid = Grid::of(result, pass);
     let regions = Regions::of(result, pass);
-    let scale = value_scale(result, pass);
     let body_kind = body_of(result, pass, &grid, view);
+    let scale = match body_kind {
+        Body::OverTime => over_time::scale_of(result, pass),
+        _ => None,
+    }
+    .unwrap_or_else(|| value_scale(result, pass));
     let center = w as i32 / 2;
 
     let mut notes = match &body_kind {
@@ -77,6 +84,7 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
         )],
         Body::Lines(_) => vec![format!("One line per record size. {}", regions.caption())],
         Body::OneRecord | Body::Surface => vec![regions.caption()],
+        Body::OverTime => over_time::notes(result, pass),
     };
     if result.status != RunStatus::Complete {
         notes.push("The run did not complete: the cells it did not reach are missing.".into());
@@ -99,6 +107,7 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
         PlotView::Overview => "",
         PlotView::ByFileSize => " by file size",
         PlotView::ByRecordSize => " by record size",
+        PlotView::OverTime => " over time",
     };
     ts.text(
         &top,
@@ -157,6 +166,7 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
         }
         Body::Surface => draw_surface(&body, ts, &grid, &regions, &scale)?,
         Body::Lines(view) => draw_lines(&body, ts, &grid, view, &regions, &scale)?,
+        Body::OverTime => over_time::draw_over_time(&body, ts, result, pass, &scale)?,
     }
     for (i, line) in lines.iter().enumerate() {
         ts.text(

@@ -309,6 +309,7 @@ mod tests {
             cpu_system_ns: 0,
             usage: None,
             run: 0,
+            intervals: Vec::new(),
         }
     }
 

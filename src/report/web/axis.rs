@@ -7,7 +7,10 @@
 use super::canvas::{Anchor, Paint, Svg, Text, TextSize};
 use crate::model::config::OutputUnit;
 use crate::model::dates;
-use crate::report::plots::{PlainAxis, number};
+use crate::report::plots::{PlainAxis, nice_top, number, value_ticks};
+
+const MIB: f64 = 1024.0 * 1024.0;
+const GIB: f64 = 1024.0 * MIB;
 
 /// The gridlines across a plot area, and the line of a tick marked strong
 /// (the zero of a percent axis).
@@ -77,6 +80,27 @@ impl Frame {
                     .turned(-90.0),
             );
         }
+    }
+
+    /// `axis` up the right side, for a second quantity on the same chart:
+    /// no gridlines (the left axis has them), each tick's label right of
+    /// the frame, the title turned beside the labels.
+    pub fn draw_y_right(&self, svg: &mut Svg, axis: &Axis) {
+        for tick in &axis.ticks {
+            let y = self.y(tick.at);
+            svg.line(
+                (self.right, y),
+                (self.right + 4.0, y),
+                Paint::stroke(STRONG),
+            );
+            svg.text(Text::new(self.right + 7.0, y + 4.0, &tick.label));
+        }
+        let middle = (self.top + self.bottom) / 2.0;
+        svg.text(
+            Text::new(self.right + Y_TITLE_OFFSET, middle, &axis.title)
+                .anchor(Anchor::Middle)
+                .turned(90.0),
+        );
     }
 
     /// `axis` along the bottom: a gridline up the frame at each tick (if
@@ -284,6 +308,41 @@ impl Axis {
             ticks,
             "latency (log scale)".to_string(),
         )
+    }
+
+    /// Values from zero to a round top above `max` (given in the caller's
+    /// unit, read in the axis's: `factor` times it), titled `title`.
+    fn from_zero(max: f64, factor: f64, title: String) -> Axis {
+        let top = nice_top(max * factor);
+        let ticks = value_ticks(top)
+            .into_iter()
+            .map(|t| Tick::new(t / top, number(t)))
+            .collect();
+        Axis {
+            factor,
+            ..Axis::new(Mapping::Linear { lo: 0.0, hi: top }, ticks, title)
+        }
+    }
+
+    /// Time into a pass, given in ns, from zero past `max_ns`: read in ms
+    /// under two seconds, else in seconds.
+    pub fn elapsed(max_ns: f64, what: &str) -> Axis {
+        let (factor, unit) = if max_ns < 2e9 {
+            (1e-6, "ms")
+        } else {
+            (1e-9, "s")
+        };
+        Axis::from_zero(max_ns, factor, format!("{what} ({unit})"))
+    }
+
+    /// Bytes, from zero past `max`: read in MiB, or GiB from 4 GiB.
+    pub fn bytes(max: f64, what: &str) -> Axis {
+        let (factor, unit) = if max < 4.0 * GIB {
+            (1.0 / MIB, "MiB")
+        } else {
+            (1.0 / GIB, "GiB")
+        };
+        Axis::from_zero(max, factor, format!("{what} ({unit})"))
     }
 
     /// A fraction from 0 to 1, ticked at `ticks`.

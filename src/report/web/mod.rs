@@ -7,7 +7,8 @@
 //! rest), latency decades, fractions, time, bands of sizes; each with its
 //! ticks, labels and a title that names the unit), small multiples
 //! ([`Panels`]: frames of one size sharing their axes, in rows that fit the
-//! page), and the colours (the values' colour map is the plots').
+//! page), the colours (the values' colour map is the plots'), and the charts
+//! of `--interval`'s series over time.
 //!
 //! Hand-written SVG rather than the plots module's figures (plotters): the
 //! pages need many small charts whose every bar or point carries a tooltip
@@ -20,9 +21,11 @@ mod canvas;
 mod colours;
 mod escape;
 mod panels;
+mod time_chart;
 
 pub use axis::{Axis, Frame, micros};
 pub use canvas::{Anchor, Paint, Path, Svg, Text, TextSize};
 pub use colours::{better_worse_colour, height_colour, ordered, series, verdict_colour};
 pub use escape::esc;
 pub use panels::{Margins, Panels};
+pub use time_chart::{CacheCurve, StepLine, latency_over_time, rate_over_time};

@@ -14,6 +14,7 @@ mod worker_ops;
 use std::path::PathBuf;
 
 use super::events::{Event, Outcome};
+use super::intervals::{self, Keeper, LiveSink, Loops};
 use super::prepare::{fill, is_short};
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use super::single::pause_between_tests;
@@ -40,7 +41,7 @@ use worker_ops::WorkerOps;
 pub(crate) fn run(
     recipe: &Recipe<'_>,
     throughput: &ThroughputConfig,
-    stop: &StopFlag,
+    (stop, live): (&StopFlag, Option<&dyn LiveSink>),
     across: Option<&Across<'_>>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
@@ -120,6 +121,8 @@ pub(crate) fn run(
                 files: &files,
                 stop,
                 across,
+                live,
+                repetition,
             };
             for pass in &cell.passes {
                 let stopped = stop.signal();
@@ -294,8 +297,16 @@ struct Run<'a> {
     files: &'a WorkerFiles,
     stop: &'a StopFlag,
     across: Option<&'a Across<'a>>,
+    /// `--live`: where each interval goes as it ends.
+    live: Option<&'a dyn LiveSink>,
+    /// The repetition (`--runs`), for the live file.
+    repetition: u32,
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per pass, moved once: a box would buy nothing"
+)]
 enum PhaseEnd {
     /// The phase, and with -Q each worker's latencies in worker order, with
     /// -+z each worker's IOzone buckets.
@@ -352,6 +363,18 @@ impl Run<'_> {
             None
         };
         let paths: Vec<PathBuf> = (0..workers).map(|i| self.cell.test_path(i)).collect();
+        // --interval: the workers' rings, shared with them before any fork.
+        let loops = Loops::Phase {
+            run: self.repetition,
+            workers,
+            release: &shared.flags().release_ns,
+        };
+        // The page cache's device: the first file's (a rank of a sweep may
+        // have no worker of its own in a phase, so not `paths[0]`).
+        let probed = self.cell.test_path(0);
+        let (rings, plan) = intervals::prepare(self.cell, pass, loops, &probed, self.live)
+            .map_err(|e| RunError::System(format!("cannot share memory for --interval: {e}")))?
+            .unzip();
         let job = |index: u32, cpu_scope| WorkerJob {
             index,
             cell: self.cell,
@@ -364,26 +387,47 @@ impl Run<'_> {
             summaries: summaries.as_ref(),
             stop: self.stop,
             shared: shared.flags(),
+            intervals: rings.as_ref(),
             cpu_scope,
         };
-        let reports = if let Some(across) = self.across {
-            // Cluster mode: threads, so that the rank's parent can meet the
-            // others and watch for their stops while its workers run.
-            let coordinator = across.coordinator(shared.flags(), self.throughput.stonewall);
-            let reports = run_threads(workers, &shared, &job, Some(&coordinator));
-            coordinator.workers_ended();
-            reports
-        } else if self.throughput.threads {
-            run_threads(workers, &shared, &job, None)
-        } else {
-            run_processes(workers, &shared, self.stop, &job)?
-        };
+        let (reports, kept) = std::thread::scope(|scope| {
+            let mut keeper = None;
+            let mut plan = rings.as_ref().zip(plan);
+            // With processes, only once every worker is forked.
+            let mut start_keeper = || {
+                if let Some((rings, plan)) = plan.take() {
+                    keeper = Some(Keeper::start(scope, rings, plan));
+                }
+            };
+            let reports = if let Some(across) = self.across {
+                // Cluster mode: threads, so that the rank's parent can meet the
+                // others and watch for their stops while its workers run.
+                start_keeper();
+                let coordinator = across.coordinator(shared.flags(), self.throughput.stonewall);
+                let reports = run_threads(workers, &shared, &job, Some(&coordinator));
+                coordinator.workers_ended();
+                Ok(reports)
+            } else if self.throughput.threads {
+                start_keeper();
+                Ok(run_threads(workers, &shared, &job, None))
+            } else {
+                run_processes(workers, &shared, self.stop, &job, &mut start_keeper)
+            };
+            (reports, keeper.map(Keeper::finish).unwrap_or_default())
+        });
+        let reports = reports?;
         let mut results: Vec<WorkerResult> = Vec::new();
         let mut interrupted = None;
         let mut failures = Vec::new();
+        let mut kept_loops = kept.loops;
         for report in reports {
             match report {
-                WorkerReport::Done(r) => results.push(r),
+                WorkerReport::Done(mut r) => {
+                    if let Some(own) = kept_loops.get_mut(r.worker as usize) {
+                        r.intervals = std::mem::take(own);
+                    }
+                    results.push(*r);
+                }
                 WorkerReport::Failed { message, .. } => failures.push(message),
                 WorkerReport::Interrupted { signal, .. } => interrupted = Some(signal),
                 WorkerReport::Aborted { .. } => {}
@@ -439,6 +483,8 @@ impl Run<'_> {
             latency: phase_latency,
             results,
             run: 0,
+            intervals: kept.sum,
+            rank_intervals: Vec::new(),
             skew: None,
         };
         Ok(PhaseEnd::Done(phase, latencies, bands))

@@ -21,6 +21,7 @@ use crate::engine::clock::now_ns;
 use crate::error::RunError;
 use crate::model::histogram::{LatencyHistogram, LatencySummary};
 use crate::model::identity::FileIdentity;
+use crate::model::intervals::{Interval, RankIntervals};
 use crate::model::latency::IozoneBands;
 use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
@@ -69,6 +70,9 @@ enum RankPhase {
         heard_ns: Option<u64>,
         /// -+z: each worker's 40 IOzone buckets, in the order of `results`.
         bands: Option<Vec<Vec<u64>>>,
+        /// --interval: the rank's workers summed, with its page cache.
+        #[serde(default)]
+        intervals: Vec<Interval>,
     },
     Failed(String),
     Interrupted(i32),
@@ -313,6 +317,7 @@ impl<'a> Across<'a> {
                 bands: bands
                     .as_ref()
                     .map(|b| b.iter().map(|w| w.counts.to_vec()).collect()),
+                intervals: phase.intervals.clone(),
             },
             Ok(PhaseEnd::Interrupted(sig)) => RankPhase::Interrupted(*sig),
             Err(e) => RankPhase::Failed(e.to_string()),
@@ -320,6 +325,7 @@ impl<'a> Across<'a> {
         let mut job_results = Vec::new();
         let mut job_bands: Vec<Option<IozoneBands>> = Vec::new();
         let mut job_parent_ns = 0;
+        let mut rank_intervals = Vec::new();
         // On rank 0's clock: the first release, the last end, while every
         // rank's offset is known.
         let mut span: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
@@ -335,7 +341,11 @@ impl<'a> Across<'a> {
                         release_ns,
                         heard_ns,
                         bands,
+                        intervals,
                     } => {
+                        if !intervals.is_empty() {
+                            rank_intervals.push(RankIntervals { rank, intervals });
+                        }
                         times.push(RankPhaseTimes {
                             client: Client {
                                 rank,
@@ -412,6 +422,8 @@ impl<'a> Across<'a> {
                                 .map_or(job_parent_ns, |(first, last)| (last - first) as u64),
                             parent_estimated: estimated.is_some(),
                             latency,
+                            // The job's sum of them: app/cluster/throughput.rs.
+                            rank_intervals,
                             skew: Some(Box::new(RankSkew::of_phase(
                                 &times,
                                 &self.clocks,

@@ -1,20 +1,17 @@
 //! `-Q` in throughput mode: where each worker leaves its operations'
 //! latencies for the parent, which writes the `Child_<n>_*.dat` files once
 //! every worker of the phase has finished (so no worker's timed region shares
-//! the machine with the file writing). An anonymous shared mapping, so that
-//! forked worker processes and threads use it alike; the copy into it happens
-//! after the worker's timed region.
+//! the machine with the file writing). Shared words (runner/shared_words.rs),
+//! so that forked worker processes and threads use it alike; the copy into
+//! it happens after the worker's timed region.
 
-use std::num::NonZeroUsize;
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous, munmap};
+use crate::runner::shared_words::SharedWords;
 
 /// Per worker: a count, then room for `capacity` latencies (ns).
 pub struct SharedLatencies {
-    ptr: NonNull<AtomicU64>,
-    words: usize,
+    words: SharedWords,
     workers: usize,
     capacity: usize,
 }
@@ -25,30 +22,16 @@ impl SharedLatencies {
         let workers = workers as usize;
         let words = workers
             .checked_mul(capacity + 1)
-            .filter(|w| w.checked_mul(8).is_some())
             .ok_or_else(|| std::io::Error::other("too many latencies to keep"))?;
-        let len = NonZeroUsize::new(words.max(1) * 8).expect("non-zero size");
-        // SAFETY: a fresh anonymous mapping; zeroed memory is a valid array of
-        // AtomicU64 (all counts 0), and the mapping is page-aligned.
-        let ptr = unsafe {
-            mmap_anonymous(
-                None,
-                len,
-                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
-                MapFlags::MAP_SHARED,
-            )
-        }?;
         Ok(SharedLatencies {
-            ptr: ptr.cast(),
-            words,
+            words: SharedWords::new(words)?,
             workers,
             capacity,
         })
     }
 
     fn words(&self) -> &[AtomicU64] {
-        // SAFETY: the mapping holds `words` initialised AtomicU64 for as long as self lives.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.words) }
+        self.words.words()
     }
 
     fn region(&self, worker: u32) -> &[AtomicU64] {
@@ -79,19 +62,6 @@ impl SharedLatencies {
             .collect()
     }
 }
-
-impl Drop for SharedLatencies {
-    fn drop(&mut self) {
-        // SAFETY: unmapping the mapping created in `new`, never used after this.
-        let _ = unsafe { munmap(self.ptr.cast(), self.words.max(1) * 8) };
-    }
-}
-
-// SAFETY: the mapping is the area's own and every access to it goes
-// through atomics, so it may move and be shared across threads.
-unsafe impl Send for SharedLatencies {}
-// SAFETY: as above.
-unsafe impl Sync for SharedLatencies {}
 
 #[cfg(test)]
 mod tests {

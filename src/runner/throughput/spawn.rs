@@ -105,11 +105,14 @@ pub(super) fn run_threads<'a>(
 /// "ready" on a pipe; the parent records the release time in shared memory and
 /// closes the "go" pipe, which wakes every worker at once; each worker sends
 /// its report as one JSON line on its own pipe and exits.
+/// `forked` is called once every worker is forked (before the release):
+/// the parent may start threads from then on.
 pub(super) fn run_processes<'a>(
     workers: u32,
     shared: &SharedState,
     stop: &StopFlag,
     job: &dyn Fn(u32, UsageWho) -> WorkerJob<'a>,
+    forked: &mut dyn FnMut(),
 ) -> Result<Vec<WorkerReport>, RunError> {
     let pipe_error =
         |e: nix::Error| RunError::System(format!("cannot create a pipe for the workers: {e}"));
@@ -167,6 +170,7 @@ pub(super) fn run_processes<'a>(
     }
     drop(ready_write);
     drop(go_read);
+    forked();
 
     // Wait until every worker has arrived (or one has died), forwarding a
     // stop signal.

@@ -19,6 +19,7 @@ use crate::model::histogram::{LatencyHistogram, WORDS as HISTOGRAM_WORDS};
 use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::model::say::say;
+use crate::runner::intervals::IntervalRings;
 use crate::runner::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, with_engine};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
@@ -34,7 +35,8 @@ pub(super) trait Gate {
 /// What a worker reports to the parent.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) enum WorkerReport {
-    Done(WorkerResult),
+    /// Boxed: the result (usage, intervals) dwarfs the other reports.
+    Done(Box<WorkerResult>),
     Failed {
         worker: u32,
         message: String,
@@ -67,6 +69,9 @@ pub(super) struct WorkerJob<'a> {
     pub summaries: Option<&'a SharedLatencies>,
     pub stop: &'a StopFlag,
     pub shared: &'a SharedFlags,
+    /// `--interval`: where the workers hand their intervals over (worker n
+    /// in ring n).
+    pub intervals: Option<&'a IntervalRings>,
     /// RUSAGE_SELF in a worker process, RUSAGE_THREAD in a worker thread.
     pub cpu_scope: UsageWho,
 }
@@ -169,8 +174,9 @@ impl WithEngine for WorkerBody<'_, '_> {
             signal: job.stop.word(),
             stonewall: Some(stonewall),
         };
+        let marks = job.intervals.map(|rings| rings.marks(job.index));
         let before = UsageSample::now(job.cpu_scope);
-        let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops)?;
+        let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops, marks)?;
         let used = UsageSample::now(job.cpu_scope).since(&before);
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
         match outcome.stopped {
@@ -219,7 +225,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         }
         // Whole records, or with telemetry the sum of the replayed sizes.
         ready.check_bytes(&outcome)?;
-        Ok(WorkerReport::Done(WorkerResult {
+        Ok(WorkerReport::Done(Box::new(WorkerResult {
             worker: job.index,
             bytes: outcome.bytes,
             records: pass.records_done(outcome.bytes, outcome.ops_done, job.cell.cell.record_bytes),
@@ -232,6 +238,8 @@ impl WithEngine for WorkerBody<'_, '_> {
             cpu_system_ns: used.system_ns,
             usage: Some(used.counts()),
             client: None,
-        }))
+            // The parent's keeper has them.
+            intervals: Vec::new(),
+        })))
     }
 }

@@ -64,6 +64,26 @@ pub trait Peers: Sync {
     fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError>;
     /// Collective: every rank gets rank 0's bytes.
     fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError>;
+    /// `--live`: sends one line of this rank's to rank 0 (a small message,
+    /// which does not wait for rank 0 to receive it). Not collective.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(
+            dead_code,
+            reason = "sent by the MPI build's ranks (app/cluster/live.rs)"
+        )
+    )]
+    fn send_live(&self, line: &[u8]) -> Result<(), PeerError>;
+    /// `--live`, rank 0: the lines that have arrived from the other ranks,
+    /// each with its rank. Not collective.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(
+            dead_code,
+            reason = "received by the MPI build's rank 0 (app/cluster/live.rs)"
+        )
+    )]
+    fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError>;
     /// Sends `bytes` to rank `to` (returns once they may be reused): the
     /// network test's messages (-+t).
     #[cfg_attr(

@@ -19,6 +19,8 @@ const STOP: i32 = 17;
 const CLOCK: i32 = 18;
 /// Tag of the network test's messages (-+t).
 const NETWORK: i32 = 19;
+/// Tag of `--live`'s lines, sent to rank 0 as each interval ends.
+const LIVE: i32 = 20;
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
 /// with: see engine::clock).
@@ -371,6 +373,32 @@ impl Peers for MpiPeers {
             offsets.push(ClockOffset::from_shortest(best, trips));
         }
         Ok(offsets)
+    }
+
+    fn send_live(&self, line: &[u8]) -> Result<(), PeerError> {
+        // A line is a few hundred bytes: under every MPI's eager limit, so
+        // the send returns before rank 0 receives it.
+        self.world.send(line, 0, LIVE).map_err(mpi_error("send"))
+    }
+
+    fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError> {
+        let mut lines = Vec::new();
+        while let Some(status) = self
+            .world
+            .iprobe::<u8>(Source::Any, Tag::Value(LIVE))
+            .map_err(mpi_error("probe"))?
+        {
+            let mut line = vec![0u8; status.count.unwrap_or(0)];
+            self.world
+                .recv(&mut line, status.source, Tag::Value(LIVE))
+                .map_err(mpi_error("receive"))?;
+            let rank = match status.source {
+                Source::Rank(rank) => rank as u32,
+                _ => continue,
+            };
+            lines.push((rank, line));
+        }
+        Ok(lines)
     }
 
     fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError> {
