@@ -28,6 +28,9 @@ pub(super) enum Number {
     RecordSize,
     /// A plain count within bounds.
     Count(Bounds),
+    /// Bytes: a plain number, or kB and MB (1024-based) with a k or m
+    /// suffix (fileop's `-s 4k`), at most `max` bytes.
+    Bytes { max: u64 },
 }
 
 /// The values a count may take, and what it counts (for the range error).

@@ -212,6 +212,7 @@ pub(super) fn finish(
         telemetry: None,
         runs: seen.runs.unwrap_or(1),
         label,
+        metadata: None,
         history: seen.history,
     })
 }

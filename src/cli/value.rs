@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use lexopt::{Parser, ValueExt};
 
 use super::grammar::{Bounds, Choice, Number, PathKind};
-use super::number::{parse_count, parse_record_size, parse_size};
+use super::number::{parse_bytes, parse_count, parse_record_size, parse_size};
 use super::{UsageError, usage};
 use crate::model::config::{MAX_FILE_BYTES, MAX_RECORD_BYTES};
 use crate::model::units::MIB;
@@ -87,6 +87,13 @@ pub(super) fn number_value(
             Ok(bytes)
         }
         Number::Count(bounds) => count_within(opt, &word, bounds),
+        Number::Bytes { max } => {
+            let bytes = parse_bytes(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
+            if bytes > *max {
+                return Err(out_of_range(opt, &word, 0, Some(max), "bytes"));
+            }
+            Ok(bytes)
+        }
     }
 }
 

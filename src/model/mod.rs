@@ -14,6 +14,8 @@ pub mod histogram;
 pub mod host;
 pub mod identity;
 pub mod latency;
+pub mod metadata;
+pub mod metadata_result;
 pub mod order;
 pub mod plan;
 pub mod rank_share;

@@ -389,6 +389,9 @@ pub struct RunResult {
     /// otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankCells>,
+    /// `ioz fileop`, `ioz mdtest`: what the metadata benchmark measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::model::metadata_result::MetadataResult>,
     pub status: RunStatus,
 }
 
@@ -526,6 +529,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         cells,
         throughput: Vec::new(),
         ranks: Vec::new(),
+        metadata: None,
         status: RunStatus::Complete,
     }
 }

@@ -15,6 +15,10 @@ use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
+use crate::model::metadata::MetaOp;
+use crate::model::metadata_result::{
+    FsUsage, MetaMeasurement, MetadataResult, cells as metadata_cells,
+};
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
 use crate::model::regime::{Regime, regime};
@@ -56,7 +60,84 @@ struct RunFile<'a> {
     /// holds their sum).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ranks: Vec<RankFile<'a>>,
+    /// `ioz fileop`, `ioz mdtest`: each operation's measurements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<MetadataFile<'a>>,
     status: &'a RunStatus,
+}
+
+/// A metadata benchmark's measurements, each with its rates, and each
+/// operation summarised over the runs (derived parts ignored on reading).
+#[derive(Serialize)]
+struct MetadataFile<'a> {
+    measurements: Vec<MetaMeasurementFile<'a>>,
+    hosts: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fs: Option<&'a FsUsage>,
+    summaries: Vec<MetaSummaryFile>,
+}
+
+#[derive(Serialize)]
+struct MetaMeasurementFile<'a> {
+    #[serde(flatten)]
+    measurement: &'a MetaMeasurement,
+    /// Items over the time (fileop's A, mdtest's rate).
+    ops_per_sec: f64,
+    /// One over the fastest and the slowest operation (fileop's B and W).
+    best_ops_per_sec: f64,
+    worst_ops_per_sec: f64,
+}
+
+/// An operation (and force factor) over the runs: its `ops_per_sec`.
+#[derive(Serialize)]
+struct MetaSummaryFile {
+    op: MetaOp,
+    #[serde(skip_serializing_if = "is_zero")]
+    factor: u32,
+    of: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl<'a> MetadataFile<'a> {
+    fn of(meta: &'a MetadataResult) -> MetadataFile<'a> {
+        MetadataFile {
+            measurements: meta
+                .measurements
+                .iter()
+                .map(|m| MetaMeasurementFile {
+                    measurement: m,
+                    ops_per_sec: m.rate(),
+                    best_ops_per_sec: m.best_rate(),
+                    worst_ops_per_sec: m.worst_rate(),
+                })
+                .collect(),
+            hosts: &meta.hosts,
+            fs: meta.fs.as_ref(),
+            summaries: metadata_cells(&meta.measurements)
+                .into_iter()
+                .filter_map(|cell| {
+                    let rates: Vec<f64> = cell.iter().map(|m| m.rate()).collect();
+                    let mut summary = summarize(&rates)?;
+                    summary.outliers = summary
+                        .outliers
+                        .iter()
+                        .map(|&i| cell[i].run as usize)
+                        .collect();
+                    Some(MetaSummaryFile {
+                        op: cell[0].op,
+                        factor: cell[0].factor,
+                        of: "ops_per_sec",
+                        summary,
+                    })
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One rank's table, its cells written as the run's own.
@@ -223,6 +304,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cells,
             throughput,
             ranks,
+            metadata,
             status,
         } = result;
         // A run read from an older file is written in this version's layout.
@@ -262,6 +344,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                     cell_starts: &r.cell_starts,
                 })
                 .collect(),
+            metadata: metadata.as_ref().map(MetadataFile::of),
             status,
         }
     }

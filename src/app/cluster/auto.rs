@@ -200,6 +200,7 @@ mod cells {
                 cells: sum_of_ranks(&ranks),
                 throughput: Vec::new(),
                 ranks,
+                metadata: None,
                 status: measured.status,
             })
         }

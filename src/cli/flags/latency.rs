@@ -1,8 +1,9 @@
 //! Per-operation latency: `--latency` histograms and their percentiles, and
 //! IOzone's `-+z` histogram files, `-+O` rate limit and `-+T` logs.
 
-use super::Spelling::{Long, Plus};
+use super::Spelling::Plus;
 use super::{Flag, Number, Scope, Section};
+use crate::cli::shared;
 
 /// `-+O`: operations per second per worker (IOzone's limit is an int).
 const RATE: Number = Number::count(1, 1_000_000_000, "operations per second");
@@ -11,19 +12,12 @@ pub(super) const SECTION: Section = Section {
     title: "Latency",
     note: "",
     flags: &[
-        Flag::switch(
-            Long("latency"),
+        shared::latency(
             "time every operation of every pass: a latency table (min, percentiles, \
              max in µs) after the results, histograms in the JSON",
             |s| s.latency.histograms = true,
         ),
-        Flag::word(
-            Long("percentiles"),
-            "LIST",
-            "a list of percentiles, such as 50,99,99.9",
-            "the percentiles --latency shows and saves (default 50,90,99,99.9,99.99)",
-            |s, list| s.percentiles = Some(list.to_string()),
-        ),
+        shared::percentiles(|s, list| s.percentiles = Some(list.to_string())),
         Flag::switch(
             Plus('z'),
             "IOzone's latency histogram files, Iozone_histogram_child_<n>.txt in the \
