@@ -10,7 +10,7 @@
 //! not run, which shifts the later columns (../shared/IOZONE-SEMANTICS.md
 //! §5.2). Which tests ran comes from the `-i` options of `Command line used`.
 
-use crate::analysis::samples::{CellKey, SampleSet};
+use crate::analysis::samples::{CellKey, SampleSet, Test};
 use crate::model::config::OutputUnit;
 use crate::model::workload::Pass;
 
@@ -150,7 +150,7 @@ fn read_table(text: &str, selected: Option<&[u32]>, samples: &mut SampleSet) {
             for &(pass, width) in passes {
                 if let Some(value) = field(at, width) {
                     let key = CellKey {
-                        pass,
+                        pass: Test::Pass(pass),
                         workers: None,
                         file_bytes: kb << 10,
                         record_bytes: reclen << 10,
@@ -192,7 +192,7 @@ fn read_throughput(text: &str, samples: &mut SampleSet) {
             continue;
         };
         let key = CellKey {
-            pass,
+            pass: Test::Pass(pass),
             workers: Some(workers),
             file_bytes: file,
             record_bytes: record,

@@ -119,7 +119,8 @@ impl RankMode for Metadata {
         mut measured: Measured,
     ) -> Result<Measured, RunError> {
         let own = measured.metadata.take().unwrap_or_default();
-        let all: Vec<(String, Vec<MetaMeasurement>)> = across.gather_with_hosts(&own.measurements)?;
+        let all: Vec<(String, Vec<MetaMeasurement>)> =
+            across.gather_with_hosts(&own.measurements)?;
         if self.rank == 0 {
             let (hosts, ranks): (Vec<String>, Vec<Vec<MetaMeasurement>>) = all.into_iter().unzip();
             measured.metadata = Some(MetadataResult {

@@ -33,10 +33,7 @@ enum Plan {
         constant_total: bool,
     },
     /// A metadata benchmark: around each of its phases, every run.
-    Metadata {
-        metadata: MetadataConfig,
-        runs: u32,
-    },
+    Metadata { metadata: MetadataConfig, runs: u32 },
 }
 
 impl Plan {
