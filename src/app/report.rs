@@ -6,6 +6,7 @@ use super::input_files::read_run;
 use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
+use crate::model::formats::Format;
 use crate::report::files;
 use crate::report::text::render_output;
 use crate::safety::outputs;
@@ -18,6 +19,23 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
             return Exit::Usage;
         }
     };
+    if let Some(m) = &result.config.metadata
+        && let Some((format, _)) = request
+            .outputs
+            .requested()
+            .find(|(f, _)| matches!(f, Format::Plots | Format::Spreadsheet))
+    {
+        say(format_args!(
+            "report: {} is a run of ioz {}, which has no {}: give --json, --csv or --html",
+            request.input.display(),
+            m.command(),
+            match format {
+                Format::Plots => "plots",
+                _ => "spreadsheet",
+            }
+        ));
+        return Exit::Usage;
+    }
     // The plot files follow from the saved run, so it is read first; its
     // file is one of the paths no output may take.
     let places = match outputs::check_for_report(

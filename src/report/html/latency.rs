@@ -188,7 +188,7 @@ fn percentiles_by_file_size(h: &mut String, result: &RunResult, pass: Pass) {
 
 /// The CDF of each histogram: the fraction of operations at or below each
 /// bucket's upper bound, on a log µs axis.
-fn cdf(h: &mut String, title: &str, lines: &[(String, &LatencySummary)]) {
+pub(super) fn cdf(h: &mut String, title: &str, lines: &[(String, &LatencySummary)]) {
     let lo = lines.iter().map(|l| l.1.min_ns).min().unwrap_or(1) as f64 / 1e3;
     let hi = lines.iter().map(|l| l.1.max_ns).max().unwrap_or(1) as f64 / 1e3;
     let x_axis = Axis::latency_decades(lo, hi);

@@ -5,6 +5,7 @@
 
 mod environment;
 mod latency;
+mod metadata;
 mod pass;
 mod tables;
 
@@ -133,6 +134,14 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             esc(pass.name())
         );
     }
+    for op in result.metadata.iter().flat_map(metadata::operations) {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">{}</a></li>",
+            metadata::slug(op),
+            esc(op.name())
+        );
+    }
     h.push_str("<li><a href=\"#text-output\">Text output</a></li>\n</ul></nav>\n</header>\n");
 
     // The run.
@@ -177,7 +186,14 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             .collect();
         files.join(", ")
     };
-    fact(&mut h, "Test file", &test_files);
+    match &config.metadata {
+        Some(m) => fact(
+            &mut h,
+            &format!("ioz {}'s tree made in", m.command()),
+            &code(&m.dir().display().to_string()),
+        ),
+        None => fact(&mut h, "Test file", &test_files),
+    }
     fact(
         &mut h,
         "Time resolution",
@@ -187,6 +203,10 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
 
     environment_section(&mut h, &result.environment);
 
+    if let Some(meta) = &result.metadata {
+        metadata::metadata_sections(&mut h, meta, config.runs);
+        return Ok(closing(h, result));
+    }
     h.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
     if throughput {
         throughput_table(&mut h, result, unit);
@@ -201,6 +221,11 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         pass_section(&mut h, result, pass)?;
     }
 
+    Ok(closing(h, result))
+}
+
+/// The page's end: the text the run printed, folded, and the footer.
+fn closing(mut h: String, result: &RunResult) -> String {
     h.push_str("<section id=\"text-output\">\n<h2>Text output</h2>\n<details>\n<summary>What ioz printed (the IOzone-compatible table)</summary>\n<pre>");
     h.push_str(&esc(&render_output(result)));
     h.push_str("</pre>\n</details>\n</section>\n");
@@ -209,7 +234,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         "<footer>Written by ioz {}. This file is self-contained: it loads nothing.</footer>\n</body>\n</html>",
         esc(&result.tool_version)
     );
-    Ok(h)
+    h
 }
 
 /// How the plots draw values, in words.
