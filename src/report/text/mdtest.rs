@@ -31,7 +31,7 @@ pub fn text(result: &RunResult, m: &MdtestConfig, meta: &MetadataResult) -> Stri
     nodes.dedup();
     let _ = writeln!(
         s,
-        "ioz-{} mdtest was launched with {ranks} total task(s) on {} node(s)",
+        "ioz-mdtest-{} was launched with {ranks} total task(s) on {} node(s)",
         result.tool_version,
         nodes.len().max(1)
     );
