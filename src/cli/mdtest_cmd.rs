@@ -246,7 +246,7 @@ const OWN: &[Flag<MdtestSeen>] = &[
     Flag::not_supported(Short('S'), "one shared file"),
     Flag::not_supported(
         Short('U'),
-        "a separate rename phase: ioz renames directories always",
+        "the rename phase by request: ioz runs it whenever every phase is measured",
     ),
     Flag::not_supported(Short('V'), "a verbosity level"),
     Flag::not_supported(Short('x'), "a stonewalling status file"),
@@ -294,6 +294,9 @@ also when the run fails or is stopped (Ctrl-C).",
     sections: SECTIONS,
     subcommands: &[],
     tail: "\
+-a -B -c -f -k -l -p -R -s -S -U -V -x -X -Y: mdtest's other options, each
+refused with one line (ioz does not do them).
+
 Exit status: 0 done, 1 an operation failed (the tree is removed), 2 bad
 command line, 128+N stopped by signal N.",
 };

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fixtures::{IOZ, Test, Tmpfs, assert_refused, data_file, ioz, list_dir, run, trials};
+use crate::fixtures::{
+    Ext4, IOZ, Test, Tmpfs, assert_refused, data_file, ioz, list_dir, run, trials,
+};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -26,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         repeated_runs_are_saved_reported_and_compared,
         csv_and_html_hold_every_operation,
         a_run_is_recorded_and_shown_from_the_history,
+        dash_u_mounts_the_file_system_again_before_each_test => [Ext4],
     ]
 }
 
@@ -412,4 +415,23 @@ fn a_run_is_recorded_and_shown_from_the_history() {
         .env("IOZ_HISTORY", &history)
         .current_dir(dir.path()));
     assert!(list.stdout.contains("ioz fileop -f 2"), "{}", list.stdout);
+}
+
+fn dash_u_mounts_the_file_system_again_before_each_test() {
+    let ext4 = Ext4::new("noatime");
+    fs::write(ext4.mnt().join("keep.bin"), b"foreign").unwrap();
+    let before = ext4.mount_count();
+    let mnt = ext4.mnt_str();
+    let r = ioz(
+        Path::new("/"),
+        &["fileop", "-f", "2", "-U", &mnt, "-d", &mnt],
+    );
+    r.expect_code(0);
+    let rows: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with('A')).collect();
+    assert_eq!(rows.len(), 1, "{}", r.stdout);
+    // Twelve tests: mkdir, chdir, rmdir, create (with write and close),
+    // stat, open (with read), access, chmod, readdir, link, unlink, delete.
+    assert_eq!(ext4.mount_count(), before + 12);
+    assert_eq!(fs::read(ext4.mnt().join("keep.bin")).unwrap(), b"foreign");
+    assert_eq!(list_dir(&ext4.mnt()), ["keep.bin", "lost+found"]);
 }
