@@ -93,6 +93,20 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A ratio's verdict by the band alone (one value a side, or a mean of
+    /// several cells' ratios: no test): faster or slower beyond it.
+    pub fn of_ratio(ratio: f64, band_percent: f64, higher_is_better: bool) -> Verdict {
+        let band = band_percent / 100.0;
+        let gain = if higher_is_better { ratio } else { 1.0 / ratio };
+        if gain > 1.0 + band {
+            Verdict::Faster
+        } else if gain < 1.0 - band {
+            Verdict::Slower
+        } else {
+            Verdict::Same
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
@@ -199,13 +213,19 @@ pub struct PassSummary {
     pub other_mean: f64,
     /// Geometric mean of the cells' ratios.
     pub ratio: f64,
-    /// Faster (slower) when at least one cell is and none is the other way.
+    /// What that ratio says: faster or slower beyond the band, else the same
+    /// (the cells' own verdicts are counted apart: a mean within the band
+    /// may hide a cell that is significantly slower).
     pub verdict: Verdict,
+    /// The cells whose own verdict is faster, and slower.
+    pub cells_faster: usize,
+    pub cells_slower: usize,
 }
 
 impl Pair {
-    /// Each pass of the pair, summed up over its cells, in report order.
-    pub fn by_pass(&self) -> Vec<PassSummary> {
+    /// Each pass of the pair, summed up over its cells, in report order;
+    /// `band_percent` and `higher_is_better` are the comparison's.
+    pub fn by_pass(&self, band_percent: f64, higher_is_better: bool) -> Vec<PassSummary> {
         let mut passes: Vec<Test> = self.cells.iter().map(|c| c.cell.pass).collect();
         passes.dedup();
         passes
@@ -214,19 +234,17 @@ impl Pair {
                 let cells: Vec<&CellComparison> =
                     self.cells.iter().filter(|c| c.cell.pass == pass).collect();
                 let n = cells.len() as f64;
-                let faster = cells.iter().any(|c| c.verdict == Verdict::Faster);
-                let slower = cells.iter().any(|c| c.verdict == Verdict::Slower);
+                let count = |v| cells.iter().filter(|c| c.verdict == v).count();
+                let ratio = (cells.iter().map(|c| c.ratio.ln()).sum::<f64>() / n).exp();
                 PassSummary {
                     pass,
                     cells: cells.len(),
                     base_mean: cells.iter().map(|c| c.base.mean).sum::<f64>() / n,
                     other_mean: cells.iter().map(|c| c.other.mean).sum::<f64>() / n,
-                    ratio: (cells.iter().map(|c| c.ratio.ln()).sum::<f64>() / n).exp(),
-                    verdict: match (faster, slower) {
-                        (true, false) => Verdict::Faster,
-                        (false, true) => Verdict::Slower,
-                        _ => Verdict::Same,
-                    },
+                    ratio,
+                    verdict: Verdict::of_ratio(ratio, band_percent, higher_is_better),
+                    cells_faster: count(Verdict::Faster),
+                    cells_slower: count(Verdict::Slower),
                 }
             })
             .collect()

@@ -223,7 +223,7 @@ fn add_metadata(set: &mut SampleSet, run: &RunResult, meta: &MetadataResult) {
 
 /// The pass's rate in `unit`, not truncated to an integer as the table
 /// prints it (a small cell's truncation would be noise in the statistics).
-fn exact_rate(m: &Measurement, unit: OutputUnit) -> f64 {
+pub fn exact_rate(m: &Measurement, unit: OutputUnit) -> f64 {
     let secs = m.elapsed_ns.max(1) as f64 / 1e9;
     match unit {
         OutputUnit::KbPerSec => m.bytes as f64 / 1024.0 / secs,

@@ -1,15 +1,16 @@
 //! `ioz history trend`'s table (seed 003): rows are runs by date with
 //! their labels, columns the tests, each value the chosen cell's rate or
 //! the test's mean over the cells every run shares; below them, ratio rows
-//! of each run against a reference label's run nearest in date.
+//! of each run against a reference label's run nearest in time.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::compare::Verdict;
 use super::samples::{CellKey, SampleSet, Test, higher_is_better, unit_name};
 use crate::model::config::OutputUnit;
+use crate::model::dates::to_epoch;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
 use crate::model::workload::Pass;
@@ -52,12 +53,15 @@ pub struct Trend {
     pub ratio_to: Option<String>,
     pub ratios: Vec<RatioRow>,
     /// What changed in the environment from each run to the one before it
-    /// that recorded one (runs whose environment matches it are left out).
+    /// of its label that recorded one (runs whose environment matches it
+    /// are left out).
     pub environment_changes: Vec<EnvironmentChange>,
 }
 
 /// The settings that differ between a run's environment and the previous
-/// run's (in date order, among runs that recorded one).
+/// run's of its label (in date order, among runs that recorded one): two
+/// labels measured on purpose on two file systems differ by them, and
+/// that is no change.
 #[derive(Debug, Serialize)]
 pub struct EnvironmentChange {
     pub id: i64,
@@ -65,16 +69,17 @@ pub struct EnvironmentChange {
     pub differences: Vec<Difference>,
 }
 
-/// Each run's environment against the previous one recorded, kept where
-/// something differs.
+/// Each run's environment against the previous one recorded of its label
+/// (runs without a label are one), kept where something differs.
 fn environment_changes(runs: &[TrendRun]) -> Vec<EnvironmentChange> {
     let mut changes = Vec::new();
-    let mut previous: Option<(i64, &Environment)> = None;
+    let mut previous: BTreeMap<Option<&str>, (i64, &Environment)> = BTreeMap::new();
     for run in runs {
         let Some(env) = &run.environment else {
             continue;
         };
-        if let Some((previous_id, before)) = previous {
+        let label = run.label.as_deref();
+        if let Some(&(previous_id, before)) = previous.get(&label) {
             let differences = before.differences(env);
             if !differences.is_empty() {
                 changes.push(EnvironmentChange {
@@ -84,7 +89,7 @@ fn environment_changes(runs: &[TrendRun]) -> Vec<EnvironmentChange> {
                 });
             }
         }
-        previous = Some((run.id, env));
+        previous.insert(label, (run.id, env));
     }
     changes
 }
@@ -250,8 +255,9 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
     })
 }
 
-/// Each run not of `reference` against the reference run nearest it: the
-/// one of the same day, else the latest before, else the earliest after.
+/// Each run not of `reference` against the reference run nearest it in
+/// time, of two as near the earlier (as `ioz history trend -h` says); a
+/// date that cannot be read is as far as can be.
 fn ratio_rows(
     rows: &[TrendRow],
     reference: &str,
@@ -267,14 +273,19 @@ fn ratio_rows(
             "--ratio-to {reference}: no run with that label among the runs shown"
         ));
     }
-    let day = |d: &str| d.get(..10).unwrap_or(d).to_string();
+    let distance = |a: &str, b: &str| match (to_epoch(a), to_epoch(b)) {
+        (Some(a), Some(b)) => a.abs_diff(b),
+        _ => u64::MAX,
+    };
     Ok(rows
         .iter()
         .filter(|r| r.label.as_deref() != Some(reference))
         .map(|row| {
-            let same_day = refs.iter().rev().find(|r| day(&r.date) == day(&row.date));
-            let before = refs.iter().rev().find(|r| r.date <= row.date);
-            let base = same_day.or(before).unwrap_or(&refs[0]);
+            // The rows are in date order: on a tie, the first found is the earlier.
+            let base = refs
+                .iter()
+                .min_by_key(|r| distance(&r.date, &row.date))
+                .unwrap_or(&refs[0]);
             let values: Vec<Option<f64>> = row
                 .values
                 .iter()
@@ -291,25 +302,12 @@ fn ratio_rows(
                 reference_id: base.id,
                 verdicts: values
                     .iter()
-                    .map(|v| v.map(|r| verdict(r, band, better)))
+                    .map(|v| v.map(|r| Verdict::of_ratio(r, band, better)))
                     .collect(),
                 values,
             }
         })
         .collect())
-}
-
-/// A ratio's verdict by the band alone (one value a side: no test).
-pub fn verdict(ratio: f64, band_percent: f64, higher_is_better: bool) -> Verdict {
-    let band = band_percent / 100.0;
-    let gain = if higher_is_better { ratio } else { 1.0 / ratio };
-    if gain > 1.0 + band {
-        Verdict::Faster
-    } else if gain < 1.0 - band {
-        Verdict::Slower
-    } else {
-        Verdict::Same
-    }
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -450,6 +448,32 @@ mod tests {
     }
 
     #[test]
+    fn a_ratio_divides_by_the_reference_run_nearest_in_time() {
+        let cells = |v: f64| [(Pass::Write, 64, v)];
+        // The case: a ubifs run 2 s after a jffs2 run was ratioed to
+        // one 23 s away, the choice looking like a calendar day.
+        let runs = [
+            run(1, "2026-11-25T23:59:40Z", "jffs2", &cells(100.0)),
+            run(2, "2026-11-26T00:00:01Z", "jffs2", &cells(200.0)),
+            run(3, "2026-11-26T00:00:03Z", "ubifs", &cells(210.0)),
+            run(4, "2026-11-26T00:00:20Z", "ubifs", &cells(300.0)),
+            // Run 4 is as near run 2 as run 5 (19 s): the earlier.
+            run(5, "2026-11-26T00:00:39Z", "jffs2", &cells(150.0)),
+        ];
+        let t = trend(
+            &runs,
+            &TrendOptions {
+                ratio_to: Some("jffs2".into()),
+                ..options()
+            },
+        )
+        .unwrap();
+        let used: Vec<(i64, i64)> = t.ratios.iter().map(|r| (r.id, r.reference_id)).collect();
+        assert_eq!(used, [(3, 2), (4, 2)]);
+        assert_eq!(t.ratios[0].values[0], Some(1.05));
+    }
+
+    #[test]
     fn tests_are_named_as_people_write_them() {
         assert_eq!(pass_named("random read"), Some(Pass::RandomRead));
         assert_eq!(pass_named("random_read"), Some(Pass::RandomRead));
@@ -492,5 +516,16 @@ mod tests {
         assert_eq!(change.differences.len(), 1);
         assert_eq!(change.differences[0].name, "scheduler");
         assert_eq!(change.differences[0].new.as_deref(), Some("mq-deadline"));
+        // Two labels on two settings on purpose: each label against its own
+        // runs, where nothing changed.
+        runs[1].label = Some("b".into());
+        runs[1].environment = with_scheduler("mq-deadline");
+        runs[3].label = Some("b".into());
+        let t = trend(&runs, &options()).unwrap();
+        assert!(
+            t.environment_changes.is_empty(),
+            "{:?}",
+            t.environment_changes
+        );
     }
 }

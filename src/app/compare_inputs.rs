@@ -6,7 +6,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::history_runs::RunsError;
-use super::input_files::{RunOrLog, RunOrLogError, is_iozone_log, plain, read_run_or_log};
+use super::input_files::{
+    RunFileError, RunOrLog, RunOrLogError, is_iozone_log, labelled, of_rank, plain, rank_selected,
+    read_run_or_log,
+};
 use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::model::environment::Environment;
@@ -35,6 +38,10 @@ pub(crate) enum CompareInputError {
     },
     #[error("{} holds no saved ioz run (.json) and no IOzone log", dir.display())]
     NoRuns { dir: PathBuf },
+    #[error(transparent)]
+    Run(#[from] RunFileError),
+    #[error("{}: IOzone's output has no ranks: #rank= selects a rank of a saved cluster run", path.display())]
+    LogHasNoRanks { path: PathBuf },
 }
 
 /// One input with every file it read (for the result guard).
@@ -43,12 +50,24 @@ pub(crate) struct Loaded {
     pub files: Vec<PathBuf>,
 }
 
-/// Reads the input at `path`; the error is one line naming it.
-pub(crate) fn load(path: &Path) -> Result<Loaded, CompareInputError> {
+/// Reads the input at `arg`, of one rank of a cluster run when it ends in
+/// `#rank=N`; the error is one line naming it.
+pub(crate) fn load(arg: &Path) -> Result<Loaded, CompareInputError> {
+    let (path, rank) = rank_selected(arg).map_err(RunFileError::from)?;
+    let mut loaded = load_all(&path, rank)?;
+    if let Some(rank) = rank {
+        loaded.side.input.label = format!("{} (rank {rank})", loaded.side.input.label);
+        loaded.side.input.source = arg.display().to_string();
+    }
+    Ok(loaded)
+}
+
+/// Reads the input at `path` (of rank `rank`, when given).
+fn load_all(path: &Path, rank: Option<u32>) -> Result<Loaded, CompareInputError> {
     // `@42`, `@last`, `@label:NAME`: runs of the history (a file whose
     // name starts with @ is ./@name).
     if let Some(reference) = path.to_str().filter(|p| p.starts_with('@')) {
-        let (side, files) = super::history_runs::load_reference(reference)?;
+        let (side, files) = super::history_runs::load_reference(reference, rank)?;
         return Ok(Loaded { side, files });
     }
     let shown = path.display().to_string();
@@ -61,9 +80,9 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, CompareInputError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.clone());
     if meta.is_dir() {
-        return load_dir(path, name);
+        return load_dir(path, name, rank);
     }
-    let (samples, date, label, environment) = load_file(path)?;
+    let (samples, date, label, environment, summed) = load_file(path, rank)?;
     let stem = path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
@@ -71,7 +90,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, CompareInputError> {
     Ok(Loaded {
         side: Side {
             input: Input {
-                label: label.unwrap_or(stem),
+                label: labelled(label.unwrap_or(stem), summed),
                 date,
                 source: shown,
                 runs: 1,
@@ -85,7 +104,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, CompareInputError> {
 
 /// Every run in a directory (its `.json` files, which must be runs, and any
 /// other file that is IOzone's output), pooled.
-fn load_dir(dir: &Path, name: String) -> Result<Loaded, CompareInputError> {
+fn load_dir(dir: &Path, name: String, rank: Option<u32>) -> Result<Loaded, CompareInputError> {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|source| CompareInputError::UnreadableDirectory {
             path: dir.to_path_buf(),
@@ -101,6 +120,7 @@ fn load_dir(dir: &Path, name: String) -> Result<Loaded, CompareInputError> {
     let mut label = None;
     // The first run's environment stands for the directory's.
     let mut environment = None;
+    let mut summed = None;
     for file in entries {
         let is_json = file
             .extension()
@@ -108,8 +128,9 @@ fn load_dir(dir: &Path, name: String) -> Result<Loaded, CompareInputError> {
         if !is_json && !is_iozone_log(&file) {
             continue;
         }
-        let (samples, date, run_label, run_environment) = load_file(&file)?;
+        let (samples, date, run_label, run_environment, run_summed) = load_file(&file, rank)?;
         environment = environment.or(run_environment);
+        summed = summed.or(run_summed);
         match &mut pooled {
             None => pooled = Some(samples),
             Some(set) if set.unit != samples.unit => {
@@ -140,7 +161,7 @@ fn load_dir(dir: &Path, name: String) -> Result<Loaded, CompareInputError> {
     Ok(Loaded {
         side: Side {
             input: Input {
-                label: label.unwrap_or(name),
+                label: labelled(label.unwrap_or(name), summed),
                 date,
                 source: dir.display().to_string(),
                 runs: files.len(),
@@ -152,27 +173,39 @@ fn load_dir(dir: &Path, name: String) -> Result<Loaded, CompareInputError> {
     })
 }
 
-/// What one file gives a comparison: its samples, date, label and (a saved
-/// run's) environment.
+/// What one file gives a comparison: its samples, date, label, (a saved
+/// run's) environment, and what it sums (a cluster run's clients).
 type FileInput = (
     SampleSet,
     Option<String>,
     Option<String>,
     Option<Environment>,
+    Option<String>,
 );
 
 /// A file's samples, date, label and environment: a saved run when it is
-/// JSON, else IOzone's output (which records no environment), else refused.
-fn load_file(path: &Path) -> Result<FileInput, RunOrLogError> {
+/// JSON (of one rank, when `rank` names one), else IOzone's output (which
+/// records no environment, and no ranks), else refused. The label of a
+/// cluster run's sum says so.
+fn load_file(path: &Path, rank: Option<u32>) -> Result<FileInput, CompareInputError> {
     Ok(match read_run_or_log(path)? {
         // The run's --label names the configuration; without one, the
         // file's (or directory's) name does.
-        RunOrLog::Run(run) => (
-            samples::of_run(&run),
-            Some(run.started_at.clone()),
-            run.config.label.clone(),
-            Some(run.environment),
-        ),
-        RunOrLog::Log { log, .. } => (log.samples, log.began, None, None),
+        RunOrLog::Run(run) => {
+            let run = of_rank(*run, path, rank)?;
+            (
+                samples::of_run(&run),
+                Some(run.started_at.clone()),
+                run.config.label.clone(),
+                Some(run.environment.clone()),
+                run.summed_words(),
+            )
+        }
+        RunOrLog::Log { .. } if rank.is_some() => {
+            return Err(CompareInputError::LogHasNoRanks {
+                path: path.to_path_buf(),
+            });
+        }
+        RunOrLog::Log { log, .. } => (log.samples, log.began, None, None, None),
     })
 }

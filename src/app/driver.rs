@@ -22,6 +22,7 @@ use super::run_start::{Measured, RunStart};
 use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::ResultPlaces;
 use crate::report::files;
@@ -79,10 +80,16 @@ pub(crate) trait Venue {
         on_event: &mut OnEvent<'_>,
     ) -> Outcome;
 
-    /// What was measured here, made the run's: rank 0 gathers what the
-    /// other ranks measured where they do not send it as they go.
-    /// Collective.
-    fn gather(&mut self, mine: &RunConfig, measured: Measured) -> Result<Measured, RunError>;
+    /// What was measured here (with the environment captured here,
+    /// `here`), made the run's: rank 0 gathers what the other ranks
+    /// measured where they do not send it as they go, and every rank's
+    /// environment. Collective.
+    fn gather(
+        &mut self,
+        mine: &RunConfig,
+        here: &Environment,
+        measured: Measured,
+    ) -> Result<Measured, RunError>;
 
     /// A line about this process alone, as a process that does not speak
     /// for the run says it ("rank 2 on node7: …").
@@ -156,7 +163,7 @@ fn removable_files(mine: &RunConfig) -> Option<Vec<PathBuf>> {
 
 /// The first file the run writes (worker 0's in throughput mode), whose
 /// environment the result records.
-fn first_file(mine: &RunConfig) -> PathBuf {
+pub(crate) fn first_file(mine: &RunConfig) -> PathBuf {
     match &mine.throughput {
         Some(tp) => tp.worker_path(&mine.path, 0),
         None => mine.path.clone(),
@@ -249,11 +256,13 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
     let left_behind = outcome.left_behind();
     let gathered = venue.gather(
         &mine,
+        &start.environment,
         Measured {
             cells: outcome.cells,
             throughput: outcome.phases,
             ranks: Vec::new(),
             metadata: outcome.metadata,
+            cell_skews: Vec::new(),
             status: outcome.status,
         },
     );

@@ -5,12 +5,13 @@
 use std::fs;
 use std::path::Path;
 
-use super::input_files::{RunFileError, read_saved_run};
+use super::input_files::{RunFileError, of_rank, rank_selected, read_saved_run};
 use super::output::{print_text, say};
 use crate::cli::EnvCommand;
 use crate::error::Exit;
 use crate::model::environment::Environment;
-use crate::report::environment_text::{differences_lines, environment_text};
+use crate::model::rank_view::RankError;
+use crate::report::environment_text::{differences_detail, environment_text};
 use crate::report::json::parse_run;
 use crate::system::environment;
 
@@ -76,19 +77,26 @@ fn diff(old: &Path, new: &Path) -> Exit {
         old.display(),
         new.display()
     );
-    for line in differences_lines(&a.differences(&b)) {
+    for line in differences_detail(&a.differences(&b)) {
         text.push_str(&line);
         text.push('\n');
     }
     print_text(&text, "the differences")
 }
 
-/// The environment of a run saved with --json, or of `ioz env --json`'s
-/// output; the saved run's error when the file is neither.
-fn read_environment(path: &Path) -> Result<Environment, RunFileError> {
-    let bytes = read_saved_run(path)?;
+/// The environment of a run saved with --json (of its rank N's host with
+/// `run.json#rank=N`), or of `ioz env --json`'s output; the saved run's
+/// error when the file is neither.
+fn read_environment(arg: &Path) -> Result<Environment, RunFileError> {
+    let (path, rank) = rank_selected(arg)?;
+    let bytes = read_saved_run(&path)?;
     match parse_run(&bytes, &path.display().to_string()) {
-        Ok(run) => Ok(run.environment),
+        Ok(run) => Ok(of_rank(run, &path, rank)?.environment),
+        Err(_) if rank.is_some() => Err(RunFileError::Rank {
+            path,
+            rank: rank.unwrap_or_default(),
+            source: RankError::OneMachine,
+        }),
         Err(not_a_run) => serde_json::from_slice(&bytes).map_err(|_| not_a_run.into()),
     }
 }

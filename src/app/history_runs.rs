@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::input_files::labelled;
 use super::output::{SIGPIPE, say};
 use crate::analysis::compare::{Input, Side};
 use crate::analysis::samples::{self, SampleSet, unit_name};
@@ -51,6 +52,9 @@ pub(crate) enum RunsError {
         unit: &'static str,
         before: &'static str,
     },
+    /// `@42#rank=5` of a run without that rank (or an imported log).
+    #[error("run {id}#rank={rank}: {why}")]
+    Rank { id: i64, rank: u32, why: String },
 }
 
 /// The history's directory: --history, IOZ_HISTORY, the data directory.
@@ -109,10 +113,36 @@ pub(crate) fn samples_of(
     h: &History,
     entry: &Entry,
 ) -> Result<(SampleSet, Option<Environment>), RunsError> {
+    samples_of_rank(h, entry, None).map(|(s, env, _)| (s, env))
+}
+
+/// A stored run's samples, of rank `rank` of a cluster run when given, its
+/// environment, and what its figures sum when they are a cluster run's
+/// clients' ("sum of 2 clients").
+pub(crate) fn samples_of_rank(
+    h: &History,
+    entry: &Entry,
+    rank: Option<u32>,
+) -> Result<(SampleSet, Option<Environment>, Option<String>), RunsError> {
+    let why = |why: String| RunsError::Rank {
+        id: entry.id,
+        rank: rank.unwrap_or_default(),
+        why,
+    };
     match h.load(entry)? {
-        Stored::Run(run) => Ok((samples::of_run(&run), Some(run.environment))),
+        Stored::Run(run) => {
+            let run = match rank {
+                Some(r) => run.one_rank(r).map_err(|e| why(e.to_string()))?,
+                None => *run,
+            };
+            let summed = run.summed_words();
+            Ok((samples::of_run(&run), Some(run.environment), summed))
+        }
+        Stored::Log(_) if rank.is_some() => {
+            Err(why("an imported IOzone log has no ranks".to_string()))
+        }
         Stored::Log(log) => iozone_log::parse(&log.text)
-            .map(|l| (l.samples, None))
+            .map(|l| (l.samples, None, None))
             .map_err(|source| RunsError::EmptyLog {
                 id: entry.id,
                 source,
@@ -121,8 +151,12 @@ pub(crate) fn samples_of(
 }
 
 /// `ioz compare`'s `@42`, `@last`, `@label:NAME` (every complete run with
-/// that label, pooled): the samples, named by the reference.
-pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), RunsError> {
+/// that label, pooled), each of rank `rank` when given (`@42#rank=1`): the
+/// samples, named by the reference.
+pub(crate) fn load_reference(
+    reference: &str,
+    rank: Option<u32>,
+) -> Result<(Side, Vec<PathBuf>), RunsError> {
     let dir = locate(None)?;
     let Some(h) = open_to_read(&dir)? else {
         return Err(RunsError::NoHistory {
@@ -160,9 +194,11 @@ pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), Ru
     // The first run's environment stands for the label's, as a
     // directory's first run does for it.
     let mut environment = None;
+    let mut summed = None;
     for e in &entries {
-        let (s, env) = samples_of(&h, e)?;
+        let (s, env, sum) = samples_of_rank(&h, e, rank)?;
         environment = environment.or(env);
+        summed = summed.or(sum);
         match &mut pooled {
             None => pooled = Some(s),
             Some(set) if set.unit != s.unit => {
@@ -183,6 +219,7 @@ pub(crate) fn load_reference(reference: &str) -> Result<(Side, Vec<PathBuf>), Ru
     } else {
         format!("{first} … {last}")
     };
+    let label = labelled(label, summed);
     Ok((
         Side {
             input: Input {

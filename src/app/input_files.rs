@@ -7,6 +7,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::model::rank_view::RankError;
 use crate::model::result::RunResult;
 use crate::report::iozone_log::{self, IozoneLog, NoResults};
 use crate::report::json::{MAX_RUN_BYTES, ParseRunError, parse_run};
@@ -17,6 +18,64 @@ const MAX_LOG_BYTES: u64 = 64 << 20;
 
 /// How much of a file is read to tell a saved run (JSON) from IOzone's text.
 const HEAD_BYTES: usize = 512;
+
+/// How an input names one rank of a cluster run: `run.json#rank=1`.
+const RANK_MARK: &str = "#rank=";
+
+/// An input as the user named it, split into the file (or `@` reference,
+/// or directory) and the rank it selects of a cluster run, if it does:
+/// `run.json#rank=1`, `@42#rank=0`, `runs/#rank=1`.
+pub(crate) fn rank_selected(arg: &Path) -> Result<(PathBuf, Option<u32>), BadRank> {
+    let Some((path, rank)) = arg.to_str().and_then(|a| a.rsplit_once(RANK_MARK)) else {
+        return Ok((arg.to_path_buf(), None));
+    };
+    match rank.parse::<u32>() {
+        Ok(n) if !path.is_empty() => Ok((PathBuf::from(path), Some(n))),
+        _ => Err(BadRank {
+            input: arg.display().to_string(),
+        }),
+    }
+}
+
+/// An input whose `#rank=` names no rank.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{input}: '#rank=' takes a rank's number after a run's path (run.json#rank=1 is rank 1's own run)"
+)]
+pub(crate) struct BadRank {
+    input: String,
+}
+
+/// The run a rank selection leaves: the whole run, or one rank's own.
+pub(crate) fn of_rank(
+    run: RunResult,
+    path: &Path,
+    rank: Option<u32>,
+) -> Result<RunResult, RunFileError> {
+    match rank {
+        None => Ok(run),
+        Some(rank) => run.one_rank(rank).map_err(|source| RunFileError::Rank {
+            path: path.to_path_buf(),
+            rank,
+            source,
+        }),
+    }
+}
+
+/// A label, and after it what it sums when the run is a cluster run's sum:
+/// "vm (sum of 2 clients)".
+pub(crate) fn labelled(label: String, summed: Option<String>) -> String {
+    match summed {
+        Some(sum) => format!("{label} ({sum})"),
+        None => label,
+    }
+}
+
+/// Reads the saved run an input names, of one rank when it selects one.
+pub(crate) fn read_run_selected(arg: &Path) -> Result<RunResult, RunFileError> {
+    let (path, rank) = rank_selected(arg)?;
+    of_rank(read_run(&path)?, &path, rank)
+}
 
 /// Why a saved run was not read: one line naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +91,14 @@ pub(crate) enum RunFileError {
     TooLarge { path: PathBuf, len: u64 },
     #[error(transparent)]
     Parse(#[from] ParseRunError),
+    #[error(transparent)]
+    BadRank(#[from] BadRank),
+    #[error("{}{RANK_MARK}{rank}: {source}", path.display())]
+    Rank {
+        path: PathBuf,
+        rank: u32,
+        source: RankError,
+    },
 }
 
 /// Reads a run saved with --json: a regular file of at most
@@ -173,6 +240,22 @@ mod tests {
     use super::*;
     use crate::report::Exporter;
     use crate::report::json::JsonReport;
+
+    #[test]
+    fn a_rank_is_named_after_the_run_s_file() {
+        let selected = |a: &str| rank_selected(Path::new(a)).map_err(|e| e.to_string());
+        assert_eq!(
+            selected("out/run.json#rank=12"),
+            Ok((PathBuf::from("out/run.json"), Some(12)))
+        );
+        assert_eq!(selected("run.json"), Ok((PathBuf::from("run.json"), None)));
+        for bad in ["run.json#rank=", "run.json#rank=-1", "#rank=1"] {
+            assert!(
+                selected(bad).unwrap_err().contains("'#rank=' takes"),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn a_saved_run_reads_back_equal() {

@@ -57,5 +57,14 @@ fn dispatch(command: Command) -> Exit {
         Command::Compare(request) => compare::compare(request),
         Command::History(request) => history::history(request),
         Command::Env(command) => env::env(command),
+        // Under a launcher or -+m cluster mode takes it before here.
+        Command::NetworkTest(_) => {
+            output::say(
+                "-+t: the network test measures the network between the clients of a \
+                 cluster run: give -+m FILE (ioz -+m clients -+t), or start ioz with mpirun \
+                 (ioz built with --features mpi)",
+            );
+            Exit::Usage
+        }
     }
 }

@@ -1,18 +1,28 @@
-//! `ioz report RUN.json …`: renders a saved run without measuring.
+//! `ioz report RUN.json …`: renders a saved run without measuring (of one
+//! rank with `RUN.json#rank=N`); with `--scaling`, the scaling tables of
+//! the runs named.
 
 use std::io::{self, Write};
 
-use super::input_files::read_run;
+use super::input_files::{RunFileError, of_rank, rank_selected, read_run, read_run_selected};
 use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
 use crate::model::formats::Format;
 use crate::report::files;
+use crate::report::scaling::scaling_tables;
 use crate::report::text::render_output;
 use crate::safety::outputs;
 
 pub(crate) fn report(request: ReportRequest) -> Exit {
-    let mut result = match read_run(&request.input) {
+    if request.scaling {
+        return scaling(&request);
+    }
+    // `run.json#rank=1`: rank 1's own run of a cluster run.
+    let read = rank_selected(&request.input)
+        .map_err(RunFileError::from)
+        .and_then(|(path, rank)| Ok((of_rank(read_run(&path)?, &path, rank)?, path)));
+    let (mut result, input) = match read {
         Ok(r) => r,
         Err(e) => {
             say(format_args!("report: {e}"));
@@ -38,18 +48,14 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
     }
     // The plot files follow from the saved run, so it is read first; its
     // file is one of the paths no output may take.
-    let places = match outputs::check_for_report(
-        &request.outputs,
-        &request.input,
-        &result.config,
-        request.force,
-    ) {
-        Ok(places) => places,
-        Err(e) => {
-            say(format_args!("report: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let places =
+        match outputs::check_for_report(&request.outputs, &input, &result.config, request.force) {
+            Ok(places) => places,
+            Err(e) => {
+                say(format_args!("report: {e}"));
+                return Exit::Usage;
+            }
+        };
     result.config.excel_report |= request.excel_report;
     if let Some(shared) = request.plot_scale_shared {
         result.config.plot_style.shared_scale = shared;
@@ -66,5 +72,29 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
         Exit::Success
     } else {
         Exit::Failure
+    }
+}
+
+/// `--scaling`: every run read (each named as given), then the tables.
+fn scaling(request: &ReportRequest) -> Exit {
+    let mut runs = Vec::new();
+    for arg in std::iter::once(&request.input).chain(&request.more) {
+        match read_run_selected(arg) {
+            Ok(run) => runs.push((arg.display().to_string(), run)),
+            Err(e) => {
+                say(format_args!("report: {e}"));
+                return Exit::Usage;
+            }
+        }
+    }
+    match scaling_tables(&runs, request.latency_unit) {
+        Ok(text) => match io::stdout().write_all(text.as_bytes()) {
+            Ok(()) => Exit::Success,
+            Err(_) => Exit::Signal(SIGPIPE),
+        },
+        Err(e) => {
+            say(format_args!("report: --scaling: {e}"));
+            Exit::Usage
+        }
     }
 }

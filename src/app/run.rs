@@ -7,6 +7,7 @@ use super::run_start::{Measured, RunStart};
 use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::report::text::LiveText;
 use crate::runner::{self, Outcome};
 use crate::system::remount::Remounter;
@@ -60,7 +61,12 @@ impl Venue for OneMachine {
         runner::measure(mine, replay, stop, remount, on_event)
     }
 
-    fn gather(&mut self, _mine: &RunConfig, measured: Measured) -> Result<Measured, RunError> {
+    fn gather(
+        &mut self,
+        _mine: &RunConfig,
+        _here: &Environment,
+        measured: Measured,
+    ) -> Result<Measured, RunError> {
         Ok(measured)
     }
 

@@ -10,6 +10,7 @@ use crate::model::metadata_result::MetadataResult;
 use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
 };
+use crate::model::skew::CellSkew;
 use crate::system::{environment, time};
 
 pub(crate) struct RunStart {
@@ -27,6 +28,7 @@ pub(crate) struct Measured {
     pub ranks: Vec<RankCells>,
     /// `ioz fileop`, `ioz mdtest`.
     pub metadata: Option<MetadataResult>,
+    pub cell_skews: Vec<CellSkew>,
     pub status: RunStatus,
 }
 
@@ -61,6 +63,7 @@ impl RunStart {
             throughput: measured.throughput,
             ranks: measured.ranks,
             metadata: measured.metadata,
+            cell_skews: measured.cell_skews,
             status: measured.status,
         }
     }

@@ -54,9 +54,10 @@ const SECTIONS: &[Section<EnvSeen>] = &[Section {
             "OLD NEW",
             "two saved environments",
             "what differs between two environments: each a run saved with ioz \
-             --json FILE, or the output of ioz env --json; a line per setting \
-             (scheduler: mq-deadline → none), and a warning when more than one \
-             setting differs",
+             --json FILE, one rank of a saved cluster run (run.json#rank=1), or \
+             the output of ioz env --json; a line per setting (scheduler: \
+             mq-deadline → none), and a warning when more than one setting \
+             differs",
             |s, files| s.diff = Some(files),
         ),
         shared::help(),

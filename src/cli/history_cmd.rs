@@ -328,7 +328,7 @@ share. Complete runs only.",
                 Flag::text(
                     Long("ratio-to"),
                     "L",
-                    "ratio rows: each run against the run of label L nearest in date",
+                    "ratio rows: each run over the L run nearest in time (the earlier of two as near)",
                     |s, label| s.ratio_to = Some(label),
                 ),
                 shared::output(Format::Csv, |s: &mut HistorySeen| &mut s.outputs)

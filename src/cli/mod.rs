@@ -55,12 +55,24 @@ pub enum Command {
     History(HistoryRequest),
     /// `ioz env …`: the environment of a path, or what differs between two.
     Env(EnvCommand),
+    /// `-+t`: IOzone's network test between the ranks of a cluster job.
+    NetworkTest(NetworkTestRequest),
     /// `ioz -h`, `ioz help`.
     Help,
     /// Text the command line asks to see: a command's help (`ioz CMD -h`,
     /// `ioz help CMD`), the man page, a completion script.
     Print(Printed),
     Version,
+}
+
+/// `-+t`: the network test instead of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkTestRequest {
+    /// `--every-pair`: between every pair of ranks, not only each and
+    /// rank 0.
+    pub every_pair: bool,
+    /// `-t N`: under -+m, the client file's first N clients.
+    pub clients: Option<u32>,
 }
 
 /// Text to print, and what it is (for a message when it cannot be).
@@ -143,6 +155,12 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
             match walk(&flags::RUN, words, host)? {
                 Walked::Help => Ok(Command::Help),
                 Walked::Version => Ok(Command::Version),
+                Walked::Done(seen, _) if seen.network_test => {
+                    Ok(Command::NetworkTest(NetworkTestRequest {
+                        every_pair: seen.every_pair,
+                        clients: seen.worker_counts.first().copied(),
+                    }))
+                }
                 Walked::Done(seen, _) => {
                     validate::finish(seen, command_line, host).map(|c| Command::Run(Box::new(c)))
                 }

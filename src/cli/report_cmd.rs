@@ -5,16 +5,25 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::grammar::Spelling::Short;
-use super::grammar::{Count, Flag, Grammar, Operand, Section, Taken, Target};
+use super::grammar::Spelling::{Long, Short};
+use super::grammar::{Choice, Count, Flag, Grammar, Operand, Section, Taken, Target};
 use super::shared;
 use super::{UsageError, usage};
 use crate::model::formats::{Format, OutputFiles};
+use crate::model::units::LatencyUnit;
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct ReportRequest {
     /// The saved run (JSON written by --json).
     pub input: PathBuf,
+    /// With `--scaling`, the runs after the first (a sweep over record sizes
+    /// is a run per record size).
+    pub more: Vec<PathBuf>,
+    /// `--scaling`: the tables of a sweep instead of the run's text and files.
+    pub scaling: bool,
+    /// `--latency-unit`: the scaling tables' latency in this unit (default:
+    /// by the magnitude of each table's values).
+    pub latency_unit: Option<LatencyUnit>,
     /// Print the text table: with --text or -R (or -b, which implies -R as
     /// in a run), and when no file output is asked for.
     pub text: bool,
@@ -33,6 +42,9 @@ pub struct ReportRequest {
 #[derive(Default)]
 pub(super) struct ReportSeen {
     input: Option<PathBuf>,
+    more: Vec<PathBuf>,
+    scaling: bool,
+    latency_unit: Option<LatencyUnit>,
     text: bool,
     excel_report: bool,
     outputs: OutputFiles,
@@ -50,6 +62,36 @@ const OPERANDS: &[Operand] = &[Operand {
     count: Count::One,
     path: true,
 }];
+
+/// The choice of `--latency-unit`.
+const LATENCY_UNIT: Choice = Choice {
+    names: &LatencyUnit::NAMES,
+    expected: "a unit of latency (ns, us or ms)",
+    default: None,
+};
+
+/// The flags of the scaling tables: ioz report's own (`ioz history show`
+/// renders one stored run and has none).
+const SCALING: Section<ReportSeen> = Section {
+    title: "Scaling tables",
+    note: "",
+    flags: &[
+        Flag::switch(
+            Long("scaling"),
+            "instead of the text and files: a table per test of RUN.json and the runs after \
+             it, rows the worker count, columns the record size, in MB/s; then each test's \
+             latency p50 and p99 (runs with --latency)",
+            |s| s.scaling = true,
+        ),
+        Flag::choice(
+            Long("latency-unit"),
+            "UNIT",
+            LATENCY_UNIT,
+            "the scaling tables' latency in ns, us or ms (default: by magnitude)",
+            |s, name| s.latency_unit = LatencyUnit::named(name),
+        ),
+    ],
+};
 
 /// ioz report's flags, in its help's order; `ioz history show` adds its own.
 pub(super) const SECTIONS: [Section<ReportSeen>; 4] = [
@@ -92,6 +134,11 @@ pub(super) const SECTIONS: [Section<ReportSeen>; 4] = [
     },
 ];
 
+/// ioz report's sections: the ones it shares with `ioz history show`, and
+/// the scaling tables before the help.
+const REPORT_SECTIONS: [Section<ReportSeen>; 5] =
+    [SECTIONS[0], SECTIONS[1], SECTIONS[2], SCALING, SECTIONS[3]];
+
 pub(super) const GRAMMAR: Grammar<ReportSeen> = Grammar {
     name: "report",
     summary: "a saved run rendered again, without measuring",
@@ -99,8 +146,8 @@ pub(super) const GRAMMAR: Grammar<ReportSeen> = Grammar {
 Renders a run saved with --json again, without measuring: the text it printed
 and the result files, written as a run writes them.",
     operands: OPERANDS,
-    operand: |seen, word| one_run(seen, word, "report"),
-    sections: &SECTIONS,
+    operand: runs,
+    sections: &REPORT_SECTIONS,
     subcommands: &[],
     tail: "\
 Exit status: 0 done, 1 a result file could not be written, 2 bad command line
@@ -124,15 +171,44 @@ pub(super) fn one_run(
     Ok(Taken::Next)
 }
 
+/// ioz report's runs: one, or with --scaling several (checked once the
+/// whole command line is read).
+fn runs(seen: &mut ReportSeen, word: OsString) -> Result<Taken, UsageError> {
+    match seen.input {
+        None => seen.input = Some(PathBuf::from(word)),
+        Some(_) => seen.more.push(PathBuf::from(word)),
+    }
+    Ok(Taken::Next)
+}
+
 /// The request, once the whole command line is read; `missing` is the
 /// refusal when no run is named.
 pub(super) fn finish(seen: ReportSeen, missing: &str) -> Result<ReportRequest, UsageError> {
     let input = seen.input.ok_or_else(|| usage(missing))?;
+    if let Some(second) = seen.more.first().filter(|_| !seen.scaling) {
+        return Err(usage(format!(
+            "report: unexpected argument '{}' (one saved run at a time; several with --scaling)",
+            second.display()
+        )));
+    }
+    if seen.scaling && !seen.outputs.is_empty() {
+        return Err(usage(
+            "report: --scaling prints its tables; render a run's files without it",
+        ));
+    }
+    if seen.latency_unit.is_some() && !seen.scaling {
+        return Err(usage(
+            "report: --latency-unit is the unit of --scaling's tables",
+        ));
+    }
     // As in a run, a spreadsheet implies -R; -R asks for the text whatever
     // else is asked, files alone do not.
     let excel_report = seen.excel_report || seen.outputs.of(Format::Spreadsheet).next().is_some();
     Ok(ReportRequest {
         input,
+        more: seen.more,
+        scaling: seen.scaling,
+        latency_unit: seen.latency_unit,
         text: seen.text || excel_report || seen.outputs.is_empty(),
         excel_report,
         outputs: seen.outputs,
@@ -190,6 +266,24 @@ mod tests {
     }
 
     #[test]
+    fn scaling_takes_several_runs_and_a_latency_unit() {
+        let r = request(&[
+            "a.json",
+            "b.json",
+            "--scaling",
+            "c.json",
+            "--latency-unit",
+            "us",
+        ]);
+        assert!(r.scaling);
+        assert_eq!(r.input, PathBuf::from("a.json"));
+        assert_eq!(r.more, [PathBuf::from("b.json"), PathBuf::from("c.json")]);
+        assert_eq!(r.latency_unit, Some(LatencyUnit::Microseconds));
+        let one = request(&["a.json"]);
+        assert!(!one.scaling && one.more.is_empty() && one.latency_unit.is_none());
+    }
+
+    #[test]
     fn every_spreadsheet_is_kept_in_order() {
         let r = request(&["r.json", "-b", "a.xls", "-b", "b.xlsx"]);
         assert_eq!(
@@ -207,7 +301,19 @@ mod tests {
         assert_eq!(err(&[]), MISSING);
         assert_eq!(
             err(&["a.json", "b.json"]),
-            "report: unexpected argument 'b.json' (one saved run at a time)"
+            "report: unexpected argument 'b.json' (one saved run at a time; several with --scaling)"
+        );
+        assert_eq!(
+            err(&["a.json", "--scaling", "--csv", "c.csv"]),
+            "report: --scaling prints its tables; render a run's files without it"
+        );
+        assert_eq!(
+            err(&["a.json", "--latency-unit", "ms"]),
+            "report: --latency-unit is the unit of --scaling's tables"
+        );
+        assert_eq!(
+            err(&["a.json", "--scaling", "--latency-unit", "s"]),
+            "--latency-unit: 's' is not a unit of latency (ns, us or ms)"
         );
         assert_eq!(
             err(&["r.json", "--bogus"]),

@@ -58,6 +58,10 @@ pub(super) struct Seen {
     pub constant_total: bool,
     pub shared_file: bool,
     pub no_stonewall: bool,
+    /// `-+t`: the network test instead of a run; `--every-pair`: between
+    /// every pair of ranks.
+    pub network_test: bool,
+    pub every_pair: bool,
     pub start_delay_us: Option<u64>,
     pub record_locking: bool,
     pub destroy_data: Vec<String>,

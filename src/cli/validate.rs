@@ -30,6 +30,11 @@ pub(super) fn finish(
     command_line: Vec<String>,
     host: &Host,
 ) -> Result<RunConfig, UsageError> {
+    if seen.every_pair {
+        return Err(usage(
+            "--every-pair: only with -+t (the network test between every pair of ranks)",
+        ));
+    }
     if seen.micros_per_op && seen.ops_per_sec {
         return Err(usage("-N and -O cannot be combined: choose µs/op or ops/s"));
     }

@@ -34,6 +34,53 @@ impl Group {
     }
 }
 
+/// What a difference is about: the groups the views sum differences up by
+/// ("3 settings differ: device 2, mount 1").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Topic {
+    Machine,
+    Platform,
+    PageCache,
+    Sockets,
+    FileSystem,
+    Mount,
+    Network,
+    Device,
+}
+
+impl Topic {
+    pub fn words(self) -> &'static str {
+        match self {
+            Topic::Machine => "machine",
+            Topic::Platform => "CPU and platform",
+            Topic::PageCache => "page cache and memory",
+            Topic::Sockets => "socket buffers",
+            Topic::FileSystem => "file system",
+            Topic::Mount => "mount",
+            Topic::Network => "network file system",
+            Topic::Device => "device",
+        }
+    }
+
+    /// A fact's topic: its group's, the target's split into its file
+    /// system, its mount and a network file system's transport.
+    fn of(group: Group, name: &str) -> Topic {
+        match group {
+            Group::Machine => Topic::Machine,
+            Group::Platform => Topic::Platform,
+            Group::PageCache => Topic::PageCache,
+            Group::Sockets => Topic::Sockets,
+            Group::Device => Topic::Device,
+            Group::Target => match name {
+                "file system" => Topic::FileSystem,
+                "mount point" | "mount options" | "mount source" | "test file" => Topic::Mount,
+                _ => Topic::Network,
+            },
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {
     pub group: Group,
@@ -43,12 +90,25 @@ pub struct Fact {
     /// A setting two runs are compared by; the test file's name and the
     /// free memory of the moment are not.
     pub compared: bool,
+    /// What two environments compare it by: its name, but for a device
+    /// underneath the target's, the device's own name with the setting
+    /// ("vda (underneath) scheduler"), whatever it is under, so that one
+    /// disk under two loop devices compares with itself.
+    pub key: String,
+    /// The device this fact describes, by its name ("" for the target's
+    /// own, which compares with the other target's whatever its name):
+    /// compared only when the other environment has that device too (a
+    /// device one of them lacks is one difference, of the "device" or
+    /// "underneath" fact above it, not a dozen settings against unknown).
+    pub device: Option<String>,
 }
 
 /// A setting that differs between two environments.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Difference {
     pub name: String,
+    /// What it is about (device, mount, page cache…).
+    pub topic: Topic,
     /// `None`: unknown in that run (or absent from it).
     pub old: Option<String>,
     pub new: Option<String>,
@@ -121,11 +181,14 @@ struct Facts(Vec<Fact>);
 
 impl Facts {
     fn add(&mut self, group: Group, name: impl Into<String>, value: Option<String>) {
+        let name = name.into();
         self.0.push(Fact {
             group,
-            name: name.into(),
+            key: name.clone(),
+            name,
             value,
             compared: true,
+            device: None,
         });
     }
 
@@ -165,26 +228,46 @@ impl Environment {
     /// The settings that differ between `self` (the old run) and `other`
     /// (the new), in the order of [`Environment::facts`]; a fact only one
     /// of them has is compared with unknown.
+    ///
+    /// A device underneath the target's is compared by its own name, and
+    /// only with the same device of the other environment.
     pub fn differences(&self, other: &Environment) -> Vec<Difference> {
-        let old: Vec<Fact> = self.facts().into_iter().filter(|f| f.compared).collect();
-        let new: Vec<Fact> = other.facts().into_iter().filter(|f| f.compared).collect();
-        let find = |list: &[Fact], name: &str| {
+        let (old, new) = (self.facts(), other.facts());
+        let devices = |facts: &[Fact]| -> Vec<String> {
+            facts.iter().filter_map(|f| f.device.clone()).collect()
+        };
+        let (old_devices, new_devices) = (devices(&old), devices(&new));
+        let in_both = |f: &Fact| {
+            f.device
+                .as_ref()
+                .is_none_or(|d| old_devices.contains(d) && new_devices.contains(d))
+        };
+        let old: Vec<Fact> = old
+            .into_iter()
+            .filter(|f| f.compared && in_both(f))
+            .collect();
+        let new: Vec<Fact> = new
+            .into_iter()
+            .filter(|f| f.compared && in_both(f))
+            .collect();
+        let find = |list: &[Fact], key: &str| {
             list.iter()
-                .find(|f| f.name == name)
+                .find(|f| f.key == key)
                 .and_then(|f| f.value.clone())
         };
-        let mut names: Vec<&str> = old.iter().map(|f| f.name.as_str()).collect();
-        for f in &new {
-            if !names.contains(&f.name.as_str()) {
-                names.push(&f.name);
+        let mut keys: Vec<(&str, Topic)> = Vec::new();
+        for f in old.iter().chain(&new) {
+            if !keys.iter().any(|(k, _)| *k == f.key) {
+                keys.push((&f.key, Topic::of(f.group, &f.name)));
             }
         }
-        let mut diffs: Vec<Difference> = names
+        let mut diffs: Vec<Difference> = keys
             .into_iter()
-            .filter_map(|name| {
-                let (a, b) = (find(&old, name), find(&new, name));
+            .filter_map(|(key, topic)| {
+                let (a, b) = (find(&old, key), find(&new, key));
                 (a != b).then(|| Difference {
-                    name: name.to_string(),
+                    name: key.to_string(),
+                    topic,
                     old: a,
                     new: b,
                     with_it: Vec::new(),
@@ -316,6 +399,7 @@ fn device_facts(f: &mut Facts, d: &DeviceInfo, prefix: &str) {
     if prefix.is_empty() {
         f.add(g, "device", text(&d.name));
     }
+    let first = f.0.len();
     if d.mapper_name.is_some() {
         f.add(g, name("mapper name"), d.mapper_name.clone());
     }
@@ -347,9 +431,25 @@ fn device_facts(f: &mut Facts, d: &DeviceInfo, prefix: &str) {
     if !d.underneath.is_empty() {
         let names: Vec<&str> = d.underneath.iter().map(|u| u.name.as_str()).collect();
         f.add(g, name("underneath"), Some(names.join(", ")));
-        for u in &d.underneath {
-            device_facts(f, u, &format!("{} (under {}) ", u.name, d.name));
+    }
+    // Compared only with the same device of the other environment: one
+    // underneath by its own name (keyed by it, not by what it is under),
+    // the target's own ("") with the other target's device whatever its
+    // name, and with none not at all: "device: vda → none" says it.
+    let identity = if prefix.is_empty() {
+        String::new()
+    } else {
+        d.name.clone()
+    };
+    for fact in &mut f.0[first..] {
+        if !prefix.is_empty() {
+            let field = fact.name.strip_prefix(prefix).unwrap_or(&fact.name);
+            fact.key = format!("{} (underneath) {field}", d.name);
         }
+        fact.device = Some(identity.clone());
+    }
+    for u in &d.underneath {
+        device_facts(f, u, &format!("{} (under {}) ", u.name, d.name));
     }
 }
 
@@ -406,6 +506,7 @@ mod tests {
             old.differences(&new),
             vec![Difference {
                 name: "scheduler".into(),
+                topic: Topic::Device,
                 old: Some("mq-deadline".into()),
                 new: Some("none".into()),
                 with_it: Vec::new(),
@@ -433,11 +534,68 @@ mod tests {
         let d = old.differences(&new);
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].name, "vm.dirty_ratio");
+        assert_eq!(d[0].topic, Topic::PageCache);
         assert_eq!(d[0].new, None);
-        assert_eq!(d[1].name, "vda (under loop3) scheduler");
+        assert_eq!(d[1].name, "vda (underneath) scheduler");
+        assert_eq!(d[1].topic, Topic::Device);
         assert_eq!(
             (d[1].old.as_deref(), d[1].new.as_deref()),
             (Some("none"), Some("bfq"))
+        );
+        // The view of one environment still says what it is under.
+        assert!(
+            old.facts()
+                .iter()
+                .any(|f| f.name == "vda (under loop3) scheduler")
+        );
+    }
+
+    #[test]
+    fn one_disk_under_two_loop_devices_compares_with_itself() {
+        // The case: two file systems on loop4 and loop5, both
+        // images on vda; the disk was keyed by the loop device above it,
+        // and 16 settings differed against unknown.
+        let on = |lo: &str, image: &str, mnt: &str| {
+            let mut env = machine();
+            env.target.mount_point = mnt.into();
+            env.target.source = format!("/dev/{lo}");
+            let dev = env.target.device.as_mut().unwrap();
+            dev.name = lo.into();
+            dev.backing_file = Some(image.into());
+            dev.underneath[0].driver = Some("virtio_blk".into());
+            env
+        };
+        let a = on("loop4", "/var/tmp/a.img", "/mnt/a");
+        let mut b = on("loop5", "/var/tmp/b.img", "/mnt/b");
+        b.target.fs_type = "xfs".into();
+        let d = a.differences(&b);
+        let names: Vec<(&str, Topic)> = d.iter().map(|d| (d.name.as_str(), d.topic)).collect();
+        assert_eq!(
+            names,
+            [
+                ("mount point", Topic::Mount),
+                ("file system", Topic::FileSystem),
+                ("mount source", Topic::Mount),
+                ("device", Topic::Device),
+                ("backing file", Topic::Device),
+            ]
+        );
+        // A device that only one of them has is one difference, not each
+        // of its settings against unknown: the target's own on a tmpfs…
+        let mut tmpfs = a.clone();
+        tmpfs.target.fs_type = "tmpfs".into();
+        tmpfs.target.source = "tmpfs".into();
+        tmpfs.target.device = None;
+        let names: Vec<String> = a.differences(&tmpfs).into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["file system", "mount source", "device"]);
+        // … and a disk underneath.
+        b.target.device.as_mut().unwrap().underneath[0].name = "vdb".into();
+        let d = a.differences(&b);
+        assert_eq!(d.len(), 6, "{d:?}");
+        assert_eq!(d[5].name, "underneath");
+        assert_eq!(
+            (d[5].old.as_deref(), d[5].new.as_deref()),
+            (Some("vda"), Some("vdb"))
         );
     }
 

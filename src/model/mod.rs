@@ -2,6 +2,7 @@
 //! IOzone tests and passes, the plan, and what a run measured; and
 //! [`say`](say::say), the one voice of every layer on standard error.
 
+pub mod client;
 pub mod config;
 pub mod const_text;
 pub mod dates;
@@ -16,13 +17,18 @@ pub mod identity;
 pub mod latency;
 pub mod metadata;
 pub mod metadata_result;
+pub mod network_test;
 pub mod order;
 pub mod plan;
+pub mod rank_environments;
 pub mod rank_share;
+pub mod rank_view;
 pub mod regime;
 pub mod result;
 pub mod result_files;
 pub mod say;
+pub mod skew;
+pub mod stonewall;
 pub mod telemetry;
 pub mod units;
 pub mod variations;

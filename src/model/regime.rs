@@ -135,9 +135,14 @@ impl PageCacheBound {
 /// The sizes a regime is judged by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheLimits {
-    /// The last-level (data or unified) CPU cache, bytes.
+    /// The last-level (data or unified) CPU cache, bytes; `None` also for
+    /// a network file system, whose data the local CPU cache does not
+    /// serve: a read goes through the client's page cache at least.
     pub llc: Option<u64>,
     pub page_cache: Option<PageCacheBound>,
+    /// The target is a network file system (what fits the page cache is
+    /// served from it, whatever the CPU cache).
+    pub network: bool,
 }
 
 impl CacheLimits {
@@ -148,10 +153,15 @@ impl CacheLimits {
                 .filter(|&b| b > 0)
                 .map(PageCacheBound::Ram),
         };
+        let network = env.target.network.is_some();
         let llc = env
             .last_level_cache_bytes()
-            .filter(|&b| b > 0 && page_cache.is_none_or(|p| b < p.bytes()));
-        CacheLimits { llc, page_cache }
+            .filter(|&b| !network && b > 0 && page_cache.is_none_or(|p| b < p.bytes()));
+        CacheLimits {
+            llc,
+            page_cache,
+            network,
+        }
     }
 
     /// Where `bytes` fit; `None` when the sizes that would tell are unknown.
@@ -162,7 +172,7 @@ impl CacheLimits {
         let page = self.page_cache?.bytes();
         if bytes > page {
             Some(Fit::ExceedsPageCache)
-        } else if self.llc.is_some() {
+        } else if self.llc.is_some() || self.network {
             Some(Fit::PageCache)
         } else {
             // Within the page cache, but whether within the CPU cache too
@@ -261,6 +271,17 @@ mod tests {
             CacheLimits::of(&no_llc).fit(16 << 20),
             Some(Fit::ExceedsPageCache)
         );
+    }
+
+    #[test]
+    fn a_network_file_system_is_never_judged_by_the_cpu_cache() {
+        let config = test_config(&["-a"]);
+        let mut e = env(1 << 20, Some(64 << 20), 128 << 20);
+        e.target.network = Some(crate::model::environment::NetworkMount::default());
+        let fit = |bytes| regime(&config, &e, Pass::Read, bytes, 1).fit;
+        assert_eq!(fit(64 << 10), Some(Fit::PageCache));
+        assert_eq!(fit(65 << 20), Some(Fit::ExceedsPageCache));
+        assert_eq!(CacheLimits::of(&e).llc, None);
     }
 
     #[test]

@@ -2,10 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::client::Client;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::environment::Environment;
 use crate::model::histogram::LatencySummary;
 use crate::model::plan::Cell;
+use crate::model::skew::{CellSkew, RankSkew};
 use crate::model::workload::Pass;
 
 /// One timed pass over one cell.
@@ -172,13 +174,6 @@ pub struct WorkerResult {
     pub client: Option<Client>,
 }
 
-/// An MPI rank of a cluster run: a client of IOzone's `-+m`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Client {
-    pub rank: u32,
-    pub host: String,
-}
-
 impl WorkerResult {
     /// CPU time (user + system), seconds.
     pub fn cpu_seconds(&self) -> f64 {
@@ -232,6 +227,10 @@ pub struct PhaseResult {
     /// Which repetition of the plan (`--runs`) it belongs to, from 0.
     #[serde(default)]
     pub run: u32,
+    /// Cluster mode: the ranks' starts and ends (absent on one machine;
+    /// boxed: a phase travels in every event of a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skew: Option<Box<RankSkew>>,
 }
 
 impl PhaseResult {
@@ -392,6 +391,10 @@ pub struct RunResult {
     /// `ioz fileop`, `ioz mdtest`: what the metadata benchmark measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::model::metadata_result::MetadataResult>,
+    /// Cluster mode's single and auto mode: the ranks' starts and ends in
+    /// each cell of each run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cell_skews: Vec<CellSkew>,
     pub status: RunStatus,
 }
 
@@ -417,21 +420,37 @@ impl RunResult {
         }
         hosts.into_iter().map(Option::unwrap_or_default).collect()
     }
+
+    /// Cluster mode's single and auto mode: each rank's own table (in
+    /// throughput mode the ranks hold no table of their own).
+    pub fn rank_tables(&self) -> &[RankCells] {
+        if self.config.throughput.is_some() {
+            &[]
+        } else {
+            &self.ranks
+        }
+    }
 }
 
-/// One rank of a cluster run in single or auto mode: every rank runs the
-/// whole plan on its own test file, each cell started on every rank after
-/// a barrier.
+/// One rank of a cluster run: its host, its (first) test file and its
+/// environment; in single or auto mode also its own table (every rank runs
+/// the whole plan on its own test file, each cell started on every rank
+/// after a barrier).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankCells {
     pub client: Client,
     pub test_file: std::path::PathBuf,
-    /// The rank's rows, as a run on one machine holds them.
+    /// The rank's rows, as a run on one machine holds them (single and
+    /// auto mode).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<CellResult>,
     /// When each cell began on this rank (released by the cell's barrier),
     /// in the order the cells ran, every run's.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cell_starts: Vec<CellStart>,
+    /// The rank's machine and its own target, as it captured them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
 }
 
 /// The moment a rank began a cell: Unix time in ns on the rank's own
@@ -530,6 +549,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         throughput: Vec::new(),
         ranks: Vec::new(),
         metadata: None,
+        cell_skews: Vec::new(),
         status: RunStatus::Complete,
     }
 }
@@ -564,6 +584,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
             })
             .collect(),
         run: 0,
+        skew: None,
     }
 }
 
@@ -613,6 +634,7 @@ mod tests {
             test_file: format!("ioz.tmp.{rank}").into(),
             cells,
             cell_starts: Vec::new(),
+            environment: None,
         }
     }
 

@@ -65,6 +65,59 @@ impl fmt::Display for Size {
     }
 }
 
+/// A unit a latency can be written in (`ioz report --scaling
+/// --latency-unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatencyUnit {
+    Nanoseconds,
+    Microseconds,
+    Milliseconds,
+}
+
+impl LatencyUnit {
+    /// The units' words, in the order of the variants.
+    pub const NAMES: [&'static str; 3] = ["ns", "us", "ms"];
+
+    pub fn named(name: &str) -> Option<LatencyUnit> {
+        match name {
+            "ns" => Some(LatencyUnit::Nanoseconds),
+            "us" => Some(LatencyUnit::Microseconds),
+            "ms" => Some(LatencyUnit::Milliseconds),
+            _ => None,
+        }
+    }
+
+    /// The unit a reader takes in at a glance for latencies up to `max_ns`:
+    /// the largest under which they read 1 or more.
+    pub fn for_largest(max_ns: f64) -> LatencyUnit {
+        if max_ns >= 1e6 {
+            LatencyUnit::Milliseconds
+        } else if max_ns >= 1e3 {
+            LatencyUnit::Microseconds
+        } else {
+            LatencyUnit::Nanoseconds
+        }
+    }
+
+    /// Nanoseconds in one of this unit.
+    pub fn ns(self) -> f64 {
+        match self {
+            LatencyUnit::Nanoseconds => 1.0,
+            LatencyUnit::Microseconds => 1e3,
+            LatencyUnit::Milliseconds => 1e6,
+        }
+    }
+
+    /// Its symbol as the tables print it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            LatencyUnit::Nanoseconds => "ns",
+            LatencyUnit::Microseconds => "µs",
+            LatencyUnit::Milliseconds => "ms",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +136,18 @@ mod tests {
             assert_eq!(parsed * 1024.0, bytes as f64, "{bytes}");
             assert_eq!(kb_value(bytes), parsed, "{bytes}");
         }
+    }
+
+    #[test]
+    fn a_latency_unit_suits_the_largest_value() {
+        assert_eq!(LatencyUnit::for_largest(900.0), LatencyUnit::Nanoseconds);
+        assert_eq!(LatencyUnit::for_largest(1500.0), LatencyUnit::Microseconds);
+        assert_eq!(LatencyUnit::for_largest(2.5e6), LatencyUnit::Milliseconds);
+        for (i, name) in LatencyUnit::NAMES.iter().enumerate() {
+            let unit = LatencyUnit::named(name).unwrap();
+            assert_eq!(unit.ns(), 1e3f64.powi(i as i32));
+        }
+        assert_eq!(LatencyUnit::named("s"), None);
     }
 
     #[test]

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::model::env_facts::{Difference, Fact, Group};
-use crate::model::environment::{DeviceInfo, Environment};
+use crate::model::env_facts::{Difference, Fact, Group, Topic};
+use crate::model::environment::{DeviceInfo, Environment, TargetEnvironment};
 use crate::model::units::Size;
+use crate::report::web::esc;
 
 /// How an unknown value is shown.
 pub const UNKNOWN: &str = "unknown";
@@ -75,7 +76,12 @@ pub fn further_facts(env: &Environment) -> Vec<Fact> {
 /// One line a difference: `scheduler: mq-deadline → none`.
 /// What the kernel changed with it follows in parentheses.
 pub fn difference_line(d: &Difference) -> String {
-    let mut line = format!("{}: {} → {}", d.name, shown(&d.old), shown(&d.new));
+    format!("{}: {}", d.name, change_words(d))
+}
+
+/// `mq-deadline → none`, and what the kernel changed with it.
+fn change_words(d: &Difference) -> String {
+    let mut line = format!("{} → {}", shown(&d.old), shown(&d.new));
     if !d.with_it.is_empty() {
         let also: Vec<String> = d
             .with_it
@@ -91,22 +97,103 @@ pub fn difference_line(d: &Difference) -> String {
     line
 }
 
-/// What differs between two runs' environments, a line each, and a
-/// warning line when more than one setting differs (the comparison then
-/// measures them together); one line saying so when nothing differs.
-pub fn differences_lines(diffs: &[Difference]) -> Vec<String> {
-    if diffs.is_empty() {
-        return vec!["environments: no setting differs".to_string()];
+/// The differences by topic, topics in the order their first difference
+/// comes (the order of the facts).
+pub fn difference_groups(diffs: &[Difference]) -> Vec<(Topic, Vec<&Difference>)> {
+    let mut groups: Vec<(Topic, Vec<&Difference>)> = Vec::new();
+    for d in diffs {
+        match groups.iter_mut().find(|(t, _)| *t == d.topic) {
+            Some((_, members)) => members.push(d),
+            None => groups.push((d.topic, vec![d])),
+        }
     }
-    let mut lines: Vec<String> = diffs.iter().map(difference_line).collect();
-    if diffs.len() > 1 {
-        lines.push(format!(
-            "warning: {} settings differ between the environments, not one: a difference \
-             in the results may come from any of them",
-            diffs.len()
-        ));
+    groups
+}
+
+/// The one line that leads what differs: nothing, one setting and its
+/// topic, or a warning that several differ, counted by topic (the
+/// comparison then measures them together).
+pub fn differences_summary(diffs: &[Difference]) -> String {
+    let groups = difference_groups(diffs);
+    match diffs.len() {
+        0 => "environments: no setting differs".to_string(),
+        1 => format!(
+            "environments: 1 setting differs ({})",
+            diffs[0].topic.words()
+        ),
+        n => {
+            let counts: Vec<String> = groups
+                .iter()
+                .map(|(t, members)| format!("{} {}", t.words(), members.len()))
+                .collect();
+            format!(
+                "warning: {n} settings differ between the environments ({}), not one: a \
+                 difference in the results may come from any of them",
+                counts.join(", ")
+            )
+        }
+    }
+}
+
+/// One topic's differences in one line: `device: scheduler mq-deadline →
+/// none; read-ahead 128 KiB → 4096 KiB` (a setting named as its topic,
+/// such as the file system, is not named twice).
+pub fn group_line(topic: Topic, members: &[&Difference]) -> String {
+    let parts: Vec<String> = members
+        .iter()
+        .map(|d| {
+            if d.name == topic.words() {
+                change_words(d)
+            } else {
+                format!("{} {}", d.name, change_words(d))
+            }
+        })
+        .collect();
+    format!("{}: {}", topic.words(), parts.join("; "))
+}
+
+/// What differs between two runs' environments, as `ioz compare` and
+/// `ioz history trend` lead with it: the summary line, then a line per
+/// topic, indented under it.
+pub fn differences_lines(diffs: &[Difference]) -> Vec<String> {
+    std::iter::once(differences_summary(diffs))
+        .chain(
+            difference_groups(diffs)
+                .into_iter()
+                .map(|(topic, members)| format!("  {}", group_line(topic, &members))),
+        )
+        .collect()
+}
+
+/// Every difference on its own line under its topic (`ioz env --diff`):
+/// the summary line, then each topic and its settings.
+pub fn differences_detail(diffs: &[Difference]) -> Vec<String> {
+    let mut lines = vec![differences_summary(diffs)];
+    for (topic, members) in difference_groups(diffs) {
+        lines.push(format!("{}:", topic.words()));
+        lines.extend(members.iter().map(|d| format!("  {}", difference_line(d))));
     }
     lines
+}
+
+/// What differs, for a web page: `lead` (HTML) and the summary line, the
+/// differences folded under it by topic (`<details>`); nothing folded when
+/// nothing differs.
+pub fn differences_html(lead: &str, diffs: &[Difference]) -> String {
+    let summary = esc(&differences_summary(diffs));
+    if diffs.is_empty() {
+        return format!("<p class=\"note envdiff\">{lead}: {summary}</p>");
+    }
+    let mut h = format!("<details class=\"envdiff\"><summary>{lead}: {summary}</summary><ul>");
+    for (topic, members) in difference_groups(diffs) {
+        let _ = write!(h, "<li><b>{}</b><ul>", esc(topic.words()));
+        for d in members {
+            let _ = write!(h, "<li>{}</li>", esc(&difference_line(d)));
+        }
+        h.push_str("</ul></li>");
+    }
+    h.push_str("</ul></details>");
+    h
 }
 
 /// The `-M` header lines: the machine's settings in a few lines (the full
@@ -159,6 +246,7 @@ pub fn header_lines(env: &Environment) -> Vec<String> {
         lines.push(format!("Free page reporting: {}", fpr.words()));
     }
     let t = &env.target;
+    lines.push(format!("File system: {}", file_system_words(t)));
     match &t.device {
         Some(d) => {
             lines.push(format!("Device: {}", device_words(d)));
@@ -195,6 +283,28 @@ pub fn header_lines(env: &Environment) -> Vec<String> {
     lines
 }
 
+/// Where the test file is, in one line: the file system and its mount
+/// (type, mount point, source, options), or the raw device written in place.
+fn file_system_words(t: &TargetEnvironment) -> String {
+    let or_unknown = |s: &str| {
+        if s.is_empty() {
+            UNKNOWN.to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if t.is_raw_device() {
+        return format!("none (raw block device {})", or_unknown(&t.source));
+    }
+    format!(
+        "{} on {} (mount source {}, options {})",
+        or_unknown(&t.fs_type),
+        or_unknown(&t.mount_point),
+        or_unknown(&t.source),
+        or_unknown(&t.mount_options)
+    )
+}
+
 /// A device in one line: its name and queue settings.
 fn device_words(d: &DeviceInfo) -> String {
     let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| UNKNOWN.into());
@@ -226,7 +336,7 @@ fn device_words(d: &DeviceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::environment::{FreePageReporting, TargetEnvironment};
+    use crate::model::environment::FreePageReporting;
 
     fn env() -> Environment {
         let mut e = Environment {
@@ -274,6 +384,21 @@ mod tests {
         let lines = header_lines(&env());
         assert!(lines.contains(&"Free page reporting: on, order 9 (2 MiB blocks)".to_string()));
         assert!(
+            lines.contains(&"File system: none (raw block device /dev/loop0)".to_string()),
+            "{lines:?}"
+        );
+        let mut mounted = env();
+        mounted.target.fs_type = "ext4".into();
+        mounted.target.mount_point = "/mnt/a".into();
+        mounted.target.mount_options = "rw,relatime".into();
+        let lines = header_lines(&mounted);
+        let at = |start: &str| lines.iter().position(|l| l.starts_with(start)).unwrap();
+        assert_eq!(
+            lines[at("File system: ")],
+            "File system: ext4 on /mnt/a (mount source /dev/loop0, options rw,relatime)"
+        );
+        assert_eq!(at("Device: "), at("File system: ") + 1, "{lines:?}");
+        assert!(
             lines.iter().any(
                 |l| l.starts_with("Device: loop0 (backing file /tmp/disk.img), scheduler none")
             ),
@@ -288,25 +413,56 @@ mod tests {
     }
 
     #[test]
-    fn one_difference_is_a_line_and_more_warn() {
-        let d = |name: &str, old: Option<&str>, new: Option<&str>| Difference {
+    fn differences_lead_with_a_summary_then_a_line_per_topic() {
+        let d = |name: &str, topic: Topic, old: Option<&str>, new: Option<&str>| Difference {
             name: name.into(),
+            topic,
             old: old.map(str::to_string),
             new: new.map(str::to_string),
             with_it: Vec::new(),
         };
-        let one = [d("scheduler", Some("mq-deadline"), Some("none"))];
-        assert_eq!(differences_lines(&one), ["scheduler: mq-deadline → none"]);
-        let two = [one[0].clone(), d("vm.dirty_ratio", Some("20"), None)];
-        let lines = differences_lines(&two);
-        assert_eq!(lines[1], "vm.dirty_ratio: 20 → unknown");
-        assert!(
-            lines[2].starts_with("warning: 2 settings differ"),
-            "{lines:?}"
+        let one = [d(
+            "scheduler",
+            Topic::Device,
+            Some("mq-deadline"),
+            Some("none"),
+        )];
+        assert_eq!(
+            differences_lines(&one),
+            [
+                "environments: 1 setting differs (device)",
+                "  device: scheduler mq-deadline → none"
+            ]
+        );
+        assert_eq!(
+            differences_detail(&one),
+            [
+                "environments: 1 setting differs (device)",
+                "device:",
+                "  scheduler: mq-deadline → none"
+            ]
+        );
+        let three = [
+            one[0].clone(),
+            d("file system", Topic::FileSystem, Some("ext4"), Some("xfs")),
+            d("read-ahead", Topic::Device, Some("128 KiB"), None),
+        ];
+        let lines = differences_lines(&three);
+        assert_eq!(
+            lines[0],
+            "warning: 3 settings differ between the environments (device 2, file system 1), \
+             not one: a difference in the results may come from any of them"
+        );
+        assert_eq!(
+            lines[1..],
+            [
+                "  device: scheduler mq-deadline → none; read-ahead 128 KiB → unknown",
+                "  file system: ext4 → xfs"
+            ]
         );
         assert_eq!(differences_lines(&[]), ["environments: no setting differs"]);
         let mut s = one[0].clone();
-        s.with_it = vec![d("nr_requests", Some("64"), Some("128"))];
+        s.with_it = vec![d("nr_requests", Topic::Device, Some("64"), Some("128"))];
         assert_eq!(
             difference_line(&s),
             "scheduler: mq-deadline → none (and with it, as the kernel sets it: \

@@ -26,6 +26,7 @@ use crate::model::result::{
     CellResult, CellStart, Client, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult,
     RunStatus, SCHEMA_VERSION, phase_runs,
 };
+use crate::model::skew::CellSkew;
 use crate::model::variations::Verify;
 use crate::model::workload::Direction;
 use crate::model::workload::Pass;
@@ -56,13 +57,17 @@ struct RunFile<'a> {
     throughput: Vec<PhaseFile<'a>>,
     /// Throughput mode: each phase's figures summarised over the runs.
     throughput_summaries: Vec<PhaseSummaryFile>,
-    /// Cluster mode's single and auto mode: each rank's own cells (`cells`
-    /// holds their sum).
+    /// Cluster mode: each rank's host, test file and environment; in
+    /// single and auto mode also its own cells (`cells` holds their sum).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ranks: Vec<RankFile<'a>>,
     /// `ioz fileop`, `ioz mdtest`: each operation's measurements.
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<MetadataFile<'a>>,
+    /// Cluster mode's single and auto mode: the ranks' starts and ends in
+    /// each cell.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    cell_skews: &'a [CellSkew],
     status: &'a RunStatus,
 }
 
@@ -140,13 +145,18 @@ impl<'a> MetadataFile<'a> {
     }
 }
 
-/// One rank's table, its cells written as the run's own.
+/// One rank: its table's cells written as the run's own, their regimes
+/// judged by the rank's own environment.
 #[derive(Serialize)]
 struct RankFile<'a> {
     client: &'a Client,
     test_file: &'a Path,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     cells: Vec<CellFile<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
     cell_starts: &'a [CellStart],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    environment: Option<&'a Environment>,
 }
 
 #[derive(Serialize)]
@@ -305,6 +315,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             throughput,
             ranks,
             metadata,
+            cell_skews,
             status,
         } = result;
         // A run read from an older file is written in this version's layout.
@@ -340,11 +351,17 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 .map(|r| RankFile {
                     client: &r.client,
                     test_file: &r.test_file,
-                    cells: cell_files(&r.cells, config, environment),
+                    cells: cell_files(
+                        &r.cells,
+                        config,
+                        r.environment.as_ref().unwrap_or(environment),
+                    ),
                     cell_starts: &r.cell_starts,
+                    environment: r.environment.as_ref(),
                 })
                 .collect(),
             metadata: metadata.as_ref().map(MetadataFile::of),
+            cell_skews,
             status,
         }
     }

@@ -15,6 +15,7 @@ pub mod latency_files;
 pub mod layout;
 pub mod plots;
 pub mod put;
+pub mod scaling;
 pub mod spreadsheet;
 pub mod table_csv;
 pub mod text;

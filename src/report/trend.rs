@@ -9,11 +9,11 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::plots::number;
-use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series, verdict_colour};
+use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series};
 use crate::analysis::compare::Verdict;
 use crate::analysis::trend::Trend;
 use crate::model::dates::to_epoch;
-use crate::report::environment_text::differences_lines;
+use crate::report::environment_text::{differences_html, differences_lines};
 
 /// The JSON's format name and version.
 pub const TREND_FORMAT: &str = "ioz-history-trend";
@@ -45,13 +45,16 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
     let mut out = format!("ioz history trend: {}, {}\n", t.unit, t.basis);
     // What changed on the machine, before any number.
     for change in &t.environment_changes {
+        let mut lines = differences_lines(&change.differences).into_iter();
         let _ = writeln!(
             out,
-            "  environment of run {} against run {}:",
-            change.id, change.previous_id
+            "  environment of run {} against run {}: {}",
+            change.id,
+            change.previous_id,
+            lines.next().unwrap_or_default()
         );
-        for line in differences_lines(&change.differences) {
-            let _ = writeln!(out, "    {line}");
+        for line in lines {
+            let _ = writeln!(out, "  {line}");
         }
     }
     let label_w = t
@@ -99,7 +102,7 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
     if let Some(reference) = &t.ratio_to {
         let _ = writeln!(
             out,
-            "\nRatio to {reference} (each run / the {reference} run nearest in date; + {}, - {} beyond the band of {} %)",
+            "\nRatio to {reference} (each run / the {reference} run nearest in time, run \"vs\"; + {}, - {} beyond the band of {} %)",
             if t.higher_is_better {
                 "faster"
             } else {
@@ -112,14 +115,23 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
             },
             number(t.band_percent)
         );
-        head(&mut out);
+        let _ = write!(
+            out,
+            "{:>5}  {:<16}  {:<label_w$}  {:>5}",
+            "run", "date", "label", "vs"
+        );
+        for (name, w) in t.tests.iter().zip(&widths) {
+            let _ = write!(out, "  {name:>w$}");
+        }
+        out.push('\n');
         for r in &t.ratios {
             let _ = write!(
                 out,
-                "{:>5}  {:<16}  {:<label_w$}",
+                "{:>5}  {:<16}  {:<label_w$}  {:>5}",
                 r.id,
                 short_date(&r.date),
-                r.label.as_deref().unwrap_or("-")
+                r.label.as_deref().unwrap_or("-"),
+                r.reference_id
             );
             for ((v, verdict), w) in r.values.iter().zip(&r.verdicts).zip(&widths) {
                 let text = match v {
@@ -218,7 +230,8 @@ pub fn render_html(t: &Trend) -> String {
          body{font-family:sans-serif;margin:24px;max-width:1400px}\
          table{border-collapse:collapse;font-size:13px}\
          td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}\
-         td.l,th.l{text-align:left}\
+         td.l,th.l{text-align:left;white-space:nowrap}\
+         td.faster{background:#c6efce}td.slower{background:#ffc7ce}\
          .charts{display:flex;flex-wrap:wrap;gap:16px}\
          </style></head><body>\n",
     );
@@ -228,6 +241,14 @@ pub fn render_html(t: &Trend) -> String {
         esc(t.unit),
         esc(&t.basis)
     );
+    for change in &t.environment_changes {
+        let lead = format!(
+            "Environment of run {} against run {}",
+            change.id, change.previous_id
+        );
+        html.push_str(&differences_html(&lead, &change.differences));
+        html.push('\n');
+    }
     html.push_str("<div style=\"overflow-x:auto\"><table><tr><th>run</th><th class=\"l\">date</th><th class=\"l\">label</th>");
     for name in &t.tests {
         let _ = write!(html, "<th>{}</th>", esc(name));
@@ -249,27 +270,27 @@ pub fn render_html(t: &Trend) -> String {
     if let Some(reference) = &t.ratio_to {
         let _ = writeln!(
             html,
-            "<tr><th colspan=\"{}\" class=\"l\">Ratio to {} (band {} %)</th></tr>",
+            "<tr><th colspan=\"{}\" class=\"l\">Ratio to {}: each run over the {} run nearest in time (band {} %)</th></tr>",
             t.tests.len() + 3,
+            esc(reference),
             esc(reference),
             number(t.band_percent)
         );
         for r in &t.ratios {
             let _ = write!(
                 html,
-                "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>",
+                "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{} / run {}</td>",
                 r.id,
                 esc(&short_date(&r.date)),
-                esc(r.label.as_deref().unwrap_or("-"))
+                esc(r.label.as_deref().unwrap_or("-")),
+                r.reference_id
             );
             for (v, verdict) in r.values.iter().zip(&r.verdicts) {
                 match (v, verdict) {
                     (Some(v), Some(verdict)) => {
-                        let _ = write!(
-                            html,
-                            "<td style=\"color:#fff;background:{}\">{v:.3}</td>",
-                            verdict_colour(*verdict)
-                        );
+                        // Coloured beyond the band only, light enough for
+                        // the number on it, as ioz compare's tables are.
+                        let _ = write!(html, "<td class=\"{}\">{v:.3}</td>", verdict.name());
                     }
                     _ => html.push_str("<td>-</td>"),
                 }

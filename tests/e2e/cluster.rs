@@ -6,8 +6,9 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::fixtures::cluster::{
-    MPI_BIN_VARIABLE, TwoHosts, child_lines, expect, file_len, host_name, ioz_mpi, mpirun_command,
-    mpirun_ioz, rank_pids, ranks_left, wardens_of, within, xfer_kb,
+    MPI_BIN_VARIABLE, TwoHosts, assert_no_rank_left, child_lines, expect, file_len, host_name,
+    ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left, two_hosts, wardens_of, within,
+    xfer_kb,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Run, Test, assert_refused, list_dir, run, trials};
@@ -186,7 +187,7 @@ fn four_ranks_remove_their_files_and_leave_no_process() {
     );
     expect(&r, 0);
     assert_eq!(list_dir(d), Vec::<String>::new(), "{}", r.stdout);
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
 }
 
 fn the_first_rank_to_finish_stonewalls_a_slowed_one() {
@@ -261,7 +262,7 @@ fn an_io_error_on_one_rank_ends_the_job_naming_rank_and_host() {
     assert!(r.stdout.contains("4 rewriters"), "{}", r.stdout);
     assert!(!r.stdout.contains("4 readers"), "{}", r.stdout);
     assert_eq!(list_dir(d), Vec::<String>::new());
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
 }
 
 fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
@@ -290,7 +291,7 @@ fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
     // mpirun's own "MPI_ABORT was invoked on rank 2" is not asserted: under
     // load Open MPI 4.1 has been seen to lose it (ORTE_ERROR_LOG in show_help).
     assert_eq!(list_dir(d), Vec::<String>::new(), "{}", r.stderr);
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
 }
 
 fn sigint_or_sigterm_to_mpirun_removes_every_rank_s_files() {
@@ -350,7 +351,7 @@ fn signalled_job_leaves_nothing(signal: i32, send: impl FnOnce(&std::process::Ch
     }
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success(), "signal {signal}: {out:?}");
-    assert_eq!(ranks_left(d), Vec::<u32>::new(), "signal {signal}");
+    assert_no_rank_left(d);
     let gone = within(5, || list_dir(d).is_empty());
     assert!(
         gone,
@@ -446,7 +447,7 @@ fn plus_m_runs_a_rank_per_client_line_in_its_directory() {
     assert_eq!(file_len(&w2.join("mine.dat")), 128 << 10);
     // Rank 0's result file where the user is; the appfile gone.
     assert!(file_len(&d.join("r.xls")) > 0);
-    assert_eq!(ranks_left(&w1), Vec::<u32>::new());
+    assert_no_rank_left(&w1);
 }
 
 fn plus_m_dry_run_prints_the_mpirun_command_and_the_appfile() {
@@ -621,12 +622,6 @@ fn bad_client_files_are_refused_with_one_line() {
     assert_eq!(list_dir(d), ["clients"]);
 }
 
-/// Two hosts in network namespaces, or the test skipped with the reason.
-fn two_hosts() -> TwoHosts {
-    TwoHosts::try_new()
-        .unwrap_or_else(|e| crate::fixtures::skip(format!("no network namespaces here: {e}")))
-}
-
 /// A client file naming the two hosts, each with its working directory in
 /// `dir` (made here) and, where given, its test file.
 fn two_host_clients(
@@ -634,19 +629,8 @@ fn two_host_clients(
     hosts: &TwoHosts,
     files: [Option<&str>; 2],
 ) -> [std::path::PathBuf; 2] {
-    let workdirs = [dir.join("wa"), dir.join("wb")];
-    let mut text = String::from("# two hosts\n");
-    for ((address, workdir), file) in hosts.addresses.iter().zip(&workdirs).zip(files) {
-        fs::create_dir_all(workdir).unwrap();
-        text.push_str(&format!(
-            "{address}  {}  {}  {}\n",
-            workdir.display(),
-            ioz_mpi(),
-            file.unwrap_or("")
-        ));
-    }
-    fs::write(dir.join("clients"), text).unwrap();
-    workdirs
+    let workdirs = hosts.client_file(dir, &files);
+    [workdirs[0].clone(), workdirs[1].clone()]
 }
 
 fn plus_m_across_two_hosts_places_each_rank_on_its_host() {

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    expect, host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options, ranks_left, within,
+    assert_no_rank_left, expect, host_name, ioz_mpi, mpirun_command, mpirun_ioz, mpirun_options,
+    within,
 };
 use crate::fixtures::flip::shim;
 use crate::fixtures::{IOZ, Test, list_dir, run, trials};
@@ -178,7 +179,7 @@ fn two_ranks_print_their_tables_and_the_sum_and_save_both() {
     let r = mpirun_ioz(dir.path(), 2, AUTO);
     expect(&r, 0);
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
-    assert_eq!(ranks_left(dir.path()), Vec::<u32>::new());
+    assert_no_rank_left(dir.path());
 }
 
 fn every_cell_begins_on_all_ranks_together() {
@@ -300,8 +301,8 @@ fn an_io_error_on_one_rank_ends_the_job_at_the_next_cell() {
     // Both files removed, no rank left.
     assert_eq!(list_dir(&w0), Vec::<String>::new());
     assert_eq!(list_dir(&w1), Vec::<String>::new());
-    assert_eq!(ranks_left(&w0), Vec::<u32>::new());
-    assert_eq!(ranks_left(&w1), Vec::<u32>::new());
+    assert_no_rank_left(&w0);
+    assert_no_rank_left(&w1);
 }
 
 fn a_rank_that_cannot_make_its_file_refuses_the_job() {
@@ -381,7 +382,7 @@ fn sigint_to_mpirun_removes_every_rank_s_file() {
     assert!(started.elapsed() < Duration::from_secs(20), "not stopped");
     // The wardens may remove them a moment after mpirun returns.
     assert!(within(5, || list_dir(d).is_empty()), "{:?}", list_dir(d));
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
 }
 
 fn single_mode_over_two_runs_repeats_the_plan_cell_by_cell() {
@@ -441,9 +442,18 @@ fn a_two_rank_run_compares_with_a_one_host_run() {
         .env("IOZ_HISTORY", d.join("history"))
         .current_dir(d));
     r.expect_code(0);
-    assert!(r.stdout.contains("two against one"), "{}", r.stdout);
+    // The two-rank run is its clients' sum, and its label says so.
+    assert!(
+        r.stdout.contains("two (sum of 2 clients) against one"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("8 cells compared"), "{}", r.stdout);
-    assert!(r.stdout.contains("two / one"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("two (sum of 2 clients) / one"),
+        "{}",
+        r.stdout
+    );
 }
 
 fn what_is_not_done_across_ranks_is_refused_with_one_line() {

@@ -13,8 +13,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fixtures::cluster::{
-    block_child_lines, host_name, ioz_mpi, mpirun_command, mpirun_ioz, rank_pids, ranks_left,
-    within, xfer_kb,
+    assert_no_rank_left, block_child_lines, host_name, ioz_mpi, mpirun_command, mpirun_ioz,
+    rank_pids, within, xfer_kb,
 };
 use crate::fixtures::{IOZ, Run, Test, list_dir, run, trials};
 
@@ -126,7 +126,7 @@ fn two_ranks(size_kb: u64, record_kb: u64, args: &[&str], phases: &[&str]) -> (R
     let saved: Value = serde_json::from_slice(&fs::read(d.join("run.json")).unwrap()).unwrap();
     // No rank left a file or a process; the JSON alone is there.
     assert_eq!(list_dir(d), ["run.json"], "{args:?}: {out}");
-    assert_eq!(ranks_left(d), Vec::<u32>::new());
+    assert_no_rank_left(d);
     (r, saved)
 }
 

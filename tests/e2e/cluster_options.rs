@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::fixtures::cluster::{
-    child_lines, expect, file_len, host_name, ioz_mpi, mpirun_ioz, ranks_left, xfer_kb,
+    assert_no_rank_left, child_lines, expect, file_len, host_name, ioz_mpi, mpirun_ioz, xfer_kb,
 };
 use crate::fixtures::{Test, Tmpfs, list_dir, run, trials};
 
@@ -214,7 +214,9 @@ fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Rank 1 works in a tmpfs with room for its 1 MiB test file and 16 kB
-    // more: its -Q file of the second phase (rewrite) finds no space.
+    // more: its -Q file of the second phase (rewrite) finds no space. -x:
+    // were rank 1 stonewalled by a rank 0 done first, its files would be
+    // shorter and the rewrite's -Q file could fit.
     let w1 = d.join("w1");
     fs::create_dir(&w1).unwrap();
     let small = Tmpfs::mount(&d.join("w2"), "size=1040k");
@@ -227,7 +229,7 @@ fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
     fs::write(d.join("clients"), text).unwrap();
     let r = run(Command::new(ioz_mpi())
         .args([
-            "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-Q", "-+m", "clients",
+            "-t", "2", "-s", "1m", "-r", "4k", "-i", "0", "-i", "1", "-Q", "-x", "-+m", "clients",
         ])
         // Were the others left waiting for rank 1 at the next barrier, the
         // job would end only here.
@@ -247,7 +249,7 @@ fn a_rank_that_cannot_write_its_q_file_ends_the_job() {
         list_dir(small.path()),
         ["Child_1_rwol.dat", "Child_1_wol.dat"]
     );
-    assert_eq!(ranks_left(&w1), Vec::<u32>::new());
+    assert_no_rank_left(&w1);
 }
 
 fn workers_of(stdout: &str, label: &str) -> Vec<Vec<String>> {
@@ -479,7 +481,7 @@ fn plus_l_with_client_lines_naming_one_file_shares_it() {
     assert_eq!(lines.len(), 2, "{}", r.stdout);
     dealt_round_robin(&lines, 2, 128.0);
     assert_eq!(list_dir(&w), Vec::<String>::new());
-    assert_eq!(ranks_left(&w), Vec::<u32>::new());
+    assert_no_rank_left(&w);
 }
 
 /// `-+V -+m` whose client lines name two files: rank 1 cannot reach the
@@ -506,5 +508,5 @@ fn client_lines_naming_different_files_cannot_share_one() {
     assert!(r.stderr.lines().any(|l| l == said), "{}", r.context());
     assert!(!r.stdout.contains("initial writers"), "{}", r.stdout);
     assert_eq!(list_dir(&w), Vec::<String>::new());
-    assert_eq!(ranks_left(&w), Vec::<u32>::new());
+    assert_no_rank_left(&w);
 }

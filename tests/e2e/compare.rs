@@ -358,17 +358,15 @@ fn the_files_are_written_and_coloured_by_verdict() {
     assert!(html.contains("Holm"));
     assert!(html.contains("<td class=\"slower\">0.700</td>"));
     assert!(html.contains("mountains on one scale"));
-    // Each percent chart names both its axes.
+    // Each percent chart names both its axes: its panels share the y
+    // axis, titled at the start of each row, each panel has its x axis.
     let percent_charts = html.matches(" (%)</title>").count();
     assert!(percent_charts > 0);
-    assert_eq!(
-        html.matches(">difference (%)</text>").count(),
-        percent_charts
-    );
-    assert_eq!(
+    assert!(html.matches(">difference (%)").count() >= percent_charts);
+    assert!(
         html.matches(">record size (kB)</text>").count()
-            + html.matches(">file kB / record kB</text>").count(),
-        2 * percent_charts,
+            + html.matches(">file size (kB)</text>").count()
+            >= 2 * percent_charts,
         "the cells under the mean ± sd and the percent bars"
     );
     assert!(!html.contains("src=\"http") && !html.contains("<script"));

@@ -359,15 +359,17 @@ fn two_runs_with_the_scheduler_switched_differ_by_exactly_the_scheduler() {
     drop(scheduler);
     let diff = ioz(results.path(), &["env", "--diff", "a.json", "b.json"]);
     diff.expect_code(0);
-    // One line: the scheduler (with the nr_requests the kernel resets
-    // with it, when it did), and no warning.
+    // One setting: the scheduler (with the nr_requests the kernel resets
+    // with it, when it did), under its group, and no warning.
     let lines: Vec<&str> = diff.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", diff.stdout);
+    assert_eq!(lines.len(), 4, "{}", diff.stdout);
     assert_eq!(lines[0], "Environment differences, a.json → b.json:");
+    assert_eq!(lines[1], "environments: 1 setting differs (device)");
+    assert_eq!(lines[2], "device:");
     assert!(
-        lines[1] == "scheduler: none → mq-deadline"
-            || lines[1].starts_with(
-                "scheduler: none → mq-deadline (and with it, as the kernel sets it: nr_requests "
+        lines[3] == "  scheduler: none → mq-deadline"
+            || lines[3].starts_with(
+                "  scheduler: none → mq-deadline (and with it, as the kernel sets it: nr_requests "
             ),
         "{}",
         diff.stdout
@@ -387,7 +389,7 @@ fn two_runs_with_the_scheduler_switched_differ_by_exactly_the_scheduler() {
     compared.expect_code(0);
     let text = &compared.stdout;
     let at = text
-        .find("  scheduler: none → mq-deadline")
+        .find("    device: scheduler none → mq-deadline")
         .unwrap_or_else(|| panic!("no scheduler line: {text}"));
     assert!(at < text.find("cells compared").unwrap(), "{text}");
     assert!(!text.contains("warning: "), "{text}");
@@ -399,6 +401,7 @@ fn two_runs_with_the_scheduler_switched_differ_by_exactly_the_scheduler() {
         .expect("environment_differences");
     assert_eq!(diffs.len(), 1, "{diffs:?}");
     assert_eq!(diffs[0]["name"], "scheduler");
+    assert_eq!(diffs[0]["topic"], "device");
     assert_eq!(diffs[0]["old"], "none");
     assert_eq!(diffs[0]["new"], "mq-deadline");
 }

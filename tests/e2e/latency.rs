@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::fixtures::{Run, Test, assert_refused, ioz, trials};
+use crate::fixtures::ioz_ok as ok;
+use crate::fixtures::{Test, assert_refused, ioz, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -28,13 +29,6 @@ pub fn tests() -> Vec<Test> {
         worker_logs_have_iozones_lines,
         bad_values_are_refused,
     ]
-}
-
-/// Runs ioz in a fresh directory; fails unless it exits 0.
-fn ok(dir: &Path, args: &[&str]) -> Run {
-    let run = ioz(dir, args);
-    run.expect_code(0);
-    run
 }
 
 fn json(dir: &Path) -> Value {

@@ -32,6 +32,10 @@ mod cluster_matrix;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
 // splits, -+k, one shared file.
 mod cluster_options;
+// Cluster mode at scale (issue 29): each client's target and environment,
+// start skew, "Parent sees" explained, the stonewall's count measured, a
+// FUSE network file system, -+t, Slurm, 64 ranks.
+mod cluster_scale;
 // ioz compare: runs against a baseline, IOzone logs, significance, views.
 mod compare;
 // Dedupable data (-+w, -+y, -+C, -+S, -+W): the 4 KiB chunks every writing
@@ -138,6 +142,10 @@ mod uring;
 mod variations;
 // -V and -+d proved by fault injection (the byte-flipping shim).
 mod verify;
+// The analysis half (issue 26): comparison and latency pages in Chromium at
+// 1,400 px, environment differences, the trend's nearest run, one rank of a
+// cluster run, scaling tables, blank cells, kB, marks, -M's target.
+mod views;
 
 fn main() -> std::process::ExitCode {
     fixtures::harness::main(vec![
@@ -149,6 +157,7 @@ fn main() -> std::process::ExitCode {
         cluster_hangs::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
+        cluster_scale::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),
@@ -186,5 +195,6 @@ fn main() -> std::process::ExitCode {
         uring::tests(),
         variations::tests(),
         verify::tests(),
+        views::tests(),
     ])
 }

@@ -53,6 +53,17 @@ fn the_quick_start_says_how_to_build_and_install() {
     ] {
         assert!(text.contains(part), "the quick start does not say {part:?}");
     }
+    // What the first build costs, as measured (issue 26: it said 1.5
+    // minutes; a clean release build takes 282 s of CPU).
+    assert!(!text.contains("1.5 minutes"), "{text}");
+    let cpu = text
+        .split(" s of CPU time")
+        .next()
+        .and_then(|t| t.rsplit(' ').next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .expect("the quick start gives the first build's CPU time in seconds");
+    assert!(cpu >= 200, "{cpu} s");
+    assert!(text.contains("2-core machine"), "{text}");
 }
 
 /// `ioz -h`, and the seed workflows: the NFS client run with -U, the random

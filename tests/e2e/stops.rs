@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::fixtures::captured::Captured;
 use crate::fixtures::cluster::{
-    binary_holds, ioz_mpi, mpirun_command, rank_pids, ranks_left, wardens_of, within,
+    assert_no_rank_left, binary_holds, ioz_mpi, mpirun_command, rank_pids, wardens_of, within,
 };
 use crate::fixtures::{IOZ, Test, list_dir, trials};
 
@@ -222,7 +222,7 @@ fn ctrl_c_to_mpirun_saves_and_records_a_throughput_job_s_phases_so_far() {
     );
     assert_eq!(r.ranks.len(), 2, "{}", r.context());
     assert_stopped(&r, (1, "SIGTERM", 15), d, h, ("throughput", &ioz_mpi()));
-    assert!(ranks_left(d).is_empty());
+    assert_no_rank_left(d);
 }
 
 fn ctrl_c_to_mpirun_saves_and_records_an_auto_job_s_cells_so_far() {

@@ -91,9 +91,15 @@ fn a_clear_slowdown_is_slower_with_a_small_adjusted_p() {
     assert_eq!(slow.len(), 1);
     assert_eq!(slow[0].1.cell.pass, Test::Pass(Pass::Write));
     assert!(c.slower_than(25.0).is_empty());
-    let summary = pair.by_pass();
+    let summary = pair.by_pass(5.0, true);
     assert_eq!(summary[0].verdict, Verdict::Slower);
+    assert_eq!(summary[0].cells_slower, 1);
     assert_eq!(summary[1].verdict, Verdict::Same);
+    // The test's ratio says the verdict, not its cells: 0.8 is within a
+    // band of 25 %, though the cell is significantly slower.
+    let wide = pair.by_pass(25.0, true);
+    assert_eq!(wide[0].verdict, Verdict::Same);
+    assert_eq!((wide[0].cells_faster, wide[0].cells_slower), (0, 1));
 }
 
 #[test]

@@ -49,6 +49,10 @@ mod cells {
 
     use serde::{Deserialize, Serialize};
 
+    use crate::engine::clock::now_ns;
+    use crate::model::environment::Environment;
+    use crate::model::skew::{CellSkew, ClockOffset, RankSkew, RankTiming};
+
     use crate::app::cluster::clients::CLIENT_FILE_VARIABLE;
     use crate::app::cluster::job::RankMode;
     use crate::app::cluster::test_hooks::TestHooks;
@@ -62,10 +66,12 @@ mod cells {
     use crate::runner::{self, Across, CellMeeting, Outcome};
     use crate::system::signals::StopFlag;
 
-    /// Single and auto mode on one rank; when it began each cell.
+    /// Single and auto mode on one rank; when it began each cell, and
+    /// how long it took.
     pub(in crate::app::cluster) struct Cells {
         hooks: TestHooks,
         starts: RefCell<Vec<CellStart>>,
+        times: RefCell<Vec<CellTime>>,
     }
 
     impl Cells {
@@ -73,8 +79,17 @@ mod cells {
             Cells {
                 hooks,
                 starts: RefCell::new(Vec::new()),
+                times: RefCell::new(Vec::new()),
             }
         }
+    }
+
+    /// A cell on this rank, on its own monotonic clock: from the barrier's
+    /// release to its end (its file removed, its row handed out).
+    #[derive(Clone, Copy, Serialize, Deserialize)]
+    struct CellTime {
+        start_ns: u64,
+        elapsed_ns: u64,
     }
 
     /// The ranks around each cell: a barrier before it (when this rank
@@ -83,12 +98,17 @@ mod cells {
         across: &'a Across<'a>,
         hooks: &'a TestHooks,
         starts: &'a RefCell<Vec<CellStart>>,
+        times: &'a RefCell<Vec<CellTime>>,
     }
 
     impl CellMeeting for Together<'_> {
         fn before_cell(&self, cell: Cell, run: u32) -> Result<(), RunError> {
             self.hooks.before_cell();
             self.across.meet()?;
+            self.times.borrow_mut().push(CellTime {
+                start_ns: now_ns(),
+                elapsed_ns: 0,
+            });
             let unix_ns = SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64);
@@ -99,6 +119,9 @@ mod cells {
         }
 
         fn after_cell(&self, end: Result<Option<i32>, RunError>) -> Result<Option<i32>, RunError> {
+            if let Some(time) = self.times.borrow_mut().last_mut() {
+                time.elapsed_ns = now_ns().saturating_sub(time.start_ns);
+            }
             self.across.agree_on_stop(end)
         }
     }
@@ -109,6 +132,8 @@ mod cells {
         test_file: PathBuf,
         cells: Vec<CellResult>,
         cell_starts: Vec<CellStart>,
+        cell_times: Vec<CellTime>,
+        environment: Environment,
     }
 
     impl RankMode for Cells {
@@ -128,8 +153,10 @@ mod cells {
             mine
         }
 
-        fn after_agreement(&self, _across: &mut Across<'_>) -> Result<(), RunError> {
-            Ok(())
+        /// Rank 0 estimates how far each rank's clock is from its own, so
+        /// that the ranks' starts of each cell can be compared.
+        fn after_agreement(&self, across: &mut Across<'_>) -> Result<(), RunError> {
+            across.align_clocks()
         }
 
         fn warning(&self, _mine: &RunConfig) -> Option<String> {
@@ -165,6 +192,7 @@ mod cells {
                 across,
                 hooks: &self.hooks,
                 starts: &self.starts,
+                times: &self.times,
             };
             runner::measure_cells_across(mine, stop, &together, on_event)
         }
@@ -175,34 +203,92 @@ mod cells {
             &mut self,
             across: &Across<'_>,
             mine: &RunConfig,
+            here: &Environment,
             measured: Measured,
         ) -> Result<Measured, RunError> {
             let report = RankReport {
                 test_file: mine.path.clone(),
                 cells: measured.cells,
                 cell_starts: self.starts.take(),
+                cell_times: self.times.take(),
+                environment: here.clone(),
             };
+            let mut times = Vec::new();
             let ranks: Vec<RankCells> = across
                 .gather_with_hosts(&report)?
                 .into_iter()
                 .enumerate()
-                .map(|(rank, (host, r))| RankCells {
-                    client: Client {
-                        rank: rank as u32,
-                        host,
-                    },
-                    test_file: r.test_file,
-                    cells: r.cells,
-                    cell_starts: r.cell_starts,
+                .map(|(rank, (host, r))| {
+                    times.push(r.cell_times);
+                    RankCells {
+                        client: Client {
+                            rank: rank as u32,
+                            host,
+                        },
+                        test_file: r.test_file,
+                        cells: r.cells,
+                        cell_starts: r.cell_starts,
+                        environment: Some(r.environment),
+                    }
                 })
                 .collect();
             Ok(Measured {
                 cells: sum_of_ranks(&ranks),
                 throughput: Vec::new(),
+                cell_skews: cell_skews(&ranks, &times, across.clocks()),
                 ranks,
                 metadata: None,
                 status: measured.status,
             })
         }
+    }
+
+    /// Each cell every rank began, its ranks' starts and ends (`times`:
+    /// each rank's cells' times, in the order of its `cell_starts`).
+    fn cell_skews(
+        ranks: &[RankCells],
+        times: &[Vec<CellTime>],
+        clocks: &[ClockOffset],
+    ) -> Vec<CellSkew> {
+        let Some(first) = ranks.first() else {
+            return Vec::new();
+        };
+        (0..first.cell_starts.len())
+            .map_while(|i| {
+                let CellStart { cell, run, .. } = first.cell_starts[i];
+                let (timings, starts): (Vec<RankTiming>, Vec<u64>) = ranks
+                    .iter()
+                    .zip(times)
+                    .enumerate()
+                    .map(|(k, (r, t))| {
+                        let time = t.get(i)?;
+                        let operations = r
+                            .cells
+                            .iter()
+                            .filter(|c| c.cell == cell)
+                            .flat_map(|c| &c.measurements)
+                            .filter(|m| m.run == run)
+                            .map(|m| m.records)
+                            .sum();
+                        let timing = RankTiming {
+                            client: r.client.clone(),
+                            start_offset_ns: None,
+                            elapsed_ns: time.elapsed_ns,
+                            operations,
+                            stop_reached_after_ns: None,
+                            clock: clocks.get(k).copied().unwrap_or(ClockOffset::UNKNOWN),
+                        };
+                        Some((timing, time.start_ns))
+                    })
+                    .collect::<Option<Vec<_>>>()?
+                    .into_iter()
+                    .unzip();
+                Some(CellSkew {
+                    cell,
+                    run,
+                    skew: RankSkew::new(timings, &starts),
+                })
+            })
+            .collect()
     }
 }

@@ -10,6 +10,7 @@ use crate::app::run_start::{Measured, RunStart};
 use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::model::result::Client;
 use crate::report::text::LiveText;
 use crate::runner::{Across, Outcome};
@@ -47,11 +48,13 @@ pub(super) trait RankMode {
         on_event: &mut OnEvent<'_>,
     ) -> Outcome;
 
-    /// What this rank measured, made the job's on rank 0. Collective.
+    /// What this rank measured (with its environment, `here`), made the
+    /// job's on rank 0. Collective.
     fn gather(
         &mut self,
         across: &Across<'_>,
         mine: &RunConfig,
+        here: &Environment,
         measured: Measured,
     ) -> Result<Measured, RunError>;
 }
@@ -134,8 +137,13 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
         self.mode.measure(&self.across, mine, stop, on_event)
     }
 
-    fn gather(&mut self, mine: &RunConfig, measured: Measured) -> Result<Measured, RunError> {
-        self.mode.gather(&self.across, mine, measured)
+    fn gather(
+        &mut self,
+        mine: &RunConfig,
+        here: &Environment,
+        measured: Measured,
+    ) -> Result<Measured, RunError> {
+        self.mode.gather(&self.across, mine, here, measured)
     }
 
     fn own_line(&self, line: &str) -> String {

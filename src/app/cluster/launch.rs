@@ -149,23 +149,30 @@ fn try_launch(
     // The command line is checked here, before anything starts anywhere.
     let mut parsed_args = vec![args[0].clone()];
     parsed_args.extend(rank_args.iter().map(OsString::from));
-    let config = match cli::parse(parsed_args, &host::facts()) {
-        Ok(Parsed::Run(config)) => config,
+    let (config, first_n) = match cli::parse(parsed_args, &host::facts()) {
+        Ok(Parsed::Run(config)) => {
+            // IOzone's clients are the file's first N lines; in single and
+            // auto mode every client runs the whole plan.
+            let n = config.throughput.as_ref().map(|tp| tp.max_worker_count());
+            (Some(config), n)
+        }
+        // -+t: the same launch, no file made on any client.
+        Ok(Parsed::NetworkTest(request)) => (None, request.clients),
         Ok(_) => return Err(LaunchError::NotARun),
         Err(e) => return Err(LaunchError::CommandLine(e)),
     };
-    let ranks = match &config.throughput {
-        // IOzone's clients are the file's first N lines.
-        Some(tp) => clients.len().min(tp.max_worker_count() as usize),
-        // Single and auto mode: every client runs the whole plan.
-        None => clients.len(),
-    };
+    let ranks = first_n.map_or(clients.len(), |n| clients.len().min(n as usize));
     let clients = &clients[..ranks];
-    if let Some(why) = refusal(&config, ranks as u32) {
+    if let Some(why) = config.as_ref().and_then(|c| refusal(c, ranks as u32)) {
         return Err(LaunchError::Refused(why));
     }
-    let shares_one_file = config.throughput.as_ref().is_some_and(|tp| tp.shared_file);
-    if let (false, Some((first, second))) = (shares_one_file, same_file_twice(clients)) {
+    let shares_one_file = config
+        .as_ref()
+        .and_then(|c| c.throughput.as_ref())
+        .is_some_and(|tp| tp.shared_file);
+    if let (false, Some(_), Some((first, second))) =
+        (shares_one_file, &config, same_file_twice(clients))
+    {
         return Err(LaunchError::SameFile {
             first,
             second,

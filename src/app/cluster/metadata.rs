@@ -6,13 +6,18 @@
 //! created, and rank 0 sums the ranks: every rank's items over the slowest
 //! rank's time (model::metadata_result::across_ranks).
 
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
 use crate::app::cluster::job::RankMode;
 use crate::app::driver::OnEvent;
 use crate::app::run_start::{Measured, RunStart};
 use crate::error::RunError;
 use crate::model::config::RunConfig;
+use crate::model::environment::Environment;
 use crate::model::metadata_result::{MetaMeasurement, MetadataResult, across_ranks};
-use crate::model::result::Client;
+use crate::model::result::{Client, RankCells};
 use crate::report::text::LiveText;
 use crate::runner::{self, Across, Meeting, Outcome};
 use crate::system::signals::StopFlag;
@@ -110,25 +115,59 @@ impl RankMode for Metadata {
         runner::measure_metadata_across(mine, stop, &together, on_event)
     }
 
-    /// Rank 0 gets every rank's measurements and their hosts, and makes
-    /// the job's of them.
+    /// Rank 0 gets every rank's measurements, host, tree's directory and
+    /// environment, and makes the job's of them.
     fn gather(
         &mut self,
         across: &Across<'_>,
-        _mine: &RunConfig,
+        mine: &RunConfig,
+        here: &Environment,
         mut measured: Measured,
     ) -> Result<Measured, RunError> {
         let own = measured.metadata.take().unwrap_or_default();
-        let all: Vec<(String, Vec<MetaMeasurement>)> =
-            across.gather_with_hosts(&own.measurements)?;
+        let report = RankReport {
+            measurements: own.measurements,
+            dir: mine
+                .metadata
+                .as_ref()
+                .map_or_else(|| mine.path.clone(), |m| m.dir().clone()),
+            environment: here.clone(),
+        };
+        let all = across.gather_with_hosts(&report)?;
         if self.rank == 0 {
-            let (hosts, ranks): (Vec<String>, Vec<Vec<MetaMeasurement>>) = all.into_iter().unzip();
+            let mut hosts = Vec::with_capacity(all.len());
+            let mut ranks = Vec::with_capacity(all.len());
+            let mut rank_cells = Vec::with_capacity(all.len());
+            for (rank, (host, r)) in all.into_iter().enumerate() {
+                rank_cells.push(RankCells {
+                    client: Client {
+                        rank: rank as u32,
+                        host: host.clone(),
+                    },
+                    test_file: r.dir,
+                    cells: Vec::new(),
+                    cell_starts: Vec::new(),
+                    environment: Some(r.environment),
+                });
+                hosts.push(host);
+                ranks.push(r.measurements);
+            }
             measured.metadata = Some(MetadataResult {
                 measurements: across_ranks(&ranks),
                 hosts,
                 fs: own.fs,
             });
+            measured.ranks = rank_cells;
         }
         Ok(measured)
     }
+}
+
+/// What a rank tells rank 0 at the end: its measurements, where its tree
+/// was and its environment (disclosed where it differs from rank 0's).
+#[derive(Serialize, Deserialize)]
+struct RankReport {
+    measurements: Vec<MetaMeasurement>,
+    dir: PathBuf,
+    environment: Environment,
 }

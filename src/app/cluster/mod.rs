@@ -13,6 +13,8 @@ mod launcher;
 #[cfg(feature = "mpi")]
 mod metadata;
 #[cfg(feature = "mpi")]
+mod network_test;
+#[cfg(feature = "mpi")]
 mod rank;
 #[cfg(feature = "mpi")]
 mod recording;
@@ -55,6 +57,12 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
         return Some(Exit::Usage);
     }
     let launcher = cluster::launcher();
+    // Started N times by srun without MPI: N runs of one machine on one
+    // file set, each thinking it is alone. Refused in every build.
+    if let (None, Some(tasks)) = (&launcher, cluster::srun_tasks()) {
+        super::output::say(cluster::srun_without_mpi(tasks));
+        return Some(Exit::Usage);
+    }
     let client_file = client_file_option(args);
     if launcher.is_none() && client_file.is_none() {
         return None;

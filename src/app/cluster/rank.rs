@@ -35,13 +35,14 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
              killed: {e}"
         ));
     }
-    let job: MpiJob = match mpi::start(launcher) {
+    let mut job: MpiJob = match mpi::start(launcher) {
         Ok(job) => job,
         Err(e) => {
             say(e);
             return Exit::Usage;
         }
     };
+    TestHooks::for_rank(job.peers.rank()).inject(&mut job.peers);
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
     super::deadline::arm(peers.rank(), peers.host());
@@ -60,6 +61,7 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
         (Err(exit), _) => exit,
         (Ok(()), Err(_)) => Exit::Usage,
         (Ok(()), Ok(Command::Run(config))) => run_rank(*config, peers),
+        (Ok(()), Ok(Command::NetworkTest(request))) => super::network_test::run(&request, peers),
         // -h, -v, ioz report, ioz compare: once, by rank 0.
         (Ok(()), Ok(command)) if peers.rank() == 0 => dispatch(command),
         (Ok(()), Ok(_)) => Exit::Success,

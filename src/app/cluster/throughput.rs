@@ -4,13 +4,18 @@
 //! and rank 0's events carry the whole job's phases, which it prints and
 //! saves as one machine's.
 
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
 use super::job::RankMode;
 use super::test_hooks::TestHooks;
-use crate::app::driver::OnEvent;
+use crate::app::driver::{self, OnEvent};
 use crate::app::run_start::{Measured, RunStart};
 use crate::error::RunError;
 use crate::model::config::RunConfig;
-use crate::model::result::Client;
+use crate::model::environment::Environment;
+use crate::model::result::{Client, RankCells};
 use crate::report::text::LiveText;
 use crate::runner::{self, Across, Outcome};
 use crate::system::signals::StopFlag;
@@ -71,15 +76,43 @@ impl RankMode for Phases {
         })
     }
 
-    /// Rank 0's phases are the job's already (runner::Across::settle).
+    /// Rank 0's phases are the job's already (runner::Across::settle); it
+    /// gets each rank's first test file and environment.
     fn gather(
         &mut self,
-        _across: &Across<'_>,
-        _mine: &RunConfig,
+        across: &Across<'_>,
+        mine: &RunConfig,
+        here: &Environment,
         measured: Measured,
     ) -> Result<Measured, RunError> {
-        Ok(measured)
+        let facts = RankFacts {
+            test_file: driver::first_file(mine),
+            environment: here.clone(),
+        };
+        let ranks = across
+            .gather_with_hosts(&facts)?
+            .into_iter()
+            .enumerate()
+            .map(|(rank, (host, f))| RankCells {
+                client: Client {
+                    rank: rank as u32,
+                    host,
+                },
+                test_file: f.test_file,
+                cells: Vec::new(),
+                cell_starts: Vec::new(),
+                environment: Some(f.environment),
+            })
+            .collect();
+        Ok(Measured { ranks, ..measured })
     }
+}
+
+/// What a rank tells rank 0 of itself at the end.
+#[derive(Serialize, Deserialize)]
+struct RankFacts {
+    test_file: PathBuf,
+    environment: Environment,
 }
 
 /// Rank 0's workers, if they outnumber the CPUs the rank may run on (its

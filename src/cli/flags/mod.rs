@@ -7,6 +7,7 @@
 //! entry in the section file it belongs to.
 
 mod caches;
+mod cluster;
 mod data;
 mod engines;
 mod io;
@@ -61,6 +62,7 @@ pub(super) const SECTIONS: &[Section] = &[
     caches::SECTION,
     data::SECTION,
     throughput::SECTION,
+    cluster::SECTION,
     latency::SECTION,
     output::SECTION,
     results::SECTION,

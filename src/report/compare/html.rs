@@ -8,10 +8,11 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
-use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat};
+use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
 use super::text::{environment_lines, regime_line};
-use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Verdict};
+use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair, Verdict};
 use crate::analysis::samples::Test;
+use crate::report::environment_text::differences_html;
 use crate::report::plots::{PlainAxis, number};
 use crate::report::web::{esc, series, verdict_colour};
 
@@ -27,6 +28,8 @@ th, td { border: 1px solid #d5d9e0; padding: 0.2em 0.55em; text-align: right; }
 th { background: #eef2f7; }
 td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { background: #ededed; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.fig { margin: 0.6em 0 1em; }
+.fig svg, .figs svg { flex: none; display: block; max-width: 100%; height: auto; }
 .note { color: #555; }
 .key span { display: inline-block; padding: 0 0.5em; margin-right: 0.5em; }
 "#;
@@ -64,19 +67,7 @@ pub fn render_html(c: &Comparison) -> String {
     // What differs between the machines, before any number.
     let _ = write!(h, "<h2>Environments</h2>");
     for pair in &c.pairs {
-        let _ = write!(
-            h,
-            "<p class=\"note\"><b>{}</b> against <b>{}</b>:</p><ul class=\"envdiff\">",
-            esc(&pair.other.label),
-            esc(&c.baseline.label)
-        );
-        for line in environment_lines(c, pair)
-            .into_iter()
-            .chain(regime_line(pair))
-        {
-            let _ = write!(h, "<li>{}</li>", esc(&line));
-        }
-        h.push_str("</ul>");
+        environment_differences(&mut h, c, pair);
     }
     tests_table(&mut h, c);
     let labels: Vec<String> = std::iter::once(c.baseline.label.clone())
@@ -117,18 +108,30 @@ pub fn render_html(c: &Comparison) -> String {
                 (f, r, sides)
             })
             .collect();
-        let _ = write!(h, "<div class=\"figs\">");
+        let _ = write!(h, "<div class=\"fig\">");
         h.push_str(&mean_sd_bars(
             &format!("{name}: mean ± sd"),
             c.unit,
             &labels,
             &bars,
         ));
+        let _ = write!(h, "</div>");
+        // One percent axis for every input's chart of the test, so that
+        // their bars compare at a glance.
+        let every: Vec<&CellComparison> = c
+            .pairs
+            .iter()
+            .flat_map(|p| p.cells.iter().filter(of))
+            .collect();
+        let axis = shared_percent_axis(c.band_percent, &every);
+        // Side by side where they fit (a test of a few cells).
+        let _ = write!(h, "<div class=\"figs\">");
         for pair in &c.pairs {
             let cells: Vec<&CellComparison> = pair.cells.iter().filter(of).collect();
             h.push_str(&percent_bars(
                 &format!("{name}: {} vs {} (%)", pair.other.label, c.baseline.label),
                 c.band_percent,
+                &axis,
                 &cells,
             ));
         }
@@ -182,6 +185,7 @@ pub fn render_html(c: &Comparison) -> String {
             ));
             h.push_str(&ratio_heat(
                 &format!("{} / {}", pair.other.label, c.baseline.label),
+                c.band_percent,
                 &cells,
                 c.higher_is_better,
             ));
@@ -191,7 +195,7 @@ pub fn render_html(c: &Comparison) -> String {
     }
     let _ = write!(
         h,
-        "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval.</p></body></html>",
+        "<p class=\"note\">Bars: one colour per input ({}); whiskers ±1 sd. Percent bars: the grey band is ±{} %, whiskers the 95 % interval; a bar beyond a clipped axis ends in an arrowhead with its value. Mountains: the plots' colours, on one scale.</p></body></html>",
         labels
             .iter()
             .enumerate()
@@ -202,6 +206,28 @@ pub fn render_html(c: &Comparison) -> String {
     );
     h.push('\n');
     h
+}
+
+/// What differs between the baseline's environment and an input's: one
+/// summary line, the differences folded under it by topic; then the cells
+/// in different cache regimes, if any.
+fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
+    let who = format!(
+        "<b>{}</b> against <b>{}</b>",
+        esc(&pair.other.label),
+        esc(&c.baseline.label)
+    );
+    match &pair.environment_differences {
+        Some(diffs) => h.push_str(&differences_html(&who, diffs)),
+        None => {
+            for line in environment_lines(c, pair) {
+                let _ = write!(h, "<p class=\"note envdiff\">{who}: {}</p>", esc(&line));
+            }
+        }
+    }
+    if let Some(line) = regime_line(pair) {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(&line));
+    }
 }
 
 fn groups(c: &Comparison) -> Vec<(Test, Option<u32>)> {
@@ -232,73 +258,62 @@ fn tests_table(h: &mut String, c: &Comparison) {
     }
     // The means read in MB/s or GB/s (k ops/s …) with three significant
     // digits, as ioz's figures do, so that thirteen tests fit the page.
-    let first = c.pairs[0].by_pass();
+    let first = c.pairs[0].by_pass(c.band_percent, c.higher_is_better);
     let largest = first
         .iter()
         .map(|s| s.base_mean)
-        .chain(
-            c.pairs
-                .iter()
-                .flat_map(|p| p.by_pass().into_iter().map(|s| s.other_mean)),
-        )
+        .chain(c.pairs.iter().flat_map(|p| {
+            p.by_pass(c.band_percent, c.higher_is_better)
+                .into_iter()
+                .map(|s| s.other_mean)
+        }))
         .fold(0.0, f64::max);
     let axis = PlainAxis::up_to(c.unit, largest);
+    // A row per test, as many as a run has (22 passes for the 13 tests),
+    // and a column per input and per ratio: a page holds it without
+    // scrolling sideways.
     let _ = write!(
         h,
-        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio rows: the geometric mean of the cells' ratios, green when some cell is faster and none slower, red the reverse.</p><div class=\"scroll\"><table><tr><th></th>",
-        axis.unit
+        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio columns: the geometric mean of the cells' ratios, green when it is faster beyond the band of ±{} %, red when slower (each cell's own verdict is in the test's charts and table below).</p><div class=\"scroll\"><table><tr><th style=\"text-align:left\">test</th>",
+        axis.unit, c.band_percent
     );
-    for p in &passes {
-        let _ = write!(h, "<th>{}</th>", p.name());
-    }
-    let _ = write!(h, "</tr>");
-    let row = |h: &mut String, label: &str, date: Option<&str>, values: Vec<Option<f64>>| {
+    let inputs = std::iter::once(&c.baseline).chain(c.pairs.iter().map(|p| &p.other));
+    for input in inputs {
         let _ = write!(
             h,
-            "<tr><th style=\"text-align:left\">{}{}</th>",
-            esc(label),
-            date.map(|d| format!("<br><small>{}</small>", esc(d)))
+            "<th>{}{}</th>",
+            esc(&input.label),
+            input
+                .date
+                .as_deref()
+                .map(|d| format!("<br><small>{}</small>", esc(d)))
                 .unwrap_or_default()
         );
-        for v in values {
-            let _ = write!(
-                h,
-                "<td>{}</td>",
-                v.map(|v| number(v * axis.factor)).unwrap_or_default()
-            );
-        }
-        let _ = write!(h, "</tr>");
-    };
-    row(
-        h,
-        &c.baseline.label,
-        c.baseline.date.as_deref(),
-        passes
-            .iter()
-            .map(|p| first.iter().find(|s| s.pass == *p).map(|s| s.base_mean))
-            .collect(),
-    );
-    for pair in &c.pairs {
-        let s = pair.by_pass();
-        row(
-            h,
-            &pair.other.label,
-            pair.other.date.as_deref(),
-            passes
-                .iter()
-                .map(|p| s.iter().find(|x| x.pass == *p).map(|x| x.other_mean))
-                .collect(),
-        );
     }
     for pair in &c.pairs {
-        let s = pair.by_pass();
         let _ = write!(
             h,
-            "<tr><th style=\"text-align:left\">{} / {}</th>",
+            "<th>{} / {}</th>",
             esc(&pair.other.label),
             esc(&c.baseline.label)
         );
-        for p in &passes {
+    }
+    h.push_str("</tr>");
+    let summaries: Vec<_> = c
+        .pairs
+        .iter()
+        .map(|p| p.by_pass(c.band_percent, c.higher_is_better))
+        .collect();
+    let mean = |v: Option<f64>| v.map(|v| number(v * axis.factor)).unwrap_or_default();
+    for p in &passes {
+        let _ = write!(h, "<tr><th style=\"text-align:left\">{}</th>", p.name());
+        let base = first.iter().find(|s| s.pass == *p).map(|s| s.base_mean);
+        let _ = write!(h, "<td>{}</td>", mean(base));
+        for s in &summaries {
+            let other = s.iter().find(|x| x.pass == *p).map(|x| x.other_mean);
+            let _ = write!(h, "<td>{}</td>", mean(other));
+        }
+        for s in &summaries {
             match s.iter().find(|x| x.pass == *p) {
                 Some(x) => {
                     let _ = write!(
@@ -311,7 +326,7 @@ fn tests_table(h: &mut String, c: &Comparison) {
                 None => h.push_str("<td></td>"),
             }
         }
-        let _ = write!(h, "</tr>");
+        h.push_str("</tr>");
     }
     let _ = write!(h, "</table></div>");
 }

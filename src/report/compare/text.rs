@@ -66,7 +66,17 @@ impl Paint {
     }
 }
 
-/// The mark after a ratio in a grid: a reader without colours sees the verdict too.
+/// What the mark after a cell's ratio says: the cell's verdict.
+fn cell_marks_legend(c: &Comparison) -> String {
+    format!(
+        "after a ratio, + faster or - slower (adjusted p < {} and beyond ±{} %), no mark the same",
+        c.alpha, c.band_percent
+    )
+}
+
+/// The mark after a ratio: a reader without colours sees the verdict too.
+/// A cell's ratio carries its cell's verdict; a test's (the geometric mean
+/// of its cells') what that mean says against the band.
 fn mark(v: Verdict) -> char {
     match v {
         Verdict::Faster => '+',
@@ -158,10 +168,11 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
     if pair.cells.iter().any(|x| x.cell.pass.pass().is_some()) {
         let _ = writeln!(
             out,
-            "  Ratio grids: rows file size (kB), columns record size (kB); + faster, - slower"
+            "  Ratio grids: rows file size (kB), columns record size (kB); {}",
+            cell_marks_legend(c)
         );
     } else {
-        let _ = writeln!(out, "  Ratio per operation; + faster, - slower");
+        let _ = writeln!(out, "  Ratio per operation; {}", cell_marks_legend(c));
     }
     let mut groups: Vec<(Test, Option<u32>)> = pair
         .cells
@@ -340,7 +351,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
     let passes: Vec<Test> = {
         let mut seen = Vec::new();
         for pair in &c.pairs {
-            for s in pair.by_pass() {
+            for s in pair.by_pass(c.band_percent, c.higher_is_better) {
                 if !seen.contains(&s.pass) {
                     seen.push(s.pass);
                 }
@@ -354,9 +365,12 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
     }
     let _ = writeln!(
         out,
-        "\nPer test: the mean over the cells compared ({}), then each input's ratio to {}",
+        "\nPer test: the mean over the cells compared ({}), then each input's ratio to {} \
+         (the geometric mean of its cells' ratios; + faster or - slower beyond ±{} %, no mark within; \
+         the grids above give each cell's verdict)",
         unit_of(c),
-        c.baseline.label
+        c.baseline.label,
+        c.band_percent
     );
     let label_width = c
         .pairs
@@ -380,7 +394,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
         }
         row.trim_end().to_string()
     };
-    let base = first.by_pass();
+    let base = first.by_pass(c.band_percent, c.higher_is_better);
     let _ = writeln!(
         out,
         "{}",
@@ -390,7 +404,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
             .map(|s| format!("{:.0}", s.base_mean)))
     );
     for pair in &c.pairs {
-        let s = pair.by_pass();
+        let s = pair.by_pass(c.band_percent, c.higher_is_better);
         let _ = writeln!(
             out,
             "{}",
@@ -401,7 +415,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
         );
     }
     for pair in &c.pairs {
-        let s = pair.by_pass();
+        let s = pair.by_pass(c.band_percent, c.higher_is_better);
         let label = format!("{} / {}", pair.other.label, c.baseline.label);
         let mut row = format!("{label:label_width$}");
         for p in &passes {

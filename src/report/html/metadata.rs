@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
-use super::latency::cdf;
+use super::latency::cdf_lines;
 use crate::model::histogram::LatencySummary;
 use crate::model::metadata::{FILEOP_COLUMNS, MDTEST_ROWS, MetaOp};
 use crate::model::metadata_result::{MetaMeasurement, MetadataResult};
-use crate::report::web::{DISTINCT_LINES, esc};
+use crate::report::web::esc;
 
 /// The operations measured, in the benchmark's order.
 pub(super) fn operations(meta: &MetadataResult) -> Vec<MetaOp> {
@@ -84,13 +84,12 @@ pub(super) fn metadata_sections(h: &mut String, meta: &MetadataResult, runs: u32
             .measurements
             .iter()
             .filter(|m| m.op == op && m.latency.count > 0)
-            .take(DISTINCT_LINES)
             .map(|m| (label(m, runs), &m.latency))
             .collect();
         if lines.is_empty() {
             h.push_str("<p>No operation was timed.</p>\n");
         } else {
-            cdf(h, &format!("{}'s latency", op.name()), &lines);
+            cdf_lines(h, &format!("{}'s latency", op.name()), &lines);
         }
         h.push_str("</section>\n");
     }

@@ -84,6 +84,7 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 figure { margin: 0 0 1em; }
 figure svg { display: block; width: 100%; height: auto; border: 1px solid #e3e6ea; }
 figure.chart svg { max-width: 760px; }
+figure.latency-chart svg { width: auto; max-width: 100%; }
 figcaption { color: #555; font-size: 0.85em; }
 details { margin: 1em 0; }
 summary { cursor: pointer; font-weight: 600; }
@@ -112,13 +113,20 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     let _ = writeln!(h, "<header>\n<h1>ioz report</h1>");
     let _ = writeln!(
         h,
-        "<p class=\"lead\">File-system benchmark results: {}{}{}.</p>",
+        "<p class=\"lead\">File-system benchmark results: {}{}{}{}.</p>",
         if host.is_empty() {
             String::new()
         } else {
             format!("{} · ", esc(host))
         },
         esc(&result.started_at),
+        match result.summed_words() {
+            Some(sum) => format!(
+                " · {} (each client's own: <code>ioz report RUN.json#rank=N</code>)",
+                esc(&sum)
+            ),
+            None => String::new(),
+        },
         if result.status == RunStatus::Complete {
             ""
         } else {
@@ -202,6 +210,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     h.push_str("</table>\n</section>\n");
 
     environment_section(&mut h, &result.environment);
+    environment::rank_differences_section(&mut h, result);
 
     if let Some(meta) = &result.metadata {
         metadata::metadata_sections(&mut h, meta, config.runs);
@@ -294,7 +303,7 @@ fn cluster_words(result: &RunResult) -> Option<String> {
         .map(|(rank, host)| format!("rank {rank} on {}", esc(host)))
         .collect();
     let n = hosts.len();
-    Some(if result.ranks.is_empty() {
+    Some(if result.rank_tables().is_empty() {
         format!(
             "{n} ranks ({}); the throughput figures count every rank's workers; the \
              environment below is rank 0's",
@@ -428,6 +437,7 @@ mod tests {
             latency: None,
             results: vec![worker(0, 64 << 10), worker(1, 128 << 10)],
             run: 0,
+            skew: None,
         }];
         let html = render_html(&r).unwrap();
         assert!(

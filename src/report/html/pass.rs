@@ -29,11 +29,16 @@ fn shade_css(t: f64) -> String {
 /// The section of `pass`.
 pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io::Result<()> {
     let slug = pass_slug(pass);
+    let sum = result
+        .summed_words()
+        .map(|s| format!(", {s}"))
+        .unwrap_or_default();
     let _ = writeln!(
         h,
-        "<section id=\"pass-{slug}\">\n<h2>{} <small>({})</small></h2>",
+        "<section id=\"pass-{slug}\">\n<h2>{} <small>({}{})</small></h2>",
         esc(pass.report_title()),
-        esc(pass.name())
+        esc(pass.name()),
+        esc(&sum)
     );
     let throughput = !result.throughput.is_empty() || result.config.throughput.is_some();
     let scale = value_scale(result, pass);
@@ -93,10 +98,14 @@ fn chart(
     };
     let _ = writeln!(
         h,
-        "<figure class=\"chart\">\n{}\n<figcaption>{} {what}, in {}. <code>--plots DIR</code> \
+        "<figure class=\"chart\">\n{}\n<figcaption>{}{} {what}, in {}. <code>--plots DIR</code> \
          writes it as {} and .svg.</figcaption>\n</figure>",
         inline_svg(&svg),
         esc(pass.report_title()),
+        esc(&result
+            .summed_words()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default()),
         esc(scale.unit),
         plot_file_name(pass, view, "png")
     );

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::model::result::RunResult;
-use crate::model::units::KIB;
+use crate::model::units::kb_number;
 use crate::model::workload::Pass;
 use crate::report::web::esc;
 
@@ -28,8 +28,8 @@ pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass],
         let _ = write!(
             h,
             "<tr><th scope=\"row\">{}</th><th scope=\"row\">{}</th>",
-            size_kb(row.cell.file_bytes),
-            size_kb(row.cell.record_bytes)
+            kb_number(row.cell.file_bytes),
+            kb_number(row.cell.record_bytes)
         );
         for &p in passes {
             match row.get(p) {
@@ -49,15 +49,6 @@ pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass],
         );
     }
     h.push_str("</tbody></table></div>\n</details>\n");
-}
-
-/// A size in kB as IOzone prints it (bytes when not a whole kB).
-pub(super) fn size_kb(bytes: u64) -> String {
-    if bytes.is_multiple_of(KIB) {
-        (bytes / KIB).to_string()
-    } else {
-        format!("{bytes} B")
-    }
 }
 
 /// Throughput mode: one row per phase (and per run of it, with `--runs`).
@@ -92,8 +83,8 @@ pub(super) fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
                 (false, 1) => "process",
                 (false, _) => "processes",
             },
-            size_kb(p.file_bytes),
-            size_kb(p.record_bytes),
+            kb_number(p.file_bytes),
+            kb_number(p.record_bytes),
             p.children_see(u),
             p.parent_sees(u),
             p.min_rate(u),

@@ -53,6 +53,15 @@ const TEXT_GREY: RGBColor = RGBColor(60, 60, 60);
 
 type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
+/// The plots' colour map for values (viridis: deep purple for the lowest,
+/// yellow for the highest; `t` from 0 to 1), as CSS writes a colour: the
+/// web pages' charts that show a value by its colour use it too, so that a
+/// colour means the same on a page as in a plot.
+pub fn value_colour(t: f64) -> String {
+    let c = ViridisRGB.get_color(t.clamp(0.0, 1.0) as f32);
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
 /// File-name stem of a pass's plots: its name with dashes ("random-read").
 pub fn pass_slug(pass: Pass) -> String {
     crate::model::result_files::plot_stem(pass)

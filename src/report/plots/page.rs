@@ -104,7 +104,15 @@ pub(super) fn draw_plot<DB: DrawingBackend>(
         &top,
         (center, 12),
         (0, 0),
-        &format!("{}{view_words} ({})", pass.report_title(), pass.name()),
+        &format!(
+            "{}{view_words} ({}){}",
+            pass.report_title(),
+            pass.name(),
+            result
+                .summed_words()
+                .map(|s| format!(" — {s}"))
+                .unwrap_or_default()
+        ),
         &style(if small { 22 } else { 28 }, BLACK, HPos::Center, VPos::Top),
     )?;
     let subtitle_lines = if small { 0 } else { 2 };

@@ -19,6 +19,8 @@ pub(super) struct Regions {
     page: Option<PageCacheBound>,
     /// The pass cannot be served from a cache at all.
     uncached: Option<Uncached>,
+    /// A network file system: no CPU-cache region (model::regime).
+    network: bool,
 }
 
 impl Regions {
@@ -28,6 +30,7 @@ impl Regions {
             llc: limits.llc,
             page: limits.page_cache,
             uncached: uncached(&result.config, pass),
+            network: limits.network,
         }
     }
 
@@ -35,6 +38,7 @@ impl Regions {
         CacheLimits {
             llc: self.llc,
             page_cache: self.page,
+            network: self.network,
         }
     }
 
@@ -54,6 +58,9 @@ impl Regions {
                 ("CPU cache", None, Some(c)),
                 ("page cache or device", Some(c), None),
             ],
+            (None, Some(m)) if self.network => {
+                vec![("page cache", None, Some(m)), ("device", Some(m), None)]
+            }
             (None, Some(m)) => vec![
                 ("CPU or page cache", None, Some(m)),
                 ("device", Some(m), None),
@@ -104,6 +111,11 @@ impl Regions {
             (Some(c), None) => format!(
                 "File-size regions: CPU cache up to the {} last-level cache. Memory size unknown: no page-cache/device boundary drawn.",
                 Size(c)
+            ),
+            (None, Some(m)) if self.network => format!(
+                "File-size regions: page cache up to {}, the server beyond. A network file \
+                 system: the local CPU cache does not serve its data.",
+                m.words()
             ),
             (None, Some(m)) => format!(
                 "File-size regions: device beyond {}. Last-level cache size unknown: no CPU-cache boundary drawn.",

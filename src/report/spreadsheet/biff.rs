@@ -8,7 +8,8 @@
 //! record sizes (kB) in columns 1… (column 0 left empty), and one row per file
 //! size: the size (kB) in column 0 and the pass's values in columns 1… for
 //! every record size up to the file size (0 where such a record size did not
-//! run). Every number, sizes included, is a NUMBER record; every text is a
+//! run; no cell at all where a run that stopped early never measured it).
+//! Every number, sizes included, is a NUMBER record; every text is a
 //! LABEL record with a fully zeroed 256-byte text area.
 //!
 //! Throughput runs (-t, -l/-u) get IOzone's throughput layout instead
@@ -150,7 +151,8 @@ fn grid_sheet(biff: &mut Biff, result: &RunResult) -> io::Result<()> {
 }
 
 /// One block from `row` on: title, record sizes, a row per file size (0
-/// where a record size did not run). Returns the row after it.
+/// where a record size did not run, nothing where a run that stopped early
+/// never measured it). Returns the row after it.
 fn grid_block(biff: &mut Biff, mut row: usize, title: &str, grid: &Grid) -> io::Result<usize> {
     biff.label(row, 0, title)?;
     row += 1;
@@ -161,7 +163,12 @@ fn grid_block(biff: &mut Biff, mut row: usize, title: &str, grid: &Grid) -> io::
     for r in &grid.rows {
         biff.number(row, 0, r.file_kb as f64)?;
         for (i, v) in r.values.iter().enumerate() {
-            biff.number(row, i + 1, v.unwrap_or(0.0))?;
+            match v {
+                Slot::Value(v) => biff.number(row, i + 1, *v)?,
+                Slot::Zero => biff.number(row, i + 1, 0.0)?,
+                // A cell the run never reached: no record, an empty cell.
+                Slot::Blank => {}
+            }
         }
         row += 1;
     }
@@ -467,6 +474,61 @@ mod tests {
         assert_eq!(num(9, 1), Some(101.0));
         assert_eq!(num(10, 5), Some(103.0));
         assert_eq!(cells.keys().last(), Some(&(10, 6)));
+    }
+
+    #[test]
+    fn cells_an_interrupted_run_never_measured_are_empty_not_zero() {
+        use crate::model::result::RunStatus;
+        let config = test_config(&["-R", "-a", "-n", "64k", "-g", "128k", "-i", "0"]);
+        let cell = |f: u64, r: u64| Cell {
+            file_bytes: f << 10,
+            record_bytes: r << 10,
+        };
+        // Stopped in the rewrite of 64/8: 64/16 onwards never ran.
+        let mut result = sample_result(
+            config,
+            vec![
+                CellResult {
+                    cell: cell(64, 4),
+                    measurements: vec![
+                        measurement(Pass::Write, cell(64, 4), 100),
+                        measurement(Pass::Rewrite, cell(64, 4), 0),
+                    ],
+                },
+                CellResult {
+                    cell: cell(64, 8),
+                    measurements: vec![measurement(Pass::Write, cell(64, 8), 101)],
+                },
+            ],
+        );
+        result.status = RunStatus::Interrupted(2);
+        let cells = walk(&render_biff(&result).unwrap());
+        let row = |r: u16| -> Vec<Option<f64>> {
+            (0..=5)
+                .map(|c| match cells.get(&(r, c)) {
+                    Some(Value::Number(v)) => Some(*v),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Writer: 64/4 and 64/8 measured; the 128 kB row never began.
+        assert_eq!(
+            row(5),
+            [Some(64.0), Some(100.0), Some(101.0), None, None, None]
+        );
+        assert_eq!(row(6), [None; 6]);
+        // Re-writer: a measured 0 stays 0, the unmeasured 64/8 is empty.
+        assert_eq!(cells[&(6, 0)], Value::Label("Re-writer Report".into()));
+        assert_eq!(row(8), [Some(64.0), Some(0.0), None, None, None, None]);
+        // The -R text leaves them out the same way.
+        let text = crate::report::text::excel::render_excel_text(&result);
+        assert!(text.contains("\"Writer report\""), "{text}");
+        assert!(text.contains("\n\"64\"   100  101 \n"), "{text}");
+        assert!(text.contains("\n\"64\"   0 \n"), "{text}");
+        // Complete, the same rows read IOzone's 0 where nothing ran.
+        result.status = RunStatus::Complete;
+        let cells = walk(&render_biff(&result).unwrap());
+        assert_eq!(cells.get(&(8, 2)), Some(&Value::Number(0.0)));
     }
 
     #[test]

@@ -4,11 +4,12 @@
 
 use crate::analysis::summary::summarize;
 use crate::model::config::OutputUnit;
-use crate::model::plan::expand;
+use crate::model::plan::{Cell, expand};
 use crate::model::result::{PassRuns, PhaseResult, RunResult, RunStatus, mean, phase_runs};
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 use crate::report::layout::TableLayout;
+use crate::report::text::excel::never_measured;
 
 /// Row 2 of IOzone's -b file.
 pub(crate) const AXES_NOTE: &str = "The top row is records sizes, the left column is file sizes";
@@ -67,9 +68,32 @@ pub(crate) fn status_text(status: &RunStatus) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct GridRow {
     pub file_kb: u64,
-    /// One value per record size up to the file size, in record order:
-    /// `None` where that cell (or this pass on it) did not run.
-    pub values: Vec<Option<f64>>,
+    /// One slot per record size up to the file size, in record order.
+    pub values: Vec<Slot>,
+}
+
+/// What a grid holds for one record size of a row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Slot {
+    /// The value measured.
+    Value(f64),
+    /// Nothing to show of a cell that ran: outside the plan (the crossover
+    /// rule's holes), or a standard deviation of one run. IOzone's .xls
+    /// holds 0 there.
+    Zero,
+    /// A cell of the plan a run that stopped early never measured: empty
+    /// in every spreadsheet, so that it cannot read as a measured 0.
+    Blank,
+}
+
+impl Slot {
+    /// The number a spreadsheet may chart: the value measured, else none.
+    pub fn value(self) -> Option<f64> {
+        match self {
+            Slot::Value(v) => Some(v),
+            Slot::Zero | Slot::Blank => None,
+        }
+    }
 }
 
 /// One reported pass: the block both spreadsheets hold.
@@ -141,11 +165,19 @@ fn grids_of(result: &RunResult, value: impl Fn(PassRuns<'_>) -> Option<f64>) -> 
                         .iter()
                         .filter(|&&rec| rec <= file)
                         .map(|&rec| {
-                            cells
+                            let runs = cells
                                 .iter()
                                 .find(|c| c.cell.record_bytes == rec)
-                                .and_then(|c| c.get(pass))
-                                .and_then(&value)
+                                .and_then(|c| c.get(pass));
+                            let at = Cell {
+                                file_bytes: file,
+                                record_bytes: rec,
+                            };
+                            match runs.map(&value) {
+                                Some(Some(v)) => Slot::Value(v),
+                                None if never_measured(result, &plan, at) => Slot::Blank,
+                                _ => Slot::Zero,
+                            }
                         })
                         .collect();
                     Some(GridRow {

@@ -114,11 +114,13 @@ pub fn render_xlsx(result: &RunResult) -> Result<Vec<u8>, XlsxError> {
         } else {
             Vec::new()
         };
+        let sum = sum_words(result);
         for (i, grid) in grids(result).iter().enumerate() {
             let sheet = workbook.add_worksheet();
             let extra = Extra {
                 cpu: cpu_grids.get(i),
                 sd: sd_grids.get(i).map(|g| (g, runs)),
+                sum: &sum,
             };
             write_grid(sheet, grid, extra, result.config.unit)?;
         }
@@ -155,8 +157,8 @@ fn grid_cells(
         let at = first_row + u32_row(r)?;
         sheet.write_number_with_format(at, 0, row.file_kb as f64, &head)?;
         for (i, v) in row.values.iter().enumerate() {
-            if let Some(v) = v {
-                sheet.write_number_with_format(at, u16_col(i + 1)?, *v, value_format)?;
+            if let Some(v) = v.value() {
+                sheet.write_number_with_format(at, u16_col(i + 1)?, v, value_format)?;
             }
         }
     }
@@ -176,12 +178,22 @@ fn grid_cells(
 struct Extra<'a> {
     cpu: Option<&'a Grid>,
     sd: Option<(&'a Grid, u32)>,
+    /// A cluster run's sum says so in every title: ", sum of 2 clients".
+    sum: &'a str,
+}
+
+/// What the titles of a cluster run's sum add: ", sum of 2 clients".
+fn sum_words(result: &RunResult) -> String {
+    result
+        .summed_words()
+        .map(|s| format!(", {s}"))
+        .unwrap_or_default()
 }
 
 fn write_grid(
     sheet: &mut Worksheet,
     grid: &Grid,
-    Extra { cpu, sd }: Extra<'_>,
+    Extra { cpu, sd, sum }: Extra<'_>,
     unit_kind: OutputUnit,
 ) -> Result<(), XlsxError> {
     let name = spreadsheet_title(grid.pass);
@@ -191,7 +203,7 @@ fn write_grid(
     for i in 0..grid.record_bytes.len() {
         sheet.set_column_width(u16_col(i + 1)?, 11)?;
     }
-    let title = format!("{name} ({unit})");
+    let title = format!("{name} ({unit}{sum})");
     let values = grid_cells(
         sheet,
         TITLE_ROW,
@@ -234,7 +246,8 @@ fn write_grid(
     // Line chart: x = record size, one series per file size.
     let nfile = grid.rows.len();
     let mut line = Chart::new(ChartType::Line);
-    line.title().set_name(&format!("{name}: by record size"));
+    line.title()
+        .set_name(&format!("{name}: by record size{sum}"));
     line.x_axis().set_name("record size (kB)");
     line.y_axis().set_name(unit);
     for r in 0..nfile {
@@ -247,7 +260,9 @@ fn write_grid(
 
     // Scatter chart: x = file size on a log scale, one series per record size.
     let mut scatter = Chart::new(ChartType::ScatterStraightWithMarkers);
-    scatter.title().set_name(&format!("{name}: by file size"));
+    scatter
+        .title()
+        .set_name(&format!("{name}: by file size{sum}"));
     scatter.x_axis().set_name("file size (kB)").set_log_base(2);
     scatter.y_axis().set_name(unit);
     for i in 0..grid.record_bytes.len() {
@@ -321,7 +336,8 @@ fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xls
         sheet.set_column_width(u16_col(i + 1)?, 13)?;
     }
     let record = throughput_record_words(&result.throughput);
-    let title = format!("Throughput report ({unit}, children see), record size {record}");
+    let sum = sum_words(result);
+    let title = format!("Throughput report ({unit}, children see{sum}), record size {record}");
     let values = phase_cells(sheet, TITLE_ROW, &title, &counts, &rows)?;
     sheet.set_freeze_panes(FIRST_DATA_ROW, 1)?;
     let Some(Area {
@@ -357,7 +373,8 @@ fn write_throughput(sheet: &mut Worksheet, result: &RunResult) -> Result<(), Xls
         }
     }
     let mut line = Chart::new(ChartType::Line);
-    line.title().set_name("Throughput by worker count");
+    line.title()
+        .set_name(&format!("Throughput by worker count{sum}"));
     line.x_axis().set_name("workers");
     line.y_axis().set_name(unit);
     for r in 0..rows.len() {

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::io;
 
 use crate::analysis::summary::summarize;
-use crate::model::plan::expand;
-use crate::model::result::{PassRuns, RunResult};
+use crate::model::plan::{Cell, Plan, expand};
+use crate::model::result::{PassRuns, RunResult, RunStatus};
 use crate::model::units::{KIB, kb_number};
 use crate::model::workload::Pass;
 use crate::report::Exporter;
@@ -62,9 +62,19 @@ pub fn render_excel_text(result: &RunResult) -> String {
     s
 }
 
+/// Whether the run never measured `cell`, a cell of its plan: a run that
+/// stopped early (failed or interrupted) leaves the cells after the one it
+/// ended in blank, never 0, so that no unmeasured cell reads as a measured
+/// zero. A cell outside the plan (the crossover rule's holes) is IOzone's 0,
+/// in a complete run as in any other.
+pub(crate) fn never_measured(result: &RunResult, plan: &Plan, cell: Cell) -> bool {
+    result.status != RunStatus::Complete && plan.cells.contains(&cell)
+}
+
 /// One block: title, record-size header, a row per file size, a cell per
 /// record size up to the file size (the ones that did not run get `cell(None)`,
-/// which IOzone prints as 0 — the crossover rule's holes, for example).
+/// which IOzone prints as 0 — the crossover rule's holes, for example; the
+/// ones a run that stopped early never reached, nothing).
 fn block(
     s: &mut String,
     result: &RunResult,
@@ -93,6 +103,13 @@ fn block(
                 .iter()
                 .find(|c| c.cell.record_bytes == rec)
                 .and_then(|c| c.get(pass));
+            let at = Cell {
+                file_bytes: file,
+                record_bytes: rec,
+            };
+            if m.is_none() && never_measured(result, &plan, at) {
+                continue;
+            }
             s.push_str(&cell(m));
         }
         s.push('\n');

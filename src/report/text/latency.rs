@@ -12,6 +12,7 @@ use crate::model::config::RunConfig;
 use crate::model::engines;
 use crate::model::histogram::LatencySummary;
 use crate::model::result::RunResult;
+use crate::model::units::{KIB, kb_number};
 
 /// The latency table of `result`, empty when the run had no `--latency`.
 pub fn latency_table(result: &RunResult) -> String {
@@ -78,8 +79,10 @@ pub fn latency_table(result: &RunResult) -> String {
         let _ = write!(
             s,
             "{name:<name_width$} {:>10} {:>7} {:>10} {:>10}",
-            file_bytes >> 10,
-            record_bytes >> 10,
+            // As the main table prints them: the file in IOzone's whole kB,
+            // the record exact (8 bytes: 0.0078125).
+            file_bytes / KIB,
+            kb_number(record_bytes),
             l.count,
             micros(l.min_ns)
         );

@@ -64,6 +64,7 @@ pub fn closing(result: &RunResult) -> String {
         }
     }
     s.push_str(&latency_table(result, &meta.measurements));
+    s.push_str(&super::rank_lines::environment_differences(result));
     s
 }
 

@@ -7,6 +7,8 @@ pub mod fileop;
 pub mod latency;
 pub mod mdtest;
 pub mod metadata;
+pub mod network;
+pub mod rank_lines;
 pub mod ranks;
 pub mod table;
 pub mod throughput;
@@ -153,11 +155,13 @@ impl<'a> LiveText<'a> {
             return metadata::closing(result);
         }
         let mut s = String::new();
-        if !result.ranks.is_empty() {
+        if !result.rank_tables().is_empty() {
             s.push_str(&ranks::ranks_closing(&self.layout, result));
+            s.push_str(&rank_lines::cell_skew_line(result));
         } else if self.repeated() {
             s.push_str(&self.repeated_results(result));
         }
+        s.push_str(&rank_lines::environment_differences(result));
         if self.config.throughput.is_some() {
             // IOzone prints the throughput -R block before its closing line.
             if self.config.excel_report {
@@ -189,9 +193,10 @@ pub fn render_output(result: &RunResult) -> String {
         result.started.as_str(),
         result.time_resolution_ns,
     );
-    let mut s = match result.ranks.first() {
+    let tables = result.rank_tables();
+    let mut s = match tables.first() {
         Some(first) => {
-            text.opening_across_ranks(head, result.ranks.len(), &first.client, &first.test_file)
+            text.opening_across_ranks(head, tables.len(), &first.client, &first.test_file)
         }
         None => text.opening(head.0, head.1, head.2),
     };
@@ -222,7 +227,7 @@ pub fn render_output(result: &RunResult) -> String {
         }
     } else {
         // Across ranks the live rows are rank 0's.
-        let rows = result.ranks.first().map_or(&result.cells, |r| &r.cells);
+        let rows = tables.first().map_or(&result.cells, |r| &r.cells);
         for row in rows {
             s.push_str(&text.row(row));
         }

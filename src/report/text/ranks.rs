@@ -41,17 +41,18 @@ fn title(client: &Client, file: &Path) -> String {
 pub fn ranks_closing(layout: &TableLayout, result: &RunResult) -> String {
     let repeated = result.config.runs > 1;
     let mut s = String::new();
-    if let Some(first) = result.ranks.first()
+    let tables = result.rank_tables();
+    if let Some(first) = tables.first()
         && repeated
     {
         s.push_str(&rows(layout, result, &first.cells));
     }
-    for r in result.ranks.iter().skip(1) {
+    for r in tables.iter().skip(1) {
         s.push_str(&title(&r.client, &r.test_file));
         s.push_str(&table_header(layout));
         s.push_str(&rows(layout, result, &r.cells));
     }
-    let ranks = result.ranks.len();
+    let ranks = tables.len();
     let per_op = match result.config.unit {
         OutputUnit::MicrosPerOp => " (in µs/operation: one over their summed rate)",
         _ => "",

@@ -4,9 +4,11 @@
 
 use std::fmt::Write as _;
 
+use super::rank_lines;
 use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::{OutputUnit, RunConfig, ThroughputConfig};
 use crate::model::result::{PhaseResult, WorkerResult, mean, phase_runs};
+use crate::model::stonewall::coverage;
 use crate::model::units::KIB;
 use crate::model::workload::Pass;
 
@@ -174,8 +176,9 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
         ("Min xfer \t\t\t\t\t".to_string(), figure(5), xfer, ""),
     ];
     // Cluster mode: the ranks' clocks are not one clock. The parent's view
-    // is printed only when rank 0 could align them, and said to be an
-    // estimate; otherwise left out (as IOzone does in cluster mode).
+    // is printed when rank 0 could align them, and said to be an estimate;
+    // otherwise it says why not (a run saved before it could say leaves
+    // the line out, as IOzone does in cluster mode).
     let across_ranks = phase.results.iter().any(|w| w.client.is_some());
     let mut s = String::from("\n");
     for (i, (label, value, unit_word, tail)) in lines.into_iter().enumerate() {
@@ -185,11 +188,14 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
                     s,
                     "\t{label}= {value:10.2} {unit_word} (estimated: the ranks' clocks aligned by round trips)"
                 );
+            } else if let Some(why) = rank_lines::parent_not_measured(phase) {
+                let _ = writeln!(s, "\t{label}= {why}");
             }
             continue;
         }
         let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}{tail}");
     }
+    s.push_str(&rank_lines::phase_skew_line(runs));
     if runs.len() > 1 {
         s.push_str(&spread_line(runs, unit));
     }
@@ -211,16 +217,23 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
     }
     if phase.stonewall {
         let planned = phase.planned_bytes(config);
+        // What each worker counted while all ran: across ranks, without
+        // the ranks that learned of the first finish too late.
         let pct = mean_over(runs, |p| {
             if planned == 0 {
                 0.0
             } else {
-                100.0 * p.moved_bytes() as f64 / planned as f64
+                100.0 * coverage(p).counted_bytes as f64 / planned as f64
             }
         });
+        let ran_on = runs
+            .iter()
+            .map(|p| coverage(p).ran_on)
+            .find(|r| !r.is_empty())
+            .map_or(String::new(), |r| rank_lines::ran_on_words(&r, noun, nouns));
         let _ = writeln!(
             s,
-            "\tStonewalled: {pct:.2}% of the planned {:.2} KB counted while all {nouns} ran",
+            "\tStonewalled: {pct:.2}% of the planned {:.2} KB counted while all {nouns} ran{ran_on}",
             planned as f64 / 1024.0
         );
     }

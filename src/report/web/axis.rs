@@ -69,12 +69,14 @@ impl Frame {
             }
             svg.text(Text::new(self.left - 6.0, y + 4.0, &tick.label).anchor(Anchor::End));
         }
-        let middle = (self.top + self.bottom) / 2.0;
-        svg.text(
-            Text::new(self.left - Y_TITLE_OFFSET, middle, &axis.title)
-                .anchor(Anchor::Middle)
-                .turned(-90.0),
-        );
+        if !axis.title.is_empty() {
+            let middle = (self.top + self.bottom) / 2.0;
+            svg.text(
+                Text::new(self.left - Y_TITLE_OFFSET, middle, &axis.title)
+                    .anchor(Anchor::Middle)
+                    .turned(-90.0),
+            );
+        }
     }
 
     /// `axis` along the bottom: a gridline up the frame at each tick (if
@@ -97,10 +99,13 @@ impl Frame {
             };
             svg.text(label);
         }
-        let title_y = self.bottom + axis.room_below() - 8.0;
-        svg.text(
-            Text::new((self.left + self.right) / 2.0, title_y, &axis.title).anchor(Anchor::Middle),
-        );
+        if !axis.title.is_empty() {
+            let title_y = self.bottom + axis.room_below() - 8.0;
+            svg.text(
+                Text::new((self.left + self.right) / 2.0, title_y, &axis.title)
+                    .anchor(Anchor::Middle),
+            );
+        }
     }
 }
 
@@ -181,22 +186,82 @@ impl Axis {
         }
     }
 
-    /// Percent differences, symmetric about a strong zero, reaching a
-    /// round bound at or above `reach`: ticks at the bounds and halfway.
+    /// Percent differences about a strong zero, reaching a round bound at
+    /// or above `reach`: ticks at the bounds and halfway. Symmetric, but
+    /// never below -100 %, which no rate falls under (a rate is positive).
     pub fn percent(reach: f64) -> Axis {
         let lim = round_up(reach);
-        let ticks = [-lim, -lim / 2.0, 0.0, lim / 2.0, lim]
+        let lo = (-lim).max(-100.0);
+        let ticks = [-lim, -lim / 2.0, -100.0, 0.0, lim / 2.0, lim]
+            .into_iter()
+            .filter(|&v| v >= lo)
+            .fold(Vec::new(), |mut seen: Vec<f64>, v| {
+                if !seen.contains(&v) {
+                    seen.push(v);
+                }
+                seen
+            })
             .into_iter()
             .map(|v| Tick {
                 strong: v == 0.0,
-                ..Tick::new((v + lim) / (2.0 * lim), format!("{v:+.0} %"))
+                ..Tick::new((v - lo) / (lim - lo), format!("{v:+.0} %"))
             })
             .collect();
         Axis::new(
-            Mapping::Linear { lo: -lim, hi: lim },
+            Mapping::Linear { lo, hi: lim },
             ticks,
             "difference (%)".to_string(),
         )
+    }
+
+    /// Percent differences as [`Axis::percent`], reaching as far as
+    /// `values` (bars and their intervals) do, unless a few reach much
+    /// further than the rest: then the axis ends where nine in ten of them
+    /// (with room to spare, and the band's) fit, and [`Axis::clipped`] tells
+    /// the bars beyond it, which a chart marks. One cell's +5,000 % then no
+    /// longer flattens every other bar.
+    pub fn percent_clipped(values: &[f64], band: f64) -> Axis {
+        let mut sizes: Vec<f64> = values
+            .iter()
+            .map(|v| v.abs())
+            .filter(|v| v.is_finite())
+            .collect();
+        sizes.sort_by(f64::total_cmp);
+        let largest = sizes.last().copied().unwrap_or(0.0).max(band * 1.5);
+        let most = sizes
+            .get(sizes.len().saturating_sub(1) * 9 / 10)
+            .copied()
+            .unwrap_or(0.0);
+        let limit = (most * 1.5).max(band * 2.0);
+        let mut axis = Axis::percent(largest.min(round_up(limit)));
+        if largest > round_up(limit) {
+            // Beyond ±100 % the axis is cut above alone: it ends at -100 %.
+            let sign = if round_up(limit) > 100.0 { "+" } else { "±" };
+            axis.title = format!(
+                "difference (%), clipped at {sign}{}",
+                number(round_up(limit))
+            );
+        }
+        axis
+    }
+
+    /// Whether `value` lies beyond the ends of a linear axis (where
+    /// [`Axis::at`] clamps it).
+    pub fn clipped(&self, value: f64) -> bool {
+        let v = value * self.factor;
+        match self.mapping {
+            Mapping::Linear { lo, hi } => v < lo || v > hi,
+            _ => false,
+        }
+    }
+
+    /// The same axis under another title ("" for none: a panel beside the
+    /// one that carries it).
+    pub fn titled(self, title: &str) -> Axis {
+        Axis {
+            title: title.to_string(),
+            ..self
+        }
     }
 
     /// Latencies in µs on a log axis of whole decades, from the decade at
@@ -367,7 +432,7 @@ mod tests {
     }
 
     #[test]
-    fn a_percent_axis_is_symmetric_with_a_strong_zero() {
+    fn a_percent_axis_is_symmetric_with_a_strong_zero_above_minus_100() {
         let axis = Axis::percent(37.0);
         assert_eq!(labels(&axis), ["-50 %", "-25 %", "+0 %", "+25 %", "+50 %"]);
         let strong: Vec<f64> = axis
@@ -379,10 +444,36 @@ mod tests {
         assert_eq!(strong, [0.5]);
         assert_eq!(axis.at(-50.0), 0.0);
         assert_eq!(axis.at(25.0), 0.75);
+        // Beyond ±100 %, no lower than -100 %: no rate falls under it.
+        let wide = Axis::percent(150.0);
+        assert_eq!(labels(&wide), ["-100 %", "+0 %", "+100 %", "+200 %"]);
+        assert_eq!(wide.at(0.0), 1.0 / 3.0);
+        assert!(wide.clipped(-101.0));
         assert_eq!(round_up(0.0), 1.0);
         assert_eq!(round_up(7.5), 10.0);
         assert_eq!(round_up(120.0), 200.0);
         assert_eq!(round_up(2.2), 2.5);
+    }
+
+    #[test]
+    fn a_percent_axis_clips_the_few_that_reach_much_further() {
+        // Nine cells within ±12 %, one at +5000 %: the axis ends at ±20 %.
+        let mut values = vec![3.0, -5.0, 8.0, -12.0, 1.0, 0.5, -2.0, 6.0, 10.0];
+        values.push(5000.0);
+        let axis = Axis::percent_clipped(&values, 5.0);
+        assert_eq!(labels(&axis), ["-20 %", "-10 %", "+0 %", "+10 %", "+20 %"]);
+        assert_eq!(axis.title, "difference (%), clipped at ±20");
+        assert!(axis.clipped(5000.0) && axis.clipped(-21.0));
+        assert!(!axis.clipped(-12.0) && !axis.clipped(20.0));
+        // Nothing far beyond the rest: every bar fits, nothing clipped.
+        let axis = Axis::percent_clipped(&[3.0, -40.0, 25.0], 5.0);
+        assert_eq!(labels(&axis)[4], "+50 %");
+        assert_eq!(axis.title, "difference (%)");
+        assert!(!axis.clipped(-40.0));
+        // The band's reach at least.
+        assert_eq!(labels(&Axis::percent_clipped(&[], 5.0))[4], "+10 %");
+        assert!(!Axis::latency_decades(1.0, 10.0).clipped(1e9));
+        assert_eq!(Axis::percent(10.0).titled("").title, "");
     }
 
     #[test]

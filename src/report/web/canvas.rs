@@ -238,25 +238,12 @@ pub struct Svg {
 impl Svg {
     /// A chart drawn at its own size, `width` × `height` px, named `title`
     /// (which a browser shows over the chart's background).
+    /// Drawn at its own size, its text is the kit's size on the page (no
+    /// chart is scaled into a narrower figure, where its text would shrink).
     pub fn new(width: f64, height: f64, title: &str) -> Svg {
-        Svg::open(
-            format!("width=\"{width:.0}\" height=\"{height:.0}\" "),
-            width,
-            height,
-            title,
-        )
-    }
-
-    /// A chart that takes its container's width, drawn on a `width` ×
-    /// `height` canvas scaled to it.
-    pub fn fluid(width: f64, height: f64, title: &str) -> Svg {
-        Svg::open(String::new(), width, height, title)
-    }
-
-    fn open(size: String, width: f64, height: f64, title: &str) -> Svg {
         Svg {
             out: format!(
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" {size}viewBox=\"0 0 {width:.0} {height:.0}\" \
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" \
                  font-family=\"sans-serif\" font-size=\"{}\"><title>{}</title>",
                 TextSize::Body.px(),
                 esc(title)
@@ -401,10 +388,6 @@ mod tests {
         ));
         assert!(s.ends_with("</svg>"));
         assert_eq!(s.matches("<svg").count(), 1);
-        let fluid = Svg::fluid(760.0, 400.0, "t").finish();
-        assert!(
-            fluid.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 400\" ")
-        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! of one chart, and the ramps of heights and ratios.
 
 use crate::analysis::compare::Verdict;
+use crate::report::plots::value_colour;
 
 /// One colour per input: the baseline first.
 pub const SERIES: [&str; 8] = [
@@ -28,25 +29,28 @@ const SPECTRUM: [&str; 8] = [
     "#5e3c99", "#3168be", "#1796a0", "#34a048", "#a09614", "#eb8214", "#d73228", "#8c1e3c",
 ];
 
-/// How many lines of one chart the spectrum tells apart.
-pub const DISTINCT_LINES: usize = SPECTRUM.len();
-
 /// The colour of the `k`-th line: three steps along the spectrum from the
 /// last, so that neighbouring lines differ.
 pub fn spectrum(k: usize) -> &'static str {
     SPECTRUM[(k * 3) % SPECTRUM.len()]
 }
 
-/// A height's colour (0 … 1), from pale yellow through green to deep purple.
+/// A height's colour (0 … 1): the plots' colour map, deep purple for the
+/// lowest through green to yellow for the highest, as `--plots` colours
+/// its surfaces.
 pub fn height_colour(t: f64) -> String {
-    let t = t.clamp(0.0, 1.0);
-    let (from, to, u) = if t < 0.5 {
-        ([253.0, 231.0, 37.0], [53.0, 183.0, 121.0], t * 2.0)
+    value_colour(t)
+}
+
+/// The colour of the `k`-th of `n` ordered lines (worker counts, sizes):
+/// the spectrum's, stepping so that neighbours differ, while it has enough;
+/// past that, evenly along the plots' colour map (short of its palest end).
+pub fn ordered(k: usize, n: usize) -> String {
+    if n <= SPECTRUM.len() {
+        spectrum(k).to_string()
     } else {
-        ([53.0, 183.0, 121.0], [68.0, 1.0, 84.0], (t - 0.5) * 2.0)
-    };
-    let mix = |k: usize| (from[k] + (to[k] - from[k]) * u).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(0), mix(1), mix(2))
+        value_colour(0.85 * k as f64 / (n - 1) as f64)
+    }
 }
 
 /// A ratio's colour by how much better (`t` up to 1: green) or worse
@@ -67,14 +71,21 @@ mod tests {
 
     #[test]
     fn ramps_run_between_their_ends() {
-        assert_eq!(height_colour(0.0), "#fde725");
-        assert_eq!(height_colour(0.5), "#35b779");
-        assert_eq!(height_colour(1.0), "#440154");
-        assert_eq!(height_colour(7.0), "#440154");
+        // The plots' viridis: the lowest deep purple, the highest yellow.
+        assert_eq!(height_colour(0.0), "#440154");
+        assert_eq!(height_colour(1.0), "#fee825");
+        assert_eq!(height_colour(7.0), height_colour(1.0));
         assert_eq!(better_worse_colour(0.0), "#ffffff");
         assert_eq!(better_worse_colour(1.0), "#00ff00");
         assert_eq!(better_worse_colour(-0.5), "#ff8080");
         assert_eq!(better_worse_colour(-3.0), "#ff0000");
+    }
+
+    #[test]
+    fn many_ordered_lines_each_have_a_colour_of_their_own() {
+        let twelve: std::collections::BTreeSet<String> = (0..12).map(|k| ordered(k, 12)).collect();
+        assert_eq!(twelve.len(), 12);
+        assert_eq!(ordered(1, 4), spectrum(1));
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! escape for every text put in HTML or SVG ([`esc`]), one SVG canvas
 //! ([`Svg`], with [`Text`] in three sizes, none under 10 px, [`Paint`]ed
 //! shapes carrying tooltips, legend keys), the axes ([`Axis`] on a
-//! [`Frame`]: rates, percent, latency decades, fractions, time, bands of
-//! sizes; each with its ticks, labels and a title that names the unit), and
-//! the colours.
+//! [`Frame`]: rates, percent (clipped where a few bars reach far beyond the
+//! rest), latency decades, fractions, time, bands of sizes; each with its
+//! ticks, labels and a title that names the unit), small multiples
+//! ([`Panels`]: frames of one size sharing their axes, in rows that fit the
+//! page), and the colours (the values' colour map is the plots').
 //!
 //! Hand-written SVG rather than the plots module's figures (plotters): the
 //! pages need many small charts whose every bar or point carries a tooltip
@@ -17,10 +19,10 @@ mod axis;
 mod canvas;
 mod colours;
 mod escape;
+mod panels;
 
 pub use axis::{Axis, Frame, micros};
 pub use canvas::{Anchor, Paint, Path, Svg, Text, TextSize};
-pub use colours::{
-    DISTINCT_LINES, better_worse_colour, height_colour, series, spectrum, verdict_colour,
-};
+pub use colours::{better_worse_colour, height_colour, ordered, series, verdict_colour};
 pub use escape::esc;
+pub use panels::{Margins, Panels};

@@ -436,6 +436,7 @@ impl Run<'_> {
             latency: phase_latency,
             results,
             run: 0,
+            skew: None,
         };
         Ok(PhaseEnd::Done(phase, latencies, bands))
     }

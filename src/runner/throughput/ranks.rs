@@ -17,12 +17,14 @@ use serde::{Deserialize, Serialize};
 use super::PhaseEnd;
 use super::shared::SharedFlags;
 use super::spawn::Coordinator;
+use crate::engine::clock::now_ns;
 use crate::error::RunError;
 use crate::model::histogram::{LatencyHistogram, LatencySummary};
 use crate::model::identity::FileIdentity;
 use crate::model::latency::IozoneBands;
 use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
+use crate::model::skew::{ClockOffset, RankPhaseTimes, RankSkew};
 use crate::system::cluster::{PeerError, Peers};
 
 /// The ranks a throughput run is spread over, and what this rank knows of
@@ -47,9 +49,11 @@ pub(crate) struct Across<'a> {
     failure: Cell<Option<String>>,
     /// This rank's release of the phase's workers (its CLOCK_MONOTONIC).
     release_ns: Cell<u64>,
+    /// When another rank's stop reached this one (its CLOCK_MONOTONIC).
+    heard_ns: Cell<Option<u64>>,
     /// Rank 0: how far each rank's clock is ahead of rank 0's, where known
     /// ([`Across::align_clocks`]).
-    offsets: Vec<Option<i64>>,
+    clocks: Vec<ClockOffset>,
 }
 
 /// What a rank tells rank 0 after a phase.
@@ -61,6 +65,8 @@ enum RankPhase {
         results: Vec<WorkerResult>,
         parent_elapsed_ns: u64,
         release_ns: u64,
+        /// When another rank's stop reached this one.
+        heard_ns: Option<u64>,
         /// -+z: each worker's 40 IOzone buckets, in the order of `results`.
         bands: Option<Vec<Vec<u64>>>,
     },
@@ -91,7 +97,8 @@ impl<'a> Across<'a> {
             stopped: Cell::new(false),
             failure: Cell::new(None),
             release_ns: Cell::new(0),
-            offsets: Vec::new(),
+            heard_ns: Cell::new(None),
+            clocks: Vec::new(),
         }
     }
 
@@ -99,8 +106,15 @@ impl<'a> Across<'a> {
     /// own, so that the job's "Parent sees" can span the ranks.
     #[cfg(feature = "mpi")]
     pub(crate) fn align_clocks(&mut self) -> Result<(), RunError> {
-        self.offsets = self.peers.clock_offsets().map_err(RunError::from)?;
+        self.clocks = self.peers.clock_offsets().map_err(RunError::from)?;
         Ok(())
+    }
+
+    /// Rank 0: how it knows each rank's clock (empty before
+    /// [`Across::align_clocks`], and on the other ranks).
+    #[cfg(feature = "mpi")]
+    pub(crate) fn clocks(&self) -> &[ClockOffset] {
+        &self.clocks
     }
 
     /// Where this rank's failures are named: "rank 2 on node7".
@@ -238,6 +252,7 @@ impl<'a> Across<'a> {
         self.sent.set(false);
         self.heard.set(false);
         self.stopped.set(false);
+        self.heard_ns.set(None);
         self.failure.set(None);
     }
 
@@ -294,6 +309,7 @@ impl<'a> Across<'a> {
                 results: phase.results.clone(),
                 parent_elapsed_ns: phase.parent_elapsed_ns,
                 release_ns: self.release_ns.get(),
+                heard_ns: self.heard_ns.get(),
                 bands: bands
                     .as_ref()
                     .map(|b| b.iter().map(|w| w.counts.to_vec()).collect()),
@@ -307,6 +323,7 @@ impl<'a> Across<'a> {
         // On rank 0's clock: the first release, the last end, while every
         // rank's offset is known.
         let mut span: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
+        let mut times: Vec<RankPhaseTimes> = Vec::new();
         let verdict = self.decide(&mine, |all| {
             let mut verdict = Verdict::GoOn;
             for (rank, (host, report)) in all.into_iter().enumerate() {
@@ -316,8 +333,24 @@ impl<'a> Across<'a> {
                         results,
                         parent_elapsed_ns,
                         release_ns,
+                        heard_ns,
                         bands,
                     } => {
+                        times.push(RankPhaseTimes {
+                            client: Client {
+                                rank,
+                                host: host.clone(),
+                            },
+                            release_ns,
+                            elapsed_ns: parent_elapsed_ns,
+                            operations: results.iter().map(|w| w.records).sum(),
+                            first_done_after_release_ns: results
+                                .iter()
+                                .filter(|w| !w.stonewalled)
+                                .map(|w| w.end_after_release_ns.max(0) as u64)
+                                .min(),
+                            heard_ns,
+                        });
                         let mut bands = bands.unwrap_or_default().into_iter();
                         job_bands.extend(results.iter().map(|_| {
                             let counts = bands.next()?;
@@ -326,7 +359,7 @@ impl<'a> Across<'a> {
                             })
                         }));
                         job_parent_ns = job_parent_ns.max(parent_elapsed_ns);
-                        let offset = self.offsets.get(rank as usize).copied().flatten();
+                        let offset = self.clocks.get(rank as usize).and_then(|c| c.offset_ns);
                         span = span.zip(offset).map(|((first, last), offset)| {
                             let release = release_ns as i64 - offset;
                             (
@@ -379,6 +412,11 @@ impl<'a> Across<'a> {
                                 .map_or(job_parent_ns, |(first, last)| (last - first) as u64),
                             parent_estimated: estimated.is_some(),
                             latency,
+                            skew: Some(Box::new(RankSkew::of_phase(
+                                &times,
+                                &self.clocks,
+                                phase.stonewall,
+                            ))),
                             ..phase
                         },
                         latencies,
@@ -465,6 +503,7 @@ impl Coordinator for RankCoordinator<'_, '_> {
             Ok(false) => {}
             Ok(true) => {
                 across.heard.set(true);
+                across.heard_ns.set(Some(now_ns()));
                 if !self.stonewall {
                     // Without stonewalling only a failure stops a rank.
                     self.flags.abort.store(true, Ordering::SeqCst);

@@ -8,6 +8,7 @@
 pub mod mpi;
 
 use crate::error::RunError;
+use crate::model::skew::ClockOffset;
 
 /// A call across the ranks that failed.
 #[derive(Debug, thiserror::Error)]
@@ -63,10 +64,25 @@ pub trait Peers: Sync {
     fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError>;
     /// Collective: every rank gets rank 0's bytes.
     fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError>;
+    /// Sends `bytes` to rank `to` (returns once they may be reused): the
+    /// network test's messages (-+t).
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(dead_code, reason = "the network test runs in the MPI build only")
+    )]
+    fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError>;
+    /// Receives a message of the network test from rank `from` into
+    /// `into`, which it fills.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(dead_code, reason = "the network test runs in the MPI build only")
+    )]
+    fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError>;
     /// Collective. Rank 0 gets, for every rank, how far its CLOCK_MONOTONIC
     /// is ahead of rank 0's (ns), estimated by message round trips keeping
-    /// the shortest, or `None` where no round trip was short enough to
-    /// trust; the other ranks answer rank 0 and get an empty list.
+    /// the shortest, tried again with more round trips where none was
+    /// short enough to trust (then the offset is unknown, and the shortest
+    /// trip says why); the other ranks answer rank 0 and get an empty list.
     #[cfg_attr(
         not(feature = "mpi"),
         expect(
@@ -74,7 +90,7 @@ pub trait Peers: Sync {
             reason = "asked by the MPI build's entry only (app/cluster/rank.rs)"
         )
     )]
-    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, PeerError>;
+    fn clock_offsets(&self) -> Result<Vec<ClockOffset>, PeerError>;
 }
 
 /// The offset of a peer's clock from one round trip: sent at `sent`,
@@ -130,6 +146,36 @@ pub fn launcher_in(var: impl Fn(&str) -> Option<String>) -> Option<Launcher> {
 /// The launcher that started ioz, if any.
 pub fn launcher() -> Option<Launcher> {
     launcher_in(|name| std::env::var(name).ok())
+}
+
+/// The variable in which Slurm's srun tells each task how many tasks its
+/// step started (a batch script's own environment has SLURM_NTASKS, the
+/// allocation's, but not this).
+pub const SRUN_TASKS_VARIABLE: &str = "SLURM_STEP_NUM_TASKS";
+
+/// The number of tasks srun started in this step, when it started more
+/// than this one (`var` reads the environment).
+pub fn srun_tasks_in(var: impl Fn(&str) -> Option<String>) -> Option<u32> {
+    var(SRUN_TASKS_VARIABLE)?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&n: &u32| n > 1)
+}
+
+/// The tasks of this process's srun step, when more than one.
+pub fn srun_tasks() -> Option<u32> {
+    srun_tasks_in(|name| std::env::var(name).ok())
+}
+
+/// Why a copy of ioz that srun started as one of `tasks` with no MPI
+/// between them (each would run alone, on the same files) runs nothing.
+pub fn srun_without_mpi(tasks: u32) -> String {
+    format!(
+        "started as one of {tasks} tasks by srun ({SRUN_TASKS_VARIABLE}={tasks}) with no MPI \
+         between them: each copy would run alone on the same files; give srun --mpi=pmix \
+         (srun --mpi=list names those it has) to ioz built with --features mpi"
+    )
 }
 
 /// The variables in which launchers tell a rank its place among the ranks
@@ -239,5 +285,17 @@ mod tests {
         assert_eq!(launcher_in(env(&[("PMIX_RANK", "1")])).unwrap().ranks, None);
         // A batch allocation alone (sbatch's SLURM_NTASKS) is not a launch.
         assert_eq!(launcher_in(env(&[("SLURM_NTASKS", "8")])), None);
+    }
+
+    #[test]
+    fn srun_s_tasks_are_its_step_s_not_the_allocation_s() {
+        assert_eq!(
+            srun_tasks_in(env(&[("SLURM_STEP_NUM_TASKS", "4")])),
+            Some(4)
+        );
+        // One task alone, a batch script (SLURM_NTASKS only), nonsense: none.
+        assert_eq!(srun_tasks_in(env(&[("SLURM_STEP_NUM_TASKS", "1")])), None);
+        assert_eq!(srun_tasks_in(env(&[("SLURM_NTASKS", "4")])), None);
+        assert_eq!(srun_tasks_in(env(&[("SLURM_STEP_NUM_TASKS", "x")])), None);
     }
 }

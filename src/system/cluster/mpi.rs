@@ -5,16 +5,20 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
 use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
 
 use super::{Launcher, PeerError, Peers, offset_of};
 use crate::error::Exit;
+use crate::model::skew::{ClockOffset, LONGEST_TRUSTED_ROUND_TRIP_NS};
 
 /// Tag of the stop messages (one byte: why).
 const STOP: i32 = 17;
 /// Tag of the clock round trips (rank 0's ping, the peer's clock).
 const CLOCK: i32 = 18;
+/// Tag of the network test's messages (-+t).
+const NETWORK: i32 = 19;
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
 /// with: see engine::clock).
@@ -29,12 +33,24 @@ fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// How many round trips the offset of each rank's clock is estimated from.
-const CLOCK_ROUND_TRIPS: u32 = 32;
+/// The round trips each rank's clock offset is estimated from, and the
+/// pause after each: 32 at once; when none of them was short enough (both
+/// ranks bound to one core, or a loaded machine: one of them was not
+/// running when the other's message came), 96 more spread over 0.1 s, so
+/// that some land where both are running.
+const CLOCK_ROUNDS: &[(u32, Duration)] = &[(32, Duration::ZERO), (96, Duration::from_millis(1))];
 
-/// A round trip longer than this says nothing useful of the offset (half
-/// of it is the estimate's possible error).
-const LONGEST_TRUSTED_ROUND_TRIP_NS: u64 = 2_000_000;
+/// Rank 0's clock messages: answer with your clock, or that is all.
+const PING: u8 = 1;
+const DONE: u8 = 0;
+
+/// A rank waiting for a clock message yields its core this many times
+/// before it sleeps between looks (its turn may be a while: rank 0 times
+/// the ranks one after the other).
+const YIELDS_BEFORE_SLEEPING: u32 = 100;
+
+/// The longest sleep between two looks.
+const LONGEST_NAP: Duration = Duration::from_millis(1);
 
 /// MPI_COMM_WORLD, for the panic hook, which aborts the job from wherever
 /// it runs.
@@ -53,6 +69,28 @@ pub struct MpiPeers {
     host: String,
     /// Stops received in the current phase (the drain receives the rest).
     stops_received: AtomicU32,
+    #[cfg(feature = "test-hooks")]
+    faults: Faults,
+}
+
+/// Faults the end-to-end tests inject (app/cluster/test_hooks.rs), in the
+/// test-hooks build only.
+#[cfg(feature = "test-hooks")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faults {
+    /// Answer this many of rank 0's clock pings this late each: a rank
+    /// too far, or too loaded, for its clock to be aligned.
+    pub slow_clock_answers: (u32, Duration),
+    /// Never look for the other ranks' stops during a phase: a rank cut
+    /// off from them (the phase's drain still receives them).
+    pub deaf_to_stops: bool,
+}
+
+#[cfg(feature = "test-hooks")]
+impl MpiPeers {
+    pub fn inject(&mut self, faults: Faults) {
+        self.faults = faults;
+    }
 }
 
 /// Why MPI could not start this rank.
@@ -78,6 +116,10 @@ pub enum StartError {
     },
     #[error("cannot ask MPI for the host name: {0}")]
     HostName(ferrompi::Error),
+    /// srun started several tasks, and MPI sees each alone: srun's MPI
+    /// plugin was none, or one this MPI cannot talk to.
+    #[error("{}", super::srun_without_mpi(*tasks))]
+    SrunWithoutMpi { tasks: u32 },
 }
 
 /// Starts MPI for a rank that `launcher` started. Refuses a binary started
@@ -103,6 +145,12 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
                 .unwrap_or_default(),
         });
     }
+    if launcher.ranks.is_none()
+        && world.size() == 1
+        && let Some(tasks) = super::srun_tasks()
+    {
+        return Err(StartError::SrunWithoutMpi { tasks });
+    }
     let host = world.processor_name().map_err(StartError::HostName)?;
     let _ = WORLD.set(mpi.world());
     Ok(MpiJob {
@@ -111,6 +159,8 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
             world,
             host,
             stops_received: AtomicU32::new(0),
+            #[cfg(feature = "test-hooks")]
+            faults: Faults::default(),
         },
     })
 }
@@ -129,6 +179,33 @@ fn mpi_error(call: &'static str) -> impl Fn(ferrompi::Error) -> PeerError {
     move |e| PeerError::Call {
         call,
         source: Box::new(e),
+    }
+}
+
+impl MpiPeers {
+    /// Returns once a clock message from `source` has arrived, without
+    /// spinning on a core another rank needs: MPI's blocking receive polls
+    /// without pause, so that a waiting rank bound to the same core as the
+    /// one it waits for delays it by a whole time slice (4 to 12 ms
+    /// measured), too long a round trip to align a clock with.
+    fn wait_for<T: ferrompi::MpiDatatype>(&self, source: i32) -> Result<(), PeerError> {
+        let mut looks = 0u32;
+        while self
+            .world
+            .iprobe::<T>(source, Tag::Value(CLOCK))
+            .map_err(mpi_error("probe"))?
+            .is_none()
+        {
+            looks += 1;
+            match looks.checked_sub(YIELDS_BEFORE_SLEEPING) {
+                None => std::thread::yield_now(),
+                // A microsecond more each time, up to the longest nap.
+                Some(naps) => {
+                    std::thread::sleep(Duration::from_micros(u64::from(naps)).min(LONGEST_NAP))
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -163,6 +240,10 @@ impl Peers for MpiPeers {
     }
 
     fn stop_arrived(&self) -> Result<bool, PeerError> {
+        #[cfg(feature = "test-hooks")]
+        if self.faults.deaf_to_stops {
+            return Ok(false);
+        }
         let Some(status) = self
             .world
             .iprobe::<u8>(Source::Any, Tag::Value(STOP))
@@ -231,43 +312,78 @@ impl Peers for MpiPeers {
             .collect())
     }
 
-    fn clock_offsets(&self) -> Result<Vec<Option<i64>>, PeerError> {
+    fn clock_offsets(&self) -> Result<Vec<ClockOffset>, PeerError> {
         let me = self.world.rank();
         if me != 0 {
-            for _ in 0..CLOCK_ROUND_TRIPS {
+            // Answer rank 0's pings with this clock until it says done.
+            #[cfg(feature = "test-hooks")]
+            let (mut slow, late_by) = self.faults.slow_clock_answers;
+            loop {
+                self.wait_for::<u8>(0)?;
                 let mut ping = [0u8; 1];
                 self.world
                     .recv(&mut ping, 0, Tag::Value(CLOCK))
                     .map_err(mpi_error("receive"))?;
+                if ping[0] == DONE {
+                    return Ok(Vec::new());
+                }
+                #[cfg(feature = "test-hooks")]
+                if slow > 0 {
+                    slow -= 1;
+                    std::thread::sleep(late_by);
+                }
                 self.world
                     .send(&[monotonic_ns()], 0, CLOCK)
                     .map_err(mpi_error("send"))?;
             }
-            return Ok(Vec::new());
         }
-        let mut offsets = vec![Some(0)];
+        let mut offsets = vec![ClockOffset::OWN];
         for peer in 1..self.world.size() {
             let mut best: Option<(i64, u64)> = None;
-            for _ in 0..CLOCK_ROUND_TRIPS {
-                let sent = monotonic_ns();
-                self.world
-                    .send(&[0u8], peer, CLOCK)
-                    .map_err(mpi_error("send"))?;
-                let mut theirs = [0u64; 1];
-                self.world
-                    .recv(&mut theirs, peer, Tag::Value(CLOCK))
-                    .map_err(mpi_error("receive"))?;
-                let (offset, trip) = offset_of(sent, theirs[0], monotonic_ns());
-                if best.is_none_or(|(_, shortest)| trip < shortest) {
-                    best = Some((offset, trip));
+            let mut trips = 0;
+            for &(count, pause) in CLOCK_ROUNDS {
+                for _ in 0..count {
+                    let sent = monotonic_ns();
+                    self.world
+                        .send(&[PING], peer, CLOCK)
+                        .map_err(mpi_error("send"))?;
+                    self.wait_for::<u64>(peer)?;
+                    let mut theirs = [0u64; 1];
+                    self.world
+                        .recv(&mut theirs, peer, Tag::Value(CLOCK))
+                        .map_err(mpi_error("receive"))?;
+                    let (offset, trip) = offset_of(sent, theirs[0], monotonic_ns());
+                    if best.is_none_or(|(_, shortest)| trip < shortest) {
+                        best = Some((offset, trip));
+                    }
+                    trips += 1;
+                    if !pause.is_zero() {
+                        std::thread::sleep(pause);
+                    }
+                }
+                if best.is_some_and(|(_, trip)| trip <= LONGEST_TRUSTED_ROUND_TRIP_NS) {
+                    break;
                 }
             }
-            offsets.push(
-                best.filter(|&(_, trip)| trip <= LONGEST_TRUSTED_ROUND_TRIP_NS)
-                    .map(|(offset, _)| offset),
-            );
+            self.world
+                .send(&[DONE], peer, CLOCK)
+                .map_err(mpi_error("send"))?;
+            offsets.push(ClockOffset::from_shortest(best, trips));
         }
         Ok(offsets)
+    }
+
+    fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError> {
+        self.world
+            .send(bytes, to as i32, NETWORK)
+            .map_err(mpi_error("send"))
+    }
+
+    fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError> {
+        self.world
+            .recv(into, from as i32, Tag::Value(NETWORK))
+            .map(drop)
+            .map_err(mpi_error("receive"))
     }
 
     fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
