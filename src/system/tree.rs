@@ -101,10 +101,15 @@ impl TreeRoot {
         Ok(fd)
     }
 
-    /// Removes the tree and everything in it (see the module).
+    /// Removes the tree and everything in it (see the module). Until it is
+    /// gone a second Ctrl-C still removes it: the two removals may meet,
+    /// and each takes what the other removed first as removed.
     pub fn remove(&self) -> io::Result<()> {
-        forget_registered(self);
-        remove_tree(&self.parent, &self.name, self.dev, self.ino).map_err(io::Error::from)
+        let removed = remove_tree(&self.parent, &self.name, self.dev, self.ino);
+        if removed.is_ok() {
+            forget_registered(self);
+        }
+        removed.map_err(io::Error::from)
     }
 
     /// Has a second Ctrl-C (and a panicking rank) remove the tree. Only the
@@ -308,7 +313,12 @@ fn remove_entry(fd: i32, name: &CStr, kind: u8, dev: u64, depth: u32) -> Result<
         _ => false,
     };
     if is_dir {
-        let child = open_child(fd, name)?;
+        let child = match open_child(fd, name) {
+            Ok(child) => child,
+            // Removed meanwhile (by the other removal: see TreeRoot::remove).
+            Err(Errno::ENOENT) => return Ok(()),
+            Err(e) => return Err(e),
+        };
         let emptied = match fstat(child) {
             Ok(st) if st.st_dev == dev => empty(child, dev, depth + 1),
             Ok(_) => Err(Errno::EXDEV),
@@ -320,9 +330,11 @@ fn remove_entry(fd: i32, name: &CStr, kind: u8, dev: u64, depth: u32) -> Result<
     let flags = if is_dir { libc::AT_REMOVEDIR } else { 0 };
     // SAFETY: a NUL-terminated name in a directory descriptor we hold.
     if unsafe { libc::unlinkat(fd, name.as_ptr(), flags) } == 0 {
-        Ok(())
-    } else {
-        Err(Errno::last())
+        return Ok(());
+    }
+    match Errno::last() {
+        Errno::ENOENT => Ok(()),
+        e => Err(e),
     }
 }
 
@@ -387,5 +399,28 @@ mod tests {
         let root = TreeRoot::make(dir.path(), "ioz-test.").unwrap();
         fs::remove_dir(root.path()).unwrap();
         root.remove().unwrap();
+    }
+
+    #[test]
+    fn an_entry_the_other_removal_took_first_is_taken_as_removed() {
+        // A second Ctrl-C's removal and the run's own may meet: whatever
+        // one removes, the other finds gone, and neither fails for it.
+        let dir = tempfile::tempdir().unwrap();
+        let root = TreeRoot::make(dir.path(), "ioz-test.").unwrap();
+        let dir_fd = root.open().unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&dir_fd);
+        let gone = CString::new("gone").unwrap();
+        assert_eq!(remove_entry(fd, &gone, libc::DT_DIR, root.dev, 0), Ok(()));
+        assert_eq!(remove_entry(fd, &gone, libc::DT_REG, root.dev, 0), Ok(()));
+        // Anything else still fails: a file taken for a directory.
+        fs::write(root.path().join("file"), b"x").unwrap();
+        let file = CString::new("file").unwrap();
+        assert_eq!(
+            remove_entry(fd, &file, libc::DT_DIR, root.dev, 0),
+            Err(Errno::ENOTDIR)
+        );
+        drop(dir_fd);
+        root.remove().unwrap();
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

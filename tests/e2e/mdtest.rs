@@ -28,6 +28,8 @@ pub fn tests() -> Vec<Test> {
         ctrl_c_stops_the_run_and_removes_the_tree,
         two_ranks_each_in_its_own_directory => [Mpi],
         two_ranks_in_one_shared_tree_stat_each_other_s_items => [Mpi],
+        two_ranks_in_io500_s_easy_shape_over_three_iterations => [Mpi],
+        two_ranks_stonewalled_make_the_same_count => [Mpi],
     ]
 }
 
@@ -444,6 +446,13 @@ fn two_ranks_each_in_its_own_directory() {
     assert_eq!(count_of(&doc, "file_read"), 182);
     assert_eq!(count_of(&doc, "tree_creation"), 26);
     assert_eq!(doc["metadata"]["hosts"].as_array().unwrap().len(), 2);
+    // Each rank's environment disclosed, as for any cluster run.
+    let ranks = doc["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 2);
+    for (i, rank) in ranks.iter().enumerate() {
+        assert_eq!(rank["client"]["rank"], i, "{rank}");
+        assert!(rank["environment"]["kernel"].is_string(), "{rank}");
+    }
     assert_eq!(list_dir(dir.path()), ["r.json"]);
 }
 
@@ -477,5 +486,47 @@ fn two_ranks_in_one_shared_tree_stat_each_other_s_items() {
             "{m}"
         );
     }
+    assert_eq!(list_dir(dir.path()), ["r.json"]);
+}
+
+fn two_ranks_in_io500_s_easy_shape_over_three_iterations() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = mpirun_ioz(
+        dir.path(),
+        2,
+        &["mdtest", "-n", "200", "--shape", "easy", "-i", "3"],
+    );
+    expect(&r, 0);
+    assert!(r.stdout.contains("\n2 tasks, 400 files\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("Nodemap: 11\n"), "{}", r.stdout);
+    assert_eq!(
+        summaries(&r.stdout),
+        summaries(&reference("np2_easy_i3.txt")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+fn two_ranks_stonewalled_make_the_same_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = mpirun_ioz(
+        dir.path(),
+        2,
+        &[
+            "mdtest", "-n", "300000", "-F", "-W", "1", "-N", "1", "-C", "-T", "-r", "--json",
+            "r.json",
+        ],
+    );
+    expect(&r, 0);
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let made = count_of(&doc, "file_creation");
+    assert!(made > 0 && made < 600_000, "{made}");
+    // Every rank made the most any made (wear-out), and each stats its
+    // neighbour's: the same count everywhere.
+    assert_eq!(made % 2, 0, "{made}");
+    assert_eq!(count_of(&doc, "file_stat"), made);
+    assert_eq!(count_of(&doc, "file_removal"), made);
     assert_eq!(list_dir(dir.path()), ["r.json"]);
 }
