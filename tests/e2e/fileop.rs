@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::fixtures::cluster::{expect, mpirun_ioz};
 use crate::fixtures::{
     Ext4, IOZ, Test, Tmpfs, assert_refused, data_file, ioz, list_dir, run, trials,
 };
@@ -29,6 +30,7 @@ pub fn tests() -> Vec<Test> {
         csv_and_html_hold_every_operation,
         a_run_is_recorded_and_shown_from_the_history,
         dash_u_mounts_the_file_system_again_before_each_test => [Ext4],
+        two_ranks_each_make_and_remove_a_tree_of_their_own => [Mpi],
     ]
 }
 
@@ -434,4 +436,30 @@ fn dash_u_mounts_the_file_system_again_before_each_test() {
     assert_eq!(ext4.mount_count(), before + 12);
     assert_eq!(fs::read(ext4.mnt().join("keep.bin")).unwrap(), b"foreign");
     assert_eq!(list_dir(&ext4.mnt()), ["keep.bin", "lost+found"]);
+}
+
+/// `mpirun -np 2 ioz fileop`: a tree per rank, every rank's items summed
+/// (mdtest's rule), each rank's environment in the run, nothing left.
+fn two_ranks_each_make_and_remove_a_tree_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = mpirun_ioz(dir.path(), 2, &["fileop", "-f", "2", "--json", "r.json"]);
+    expect(&r, 0);
+    let a_rows: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with('A')).collect();
+    assert_eq!(a_rows.len(), 1, "{}", r.stdout);
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    crate::json_schema::assert_valid(&doc);
+    let c = counts(&doc, 2);
+    assert_eq!(c.len(), 15, "{c:?}");
+    for (op, n) in c {
+        let per_rank = match op.as_str() {
+            "mkdir" | "chdir" | "rmdir" => 2 + 4 + 8,
+            "readdir" => 4,
+            _ => 8,
+        };
+        assert_eq!(n, 2 * per_rank, "{op}");
+    }
+    assert_eq!(doc["metadata"]["hosts"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["ranks"].as_array().unwrap().len(), 2);
+    assert_eq!(list_dir(dir.path()), ["r.json"]);
 }
