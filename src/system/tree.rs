@@ -112,6 +112,11 @@ impl TreeRoot {
         removed.map_err(io::Error::from)
     }
 
+    /// Its identity: device and inode of its directory.
+    pub fn identity(&self) -> (u64, u64) {
+        (self.dev, self.ino)
+    }
+
     /// Has a second Ctrl-C (and a panicking rank) remove the tree. Only the
     /// first tree of the process is registered.
     pub fn remove_on_emergency(&self) {
@@ -143,6 +148,17 @@ fn forget_registered(root: &TreeRoot) {
     {
         r.live.store(false, Ordering::SeqCst);
     }
+}
+
+/// Removes the tree at `path` (absolute) if its directory is still the one
+/// of this identity: a cluster rank's file warden, once the rank is gone.
+pub fn remove_if_ours(path: &Path, dev: u64, ino: u64) -> io::Result<()> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from(Errno::EINVAL));
+    };
+    let parent = CString::new(parent.as_os_str().as_bytes())?;
+    let name = CString::new(name.as_bytes())?;
+    remove_tree(&parent, &name, dev, ino).map_err(io::Error::from)
 }
 
 /// Removes the registered tree, if it is still there and ioz's. For the

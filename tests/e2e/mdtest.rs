@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{expect, mpirun_ioz};
+use crate::fixtures::cluster::{
+    assert_no_rank_left, expect, mpirun_command, mpirun_ioz, rank_pids, within,
+};
 use crate::fixtures::{IOZ, Test, Tmpfs, assert_refused, data_file, ioz, list_dir, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -30,6 +32,7 @@ pub fn tests() -> Vec<Test> {
         two_ranks_in_one_shared_tree_stat_each_other_s_items => [Mpi],
         two_ranks_in_io500_s_easy_shape_over_three_iterations => [Mpi],
         two_ranks_stonewalled_make_the_same_count => [Mpi],
+        rank_0_killed_outright_leaves_no_tree => [Mpi],
     ]
 }
 
@@ -529,4 +532,39 @@ fn two_ranks_stonewalled_make_the_same_count() {
     assert_eq!(count_of(&doc, "file_stat"), made);
     assert_eq!(count_of(&doc, "file_removal"), made);
     assert_eq!(list_dir(dir.path()), ["r.json"]);
+}
+
+/// SIGKILL to rank 0, which made the tree, while both ranks work in it: no
+/// handler runs, mpirun ends the job, and rank 0's file warden removes the
+/// tree whole.
+fn rank_0_killed_outright_leaves_no_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let child = mpirun_command(d, 2, &[], &["mdtest", "-n", "2000", "-F", "-i", "1000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tree_made = within(60, || {
+        list_dir(d)
+            .iter()
+            .any(|name| name.starts_with("ioz-mdtest"))
+    });
+    assert!(tree_made, "no tree made: {:?}", list_dir(d));
+    // Under way: files being made, statted and removed in it.
+    std::thread::sleep(Duration::from_millis(1500));
+    let ranks = rank_pids(d);
+    assert_eq!(ranks.len(), 2, "{ranks:?}");
+    // SAFETY: rank 0 of our own job, still running.
+    unsafe { libc::kill(ranks[0].1 as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    assert_no_rank_left(d);
+    let gone = within(10, || list_dir(d).is_empty());
+    assert!(
+        gone,
+        "left {:?}: {}",
+        list_dir(d),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -23,6 +23,7 @@ use crate::model::config::RunConfig;
 use crate::model::metadata::MetadataConfig;
 use crate::model::metadata_result::{FsUsage, MetadataResult};
 use crate::runner::{Event, Outcome};
+use crate::system::file_warden;
 use crate::system::remount::{Cycle, Remounter};
 use crate::system::signals::StopFlag;
 use crate::system::tree::TreeRoot;
@@ -178,6 +179,9 @@ pub(crate) fn measure(
     let rank = meeting.map_or(0, |m| m.rank());
     if rank == 0 {
         tree.remove_on_emergency();
+        // A rank killed outright (mpirun's SIGKILL after its SIGTERM) runs
+        // no handler: its file warden removes the tree then.
+        file_warden::tell_tree(&tree.path(), Some(tree.identity()));
     }
     let mut bench = Bench {
         config,
@@ -195,7 +199,11 @@ pub(crate) fn measure(
     // Every rank is done with the tree before rank 0 removes it.
     let met = bench.meet();
     let left = if rank == 0 {
-        bench.tree.remove().err().map(|source| IoFailure {
+        let removed = bench.tree.remove();
+        if removed.is_ok() {
+            file_warden::tell_tree(&bench.tree.path(), None);
+        }
+        removed.err().map(|source| IoFailure {
             operation: "remove",
             path: bench.tree.path(),
             offset: None,
