@@ -20,6 +20,11 @@ pub struct MetadataResult {
     /// The file system of `-d` when the run began (mdtest's `FS` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fs: Option<FsUsage>,
+    /// Across ranks: each rank's own measurements (its items over its own
+    /// time), in rank order; `measurements` holds their sum. Empty on one
+    /// machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<Vec<MetaMeasurement>>,
 }
 
 /// A file system's size and use, from statvfs.

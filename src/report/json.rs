@@ -80,6 +80,9 @@ struct MetadataFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fs: Option<&'a FsUsage>,
     summaries: Vec<MetaSummaryFile>,
+    /// Across ranks: each rank's own measurements.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ranks: Vec<Vec<MetaMeasurementFile<'a>>>,
 }
 
 #[derive(Serialize)]
@@ -111,16 +114,7 @@ fn is_zero(n: &u32) -> bool {
 impl<'a> MetadataFile<'a> {
     fn of(meta: &'a MetadataResult) -> MetadataFile<'a> {
         MetadataFile {
-            measurements: meta
-                .measurements
-                .iter()
-                .map(|m| MetaMeasurementFile {
-                    measurement: m,
-                    ops_per_sec: m.rate(),
-                    best_ops_per_sec: m.best_rate(),
-                    worst_ops_per_sec: m.worst_rate(),
-                })
-                .collect(),
+            measurements: MetaMeasurementFile::all(&meta.measurements),
             hosts: &meta.hosts,
             fs: meta.fs.as_ref(),
             summaries: metadata_cells(&meta.measurements)
@@ -141,7 +135,27 @@ impl<'a> MetadataFile<'a> {
                     })
                 })
                 .collect(),
+            ranks: meta
+                .ranks
+                .iter()
+                .map(|own| MetaMeasurementFile::all(own))
+                .collect(),
         }
+    }
+}
+
+impl<'a> MetaMeasurementFile<'a> {
+    /// Each measurement with its rates.
+    fn all(measurements: &'a [MetaMeasurement]) -> Vec<MetaMeasurementFile<'a>> {
+        measurements
+            .iter()
+            .map(|m| MetaMeasurementFile {
+                measurement: m,
+                ops_per_sec: m.rate(),
+                best_ops_per_sec: m.best_rate(),
+                worst_ops_per_sec: m.worst_rate(),
+            })
+            .collect()
     }
 }
 

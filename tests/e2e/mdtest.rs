@@ -456,6 +456,26 @@ fn two_ranks_each_in_its_own_directory() {
         assert_eq!(rank["client"]["rank"], i, "{rank}");
         assert!(rank["environment"]["kernel"].is_string(), "{rank}");
     }
+    // Each rank's own items over its own time, kept beside their sum, and
+    // one rank's run read back as such (run.json#rank=1).
+    let own = doc["metadata"]["ranks"].as_array().unwrap();
+    assert_eq!(own.len(), 2);
+    for rank in own {
+        let created = rank
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["op"] == "directory_creation")
+            .unwrap();
+        assert_eq!(created["items"], 91, "{created}");
+    }
+    let one = ioz(dir.path(), &["report", "r.json#rank=1"]);
+    expect(&one, 0);
+    assert!(
+        one.stdout.contains("\n1 tasks, 91 files/directories\n"),
+        "{}",
+        one.stdout
+    );
     assert_eq!(list_dir(dir.path()), ["r.json"]);
 }
 

@@ -156,6 +156,7 @@ impl RankMode for Metadata {
                 measurements: across_ranks(&ranks),
                 hosts,
                 fs: own.fs,
+                ranks,
             });
             measured.ranks = rank_cells;
         }

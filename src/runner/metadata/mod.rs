@@ -231,6 +231,7 @@ pub(crate) fn measure(
         // rank 0 gathers every rank's).
         hosts: Vec::new(),
         fs,
+        ranks: Vec::new(),
     });
     outcome
 }
