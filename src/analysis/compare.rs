@@ -17,14 +17,13 @@ use serde::Serialize;
 
 use super::adjust::{Adjust, adjust};
 use super::mann_whitney::mann_whitney_p;
-use super::samples::{CellKey, SampleSet, Tail, higher_is_better};
+use super::samples::{CellKey, SampleSet, Tail, Test, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
 use crate::model::config::OutputUnit;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
 use crate::model::intervals::Interval;
-use crate::model::workload::Pass;
 
 /// A difference is significant below this adjusted p-value.
 pub const ALPHA: f64 = 0.05;
@@ -214,7 +213,7 @@ pub struct Comparison {
 /// One test (pass) of a pair summed up over its cells: seed 003's table.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PassSummary {
-    pub pass: Pass,
+    pub pass: Test,
     pub cells: usize,
     /// Mean over the cells of each side's mean.
     pub base_mean: f64,
@@ -234,7 +233,7 @@ impl Pair {
     /// Each pass of the pair, summed up over its cells, in report order;
     /// `band_percent` and `higher_is_better` are the comparison's.
     pub fn by_pass(&self, band_percent: f64, higher_is_better: bool) -> Vec<PassSummary> {
-        let mut passes: Vec<Pass> = self.cells.iter().map(|c| c.cell.pass).collect();
+        let mut passes: Vec<Test> = self.cells.iter().map(|c| c.cell.pass).collect();
         passes.dedup();
         passes
             .into_iter()

@@ -13,16 +13,50 @@ use serde::Serialize;
 use crate::model::config::OutputUnit;
 use crate::model::histogram::LatencySummary;
 use crate::model::intervals::Interval;
+use crate::model::metadata::{MetaOp, MetadataConfig};
+use crate::model::metadata_result::MetadataResult;
 use crate::model::regime::{Regime, regime};
 use crate::model::result::{Measurement, RunResult};
 use crate::model::workload::Pass;
 
-/// Where a sample was measured: a cell of the table (single and auto mode)
-/// or the shape of a throughput phase. Ordered as a report lists them:
-/// by pass, then workers, file size and record size.
+/// What a sample measures: an IOzone pass, or an operation of a metadata
+/// benchmark (`ioz fileop`, with its force factor; `ioz mdtest`'s phase,
+/// factor 0). Saved as the pass's name, or as the operation and factor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(untagged)]
+pub enum Test {
+    Pass(Pass),
+    Metadata { op: MetaOp, factor: u32 },
+}
+
+impl Test {
+    /// Its name in the reports: the pass's (`random read`), or the
+    /// operation's with fileop's force factor (`mkdir (X=3)`).
+    pub fn name(&self) -> String {
+        match self {
+            Test::Pass(pass) => pass.name().to_string(),
+            Test::Metadata { op, factor: 0 } => op.name().to_string(),
+            Test::Metadata { op, factor } => format!("{} (X={factor})", op.name()),
+        }
+    }
+
+    /// The IOzone pass, if it is one.
+    pub fn pass(&self) -> Option<Pass> {
+        match self {
+            Test::Pass(pass) => Some(*pass),
+            Test::Metadata { .. } => None,
+        }
+    }
+}
+
+/// Where a sample was measured: a cell of the table (single and auto mode),
+/// the shape of a throughput phase, or an operation of a metadata
+/// benchmark (its file size the bytes each file is written, no records).
+/// Ordered as a report lists them: by test, then workers, file size and
+/// record size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct CellKey {
-    pub pass: Pass,
+    pub pass: Test,
     /// Workers of a throughput phase; `None` for a cell of the table.
     pub workers: Option<u32>,
     pub file_bytes: u64,
@@ -143,7 +177,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
     for cell in &run.cells {
         for m in &cell.measurements {
             let key = CellKey {
-                pass: m.pass,
+                pass: Test::Pass(m.pass),
                 workers: None,
                 file_bytes: m.file_bytes,
                 record_bytes: m.record_bytes,
@@ -157,7 +191,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
     }
     for phase in &run.throughput {
         let key = CellKey {
-            pass: phase.pass,
+            pass: Test::Pass(phase.pass),
             workers: Some(phase.workers),
             file_bytes: phase.file_bytes,
             record_bytes: phase.record_bytes,
@@ -174,7 +208,35 @@ pub fn of_run(run: &RunResult) -> SampleSet {
         set.add_latency(key, phase.latency.as_ref());
         set.add_series(key, &phase.intervals);
     }
+    if let Some(meta) = &run.metadata {
+        add_metadata(&mut set, run, meta);
+    }
     set
+}
+
+/// A metadata benchmark's samples: each operation's rate (ops/s) in each
+/// run, a cell per operation and force factor, with its latency's p50
+/// and p99. Across ranks the cell has the ranks as its workers.
+fn add_metadata(set: &mut SampleSet, run: &RunResult, meta: &MetadataResult) {
+    let file_bytes = match &run.config.metadata {
+        Some(MetadataConfig::Fileop(f)) => f.file_bytes,
+        Some(MetadataConfig::Mdtest(m)) => m.write_bytes,
+        None => 0,
+    };
+    let workers = (meta.hosts.len() > 1).then_some(meta.hosts.len() as u32);
+    for m in &meta.measurements {
+        let key = CellKey {
+            pass: Test::Metadata {
+                op: m.op,
+                factor: m.factor,
+            },
+            workers,
+            file_bytes,
+            record_bytes: 0,
+        };
+        set.add(key, m.rate());
+        set.add_latency(key, Some(&m.latency));
+    }
 }
 
 /// The pass's rate in `unit`, not truncated to an integer as the table
@@ -245,7 +307,7 @@ mod tests {
         );
         let set = of_run(&run);
         let write = CellKey {
-            pass: Pass::Write,
+            pass: Test::Pass(Pass::Write),
             workers: None,
             file_bytes: 1 << 20,
             record_bytes: 64 << 10,
@@ -253,7 +315,7 @@ mod tests {
         // 1 MiB in 1 s and in 2 s: 1024 and 512 kB/s, not truncated.
         assert_eq!(set.cells[&write], [1024.0, 512.0]);
         let rewrite = CellKey {
-            pass: Pass::Rewrite,
+            pass: Test::Pass(Pass::Rewrite),
             ..write
         };
         assert_eq!(set.cells[&rewrite], [2048.0]);
@@ -272,7 +334,7 @@ mod tests {
         ];
         let set = of_run(&run);
         let write = CellKey {
-            pass: Pass::Write,
+            pass: Test::Pass(Pass::Write),
             workers: Some(2),
             file_bytes: 1 << 20,
             record_bytes: 64 << 10,
@@ -285,7 +347,7 @@ mod tests {
     #[test]
     fn pooling_appends_the_samples_of_each_cell() {
         let key = CellKey {
-            pass: Pass::Read,
+            pass: Test::Pass(Pass::Read),
             workers: None,
             file_bytes: 1,
             record_bytes: 1,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::compare::Verdict;
-use super::samples::{CellKey, SampleSet, higher_is_better, unit_name};
+use super::samples::{CellKey, SampleSet, Test, higher_is_better, unit_name};
 use crate::model::config::OutputUnit;
 use crate::model::dates::to_epoch;
 use crate::model::env_facts::Difference;
@@ -175,7 +175,7 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
     }
     let present: BTreeSet<Pass> = runs
         .iter()
-        .flat_map(|r| r.samples.cells.keys().map(|k| k.pass))
+        .flat_map(|r| r.samples.cells.keys().filter_map(|k| k.pass.pass()))
         .collect();
     let passes: Vec<Pass> = if options.passes.is_empty() {
         present.into_iter().collect()
@@ -190,7 +190,7 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
                 r.samples
                     .cells
                     .keys()
-                    .filter(|k| k.pass == p)
+                    .filter(|k| k.pass == Test::Pass(p))
                     .copied()
                     .collect::<BTreeSet<_>>()
             });
@@ -203,7 +203,7 @@ pub fn trend(runs: &[TrendRun], options: &TrendOptions) -> Result<Trend, String>
         match options.cell {
             Some((file, record)) => {
                 let key = CellKey {
-                    pass: passes[i],
+                    pass: Test::Pass(passes[i]),
                     workers: None,
                     file_bytes: file,
                     record_bytes: record,
@@ -328,7 +328,7 @@ mod tests {
         for &(pass, file, v) in cells {
             samples.add(
                 CellKey {
-                    pass,
+                    pass: crate::analysis::samples::Test::Pass(pass),
                     workers: None,
                     file_bytes: file,
                     record_bytes: 4096,

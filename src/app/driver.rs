@@ -158,9 +158,11 @@ fn begin(config: RunConfig, venue: &mut impl Venue) -> Result<Begun, RunError> {
 }
 
 /// The test files a quick exit may remove: never a device, a file kept
-/// with -w or someone else's file (-+E).
+/// with -w or someone else's file (-+E). A metadata benchmark's tree is
+/// registered by the runner once it has made it.
 fn removable_files(mine: &RunConfig) -> Option<Vec<PathBuf>> {
-    (!mine.keep_file && !mine.variations.existing_file).then(|| {
+    let plain = mine.metadata.is_none();
+    (plain && !mine.keep_file && !mine.variations.existing_file).then(|| {
         mine.run_paths()
             .into_iter()
             .filter(|p| !device::is_device(p))
@@ -252,7 +254,14 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
                     }
                 }
                 Event::WorkersEnd if speaks => progress.suspend(|| out.put(&text.workers_end())),
-                Event::RowDone(_) | Event::WorkersStart { .. } | Event::WorkersEnd => {}
+                Event::MetadataDone(measured) if speaks => {
+                    progress.metadata_done(measured);
+                    progress.suspend(|| out.put(&text.metadata(measured)));
+                }
+                Event::RowDone(_)
+                | Event::WorkersStart { .. }
+                | Event::WorkersEnd
+                | Event::MetadataDone(_) => {}
             }
             Ok(())
         },
@@ -267,6 +276,7 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
             cells: outcome.cells,
             throughput: outcome.phases,
             ranks: Vec::new(),
+            metadata: outcome.metadata,
             cell_skews: Vec::new(),
             status: outcome.status,
         },

@@ -4,6 +4,8 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::model::config::{RunConfig, Sizes};
+use crate::model::metadata::MetadataConfig;
+use crate::model::metadata_result::MetaMeasurement;
 use crate::model::plan::{self, Cell, expand, pass_size};
 use crate::model::result::{Measurement, PhaseResult};
 use crate::model::units::kb_number;
@@ -20,6 +22,8 @@ impl<'a> Progress<'a> {
     pub fn for_run(config: &'a RunConfig) -> Progress<'a> {
         let bar = if config.quiet {
             ProgressBar::hidden()
+        } else if let Some(metadata) = &config.metadata {
+            metadata_bar(config, metadata)
         } else {
             let bar = ProgressBar::with_draw_target(
                 Some(planned_bytes(config)),
@@ -65,6 +69,19 @@ impl<'a> Progress<'a> {
             m.pass.name()
         ));
         self.bar.inc(m.bytes);
+    }
+
+    /// A metadata benchmark's force factor (or iteration) is done.
+    pub fn metadata_done(&self, measured: &[MetaMeasurement]) {
+        if let Some(m) = measured.first() {
+            let what = match m.factor {
+                0 => "iteration".to_string(),
+                x => format!("force factor {x}"),
+            };
+            self.bar
+                .set_message(format!("{}{what} done", self.run_words(m.run)));
+        }
+        self.bar.inc(1);
     }
 
     /// A phase of throughput mode is done.
@@ -127,6 +144,26 @@ fn one_run_bytes(config: &RunConfig) -> u64 {
                 .map(move |&pass| pass_size(config, &cell, pass).bytes * n as u64)
         })
         .sum()
+}
+
+/// A metadata benchmark's bar: one step per force factor (fileop) or
+/// iteration (mdtest) of every run.
+fn metadata_bar(config: &RunConfig, metadata: &MetadataConfig) -> ProgressBar {
+    let per_run = match metadata {
+        MetadataConfig::Fileop(f) => f.factors.len() as u64,
+        MetadataConfig::Mdtest(_) => 1,
+    };
+    let bar = ProgressBar::with_draw_target(
+        Some(per_run * config.runs as u64),
+        ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} (ETA {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message("running");
+    bar.tick();
+    bar
 }
 
 #[cfg(test)]

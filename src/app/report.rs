@@ -8,6 +8,7 @@ use super::input_files::{RunFileError, of_rank, rank_selected, read_run, read_ru
 use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
+use crate::model::formats::Format;
 use crate::model::visible::{for_terminal, visible_lines};
 use crate::report::files;
 use crate::report::scaling::scaling_tables;
@@ -29,6 +30,23 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
             return Exit::Usage;
         }
     };
+    if let Some(m) = &result.config.metadata
+        && let Some((format, _)) = request
+            .outputs
+            .requested()
+            .find(|(f, _)| matches!(f, Format::Plots | Format::Spreadsheet))
+    {
+        say(format_args!(
+            "report: {} is a run of ioz {}, which has no {}: give --json, --csv or --html",
+            request.input.display(),
+            m.command(),
+            match format {
+                Format::Plots => "plots",
+                _ => "spreadsheet",
+            }
+        ));
+        return Exit::Usage;
+    }
     // The plot files follow from the saved run, so it is read first; its
     // file is one of the paths no output may take.
     let places =

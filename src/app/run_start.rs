@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
+use crate::model::metadata_result::MetadataResult;
 use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
 };
@@ -25,6 +26,8 @@ pub(crate) struct Measured {
     pub cells: Vec<CellResult>,
     pub throughput: Vec<PhaseResult>,
     pub ranks: Vec<RankCells>,
+    /// `ioz fileop`, `ioz mdtest`.
+    pub metadata: Option<MetadataResult>,
     pub cell_skews: Vec<CellSkew>,
     pub status: RunStatus,
 }
@@ -42,7 +45,11 @@ impl RunStart {
     }
 
     /// The run's result, finished now.
-    pub fn into_result(self, config: RunConfig, measured: Measured) -> RunResult {
+    pub fn into_result(self, config: RunConfig, mut measured: Measured) -> RunResult {
+        // A metadata run on one machine ran on this host.
+        if let Some(meta) = measured.metadata.as_mut().filter(|m| m.hosts.is_empty()) {
+            meta.hosts.push(self.environment.hostname.clone());
+        }
         RunResult {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -55,6 +62,7 @@ impl RunStart {
             cells: measured.cells,
             throughput: measured.throughput,
             ranks: measured.ranks,
+            metadata: measured.metadata,
             cell_skews: measured.cell_skews,
             status: measured.status,
         }

@@ -32,6 +32,9 @@ pub(super) enum Number {
     /// A duration with a unit (cli/number.rs), within bounds given in ns;
     /// the flag receives ns.
     Duration(Bounds),
+    /// Bytes: a plain number, or kB and MB (1024-based) with a k or m
+    /// suffix (fileop's `-s 4k`), at most `max` bytes.
+    Bytes { max: u64 },
 }
 
 /// The values a count may take, and what it counts (for the range error).

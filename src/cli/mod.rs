@@ -3,20 +3,23 @@
 //! letters that cluster (`-Raz`), values attached or separate (`-s64m`,
 //! `-s 64m`), `-+x` options whose value is always the next word, repeated
 //! `-s`/`-r`/`-i` — plus ioz's own `--long` options, and the commands
-//! `report`, `compare`, `history …`, `env` and `help`, each a table of
-//! flags. The help, the man page and the completions are written from the
+//! `report`, `compare`, `history …`, `env`, `fileop`, `mdtest` and `help`,
+//! each a table of flags. The help, the man page and the completions are written from the
 //! same tables. The result is a validated request; nothing after this
 //! module sees flags.
 
 mod compare_cmd;
 mod completions;
 mod env_cmd;
+mod fileop_cmd;
 mod flags;
 mod grammar;
 mod help;
 mod help_cmd;
 mod history_cmd;
 mod man;
+mod mdtest_cmd;
+mod metadata_common;
 mod number;
 mod parse;
 mod report_cmd;
@@ -109,6 +112,8 @@ const COMMANDS: &[&dyn Described] = &[
     &compare_cmd::GRAMMAR,
     &history_cmd::GRAMMAR,
     &env_cmd::GRAMMAR,
+    &fileop_cmd::GRAMMAR,
+    &mdtest_cmd::GRAMMAR,
     &help_cmd::GRAMMAR,
 ];
 
@@ -135,6 +140,10 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
         "env" => read(&env_cmd::GRAMMAR, rest(), host)?
             .finish(|seen| env_cmd::finish(seen).map(Command::Env)),
         "help" => read(&help_cmd::GRAMMAR, rest(), host)?.finish(help_cmd::finish),
+        "fileop" => read(&fileop_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| fileop_cmd::finish(seen, command_line, host)),
+        "mdtest" => read(&mdtest_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| mdtest_cmd::finish(seen, command_line, host)),
         word => {
             if !word.starts_with('-')
                 && let Some(near) = spelling::closest(word, COMMANDS.iter().map(|c| c.name()))

@@ -53,6 +53,29 @@ pub fn parse_record_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// Parses a number of bytes as fileop reads `-s`: plain bytes, or 1024 or
+/// 1024² of them with a `k` or `m` suffix (either case); 0 is allowed.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let not_bytes =
+        || format!("'{text}' is not a size (a whole number of bytes, or with a k or m suffix)");
+    let (digits, scale) = match text.char_indices().last() {
+        None => return Err("an empty value is not a size".to_string()),
+        Some((i, c)) => match c.to_ascii_lowercase() {
+            'k' => (&text[..i], KIB),
+            'm' => (&text[..i], KIB * KIB),
+            c if c.is_ascii_digit() => (text, 1),
+            _ => return Err(not_bytes()),
+        },
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(not_bytes());
+    }
+    parse_count(digits)
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
 /// Parses a non-negative whole number (no sign, no suffix).
 pub fn parse_count(text: &str) -> Result<u64, String> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -119,6 +142,19 @@ mod tests {
         assert_eq!(duration_text(10_000_000), "10ms");
         assert_eq!(duration_text(3_600_000_000_000), "1h");
         assert_eq!(duration_text(1_500_000_000), "1500ms");
+    }
+
+    #[test]
+    fn bytes_are_plain_or_scaled_by_k_and_m() {
+        assert_eq!(parse_bytes("4k"), Ok(4096));
+        assert_eq!(parse_bytes("4K"), Ok(4096));
+        assert_eq!(parse_bytes("1m"), Ok(1 << 20));
+        assert_eq!(parse_bytes("3901"), Ok(3901));
+        assert_eq!(parse_bytes("0"), Ok(0));
+        for bad in ["", "k", "4g", "-1", "1.5k", "x"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        assert!(parse_bytes("99999999999999999999").is_err());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use super::grammar::Spelling::{Long, Short};
-use super::grammar::{Choice, Flag, Outputs};
-use crate::model::config::PlotStyle;
+use super::grammar::{Choice, Flag, Number, Outputs};
+use crate::model::config::{MAX_RUNS, PlotStyle};
 use crate::model::formats::{FORMATS, Format};
 
 /// `--json FILE`, `--csv FILE`, `--html FILE`, `--plots DIR`, `-b FILE`:
@@ -37,6 +37,64 @@ pub(super) const fn force<T>(help: &'static str, set: fn(&mut T)) -> Flag<T> {
 /// `--text`: print the text also when files are asked for.
 pub(super) const fn text<T>(help: &'static str, set: fn(&mut T)) -> Flag<T> {
     Flag::switch(Long("text"), help, set)
+}
+
+/// `--runs N` (a run, `ioz fileop`, `ioz mdtest`): `help` says what is
+/// repeated.
+pub(super) const fn runs<T>(help: &'static str, set: fn(&mut T, u64)) -> Flag<T> {
+    Flag::number(
+        Long("runs"),
+        "N",
+        Number::count(1, MAX_RUNS as u64, "runs"),
+        help,
+        set,
+    )
+}
+
+/// `--label NAME`: the configuration measured.
+pub(super) const fn label<T>(set: fn(&mut T, &str)) -> Flag<T> {
+    Flag::word(
+        Long("label"),
+        "NAME",
+        "a name for the configuration measured",
+        "name the configuration being measured (e.g. bcache-cfq): shown in the \
+         header, saved in the results",
+        set,
+    )
+}
+
+/// `--no-history`.
+pub(super) const fn no_history<T>(set: fn(&mut T)) -> Flag<T> {
+    Flag::switch(
+        Long("no-history"),
+        "record nothing in the history (also IOZ_NO_HISTORY=1)",
+        set,
+    )
+}
+
+/// `--quiet`.
+pub(super) const fn quiet<T>(set: fn(&mut T)) -> Flag<T> {
+    Flag::switch(
+        Long("quiet"),
+        "no progress bar (it only shows on a terminal) and no warnings",
+        set,
+    )
+}
+
+/// `--latency`: `help` says what is timed.
+pub(super) const fn latency<T>(help: &'static str, set: fn(&mut T)) -> Flag<T> {
+    Flag::switch(Long("latency"), help, set)
+}
+
+/// `--percentiles LIST`.
+pub(super) const fn percentiles<T>(set: fn(&mut T, &str)) -> Flag<T> {
+    Flag::word(
+        Long("percentiles"),
+        "LIST",
+        "a list of percentiles, such as 50,99,99.9",
+        "the percentiles --latency shows and saves (default 50,90,99,99.9,99.99)",
+        set,
+    )
 }
 
 /// `--history DIR`: the history's directory.

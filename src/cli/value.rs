@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use lexopt::{Parser, ValueExt};
 
 use super::grammar::{Bounds, Choice, Number, PathKind};
-use super::number::{duration_text, parse_count, parse_duration, parse_record_size, parse_size};
+use super::number::{
+    duration_text, parse_bytes, parse_count, parse_duration, parse_record_size, parse_size,
+};
 use super::{UsageError, usage};
 use crate::model::config::{MAX_FILE_BYTES, MAX_RECORD_BYTES};
 use crate::model::units::MIB;
@@ -99,6 +101,13 @@ pub(super) fn number_value(
                 ));
             }
             Ok(ns)
+        }
+        Number::Bytes { max } => {
+            let bytes = parse_bytes(&word).map_err(|e| usage(format!("{opt}: {e}")))?;
+            if bytes > *max {
+                return Err(out_of_range(opt, &word, 0, Some(max), "bytes"));
+            }
+            Ok(bytes)
         }
     }
 }

@@ -71,6 +71,33 @@ impl Tsc {
     }
 }
 
+/// The per-operation clock: the TSC where the kernel keeps time with it
+/// ([`Tsc`]), else CLOCK_MONOTONIC; only differences of its reads mean
+/// anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpClock(pub Option<Tsc>);
+
+impl OpClock {
+    /// The clock now: TSC ticks, or monotonic ns.
+    #[inline(always)]
+    pub fn now(self) -> u64 {
+        match self.0 {
+            Some(tsc) => tsc.now(),
+            None => now_ns(),
+        }
+    }
+
+    /// The time between two reads of [`OpClock::now`], in ns.
+    #[inline(always)]
+    pub fn ns(self, from: u64, to: u64) -> u64 {
+        let d = to.wrapping_sub(from);
+        match self.0 {
+            Some(tsc) => tsc.ns(d),
+            None => d,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

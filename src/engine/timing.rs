@@ -4,7 +4,7 @@
 //! operations into that memory. Without any of them the engines run their
 //! untimed loop, compiled apart, which reads no clock per operation.
 
-use super::clock::{Tsc, now_ns};
+use super::clock::{OpClock, Tsc};
 use crate::model::histogram::LatencyHistogram;
 use crate::model::latency::IozoneBands;
 
@@ -41,20 +41,13 @@ impl OpTiming<'_> {
     /// The per-operation clock now: TSC ticks, or monotonic ns.
     #[inline(always)]
     pub fn now(&self) -> u64 {
-        match self.tsc {
-            Some(tsc) => tsc.now(),
-            None => now_ns(),
-        }
+        OpClock(self.tsc).now()
     }
 
     /// The time between two reads of [`OpTiming::now`], in ns.
     #[inline(always)]
     pub fn elapsed_ns(&self, from: u64, to: u64) -> u64 {
-        let d = to.wrapping_sub(from);
-        match self.tsc {
-            Some(tsc) => tsc.ns(d),
-            None => d,
-        }
+        OpClock(self.tsc).ns(from, to)
     }
 
     /// One operation's latency, to every recorder the run asked for.

@@ -333,6 +333,10 @@ pub struct RunConfig {
     /// `--label NAME`: the configuration being measured (e.g. `bcache-cfq`).
     #[serde(default)]
     pub label: Option<String>,
+    /// `ioz fileop`, `ioz mdtest`: a metadata benchmark instead of
+    /// IOzone's tests (which `tests` then leaves empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::model::metadata::MetadataConfig>,
     /// `--history DIR`, `--no-history`: where the run is recorded. Not
     /// saved: it says where the run went, not what it measured.
     #[serde(skip)]

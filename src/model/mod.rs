@@ -17,6 +17,8 @@ pub mod host;
 pub mod identity;
 pub mod intervals;
 pub mod latency;
+pub mod metadata;
+pub mod metadata_result;
 pub mod network_test;
 pub mod order;
 pub mod plan;

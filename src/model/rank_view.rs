@@ -48,6 +48,12 @@ impl RunResult {
         }
         let mut run = self.clone();
         run.ranks = Vec::new();
+        // A metadata benchmark's rank: its own items over its own time.
+        if let Some(meta) = &mut run.metadata {
+            meta.measurements = meta.ranks.get(rank as usize).cloned().unwrap_or_default();
+            meta.hosts = meta.hosts.get(rank as usize).cloned().into_iter().collect();
+            meta.ranks = Vec::new();
+        }
         if let Some(own) = self.ranks.iter().find(|r| r.client.rank == rank) {
             run.cells = own.cells.clone();
         }

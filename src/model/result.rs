@@ -477,6 +477,9 @@ pub struct RunResult {
     /// otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankCells>,
+    /// `ioz fileop`, `ioz mdtest`: what the metadata benchmark measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::model::metadata_result::MetadataResult>,
     /// Cluster mode's single and auto mode: the ranks' starts and ends in
     /// each cell of each run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -655,6 +658,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         cells,
         throughput: Vec::new(),
         ranks: Vec::new(),
+        metadata: None,
         cell_skews: Vec::new(),
         status: RunStatus::Complete,
     }

@@ -10,7 +10,7 @@
 //! not run, which shifts the later columns (../shared/IOZONE-SEMANTICS.md
 //! §5.2). Which tests ran comes from the `-i` options of `Command line used`.
 
-use crate::analysis::samples::{CellKey, SampleSet};
+use crate::analysis::samples::{CellKey, SampleSet, Test};
 use crate::model::config::OutputUnit;
 use crate::model::workload::Pass;
 
@@ -205,7 +205,7 @@ fn read_table(
                     Some(text) => {
                         let value = usable(text, n, "rate")?;
                         let key = CellKey {
-                            pass,
+                            pass: Test::Pass(pass),
                             workers: None,
                             file_bytes,
                             record_bytes,
@@ -251,7 +251,7 @@ fn read_throughput(text: &str, samples: &mut SampleSet) -> Result<(), LogError> 
             continue;
         };
         let key = CellKey {
-            pass,
+            pass: Test::Pass(pass),
             workers: Some(workers),
             file_bytes: file,
             record_bytes: record,

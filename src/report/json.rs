@@ -15,6 +15,10 @@ use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
+use crate::model::metadata::MetaOp;
+use crate::model::metadata_result::{
+    FsUsage, MetaMeasurement, MetadataResult, cells as metadata_cells,
+};
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
 use crate::model::regime::{Regime, regime};
@@ -57,11 +61,102 @@ struct RunFile<'a> {
     /// single and auto mode also its own cells (`cells` holds their sum).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ranks: Vec<RankFile<'a>>,
+    /// `ioz fileop`, `ioz mdtest`: each operation's measurements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<MetadataFile<'a>>,
     /// Cluster mode's single and auto mode: the ranks' starts and ends in
     /// each cell.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     cell_skews: &'a [CellSkew],
     status: &'a RunStatus,
+}
+
+/// A metadata benchmark's measurements, each with its rates, and each
+/// operation summarised over the runs (derived parts ignored on reading).
+#[derive(Serialize)]
+struct MetadataFile<'a> {
+    measurements: Vec<MetaMeasurementFile<'a>>,
+    hosts: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fs: Option<&'a FsUsage>,
+    summaries: Vec<MetaSummaryFile>,
+    /// Across ranks: each rank's own measurements.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ranks: Vec<Vec<MetaMeasurementFile<'a>>>,
+}
+
+#[derive(Serialize)]
+struct MetaMeasurementFile<'a> {
+    #[serde(flatten)]
+    measurement: &'a MetaMeasurement,
+    /// Items over the time (fileop's A, mdtest's rate).
+    ops_per_sec: f64,
+    /// One over the fastest and the slowest operation (fileop's B and W).
+    best_ops_per_sec: f64,
+    worst_ops_per_sec: f64,
+}
+
+/// An operation (and force factor) over the runs: its `ops_per_sec`.
+#[derive(Serialize)]
+struct MetaSummaryFile {
+    op: MetaOp,
+    #[serde(skip_serializing_if = "is_zero")]
+    factor: u32,
+    of: &'static str,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl<'a> MetadataFile<'a> {
+    fn of(meta: &'a MetadataResult) -> MetadataFile<'a> {
+        MetadataFile {
+            measurements: MetaMeasurementFile::all(&meta.measurements),
+            hosts: &meta.hosts,
+            fs: meta.fs.as_ref(),
+            summaries: metadata_cells(&meta.measurements)
+                .into_iter()
+                .filter_map(|cell| {
+                    let rates: Vec<f64> = cell.iter().map(|m| m.rate()).collect();
+                    let mut summary = summarize(&rates)?;
+                    summary.outliers = summary
+                        .outliers
+                        .iter()
+                        .map(|&i| cell[i].run as usize)
+                        .collect();
+                    Some(MetaSummaryFile {
+                        op: cell[0].op,
+                        factor: cell[0].factor,
+                        of: "ops_per_sec",
+                        summary,
+                    })
+                })
+                .collect(),
+            ranks: meta
+                .ranks
+                .iter()
+                .map(|own| MetaMeasurementFile::all(own))
+                .collect(),
+        }
+    }
+}
+
+impl<'a> MetaMeasurementFile<'a> {
+    /// Each measurement with its rates.
+    fn all(measurements: &'a [MetaMeasurement]) -> Vec<MetaMeasurementFile<'a>> {
+        measurements
+            .iter()
+            .map(|m| MetaMeasurementFile {
+                measurement: m,
+                ops_per_sec: m.rate(),
+                best_ops_per_sec: m.best_rate(),
+                worst_ops_per_sec: m.worst_rate(),
+            })
+            .collect()
+    }
 }
 
 /// One rank: its table's cells written as the run's own, their regimes
@@ -233,6 +328,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cells,
             throughput,
             ranks,
+            metadata,
             cell_skews,
             status,
         } = result;
@@ -278,6 +374,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                     environment: r.environment.as_ref(),
                 })
                 .collect(),
+            metadata: metadata.as_ref().map(MetadataFile::of),
             cell_skews,
             status,
         }

@@ -8,6 +8,9 @@
 //! min xfer) in the run's unit, and with `-C` one row per worker after its
 //! phase's row, as the text prints a `Child[n]` line per worker.
 //!
+//! A metadata benchmark (`ioz fileop`, `ioz mdtest`) has its own columns
+//! too ([`metadata`]): a row per operation, force factor and run.
+//!
 //! With `--runs N` every sample is a row (one per measurement, as ever: a
 //! row of means would be counted twice by any sum), and a last column,
 //! `run`, says which repetition measured it (from 0, as in the JSON); the
@@ -19,6 +22,7 @@ use std::io;
 use serde::Serialize;
 
 mod latency;
+mod metadata;
 
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
@@ -77,6 +81,9 @@ impl Exporter for CsvReport {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
+        if let Some(meta) = &result.metadata {
+            return metadata::table(result, meta);
+        }
         let repeated = result.config.runs > 1;
         if let Some(tp) = &result.config.throughput {
             let mut header = throughput_header(result.config.unit);

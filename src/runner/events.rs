@@ -2,6 +2,7 @@
 
 use crate::error::{IoFailure, RunError};
 use crate::model::latency::{IozoneBands, OpLatency};
+use crate::model::metadata_result::{MetaMeasurement, MetadataResult};
 use crate::model::result::{CellResult, Measurement, PhaseResult, RunStatus};
 
 /// Progress of a run, in order, as soon as each step is done. The handler
@@ -31,6 +32,9 @@ pub(crate) enum Event<'a> {
     },
     /// Throughput mode: the run with that worker count is over.
     WorkersEnd,
+    /// A metadata benchmark: every operation of one force factor (fileop)
+    /// or one iteration (mdtest) measured, on this process.
+    MetadataDone(&'a [MetaMeasurement]),
 }
 
 /// How the run ended, with everything measured before the end.
@@ -45,6 +49,8 @@ pub(crate) struct Outcome {
     /// ioz's test files it could not remove (a file system gone read-only,
     /// EIO), each with why.
     pub left: Vec<IoFailure>,
+    /// A metadata benchmark's measurements (this process's).
+    pub metadata: Option<MetadataResult>,
 }
 
 impl Outcome {
@@ -71,6 +77,7 @@ impl Outcome {
             status,
             error,
             left,
+            metadata: None,
         }
     }
 

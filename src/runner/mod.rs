@@ -6,10 +6,13 @@
 //! cell ([`recipe`]); a pass is opened, prepared, timed and closed by the
 //! steps in [`pass`], around the timed region in [`timed`]. Nothing here
 //! prints or writes result files: every pass, row and phase is handed to the
-//! caller as an [`Event`] as soon as it is done.
+//! caller as an [`Event`] as soon as it is done. The metadata benchmarks
+//! (`ioz fileop`, `ioz mdtest`) have a runner of their own ([`metadata`]):
+//! their operations are timed one by one on a tree of their own.
 
 mod events;
 mod intervals;
+mod metadata;
 mod pass;
 mod prepare;
 mod recipe;
@@ -24,6 +27,8 @@ mod tests;
 
 pub(crate) use events::{Event, Outcome};
 pub(crate) use intervals::LiveSink;
+#[cfg(feature = "mpi")]
+pub(crate) use metadata::Meeting;
 #[cfg(feature = "mpi")]
 pub(crate) use single::CellMeeting;
 #[cfg(feature = "mpi")]
@@ -52,6 +57,9 @@ pub(crate) fn measure(
     stop: &StopFlag,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
+    if config.metadata.is_some() {
+        return metadata::measure(config, stop, remount, None, on_event);
+    }
     let recipe = Recipe::new(config, replay);
     match recipe.throughput() {
         Some(tp) => throughput::run(&recipe, tp, (stop, live), None, on_event),
@@ -92,6 +100,18 @@ pub(crate) fn measure_across(
             Vec::new(),
         ),
     }
+}
+
+/// Measures this rank's part of a metadata benchmark across the ranks of
+/// `meeting` (`mpirun -np N ioz mdtest …`).
+#[cfg(feature = "mpi")]
+pub(crate) fn measure_metadata_across(
+    config: &RunConfig,
+    stop: &StopFlag,
+    meeting: &dyn Meeting,
+    on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
+) -> Outcome {
+    metadata::measure(config, stop, None, Some(meeting), on_event)
 }
 
 /// Measures this rank's run of a cluster job in single or auto mode:

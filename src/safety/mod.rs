@@ -8,4 +8,5 @@ pub mod preflight;
 pub mod result_place;
 pub mod space;
 pub mod target;
+pub mod tree_place;
 pub mod writable_dir;

@@ -27,6 +27,16 @@ pub struct Ready {
 /// Checks the run of `config`, in the order a user meets the problems: the
 /// files it reads, the files it writes, the machine it changes.
 pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
+    if config.metadata.is_some() {
+        let (results, remount) = super::tree_place::check(&config)?;
+        return Ok(Ready {
+            config,
+            replay: None,
+            remount,
+            warning: None,
+            results,
+        });
+    }
     // The telemetry files first: the file size of the run is theirs.
     let replay = attach_telemetry(&mut config)?;
     let results = outputs::check_for_run(&config).map_err(|e| RunError::Refused(e.to_string()))?;

@@ -1,5 +1,6 @@
 //! A rank's file warden: a small process of its own that removes the rank's
-//! test files if the rank dies without removing them.
+//! test files (and a metadata benchmark's tree, rank 0's) if the rank dies
+//! without removing them.
 //!
 //! Open MPI's mpirun ends a job by sending its ranks SIGCONT, then, a
 //! second later, SIGTERM and SIGKILL milliseconds apart; a rank busy in an
@@ -35,7 +36,10 @@ static WARDEN: OnceLock<Mutex<ChildStdin>> = OnceLock::new();
 enum Message {
     /// `path` leads to the rank's file (device, inode).
     Ours { path: OsString, dev: u64, ino: u64 },
-    /// `path` no longer leads to a file of the rank's.
+    /// `path` leads to the rank's metadata tree (its directory's device
+    /// and inode): removed whole, never followed out of.
+    Tree { path: OsString, dev: u64, ino: u64 },
+    /// `path` no longer leads to a file (or tree) of the rank's.
     Gone { path: OsString },
     /// Nothing may be removed any more (-U could not mount the file system
     /// back: the paths may lead elsewhere).
@@ -45,6 +49,7 @@ enum Message {
 const TAG_GONE: u8 = 0;
 const TAG_OURS: u8 = 1;
 const TAG_CANCEL: u8 = 2;
+const TAG_TREE: u8 = 3;
 
 impl Message {
     fn encode(&self) -> Vec<u8> {
@@ -57,6 +62,12 @@ impl Message {
         match self {
             Message::Ours { path, dev, ino } => {
                 bytes.push(TAG_OURS);
+                bytes.extend_from_slice(&dev.to_le_bytes());
+                bytes.extend_from_slice(&ino.to_le_bytes());
+                put_path(&mut bytes, path);
+            }
+            Message::Tree { path, dev, ino } => {
+                bytes.push(TAG_TREE);
                 bytes.extend_from_slice(&dev.to_le_bytes());
                 bytes.extend_from_slice(&ino.to_le_bytes());
                 put_path(&mut bytes, path);
@@ -102,6 +113,12 @@ impl Message {
                     let ino = u64_of(&mut bytes)?;
                     let path = path_of(&mut bytes)?;
                     Some(Message::Ours { path, dev, ino })
+                })(),
+                TAG_TREE => (|| {
+                    let dev = u64_of(&mut bytes)?;
+                    let ino = u64_of(&mut bytes)?;
+                    let path = path_of(&mut bytes)?;
+                    Some(Message::Tree { path, dev, ino })
                 })(),
                 TAG_GONE => path_of(&mut bytes).map(|path| Message::Gone { path }),
                 TAG_CANCEL => Some(Message::Cancel),
@@ -151,6 +168,16 @@ pub fn tell(path: &Path, identity: Option<(u64, u64)>) {
     let path = path.as_os_str().to_os_string();
     send(&match identity {
         Some((dev, ino)) => Message::Ours { path, dev, ino },
+        None => Message::Gone { path },
+    });
+}
+
+/// Tells the warden, if this rank has one, that `path` leads to the rank's
+/// metadata tree with this identity (`None`: the rank removed it).
+pub fn tell_tree(path: &Path, identity: Option<(u64, u64)>) {
+    let path = path.as_os_str().to_os_string();
+    send(&match identity {
+        Some((dev, ino)) => Message::Tree { path, dev, ino },
         None => Message::Gone { path },
     });
 }
@@ -220,6 +247,8 @@ struct Ledger {
     /// The rank's directory, which relative paths start from.
     directory: PathBuf,
     files: Vec<Pinned>,
+    /// The rank's metadata trees (directories, removed whole).
+    trees: Vec<Pinned>,
     cancelled: bool,
 }
 
@@ -235,6 +264,7 @@ impl Ledger {
         Ledger {
             directory,
             files: Vec::new(),
+            trees: Vec::new(),
             cancelled: false,
         }
     }
@@ -243,25 +273,33 @@ impl Ledger {
         match message {
             Message::Ours { path, dev, ino } => {
                 let path = self.directory.join(path);
-                self.files.retain(|f| f.path != path);
-                if let Some(pin) = pin(&path, dev, ino)
-                    && !self.cancelled
-                {
-                    self.files.push(Pinned {
-                        path,
-                        dev,
-                        ino,
-                        _pin: pin,
-                    });
-                }
+                hold(
+                    &mut self.files,
+                    path,
+                    (dev, ino),
+                    libc::S_IFREG,
+                    self.cancelled,
+                );
+            }
+            Message::Tree { path, dev, ino } => {
+                let path = self.directory.join(path);
+                hold(
+                    &mut self.trees,
+                    path,
+                    (dev, ino),
+                    libc::S_IFDIR,
+                    self.cancelled,
+                );
             }
             Message::Gone { path } => {
                 let path = self.directory.join(path);
                 self.files.retain(|f| f.path != path);
+                self.trees.retain(|t| t.path != path);
             }
             Message::Cancel => {
                 self.cancelled = true;
                 self.files.clear();
+                self.trees.clear();
             }
         }
     }
@@ -269,24 +307,59 @@ impl Ledger {
     /// The paths of the files still the rank's, in the order told.
     #[cfg(test)]
     fn paths(&self) -> Vec<&std::path::Path> {
-        self.files.iter().map(|f| f.path.as_path()).collect()
+        self.files
+            .iter()
+            .chain(&self.trees)
+            .map(|f| f.path.as_path())
+            .collect()
     }
 
     /// Unlinks every file still the rank's, each only while its path leads
-    /// to it.
+    /// to it, and removes every tree still the rank's (system::tree: only
+    /// its own directory, never a link followed out of it).
     fn remove_all(self) {
         for f in &self.files {
             if let Ok(path) = CString::new(f.path.as_os_str().as_bytes()) {
                 super::unlink::unlink_if_ours(&path, f.dev, f.ino);
             }
         }
+        for t in &self.trees {
+            let _ = super::tree::remove_if_ours(&t.path, t.dev, t.ino);
+        }
+    }
+}
+
+/// `held`'s entry for `path` replaced by the file told (of type `kind`),
+/// if it is that file and removals are not cancelled.
+fn hold(
+    held: &mut Vec<Pinned>,
+    path: PathBuf,
+    (dev, ino): (u64, u64),
+    kind: libc::mode_t,
+    cancelled: bool,
+) {
+    held.retain(|f| f.path != path);
+    if let Some(pin) = pin(&path, dev, ino, kind)
+        && !cancelled
+    {
+        held.push(Pinned {
+            path,
+            dev,
+            ino,
+            _pin: pin,
+        });
     }
 }
 
 /// The file at `path` held open without following a link, if it is the
-/// regular file with this device and inode (else the warden will never
-/// remove anything there).
-fn pin(path: &std::path::Path, dev: u64, ino: u64) -> Option<std::os::fd::OwnedFd> {
+/// file of this type (`S_IFREG`, `S_IFDIR`), device and inode (else the
+/// warden will never remove anything there).
+fn pin(
+    path: &std::path::Path,
+    dev: u64,
+    ino: u64,
+    kind: libc::mode_t,
+) -> Option<std::os::fd::OwnedFd> {
     use nix::fcntl::{OFlag, open};
     let fd = open(
         path,
@@ -295,13 +368,29 @@ fn pin(path: &std::path::Path, dev: u64, ino: u64) -> Option<std::os::fd::OwnedF
     )
     .ok()?;
     let st = nix::sys::stat::fstat(&fd).ok()?;
-    (st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_dev == dev && st.st_ino == ino)
-        .then_some(fd)
+    (st.st_mode & libc::S_IFMT == kind && st.st_dev == dev && st.st_ino == ino).then_some(fd)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The device and inode of `name` in `d`.
+    fn identity(d: &std::path::Path, name: &str) -> (u64, u64) {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(d.join(name)).unwrap();
+        (m.dev(), m.ino())
+    }
+
+    /// The names in `d`, sorted.
+    fn listing(d: &std::path::Path) -> Vec<String> {
+        let mut left: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        left
+    }
 
     fn ours(path: &str, dev: u64, ino: u64) -> Message {
         Message::Ours {
@@ -331,13 +420,9 @@ mod tests {
 
     #[test]
     fn the_last_word_on_each_path_counts_and_only_the_told_file_goes() {
-        use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let id = |name: &str| {
-            let m = std::fs::metadata(d.join(name)).unwrap();
-            (m.dev(), m.ino())
-        };
+        let id = |name: &str| identity(d, name);
         for name in ["a", "b", "c", "d"] {
             std::fs::write(d.join(name), name).unwrap();
         }
@@ -359,11 +444,7 @@ mod tests {
         std::fs::remove_file(d.join("b")).unwrap();
         std::fs::write(d.join("b"), "someone's").unwrap();
         ledger.remove_all();
-        let mut left: Vec<String> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
+        let left = listing(d);
         assert_eq!(left, ["a", "b", "c"]);
         // After a cancel nothing is held, even what is told later.
         let mut ledger = Ledger::new(d.to_path_buf());
@@ -371,5 +452,50 @@ mod tests {
         ledger.apply(Message::Cancel);
         ledger.apply(told("c", id("c")));
         assert!(ledger.paths().is_empty());
+    }
+
+    #[test]
+    fn a_told_tree_goes_whole_and_a_tree_gone_or_not_the_rank_s_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let outside = d.join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("precious"), "keep").unwrap();
+        for tree in ["t1", "t2", "t3"] {
+            let sub = d.join(tree).join("dir_1").join("sdir_1");
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join("file_1"), "x").unwrap();
+            std::os::unix::fs::symlink(&outside, d.join(tree).join("link")).unwrap();
+        }
+        let id = |name: &str| identity(d, name);
+        let tree = |name: &str, (dev, ino): (u64, u64)| Message::Tree {
+            path: name.into(),
+            dev,
+            ino,
+        };
+        let sent = [tree("t1", id("t1")), tree("t2", id("t2"))];
+        let bytes: Vec<u8> = sent.iter().flat_map(Message::encode).collect();
+        assert_eq!(Message::decode_all(&bytes), sent);
+        let mut ledger = Ledger::new(d.to_path_buf());
+        for m in [
+            tree("t1", id("t1")),
+            tree("t2", id("t2")),
+            // The rank removed it itself (here: it stays, as the user's).
+            Message::Gone { path: "t2".into() },
+            // Told with another directory's identity: never removed.
+            tree("t3", id("outside")),
+            // A file is no tree.
+            tree("outside/precious", id("outside/precious")),
+        ] {
+            ledger.apply(m);
+        }
+        assert_eq!(ledger.paths(), [d.join("t1")]);
+        ledger.remove_all();
+        let left = listing(d);
+        assert_eq!(left, ["outside", "t2", "t3"]);
+        assert_eq!(
+            std::fs::read_to_string(outside.join("precious")).unwrap(),
+            "keep"
+        );
     }
 }

@@ -26,6 +26,7 @@ pub mod signals;
 pub(crate) mod skip_ledger;
 pub mod sysfs;
 pub mod time;
+pub mod tree;
 pub mod tunables;
 pub mod unlink;
 pub mod virt;

@@ -292,13 +292,15 @@ pub fn remove_files_and_exit(exit: Exit) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-/// Removes the registered test files that are still ioz's (a panicking
-/// rank's last act before it ends the job). Async-signal-safe.
+/// Removes the registered test files that are still ioz's, and a metadata
+/// benchmark's tree (a panicking rank's last act before it ends the job).
+/// Async-signal-safe.
 pub fn remove_registered_files() {
-    if let Some(removals) = EMERGENCY_REMOVALS
-        .get()
-        .filter(|_| !REMOVALS_CANCELLED.load(Ordering::SeqCst))
-    {
+    if REMOVALS_CANCELLED.load(Ordering::SeqCst) {
+        return;
+    }
+    super::tree::remove_registered();
+    if let Some(removals) = EMERGENCY_REMOVALS.get() {
         for r in removals.iter().filter(|r| r.known.load(Ordering::SeqCst)) {
             unlink::unlink_if_ours(
                 r.path.as_c_str(),

@@ -57,6 +57,9 @@ mod environment;
 // Runs that end early: a full or read-only file system, a vanished file or
 // mount point, signals, a closed or full stdout.
 mod faults;
+// ioz fileop: fileop's layouts, the tree's counts, the tree removed
+// whatever happens; its JSON, CSV, HTML, history and comparison.
+mod fileop;
 // Figures a paper can use: the 2-D views, ticks and units, --plot-scale
 // and --plot-log, -+k captions, a virtual disk's rotational flag, older
 // saved runs rendered again.
@@ -84,6 +87,9 @@ mod intervals;
 // --latency, --percentiles, -+z, -+O, -+T: tables, JSON, CSV, IOzone's
 // histogram and log files, the rate limit.
 mod latency;
+// ioz mdtest: mdtest's SUMMARY layouts, tree and item counts, phases,
+// shapes, the stonewall, the tree removed; two MPI ranks.
+mod mdtest;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -170,6 +176,7 @@ fn main() -> std::process::ExitCode {
         engines::tests(),
         environment::tests(),
         faults::tests(),
+        fileop::tests(),
         figures::tests(),
         first_contact::tests(),
         fuzz_regressions::tests(),
@@ -180,6 +187,7 @@ fn main() -> std::process::ExitCode {
         intervals::tests(),
         json_schema::tests(),
         latency::tests(),
+        mdtest::tests(),
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),

@@ -1,8 +1,9 @@
 use super::*;
+use crate::model::workload::Pass;
 
 fn key(pass: Pass, record_kb: u64) -> CellKey {
     CellKey {
-        pass,
+        pass: Test::Pass(pass),
         workers: None,
         file_bytes: 1 << 20,
         record_bytes: record_kb << 10,
@@ -78,7 +79,7 @@ fn a_clear_slowdown_is_slower_with_a_small_adjusted_p() {
     let pair = &c.pairs[0];
     // Sorted by pass: write before read.
     let write = &pair.cells[0];
-    assert_eq!(write.cell.pass, Pass::Write);
+    assert_eq!(write.cell.pass, Test::Pass(Pass::Write));
     assert_eq!(write.verdict, Verdict::Slower);
     assert_eq!(write.basis, Basis::Significance);
     // Welch's p from SciPy (see welch/tests.rs) is 8.0126e-08; BH over two
@@ -88,7 +89,7 @@ fn a_clear_slowdown_is_slower_with_a_small_adjusted_p() {
     assert_eq!(pair.cells[1].verdict, Verdict::Same);
     let slow = c.slower_than(5.0);
     assert_eq!(slow.len(), 1);
-    assert_eq!(slow[0].1.cell.pass, Pass::Write);
+    assert_eq!(slow[0].1.cell.pass, Test::Pass(Pass::Write));
     assert!(c.slower_than(25.0).is_empty());
     let summary = pair.by_pass(5.0, true);
     assert_eq!(summary[0].verdict, Verdict::Slower);

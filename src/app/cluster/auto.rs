@@ -237,6 +237,7 @@ mod cells {
                 throughput: Vec::new(),
                 cell_skews: cell_skews(&ranks, &times, across.clocks()),
                 ranks,
+                metadata: None,
                 status: measured.status,
             })
         }

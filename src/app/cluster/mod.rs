@@ -14,6 +14,8 @@ mod launcher_stderr;
 #[cfg(feature = "mpi")]
 mod live;
 #[cfg(feature = "mpi")]
+mod metadata;
+#[cfg(feature = "mpi")]
 mod network_test;
 #[cfg(feature = "mpi")]
 mod rank;
@@ -97,6 +99,13 @@ pub(crate) fn intercept(args: &[OsString], dispatch: fn(Command) -> Exit) -> Opt
 /// runs on any number of ranks: model::rank_share deals them; single and
 /// auto mode run the whole plan on every rank).
 pub(crate) fn refusal(config: &RunConfig, _ranks: u32) -> Option<String> {
+    if config.metadata.is_some() {
+        return config.variations.remount.is_some().then(|| {
+            "-U (a remount before every test) is not done across ranks: each rank would \
+             unmount a file system the others are using"
+                .to_string()
+        });
+    }
     if config.throughput.is_none() {
         return auto::refusal(config).map(String::from);
     }

@@ -11,6 +11,7 @@ use std::ffi::OsString;
 
 use super::auto::Cells;
 use super::job::RankRun;
+use super::metadata::Metadata;
 use super::test_hooks::TestHooks;
 use super::throughput::Phases;
 use crate::app::driver;
@@ -85,9 +86,14 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
 
 /// Runs this rank's part of the job `config` with the other ranks (the
 /// command line every rank could run: super::same_start) through the run
-/// driver, in throughput mode or in single and auto mode.
+/// driver, in throughput mode, in single and auto mode, or a metadata
+/// benchmark's (super::metadata).
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
     let config = super::workers::as_ranks_run_it(config);
+    if config.metadata.is_some() {
+        let mode = Metadata::new(peers.rank(), peers.size());
+        return driver::drive(config, &mut RankRun::new(peers, false, mode));
+    }
     let hooks = TestHooks::for_rank(peers.rank());
     match &config.throughput {
         Some(tp) => {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::output::say;
 use crate::error::{Exit, RunError};
 use crate::model::config::{RunConfig, Sizes};
+use crate::model::metadata::MetadataConfig;
 use crate::model::plan::{Cell, expand, passes};
 use crate::model::workload::Pass;
 use crate::runner::Across;
@@ -31,10 +32,18 @@ enum Plan {
         shared_file: bool,
         constant_total: bool,
     },
+    /// A metadata benchmark: around each of its phases, every run.
+    Metadata { metadata: MetadataConfig, runs: u32 },
 }
 
 impl Plan {
     fn of(config: &RunConfig) -> Plan {
+        if let Some(metadata) = &config.metadata {
+            return Plan::Metadata {
+                metadata: metadata.clone(),
+                runs: config.runs,
+            };
+        }
         match &config.throughput {
             None => Plan::Cells {
                 cells: expand(config).cells,
@@ -56,6 +65,7 @@ impl Plan {
         match self {
             Plan::Cells { .. } => "cells or --runs",
             Plan::Phases { .. } => "worker counts, tests, sizes, -+V/-+L, -+k or --runs",
+            Plan::Metadata { .. } => "the benchmark's options or --runs",
         }
     }
 }

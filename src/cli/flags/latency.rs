@@ -3,6 +3,7 @@
 
 use super::Spelling::{Long, Plus};
 use super::{Flag, Number, Scope, Section};
+use crate::cli::shared;
 use crate::model::intervals::{MAX_INTERVAL_NS, MIN_INTERVAL_NS};
 
 /// `--interval`: from 10 ms (shorter intervals would time mostly the
@@ -16,19 +17,12 @@ pub(super) const SECTION: Section = Section {
     title: "Latency",
     note: "",
     flags: &[
-        Flag::switch(
-            Long("latency"),
+        shared::latency(
             "time every operation of every pass: a latency table (min, percentiles, \
              max in µs) after the results, histograms in the JSON",
             |s| s.latency.histograms = true,
         ),
-        Flag::word(
-            Long("percentiles"),
-            "LIST",
-            "a list of percentiles, such as 50,99,99.9",
-            "the percentiles --latency shows and saves (default 50,90,99,99.9,99.99)",
-            |s, list| s.percentiles = Some(list.to_string()),
-        ),
+        shared::percentiles(|s, list| s.percentiles = Some(list.to_string())),
         Flag::switch(
             Plus('z'),
             "IOzone's latency histogram files, Iozone_histogram_child_<n>.txt in the \

@@ -1,10 +1,10 @@
 //! Files the run writes, and ioz's own options.
 
 use super::Spelling::Long;
-use super::{Choice, Flag, Number, Section};
+use super::{Choice, Flag, Section};
 use crate::cli::seen::Seen;
 use crate::cli::shared;
-use crate::model::config::{DataPattern, MAX_RUNS};
+use crate::model::config::DataPattern;
 
 pub(super) const SECTION: Section = Section {
     title: "Results (written at the end of the run, also when it stops early)",
@@ -18,28 +18,18 @@ pub(super) const KEPT_SECTION: Section = Section {
     title: "",
     note: "",
     flags: &[
-        Flag::number(
-            Long("runs"),
-            "N",
-            Number::count(1, MAX_RUNS as u64, "runs"),
+        shared::runs(
             "measure the whole plan N times, one repetition after the other; every \
              sample is kept, the table shows each cell's mean, then its standard \
              deviation",
-            |s, n| s.runs = Some(n as u32),
+            |s: &mut Seen, n| s.runs = Some(n as u32),
         )
         .header_number(|n| {
             vec![format!(
                 "Runs: {n} (the whole plan, measured again each run; the table shows the mean)"
             )]
         }),
-        Flag::word(
-            Long("label"),
-            "NAME",
-            "a name for the configuration measured",
-            "name the configuration being measured (e.g. bcache-cfq): shown in the \
-             header, saved in the results",
-            |s, name| s.label = Some(name.to_string()),
-        ),
+        shared::label(|s, name| s.label = Some(name.to_string())),
         shared::plot_scale(|s, scale| s.plot_style.shared_scale = scale == "shared"),
         shared::plot_log(|s| s.plot_style.log_values = true),
         shared::history_dir(
@@ -47,16 +37,8 @@ pub(super) const KEPT_SECTION: Section = Section {
              $XDG_DATA_HOME/ioz or ~/.local/share/ioz; see ioz history -h)",
             |s, dir| s.history.dir = Some(dir),
         ),
-        Flag::switch(
-            Long("no-history"),
-            "record nothing in the history (also IOZ_NO_HISTORY=1)",
-            |s| s.history.off = true,
-        ),
-        Flag::switch(
-            Long("quiet"),
-            "no progress bar (it only shows on a terminal) and no warnings",
-            |s| s.quiet = true,
-        ),
+        shared::no_history(|s| s.history.off = true),
+        shared::quiet(|s| s.quiet = true),
     ],
 };
 

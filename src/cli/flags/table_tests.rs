@@ -12,7 +12,7 @@ use crate::model::workload::TestId;
 /// A value the flag accepts, as a command-line word.
 fn valid_word(flag: &Flag) -> Option<String> {
     Some(match &flag.action {
-        Action::Number(Number::Size | Number::RecordSize, _) => "64k".into(),
+        Action::Number(Number::Size | Number::RecordSize | Number::Bytes { .. }, _) => "64k".into(),
         Action::Number(Number::Count(b), _) => b.min.to_string(),
         Action::Number(Number::Duration(b), _) => crate::cli::number::duration_text(b.min),
         Action::Path(..) | Action::Paths(..) | Action::Output(..) => "out.xls".into(),

@@ -1,9 +1,8 @@
 //! How every view of a comparison writes its numbers and names.
 
 use crate::analysis::compare::Comparison;
-use crate::analysis::samples::{CellKey, unit_name};
+use crate::analysis::samples::{CellKey, Test, unit_name};
 use crate::model::units::kb_number;
-use crate::model::workload::Pass;
 
 pub fn unit_of(c: &Comparison) -> &'static str {
     unit_name(c.unit)
@@ -33,17 +32,26 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
-/// A test's name, with its workers in throughput mode.
-pub fn test_name(pass: Pass, workers: Option<u32>) -> String {
+/// A test's name, with its workers in throughput mode (a metadata
+/// benchmark's ranks across an MPI job).
+pub fn test_name(pass: Test, workers: Option<u32>) -> String {
+    let who = match pass {
+        Test::Pass(_) => "worker",
+        Test::Metadata { .. } => "rank",
+    };
     match workers {
-        Some(1) => format!("{} (1 worker)", pass.name()),
-        Some(n) => format!("{} ({n} workers)", pass.name()),
-        None => pass.name().to_string(),
+        Some(1) => format!("{} (1 {who})", pass.name()),
+        Some(n) => format!("{} ({n} {who}s)", pass.name()),
+        None => pass.name(),
     }
 }
 
-/// A cell for people: "write 1024 kB file, 64 kB records (2 workers)".
+/// A cell for people: "write 1024 kB file, 64 kB records (2 workers)",
+/// "mkdir (X=3)".
 pub fn cell_name(key: &CellKey) -> String {
+    if let Test::Metadata { .. } = key.pass {
+        return test_name(key.pass, key.workers);
+    }
     let base = format!(
         "{} {} kB file, {} kB records",
         key.pass.name(),

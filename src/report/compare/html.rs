@@ -12,7 +12,7 @@ use super::over_time::over_time_section;
 use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
 use super::text::{environment_lines, regime_line};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair, Verdict};
-use crate::model::workload::Pass;
+use crate::analysis::samples::Test;
 use crate::report::environment_text::differences_html;
 use crate::report::plots::{PlainAxis, number};
 use crate::report::web::{esc, series, verdict_colour};
@@ -92,7 +92,7 @@ pub fn render_html(c: &Comparison) -> String {
             .map(|&(f, r)| {
                 fn at(
                     p: &crate::analysis::compare::Pair,
-                    key: (Pass, Option<u32>, u64, u64),
+                    key: (Test, Option<u32>, u64, u64),
                 ) -> Option<&CellComparison> {
                     p.cells.iter().find(|x| {
                         (
@@ -234,8 +234,8 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
     }
 }
 
-fn groups(c: &Comparison) -> Vec<(Pass, Option<u32>)> {
-    let set: BTreeSet<(Pass, Option<u32>)> = c
+fn groups(c: &Comparison) -> Vec<(Test, Option<u32>)> {
+    let set: BTreeSet<(Test, Option<u32>)> = c
         .pairs
         .iter()
         .flat_map(|p| p.cells.iter().map(|x| (x.cell.pass, x.cell.workers)))
@@ -250,7 +250,7 @@ fn class(v: Verdict) -> &'static str {
 /// Seed 003's table: rows are the inputs, columns the tests; then each
 /// input's ratio row, coloured by its cells' verdicts.
 fn tests_table(h: &mut String, c: &Comparison) {
-    let passes: Vec<Pass> = groups(c)
+    let passes: Vec<Test> = groups(c)
         .into_iter()
         .map(|g| g.0)
         .collect::<BTreeSet<_>>()
@@ -336,7 +336,7 @@ fn tests_table(h: &mut String, c: &Comparison) {
 }
 
 /// Every cell of a test in a table: both sides, ratio, interval, p, verdict.
-fn details(h: &mut String, c: &Comparison, pass: Pass, workers: Option<u32>) {
+fn details(h: &mut String, c: &Comparison, pass: Test, workers: Option<u32>) {
     let _ = write!(
         h,
         "<details><summary>Every cell</summary><table><tr><th>input</th><th>cell</th><th>base n</th><th>base mean ± sd</th>\

@@ -11,9 +11,9 @@ use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit
 use crate::analysis::compare::{
     Basis, CellComparison, Comparison, Input, Pair, TailComparison, Verdict,
 };
+use crate::analysis::samples::Test;
 use crate::model::env_facts::Difference;
 use crate::model::visible::visible;
-use crate::model::workload::Pass;
 use crate::report::environment_text::differences_lines;
 
 /// The text report; `colour`: ANSI colours for a terminal.
@@ -200,12 +200,16 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         let _ = writeln!(out, "  no cell in common: nothing to compare");
         return;
     }
-    let _ = writeln!(
-        out,
-        "  Ratio grids: rows file size (kB), columns record size (kB); {}",
-        cell_marks_legend(c)
-    );
-    let mut groups: Vec<(Pass, Option<u32>)> = pair
+    if pair.cells.iter().any(|x| x.cell.pass.pass().is_some()) {
+        let _ = writeln!(
+            out,
+            "  Ratio grids: rows file size (kB), columns record size (kB); {}",
+            cell_marks_legend(c)
+        );
+    } else {
+        let _ = writeln!(out, "  Ratio per operation; {}", cell_marks_legend(c));
+    }
+    let mut groups: Vec<(Test, Option<u32>)> = pair
         .cells
         .iter()
         .map(|x| (x.cell.pass, x.cell.workers))
@@ -217,7 +221,21 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
             .iter()
             .filter(|x| x.cell.pass == pass && x.cell.workers == workers)
             .collect();
-        render_grid(out, pass, workers, &cells, paint);
+        match pass {
+            Test::Pass(_) => render_grid(out, pass, workers, &cells, paint),
+            // A metadata benchmark's operation is one cell: a line.
+            Test::Metadata { .. } => {
+                for x in cells {
+                    let text = format!("{:>7}{}", ratio(x.ratio), mark(x.verdict));
+                    let _ = writeln!(
+                        out,
+                        "  {:<28} {}",
+                        test_name(pass, workers),
+                        paint.verdict(x.verdict, &text)
+                    );
+                }
+            }
+        }
     }
     let differing: Vec<&CellComparison> = pair
         .cells
@@ -298,7 +316,7 @@ fn only_in(c: &Comparison, pair: &Pair) -> String {
 
 fn render_grid(
     out: &mut String,
-    pass: Pass,
+    pass: Test,
     workers: Option<u32>,
     cells: &[&CellComparison],
     paint: Paint,
@@ -365,7 +383,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
     let Some(first) = c.pairs.first() else {
         return;
     };
-    let passes: Vec<Pass> = {
+    let passes: Vec<Test> = {
         let mut seen = Vec::new();
         for pair in &c.pairs {
             for s in pair.by_pass(c.band_percent, c.higher_is_better) {
@@ -397,13 +415,13 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
         .max()
         .unwrap_or(8)
         .max(8);
-    let col = |p: &Pass| p.name().len().max(11);
+    let col = |p: &Test| p.name().len().max(11);
     let mut head = format!("{:label_width$}", "");
     for p in &passes {
         let _ = write!(head, " {:>w$}", p.name(), w = col(p));
     }
     let _ = writeln!(out, "{}", head.trim_end());
-    let row_of = |label: &str, values: &dyn Fn(Pass) -> Option<String>| {
+    let row_of = |label: &str, values: &dyn Fn(Test) -> Option<String>| {
         let mut row = format!("{label:label_width$}");
         for p in &passes {
             let v = values(*p).unwrap_or_default();

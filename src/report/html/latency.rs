@@ -281,6 +281,40 @@ fn cdf(h: &mut String, pass: Pass, label: &str, summary: &LatencySummary) {
     );
 }
 
+/// The CDF of several histograms on one log µs axis, a line per
+/// histogram (a metadata operation's force factors or iterations), the
+/// key beside the plot area.
+pub(super) fn cdf_lines(h: &mut String, title: &str, lines: &[(String, &LatencySummary)]) {
+    let lo = lines.iter().map(|l| l.1.min_ns).min().unwrap_or(1) as f64 / 1e3;
+    let hi = lines.iter().map(|l| l.1.max_ns).max().unwrap_or(1) as f64 / 1e3;
+    let x_axis = Axis::latency_decades(lo, hi);
+    let y_axis = fraction_axis();
+    let heading = format!("CDF: {title}");
+    let mut svg = Svg::new(W, H, &heading);
+    svg.text(Text::new(FRAME.left, 18.0, &heading).size(TextSize::Heading));
+    FRAME.outline(&mut svg, "#999");
+    FRAME.draw_x(&mut svg, &x_axis);
+    FRAME.draw_y(&mut svg, &y_axis);
+    for (k, (label, summary)) in lines.iter().enumerate() {
+        let colour = ordered(k, lines.len());
+        let line: Vec<(f64, f64)> = cdf_points(summary, lo)
+            .into_iter()
+            .map(|(us, f)| (FRAME.x(x_axis.at(us)), FRAME.y(y_axis.at(f))))
+            .collect();
+        svg.polyline(&line, Paint::stroke(&colour).width(2.0));
+        svg.key(
+            (FRAME.right + 20.0, FRAME.top + 12.0 + 16.0 * k as f64),
+            &colour,
+            label,
+        );
+    }
+    figure(
+        h,
+        svg,
+        &format!("Fraction of operations at or below a latency: {title}"),
+    );
+}
+
 /// Every throughput phase's CDF: a panel per test, a line per worker count
 /// (dashed by repetition with `--runs`), all on one latency axis, the key
 /// of worker counts above the panels.

@@ -7,6 +7,7 @@ mod cost;
 mod environment;
 mod intervals;
 mod latency;
+mod metadata;
 mod pass;
 mod tables;
 
@@ -147,6 +148,14 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     if intervals::has_intervals(result) {
         h.push_str("<li><a href=\"#over-time\">Over time</a></li>\n");
     }
+    for op in result.metadata.iter().flat_map(metadata::operations) {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">{}</a></li>",
+            metadata::slug(op),
+            esc(op.name())
+        );
+    }
     h.push_str("<li><a href=\"#text-output\">Text output</a></li>\n</ul></nav>\n</header>\n");
 
     // The run.
@@ -191,7 +200,14 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             .collect();
         files.join(", ")
     };
-    fact(&mut h, "Test file", &test_files);
+    match &config.metadata {
+        Some(m) => fact(
+            &mut h,
+            &format!("ioz {}'s tree made in", m.command()),
+            &code(&m.dir().display().to_string()),
+        ),
+        None => fact(&mut h, "Test file", &test_files),
+    }
     fact(
         &mut h,
         "Time resolution",
@@ -202,6 +218,10 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     environment_section(&mut h, &result.environment);
     environment::rank_differences_section(&mut h, result);
 
+    if let Some(meta) = &result.metadata {
+        metadata::metadata_sections(&mut h, meta, config.runs);
+        return Ok(closing(h, result));
+    }
     h.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
     if throughput {
         throughput_table(&mut h, result, unit);
@@ -218,6 +238,11 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         pass_section(&mut h, result, pass)?;
     }
 
+    Ok(closing(h, result))
+}
+
+/// The page's end: the text the run printed, folded, and the footer.
+fn closing(mut h: String, result: &RunResult) -> String {
     h.push_str("<section id=\"text-output\">\n<h2>Text output</h2>\n<details>\n<summary>What ioz printed (the IOzone-compatible table)</summary>\n<pre>");
     h.push_str(&esc(&render_output(result)));
     h.push_str("</pre>\n</details>\n</section>\n");
@@ -226,7 +251,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         "<footer>Written by ioz {}. This file is self-contained: it loads nothing.</footer>\n</body>\n</html>",
         esc(&result.tool_version)
     );
-    Ok(h)
+    h
 }
 
 /// How the plots draw values, in words.

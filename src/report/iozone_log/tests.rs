@@ -13,7 +13,7 @@ fn log(name: &str) -> IozoneLog {
 
 fn cell(log: &IozoneLog, pass: Pass, kb: u64, reclen: u64) -> Vec<f64> {
     let key = CellKey {
-        pass,
+        pass: crate::analysis::samples::Test::Pass(pass),
         workers: None,
         file_bytes: kb << 10,
         record_bytes: reclen << 10,
@@ -146,7 +146,7 @@ fn every_record_size_of_dash_z_is_read() {
 
 fn phase(log: &IozoneLog, pass: Pass, workers: u32) -> Vec<f64> {
     let key = CellKey {
-        pass,
+        pass: crate::analysis::samples::Test::Pass(pass),
         workers: Some(workers),
         file_bytes: 1 << 20,
         record_bytes: 64 << 10,

@@ -3,7 +3,10 @@
 //! feeds from a saved run, so both print the same bytes in the same order.
 
 pub mod excel;
+pub mod fileop;
 pub mod latency;
+pub mod mdtest;
+pub mod metadata;
 pub mod network;
 pub mod rank_lines;
 pub mod ranks;
@@ -18,6 +21,7 @@ use super::Exporter;
 use super::layout::TableLayout;
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
+use crate::model::metadata_result::MetaMeasurement;
 use crate::model::result::phase_runs;
 use crate::model::result::{CellResult, Client, PhaseResult, RunResult};
 use excel::render_excel_text;
@@ -46,6 +50,9 @@ impl<'a> LiveText<'a> {
 
     /// Everything before the first measurement.
     pub fn opening(&self, env: &Environment, started: &str, time_resolution_ns: u64) -> String {
+        if let Some(m) = &self.config.metadata {
+            return metadata::opening(m);
+        }
         let mut s = preamble(self.config, env, started, time_resolution_ns);
         match &self.config.throughput {
             Some(tp) => s.push_str(&throughput_preamble(tp)),
@@ -101,6 +108,11 @@ impl<'a> LiveText<'a> {
         phase_block(phase, self.config)
     }
 
+    /// A metadata benchmark: a force factor (or an iteration) measured.
+    pub fn metadata(&self, measured: &[MetaMeasurement]) -> String {
+        metadata::measured(self.config, measured)
+    }
+
     /// Throughput mode: the run with this many workers is over.
     pub fn workers_end(&self) -> String {
         if self.repeated() {
@@ -140,6 +152,9 @@ impl<'a> LiveText<'a> {
 
     /// Everything after the last measurement.
     pub fn closing(&self, result: &RunResult) -> String {
+        if self.config.metadata.is_some() {
+            return metadata::closing(result);
+        }
         let mut s = String::new();
         if !result.rank_tables().is_empty() {
             s.push_str(&ranks::ranks_closing(&self.layout, result));
@@ -188,6 +203,16 @@ pub fn render_output(result: &RunResult) -> String {
         }
         None => text.opening(head.0, head.1, head.2),
     };
+    if let Some(meta) = &result.metadata {
+        // As the run printed them: each force factor of its one run.
+        if meta.hosts.len() <= 1 {
+            for (_, measured) in metadata_groups(&meta.measurements) {
+                s.push_str(&text.metadata(measured));
+            }
+        }
+        s.push_str(&text.closing(result));
+        return s;
+    }
     if result.config.throughput.is_some() {
         let mut rest = result.throughput.as_slice();
         while let Some(first) = rest.first() {
@@ -212,6 +237,20 @@ pub fn render_output(result: &RunResult) -> String {
     }
     s.push_str(&text.closing(result));
     s
+}
+
+/// A metadata run's measurements as its runner handed them out: a slice
+/// per force factor (or iteration) of each run.
+fn metadata_groups(all: &[MetaMeasurement]) -> Vec<((u32, u32), &[MetaMeasurement])> {
+    let mut groups = Vec::new();
+    let mut rest = all;
+    while let Some(first) = rest.first() {
+        let key = (first.run, first.factor);
+        let len = rest.iter().take_while(|m| (m.run, m.factor) == key).count();
+        groups.push((key, &rest[..len]));
+        rest = &rest[len..];
+    }
+    groups
 }
 
 /// The text a run printed, as an exporter.
