@@ -295,7 +295,10 @@ fn a_panicking_rank_ends_the_job_and_leaves_no_file() {
     );
     // mpirun's own "MPI_ABORT was invoked on rank 2" is not asserted: under
     // load Open MPI 4.1 has been seen to lose it (ORTE_ERROR_LOG in show_help).
-    assert_eq!(list_dir(d), Vec::<String>::new(), "{}", r.stderr);
+    // The ranks MPI_ABORT ended leave their files to their wardens, which
+    // may finish just after mpirun returns (seen once in CI).
+    let emptied = within(5, || list_dir(d).is_empty());
+    assert!(emptied, "left: {:?}\n{}", list_dir(d), r.stderr);
     assert_no_rank_left(d);
 }
 
