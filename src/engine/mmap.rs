@@ -74,13 +74,13 @@ impl MmapEngine {
 /// and whether it is a regular file.
 fn file_len(fd: &Descriptor) -> io::Result<(u64, bool)> {
     let st = fd.stat()?;
-    let kind = st.st_mode & libc::S_IFMT;
+    let kind = st.mode & libc::S_IFMT;
     if kind == libc::S_IFBLK {
         // The mmap engine does not use the file position.
         let end = lseek(fd.borrowed()?, 0, Whence::SeekEnd)?;
         return Ok((end as u64, false));
     }
-    Ok((st.st_size.max(0) as u64, kind == libc::S_IFREG))
+    Ok((st.size, kind == libc::S_IFREG))
 }
 
 /// What open does to the file before mapping it.

@@ -22,8 +22,6 @@ use std::io;
 use std::os::fd::{BorrowedFd, RawFd};
 use std::path::Path;
 
-use nix::sys::stat::{FileStat, fstat};
-
 use aio::AioEngine;
 pub use batch::{EarlyStop, LoopFailure, LoopIo, Progress, Stops, latency_buffer, sync_ops};
 use locked::LockedEngine;
@@ -33,7 +31,7 @@ use crate::data::check::DataCheck;
 use crate::data::pattern::IoOp;
 use crate::model::engines::EngineChoice;
 use crate::model::identity::Expected;
-use open::open_fd;
+use open::{UntimedStat, open_fd, stat_untimed};
 pub use positional::{PositionalEngine, pwrite_all};
 use stdio::StdioEngine;
 use sync::SyncEngine;
@@ -204,10 +202,11 @@ impl Descriptor {
         Ok(unsafe { BorrowedFd::borrow_raw(self.fd) })
     }
 
-    /// The open file's status (fstat): the file checked at the open, not
-    /// whatever the path leads to now.
-    pub fn stat(&self) -> io::Result<FileStat> {
-        Ok(fstat(self.borrowed()?)?)
+    /// The open file's type, identity and size: the file checked at the
+    /// open, not whatever the path leads to now (and never its timestamps:
+    /// engine/open.rs says why).
+    pub fn stat(&self) -> io::Result<UntimedStat> {
+        stat_untimed(self.borrowed()?)
     }
 
     pub fn fsync(&self) -> io::Result<()> {

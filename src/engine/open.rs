@@ -4,9 +4,9 @@
 //! A path is looked up again at every open, and between two passes anyone
 //! who can write the directory may have put another file, or a symbolic
 //! link, in its place. So the open never truncates (no O_TRUNC): the
-//! descriptor is checked first (fstat against the recorded device and
-//! inode, or a block device's number), and only then truncated with
-//! ftruncate. ioz's own files are opened with O_NOFOLLOW (a link in their
+//! descriptor is checked first (its type, device and inode, or a block
+//! device's number, against the recorded ones), and only then truncated
+//! with ftruncate. ioz's own files are opened with O_NOFOLLOW (a link in their
 //! place is a change, whatever it points to) and O_NONBLOCK (a FIFO in
 //! their place must not hang the open), which is cleared once checked.
 //!
@@ -23,10 +23,19 @@
 //! made it, O_CREAT|O_EXCL, when it claimed it), the kernel keeps no trace
 //! of O_CREAT in an open file, and a file someone removed must stop the run
 //! with "No such file", not be made again empty.
+//!
+//! The check asks for the file's type, mode, inode and size and nothing
+//! else ([`stat_untimed`]): a stat that returns a file's ctime or mtime
+//! marks them as seen, and with multigrain timestamps (Linux 6.13+: ext4,
+//! xfs, btrfs, tmpfs) the next change of the file then takes a fine-grained
+//! time, so the pass's first write dirties the inode (a journal update) and
+//! its first read after a write updates the atime: about 1 µs inside the
+//! pass's clock, half of a 64 KiB pass (benches/parity.rs). IOzone stats
+//! nothing between its passes.
 
 use std::fs;
 use std::io;
-use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -67,9 +76,9 @@ pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
         }
     })?;
     // From here on an early return closes the descriptor.
-    let stat = fstat(&fd)?;
+    let stat = stat_untimed(fd.as_fd())?;
     if let Some(expect) = spec.expect {
-        let found = FileIdentity::from_stat(stat.st_mode, stat.st_dev, stat.st_ino, stat.st_rdev);
+        let found = FileIdentity::from_stat(stat.mode, stat.dev, stat.ino, stat.rdev);
         if found != Ok(expect.identity) {
             return Err(Changed {
                 expected: expect.identity,
@@ -82,10 +91,64 @@ pub fn open_fd(path: &Path, spec: &OpenSpec) -> io::Result<RawFd> {
     // Only now that the file is known to be the right one; a device is
     // never truncated (O_TRUNC never applied to one either), nor is an
     // empty file (see the module: ext4's auto_da_alloc).
-    if spec.truncate && stat.st_mode & libc::S_IFMT == libc::S_IFREG && stat.st_size > 0 {
+    if spec.truncate && stat.mode & libc::S_IFMT == libc::S_IFREG && stat.size > 0 {
         ftruncate(&fd, 0)?;
     }
     Ok(fd.into_raw_fd())
+}
+
+/// What a pass asks of its open file: no timestamps (see the module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UntimedStat {
+    /// Type and permissions (`st_mode`).
+    pub mode: u32,
+    pub dev: u64,
+    pub ino: u64,
+    /// A device's number.
+    pub rdev: u64,
+    pub size: u64,
+}
+
+/// The type, mode, identity and size of the file open on `fd`, without
+/// asking for its timestamps (statx with only those fields; fstat where
+/// the kernel has no statx).
+pub fn stat_untimed(fd: BorrowedFd<'_>) -> io::Result<UntimedStat> {
+    const ASKED: u32 = libc::STATX_TYPE | libc::STATX_MODE | libc::STATX_INO | libc::STATX_SIZE;
+    // SAFETY: libc::statx is plain integers, so all-zero bytes are a valid
+    // value; statx reads the empty NUL-terminated path and writes at most one
+    // struct statx through the pointer, which is live.
+    let (r, st) = unsafe {
+        let mut st: libc::statx = std::mem::zeroed();
+        let r = libc::statx(
+            fd.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            ASKED,
+            &mut st,
+        );
+        (r, st)
+    };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOSYS) {
+            return Err(e);
+        }
+        let st = fstat(fd)?;
+        return Ok(UntimedStat {
+            mode: st.st_mode,
+            dev: st.st_dev,
+            ino: st.st_ino,
+            rdev: st.st_rdev,
+            size: st.st_size.max(0) as u64,
+        });
+    }
+    Ok(UntimedStat {
+        mode: u32::from(st.stx_mode),
+        dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
+        ino: st.stx_ino,
+        rdev: libc::makedev(st.stx_rdev_major, st.stx_rdev_minor),
+        size: st.stx_size,
+    })
 }
 
 /// The descriptor back to blocking I/O, as an open without O_NONBLOCK gives.
@@ -151,6 +214,25 @@ mod tests {
     fn close(fd: RawFd) {
         // SAFETY: the descriptor was returned by open_fd and is ours.
         drop(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+
+    #[test]
+    fn the_untimed_stat_is_fstat_s_type_identity_and_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tmp");
+        fs::write(&path, b"abc").unwrap();
+        let file = fs::File::open(&path).unwrap();
+        let full = fstat(&file).unwrap();
+        assert_eq!(
+            stat_untimed(file.as_fd()).unwrap(),
+            UntimedStat {
+                mode: full.st_mode,
+                dev: full.st_dev,
+                ino: full.st_ino,
+                rdev: full.st_rdev,
+                size: 3,
+            }
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ impl PositionalEngine {
     /// The length of the file it has open (a device's is 0, as its metadata
     /// says): the file checked at the open, not whatever the path names now.
     pub fn opened_len(&self) -> io::Result<u64> {
-        Ok(self.fd.stat()?.st_size.max(0) as u64)
+        Ok(self.fd.stat()?.size)
     }
 }
 

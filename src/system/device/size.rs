@@ -5,7 +5,7 @@ use std::fs;
 use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
-use super::DeviceKind;
+use crate::system::descriptor::stat_at;
 
 /// The size of an open block device, in bytes. Its metadata says 0; the
 /// kernel answers a seek to the end of a block device with its size (the
@@ -17,19 +17,21 @@ pub fn size_of(file: &fs::File) -> io::Result<u64> {
 }
 
 /// A regular file's length, or a block device's size (which its metadata
-/// reports as 0).
+/// reports as 0). Asked between passes, so never the file's timestamps
+/// (system/descriptor.rs says why).
 pub fn usable_len(path: &Path) -> io::Result<u64> {
-    let meta = fs::metadata(path)?;
-    if DeviceKind::of_metadata(&meta) == Some(DeviceKind::Block) {
+    let st = stat_at(path)?;
+    if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
         size_of(&fs::File::open(path)?)
     } else {
-        Ok(meta.len())
+        Ok(st.st_size.max(0) as u64)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::device::DeviceKind;
     use crate::system::sysfs::read_attr;
 
     #[test]
