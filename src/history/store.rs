@@ -553,7 +553,7 @@ fn find_mark(dir: &Path) -> Result<Option<File>, HistoryError> {
     match File::open(&mark_path) {
         Ok(f) => Ok(Some(f)),
         Err(e) if e.kind() == ErrorKind::NotFound => {
-            if dir.is_dir() && fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            if dir.is_dir() && fs::read_dir(dir).is_ok_and(holds_others) {
                 return Err(not_ours(dir));
             }
             Ok(None)
@@ -755,11 +755,7 @@ fn claim(dir: &Path) -> Result<File, HistoryError> {
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => return Err(cannot_read(&mark_path)(e)),
     }
-    let holds_something = fs::read_dir(dir)
-        .map_err(cannot_read(dir))?
-        .next()
-        .is_some();
-    if holds_something {
+    if holds_others(fs::read_dir(dir).map_err(cannot_read(dir))?) {
         return Err(not_ours(dir));
     }
     // O_EXCL: of two runs making the history at once, one writes the mark
@@ -786,6 +782,16 @@ fn claim(dir: &Path) -> Result<File, HistoryError> {
         }
     }
     File::open(&mark_path).map_err(cannot_read(&mark_path))
+}
+
+/// Whether a directory without the mark holds anything but ioz's own
+/// temporaries: of runs starting at once on a history still to be made,
+/// one's check puts its probe in the empty directory for a moment, and the
+/// others must not take that for a foreign file.
+fn holds_others(entries: fs::ReadDir) -> bool {
+    entries
+        .filter_map(|e| e.ok())
+        .any(|e| temporary_owner(&e.file_name()).is_none())
 }
 
 fn not_ours(dir: &Path) -> HistoryError {

@@ -86,6 +86,28 @@ fn a_directory_with_other_files_is_not_taken() {
 }
 
 #[test]
+fn another_run_s_probe_in_a_history_still_to_be_made_is_no_foreign_file() {
+    // Eight runs started at once on a new history: one's check has put its
+    // probe in the empty directory when another looks (seen in CI).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Process 1's: alive, and not this one (whose probe has that name).
+    let probe = d.join(".probe.1-0.ioz-tmp");
+    assert_eq!(temporary_owner(probe.file_name().unwrap()), Some(1));
+    fs::write(&probe, "").unwrap();
+    check(d, &mut quiet()).unwrap();
+    assert!(History::open_to_read(d, &mut quiet()).unwrap().is_none());
+    History::open_to_write(d, &mut quiet()).unwrap();
+    assert!(d.join(MARK).is_file());
+    // A foreign file beside it is still refused.
+    let other = tempfile::tempdir().unwrap();
+    fs::write(other.path().join(".probe.1-0.ioz-tmp"), "").unwrap();
+    fs::write(other.path().join("notes.txt"), "mine").unwrap();
+    let e = check(other.path(), &mut quiet()).err().unwrap();
+    assert!(matches!(e, HistoryError::NotOurs { .. }), "{e}");
+}
+
+#[test]
 fn reading_a_missing_history_makes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("none");
