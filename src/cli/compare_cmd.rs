@@ -177,15 +177,12 @@ pub(super) fn finish(seen: CompareSeen) -> Result<CompareRequest, UsageError> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
 
     use super::*;
-    use crate::cli::{Command, parse};
-    use crate::model::host::Host;
+    use crate::cli::Command;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "compare"].iter().chain(args).map(OsString::from);
-        parse(argv.collect(), &Host::example())
+        crate::cli::parse_command("compare", args)
     }
 
     fn request(args: &[&str]) -> CompareRequest {

@@ -109,15 +109,12 @@ pub(super) fn finish(seen: EnvSeen) -> Result<EnvCommand, UsageError> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
 
     use super::*;
-    use crate::cli::{Command, parse};
-    use crate::model::host::Host;
+    use crate::cli::Command;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "env"].iter().chain(args).map(OsString::from);
-        parse(argv.collect(), &Host::example())
+        crate::cli::parse_command("env", args)
     }
 
     fn env(args: &[&str]) -> EnvCommand {

@@ -245,15 +245,13 @@ fn factors(seen: &FileopSeen) -> Result<Vec<u32>, UsageError> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
 
     use super::*;
-    use crate::cli::parse as parse_all;
+
     use crate::model::config::RunConfig;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "fileop"].iter().chain(args).map(OsString::from);
-        parse_all(argv.collect(), &Host::example())
+        crate::cli::parse_command("fileop", args)
     }
 
     fn config(args: &[&str]) -> (RunConfig, FileopConfig) {

@@ -153,8 +153,7 @@ mod tests {
     use crate::model::host::Host;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "help"].iter().chain(args).map(OsString::from);
-        parse(argv.collect(), &Host::example())
+        crate::cli::parse_command("help", args)
     }
 
     fn printed(args: &[&str]) -> String {

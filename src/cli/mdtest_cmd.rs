@@ -413,15 +413,13 @@ fn check(seen: &MdtestSeen, m: &MdtestConfig) -> Result<(), UsageError> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
 
     use super::*;
-    use crate::cli::parse as parse_all;
+
     use crate::model::config::RunConfig;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "mdtest"].iter().chain(args).map(OsString::from);
-        parse_all(argv.collect(), &Host::example())
+        crate::cli::parse_command("mdtest", args)
     }
 
     fn config(args: &[&str]) -> (RunConfig, MdtestConfig) {

@@ -204,6 +204,13 @@ fn read<T: Target>(
     })
 }
 
+/// Parses `ioz COMMAND ARGS…`, for each command's own tests.
+#[cfg(test)]
+pub(super) fn parse_command(command: &str, args: &[&str]) -> Result<Command, UsageError> {
+    let argv = ["ioz", command].into_iter().chain(args.iter().copied());
+    parse(argv.map(OsString::from).collect(), &Host::example())
+}
+
 /// Parses `ioz ARGS…` into a run config, for tests elsewhere in the crate.
 #[cfg(test)]
 pub(crate) fn test_config(args: &[&str]) -> RunConfig {

@@ -225,12 +225,10 @@ pub(super) const MISSING: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Command, parse};
-    use crate::model::host::Host;
+    use crate::cli::Command;
 
     fn parsed(args: &[&str]) -> Result<Command, UsageError> {
-        let argv = ["ioz", "report"].iter().chain(args).map(OsString::from);
-        parse(argv.collect(), &Host::example())
+        crate::cli::parse_command("report", args)
     }
 
     fn request(args: &[&str]) -> ReportRequest {
