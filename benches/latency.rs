@@ -27,17 +27,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+
+use common::{cell_measurements, env_num, median, pass_time};
+
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.95;
 /// The passes compared, by their JSON names.
 const PASSES: [&str; 3] = ["write", "read", "random_read"];
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One ioz run: each compared pass's (time in ns, operations), the time
 /// being the elapsed or, with `cpu`, the CPU time of the pass.
@@ -56,40 +53,14 @@ fn run(dir: &Path, size_mb: u64, latency: bool, cpu: bool) -> Vec<(u64, u64)> {
     if latency {
         cmd.arg("--latency");
     }
-    let out = cmd.output().expect("cannot start ioz");
-    assert!(
-        out.status.success(),
-        "ioz failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let saved: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let measurements = saved["cells"][0]["measurements"].as_array().unwrap();
+    let measurements = cell_measurements(&mut cmd, &json);
     PASSES
         .iter()
         .map(|name| {
-            let m = measurements
-                .iter()
-                .find(|m| m["pass"] == *name)
-                .unwrap_or_else(|| panic!("no {name} pass"));
-            let ns = |k: &str| m[k].as_u64().unwrap();
-            let time = if cpu {
-                ns("cpu_user_ns") + ns("cpu_system_ns")
-            } else {
-                ns("elapsed_ns")
-            };
-            (time.max(1), ns("records"))
+            let (_, time, records) = pass_time(&measurements, name, cpu);
+            (time, records)
         })
         .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The histogram's percentiles against the sorted -Q latencies of one run.
@@ -203,8 +174,8 @@ fn main() {
     {
         return;
     }
-    let size_mb = env_u64("IOZ_BENCH_SIZE_MB", 256);
-    let pairs = env_u64("IOZ_BENCH_PAIRS", 8).max(1);
+    let size_mb = env_num("IOZ_BENCH_SIZE_MB", 256);
+    let pairs = env_num("IOZ_BENCH_PAIRS", 8).max(1);
     let cpu = std::env::var("IOZ_BENCH_CLOCK").is_ok_and(|c| c == "cpu");
     let dir = std::env::var_os("IOZ_BENCH_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
     check_against_raw_latencies(&dir);
@@ -240,8 +211,8 @@ fn main() {
     );
     let mut missed = false;
     for (k, name) in PASSES.iter().enumerate() {
-        let ratio = median(ratios[k].clone());
-        let cost = median(cost_ns[k].clone());
+        let ratio = median(&ratios[k]);
+        let cost = median(&cost_ns[k]);
         let mark = if ratio < TARGET {
             missed = true;
             "  < target"

@@ -107,3 +107,43 @@ impl Timing {
         self.bytes as f64 / ns.max(1) as f64
     }
 }
+
+/// Runs `ioz` (its `--json` going to `json`) and returns the measurements
+/// of its one cell; a failed run ends the benchmark with ioz's stderr.
+pub fn cell_measurements(
+    ioz: &mut std::process::Command,
+    json: &std::path::Path,
+) -> Vec<serde_json::Value> {
+    let out = ioz.output().expect("cannot start ioz");
+    assert!(
+        out.status.success(),
+        "ioz failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    saved["cells"][0]["measurements"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The measurement of the pass named `name` (its JSON name) among
+/// `measurements`, with its time in ns (the elapsed or, with `cpu`, the CPU
+/// time; at least 1) and its operations.
+pub fn pass_time<'a>(
+    measurements: &'a [serde_json::Value],
+    name: &str,
+    cpu: bool,
+) -> (&'a serde_json::Value, u64, u64) {
+    let m = measurements
+        .iter()
+        .find(|m| m["pass"] == *name)
+        .unwrap_or_else(|| panic!("no {name} pass"));
+    let ns = |k: &str| m[k].as_u64().unwrap();
+    let time = if cpu {
+        ns("cpu_user_ns") + ns("cpu_system_ns")
+    } else {
+        ns("elapsed_ns")
+    };
+    (m, time.max(1), ns("records"))
+}
