@@ -19,9 +19,10 @@
 //!   pass, the keeper's included);
 //! - IOZ_BENCH_DIR: where the file goes (default: the current directory).
 //!
-//! On a machine others load, run it under `chrt -f 10` (root): the ioz runs
-//! inherit the FIFO policy, and the others' work no longer decides the
-//! ratios (without it, passes of the same run differed 10-fold here).
+//! Run it on an idle machine, and not under `chrt -f`: the kernel throttles
+//! real-time tasks that run more than `sched_rt_runtime_us` (0.95 s) of
+//! every second, so a FIFO pair stalls for 50 ms at random (0.968/0.976
+//! under `chrt -f 10` where the same idle machine gave 0.994/0.995).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -28,7 +28,7 @@ use std::ptr::NonNull;
 
 use nix::unistd::{Whence, ftruncate, lseek};
 
-use super::{Descriptor, Engine, OpenSpec, check};
+use super::{Descriptor, Engine, OpenSpec, check, syscall};
 use crate::model::variations::MsyncMode;
 
 pub struct MmapEngine {
@@ -246,9 +246,7 @@ impl Engine for MmapEngine {
             let (start, len) = record_pages(offset as usize, buf.len(), self.page);
             if let Some(base) = self.map {
                 // SAFETY: start is page-aligned and start+len ends inside the mapping.
-                check(unsafe {
-                    libc::msync(base.as_ptr().add(start).cast(), len, self.record_msync)
-                })?;
+                unsafe { syscall::msync(base.as_ptr().add(start), len, self.record_msync) }?;
             }
         }
         Ok(())
@@ -258,8 +256,7 @@ impl Engine for MmapEngine {
         match self.map {
             Some(base) => {
                 // SAFETY: the whole of our own mapping.
-                check(unsafe { libc::msync(base.as_ptr().cast(), self.map_len, libc::MS_SYNC) })
-                    .map(drop)
+                unsafe { syscall::msync(base.as_ptr(), self.map_len, libc::MS_SYNC) }
             }
             None => self.fd.fsync(),
         }

@@ -14,6 +14,7 @@ mod open;
 mod positional;
 mod stdio;
 mod sync;
+pub(crate) mod syscall;
 pub mod timing;
 mod uring;
 mod vectored;
@@ -210,8 +211,7 @@ impl Descriptor {
     }
 
     pub fn fsync(&self) -> io::Result<()> {
-        // SAFETY: plain syscall on our descriptor.
-        check(unsafe { libc::fsync(self.fd) }).map(drop)
+        syscall::fsync(self.fd)
     }
 
     /// Gives up ownership: the descriptor now belongs to someone else (a stdio stream).
@@ -224,8 +224,8 @@ impl Descriptor {
             return Ok(());
         }
         self.open = false;
-        // SAFETY: the descriptor is ours and still open; it is never used again.
-        check(unsafe { libc::close(self.fd) }).map(drop)
+        // The descriptor is ours and still open; it is never used again.
+        syscall::close(self.fd)
     }
 }
 
@@ -262,29 +262,27 @@ pub(crate) fn short_write(done: usize, wanted: usize) -> io::Error {
 }
 
 /// Runs a transfer syscall until `len` bytes moved, continuing short transfers
-/// and retrying EINTR. `step(done)` moves bytes from position `done`.
+/// and retrying EINTR. `step(done)` moves bytes from position `done`
+/// (engine::syscall's calls).
 #[inline]
 pub(crate) fn transfer_all(
     len: usize,
     is_read: bool,
-    mut step: impl FnMut(usize) -> isize,
+    mut step: impl FnMut(usize) -> io::Result<usize>,
 ) -> io::Result<()> {
     let mut done = 0;
     while done < len {
-        let n = step(done);
-        if n > 0 {
-            done += n as usize;
-        } else if n == 0 {
-            return Err(if is_read {
-                short_read(done, len)
-            } else {
-                short_write(done, len)
-            });
-        } else {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
+        match step(done) {
+            Ok(0) => {
+                return Err(if is_read {
+                    short_read(done, len)
+                } else {
+                    short_write(done, len)
+                });
             }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(())

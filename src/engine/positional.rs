@@ -4,7 +4,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
 
-use super::{Descriptor, Engine, OpenSpec, transfer_all};
+use super::{Descriptor, Engine, OpenSpec, syscall, transfer_all};
 
 pub struct PositionalEngine {
     fd: Descriptor,
@@ -22,17 +22,8 @@ impl PositionalEngine {
 #[inline]
 pub(crate) fn pread_all(fd: RawFd, buf: &mut [u8], offset: u64) -> io::Result<()> {
     let len = buf.len();
-    let ptr = buf.as_mut_ptr();
     transfer_all(len, true, |done| {
-        // SAFETY: ptr+done..ptr+len lies inside buf.
-        unsafe {
-            libc::pread(
-                fd,
-                ptr.add(done).cast(),
-                len - done,
-                (offset + done as u64) as libc::off_t,
-            )
-        }
+        syscall::pread(fd, &mut buf[done..], offset + done as u64)
     })
 }
 
@@ -40,17 +31,8 @@ pub(crate) fn pread_all(fd: RawFd, buf: &mut [u8], offset: u64) -> io::Result<()
 #[inline]
 pub fn pwrite_all(fd: RawFd, buf: &[u8], offset: u64) -> io::Result<()> {
     let len = buf.len();
-    let ptr = buf.as_ptr();
     transfer_all(len, false, |done| {
-        // SAFETY: ptr+done..ptr+len lies inside buf.
-        unsafe {
-            libc::pwrite(
-                fd,
-                ptr.add(done).cast(),
-                len - done,
-                (offset + done as u64) as libc::off_t,
-            )
-        }
+        syscall::pwrite(fd, &buf[done..], offset + done as u64)
     })
 }
 

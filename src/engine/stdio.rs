@@ -1,13 +1,27 @@
 //! C stdio `fread`/`fwrite` (IOzone's tests 6 and 7), with a stdio buffer of
-//! one record as IOzone sets it up with `setvbuf`.
+//! one record as IOzone sets it up with `setvbuf`; the unlocked calls, as a
+//! stream is only ever one engine's in one thread.
 
 use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::{Descriptor, Engine, OpenSpec, short_read, short_write};
+use super::{Descriptor, Engine, OpenSpec, short_read, short_write, syscall};
 use crate::data::buffer::AlignedBuf;
+
+// glibc's fwrite without the stream's lock (the libc crate declares only
+// fread_unlocked). A stream is only ever used by the engine that made it,
+// in one thread, so its lock guards nothing; a one-thread process (IOzone's)
+// skips it anyway, and so must ioz when it has other threads.
+unsafe extern "C" {
+    fn fwrite_unlocked(
+        ptr: *const libc::c_void,
+        size: libc::size_t,
+        nitems: libc::size_t,
+        stream: *mut libc::FILE,
+    ) -> libc::size_t;
+}
 
 pub struct StdioEngine {
     stream: Option<NonNull<libc::FILE>>,
@@ -56,7 +70,10 @@ impl StdioEngine {
 impl Engine for StdioEngine {
     fn open(path: &Path, spec: &OpenSpec) -> io::Result<StdioEngine> {
         let mut descriptor = Descriptor::open(path, spec)?;
-        let mode: &[u8] = if spec.writable { b"r+\0" } else { b"r\0" };
+        // "c" (glibc): the stream's reads and writes are no cancellation
+        // points, so they cost what they cost in a one-thread process
+        // whatever threads ioz has (engine/syscall.rs says why).
+        let mode: &[u8] = if spec.writable { b"r+c\0" } else { b"rc\0" };
         // SAFETY: the descriptor is open; on success the stream owns it.
         let stream = unsafe { libc::fdopen(descriptor.raw(), mode.as_ptr().cast()) };
         let stream = NonNull::new(stream).ok_or_else(io::Error::last_os_error)?;
@@ -91,8 +108,9 @@ impl Engine for StdioEngine {
         let stream = self.stream()?;
         self.seek_to(stream, offset)?;
         self.position = u64::MAX;
-        // SAFETY: buf is valid for buf.len() bytes; the stream is open.
-        let n = unsafe { libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), stream) };
+        // SAFETY: buf is valid for buf.len() bytes; the stream is open and
+        // this thread's alone.
+        let n = unsafe { libc::fread_unlocked(buf.as_mut_ptr().cast(), 1, buf.len(), stream) };
         if n != buf.len() {
             return Err(Self::stream_error(stream, n, buf.len(), true));
         }
@@ -105,8 +123,9 @@ impl Engine for StdioEngine {
         let stream = self.stream()?;
         self.seek_to(stream, offset)?;
         self.position = u64::MAX;
-        // SAFETY: buf is valid for buf.len() bytes; the stream is open.
-        let n = unsafe { libc::fwrite(buf.as_ptr().cast(), 1, buf.len(), stream) };
+        // SAFETY: buf is valid for buf.len() bytes; the stream is open and
+        // this thread's alone.
+        let n = unsafe { fwrite_unlocked(buf.as_ptr().cast(), 1, buf.len(), stream) };
         if n != buf.len() {
             return Err(Self::stream_error(stream, n, buf.len(), false));
         }
@@ -122,10 +141,7 @@ impl Engine for StdioEngine {
             return Err(io::Error::last_os_error());
         }
         if self.writable {
-            // SAFETY: the stream's descriptor is open.
-            if unsafe { libc::fsync(self.fd) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
+            syscall::fsync(self.fd)?;
         }
         Ok(())
     }

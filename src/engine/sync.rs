@@ -5,7 +5,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
 
-use super::{Descriptor, Engine, OpenSpec, transfer_all};
+use super::{Descriptor, Engine, OpenSpec, syscall, transfer_all};
 
 pub struct SyncEngine {
     fd: Descriptor,
@@ -16,11 +16,7 @@ impl SyncEngine {
     #[inline]
     fn seek_to(&mut self, offset: u64) -> io::Result<()> {
         if offset != self.position {
-            // SAFETY: plain syscall on our descriptor.
-            let r = unsafe { libc::lseek(self.fd.raw(), offset as libc::off_t, libc::SEEK_SET) };
-            if r < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            syscall::seek_to(self.fd.raw(), offset)?;
             self.position = offset;
         }
         Ok(())
@@ -40,13 +36,9 @@ impl Engine for SyncEngine {
         self.seek_to(offset)?;
         let fd = self.fd.raw();
         let len = buf.len();
-        let ptr = buf.as_mut_ptr();
         // On error the position is unknown; force a seek next time.
         self.position = u64::MAX;
-        transfer_all(len, true, |done| {
-            // SAFETY: ptr+done..ptr+len lies inside buf.
-            unsafe { libc::read(fd, ptr.add(done).cast(), len - done) }
-        })?;
+        transfer_all(len, true, |done| syscall::read(fd, &mut buf[done..]))?;
         self.position = offset + len as u64;
         Ok(())
     }
@@ -56,12 +48,8 @@ impl Engine for SyncEngine {
         self.seek_to(offset)?;
         let fd = self.fd.raw();
         let len = buf.len();
-        let ptr = buf.as_ptr();
         self.position = u64::MAX;
-        transfer_all(len, false, |done| {
-            // SAFETY: ptr+done..ptr+len lies inside buf.
-            unsafe { libc::write(fd, ptr.add(done).cast(), len - done) }
-        })?;
+        transfer_all(len, false, |done| syscall::write(fd, &buf[done..]))?;
         self.position = offset + len as u64;
         Ok(())
     }

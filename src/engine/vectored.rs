@@ -1,12 +1,12 @@
 //! `preadv`/`pwritev` (IOzone's tests 11 and 12): one call moves several
 //! consecutive records, each through its own iovec.
 
-use std::io;
+use std::io::{self, IoSlice, IoSliceMut};
 use std::os::fd::RawFd;
 use std::path::Path;
 
 use super::positional::{pread_all, pwrite_all};
-use super::{Descriptor, Engine, OpenSpec, short_read, short_write};
+use super::{Descriptor, Engine, OpenSpec, short_read, short_write, syscall};
 
 /// Most iovecs in one call (IOzone uses at most 16 records per call).
 const MAX_IOVECS: usize = 16;
@@ -17,40 +17,31 @@ pub struct VectoredEngine {
 }
 
 impl VectoredEngine {
-    /// iovecs over `ptr..ptr+len`, one per record (the last takes any remainder).
+    /// How many records (iovecs) a call of `len` bytes moves: one a record,
+    /// the last taking any remainder, at most MAX_IOVECS.
     #[inline]
-    fn iovecs(&self, ptr: *mut u8, len: usize) -> ([libc::iovec; MAX_IOVECS], libc::c_int) {
-        let mut iov = [libc::iovec {
-            iov_base: std::ptr::null_mut(),
-            iov_len: 0,
-        }; MAX_IOVECS];
-        let count = len.div_ceil(self.record_bytes).clamp(1, MAX_IOVECS);
-        for (i, v) in iov.iter_mut().enumerate().take(count) {
-            let start = i * self.record_bytes;
-            let end = if i + 1 == count {
-                len
-            } else {
-                start + self.record_bytes
-            };
-            // SAFETY: start <= len, so the pointer stays inside the buffer.
-            v.iov_base = unsafe { ptr.add(start) }.cast();
-            v.iov_len = end - start;
+    fn pieces(&self, len: usize) -> usize {
+        len.div_ceil(self.record_bytes).clamp(1, MAX_IOVECS)
+    }
+
+    /// The length of piece `i` of `count` over `len` bytes.
+    #[inline]
+    fn piece_len(&self, i: usize, count: usize, len: usize) -> usize {
+        if i + 1 == count {
+            len - i * self.record_bytes
+        } else {
+            self.record_bytes
         }
-        (iov, count as libc::c_int)
     }
 }
 
 /// Runs a vectored call, retrying EINTR; returns the bytes moved.
 #[inline]
-fn vectored_call(mut call: impl FnMut() -> isize) -> io::Result<usize> {
+fn vectored_call(mut call: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
     loop {
-        let n = call();
-        if n >= 0 {
-            return Ok(n as usize);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match call() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            moved => return moved,
         }
     }
 }
@@ -66,14 +57,22 @@ impl Engine for VectoredEngine {
     #[inline]
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let fd = self.fd.raw();
-        let (iov, count) = self.iovecs(buf.as_mut_ptr(), buf.len());
-        // SAFETY: the iovecs point into buf, which outlives the call.
-        let n = vectored_call(|| unsafe {
-            libc::preadv(fd, iov.as_ptr(), count, offset as libc::off_t)
-        })?;
+        let len = buf.len();
+        let count = self.pieces(len);
+        let n = {
+            let mut iov: [IoSliceMut<'_>; MAX_IOVECS] =
+                std::array::from_fn(|_| IoSliceMut::new(&mut []));
+            let mut rest = &mut buf[..];
+            for (i, v) in iov.iter_mut().enumerate().take(count) {
+                let (piece, after) = rest.split_at_mut(self.piece_len(i, count, len));
+                *v = IoSliceMut::new(piece);
+                rest = after;
+            }
+            vectored_call(|| syscall::preadv(fd, &mut iov[..count], offset))?
+        };
         match n {
-            n if n == buf.len() => Ok(()),
-            0 => Err(short_read(0, buf.len())),
+            n if n == len => Ok(()),
+            0 => Err(short_read(0, len)),
             // A short transfer: the rest goes through plain pread.
             n => pread_all(fd, &mut buf[n..], offset + n as u64),
         }
@@ -82,15 +81,19 @@ impl Engine for VectoredEngine {
     #[inline]
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
         let fd = self.fd.raw();
-        // pwritev only reads through the iovecs; the C type is *mut regardless.
-        let (iov, count) = self.iovecs(buf.as_ptr() as *mut u8, buf.len());
-        // SAFETY: the iovecs point into buf, which outlives the call.
-        let n = vectored_call(|| unsafe {
-            libc::pwritev(fd, iov.as_ptr(), count, offset as libc::off_t)
-        })?;
+        let len = buf.len();
+        let count = self.pieces(len);
+        let mut iov: [IoSlice<'_>; MAX_IOVECS] = [IoSlice::new(&[]); MAX_IOVECS];
+        let mut rest = buf;
+        for (i, v) in iov.iter_mut().enumerate().take(count) {
+            let (piece, after) = rest.split_at(self.piece_len(i, count, len));
+            *v = IoSlice::new(piece);
+            rest = after;
+        }
+        let n = vectored_call(|| syscall::pwritev(fd, &iov[..count], offset))?;
         match n {
-            n if n == buf.len() => Ok(()),
-            0 => Err(short_write(0, buf.len())),
+            n if n == len => Ok(()),
+            0 => Err(short_write(0, len)),
             n => pwrite_all(fd, &buf[n..], offset + n as u64),
         }
     }

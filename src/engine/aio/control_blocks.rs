@@ -6,7 +6,7 @@ use std::os::fd::RawFd;
 
 use super::AioEngine;
 use crate::data::pattern::OpKind;
-use crate::engine::transfer_all;
+use crate::engine::{syscall, transfer_all};
 
 impl AioEngine {
     #[inline]
@@ -143,15 +143,23 @@ fn finish_short(
         // The asynchronous request's bytes count as the first step (0 bytes
         // means end of file for a read, or a write the kernel refused).
         if let Some(n) = first.take() {
-            return n as isize;
+            return Ok(n);
         }
-        let at = (offset + done as u64) as libc::off_t;
+        let at = offset + done as u64;
         // SAFETY: buf+done..buf+len lies inside the request's buffer, which the
         // caller keeps valid and no request is using any more.
         unsafe {
             match kind {
-                OpKind::Read => libc::pread(fd, buf.add(done).cast(), len - done, at),
-                OpKind::Write => libc::pwrite(fd, buf.add(done).cast(), len - done, at),
+                OpKind::Read => syscall::pread(
+                    fd,
+                    std::slice::from_raw_parts_mut(buf.add(done), len - done),
+                    at,
+                ),
+                OpKind::Write => syscall::pwrite(
+                    fd,
+                    std::slice::from_raw_parts(buf.add(done), len - done),
+                    at,
+                ),
             }
         }
     })

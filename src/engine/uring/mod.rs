@@ -50,7 +50,7 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use super::batch::{QueuedLatencies, delay_before, mark_interval, probe_with_pread};
 use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
-use super::{positional::pread_all, positional::pwrite_all, transfer_all};
+use super::{positional::pread_all, positional::pwrite_all, syscall, transfer_all};
 use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
@@ -239,19 +239,28 @@ fn finish(fd: RawFd, op: &IoOp, data: *mut u8, res: i32) -> io::Result<()> {
     }
     // The first step reports what the kernel already moved; a zero there is
     // end of file (read) or a write that took nothing, as transfer_all says.
-    let mut first = Some(moved as isize);
+    let mut first = Some(moved);
     let is_read = op.kind == OpKind::Read;
     transfer_all(len, is_read, |done| {
         if let Some(n) = first.take() {
-            return n;
+            return Ok(n);
         }
-        let at = (op.offset + done as u64) as libc::off_t;
-        // SAFETY: data+done..data+len lies inside the operation's buffer.
+        let at = op.offset + done as u64;
+        // SAFETY: data+done..data+len lies inside the operation's buffer,
+        // which nothing else uses until this operation is finished.
         unsafe {
             if is_read {
-                libc::pread(fd, data.add(done).cast(), len - done, at)
+                syscall::pread(
+                    fd,
+                    std::slice::from_raw_parts_mut(data.add(done), len - done),
+                    at,
+                )
             } else {
-                libc::pwrite(fd, data.add(done).cast(), len - done, at)
+                syscall::pwrite(
+                    fd,
+                    std::slice::from_raw_parts(data.add(done), len - done),
+                    at,
+                )
             }
         }
     })
