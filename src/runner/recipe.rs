@@ -278,6 +278,15 @@ impl<'a> Recipe<'a> {
                 slide: v.multi_buffer,
             },
         };
+        // IOzone's data is IOzone's one buffer: reads land where writes come
+        // from (the file holds what that buffer holds, so its content stays
+        // as it is). Not in throughput mode, whose workers keep their own
+        // buffers, nor for a replay, whose operations the pool need not fit.
+        let reads_into_pool = !writes
+            && !self.throughput
+            && self.replay.is_none()
+            && matches!(pool_data, PoolData::Pattern(DataPattern::Iozone))
+            && check == CheckKind::Plain;
         PassRecipe {
             pass,
             engine,
@@ -303,6 +312,7 @@ impl<'a> Recipe<'a> {
             compute_delay_ns: v.compute_delay_ms.unwrap_or(0) * 1_000_000,
             size,
             check,
+            reads_into_pool,
             record_latencies: v.offset_latency_files,
             latency_histogram: config.latency.histograms,
             iozone_bands: config.latency.iozone_histograms,
@@ -517,6 +527,10 @@ pub(crate) struct PassRecipe {
     /// What a whole pass moves: the byte count it is checked against.
     pub size: PassSize,
     pub check: CheckKind,
+    /// `--data iozone`, a pass that only reads: its reads land in the pool,
+    /// as IOzone reads into the one buffer it writes from (single and auto
+    /// mode, where the pool is as large as the reads need).
+    pub reads_into_pool: bool,
     /// `-Q`: time every operation.
     pub record_latencies: bool,
     /// `--latency`: every operation in a histogram.

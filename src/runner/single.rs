@@ -275,16 +275,28 @@ fn run_cell(
             }
         }
         let record_bytes = cell.verified_record_bytes(pass, &ops);
+        let read_need = cell.read_buf_bytes(pass.slots());
+        let buffers = if pass.reads_into_pool && pool.len() >= read_need {
+            // IOzone's one buffer (PassRecipe::reads_into_pool): with two,
+            // a pass of 4 MiB records read into a buffer apart from the one
+            // just written from ran at half its rate (benches/parity.rs).
+            Buffers {
+                read_buf: &mut *pool,
+                pool: &mut [],
+            }
+        } else {
+            Buffers {
+                read_buf: &mut *read_buf,
+                pool: &mut *pool,
+            }
+        };
         let body = SinglePass {
             cell,
             pass,
             ops: &ops,
             record_bytes,
             path: target.path(),
-            buffers: Buffers {
-                read_buf: &mut *read_buf,
-                pool: &mut *pool,
-            },
+            buffers,
             stop: controls.stop,
             run,
             live: controls.live,
