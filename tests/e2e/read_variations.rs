@@ -520,7 +520,12 @@ fn iozone_data_reads_land_in_the_one_buffer_its_writes_send() {
         let (mut reads, mut writes) = (Vec::new(), Vec::new());
         for (i, ops) in passes.into_iter().enumerate() {
             assert_eq!(ops.len(), 4, "four records of 256 KiB a pass");
-            if (2..5).contains(&i) { &mut reads } else { &mut writes }.extend(ops);
+            if (2..5).contains(&i) {
+                &mut reads
+            } else {
+                &mut writes
+            }
+            .extend(ops);
         }
         reads.sort_unstable();
         reads.dedup();
