@@ -2,11 +2,9 @@
 //! and the barrier's release time. It lives in an anonymous shared mapping so
 //! that forked worker processes see the same memory as threads would.
 
-use std::num::NonZeroUsize;
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous, munmap};
+use crate::runner::shared_words::SharedMapping;
 
 #[repr(C)]
 pub struct SharedFlags {
@@ -18,30 +16,23 @@ pub struct SharedFlags {
     pub release_ns: AtomicU64,
 }
 
-/// An owned shared mapping holding one [`SharedFlags`].
+/// One [`SharedFlags`] in a shared mapping (runner/shared_words.rs: the
+/// workers read the stonewall flag at every operation).
 pub struct SharedState {
-    ptr: NonNull<SharedFlags>,
+    mapping: SharedMapping,
 }
 
 impl SharedState {
     pub fn new() -> std::io::Result<SharedState> {
-        let len = NonZeroUsize::new(std::mem::size_of::<SharedFlags>()).expect("non-zero size");
-        // SAFETY: a fresh anonymous mapping; zeroed memory is a valid SharedFlags
-        // (false, false, 0), and the mapping is page-aligned.
-        let ptr = unsafe {
-            mmap_anonymous(
-                None,
-                len,
-                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
-                MapFlags::MAP_SHARED,
-            )
-        }?;
-        Ok(SharedState { ptr: ptr.cast() })
+        Ok(SharedState {
+            mapping: SharedMapping::new(std::mem::size_of::<SharedFlags>())?,
+        })
     }
 
     pub fn flags(&self) -> &SharedFlags {
-        // SAFETY: the mapping is valid and initialised for as long as self lives.
-        unsafe { self.ptr.as_ref() }
+        // SAFETY: the mapping's memory is zeroed (a valid SharedFlags: false,
+        // false, 0), 64-byte aligned, large enough and lives as long as self.
+        unsafe { self.mapping.start().cast::<SharedFlags>().as_ref() }
     }
 
     /// Stops every worker's loop and tells them not to finish their files.
@@ -51,15 +42,17 @@ impl SharedState {
     }
 }
 
-impl Drop for SharedState {
-    fn drop(&mut self) {
-        // SAFETY: unmapping the mapping created in `new`, never used after this.
-        let _ = unsafe { munmap(self.ptr.cast(), std::mem::size_of::<SharedFlags>()) };
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_the_workers_read_at_every_operation_are_off_their_page_s_first_line() {
+        let state = SharedState::new().unwrap();
+        let flags = state.flags();
+        assert_eq!(std::ptr::from_ref(flags) as usize % 4096, 64);
+        assert!(!flags.stonewall.load(Ordering::Relaxed) && !flags.abort.load(Ordering::Relaxed));
+        state.abort();
+        assert!(flags.stonewall.load(Ordering::Relaxed) && flags.abort.load(Ordering::Relaxed));
     }
 }
-
-// SAFETY: the mapping is the state's own and every access to it goes
-// through atomics, so it may move and be shared across threads.
-unsafe impl Send for SharedState {}
-// SAFETY: as above.
-unsafe impl Sync for SharedState {}
