@@ -44,8 +44,11 @@ pub(crate) trait LiveSink: Sync {
     }
 }
 
-/// The longest the keeper sleeps between looks at the rings: an interval a
-/// loop closed is in the live file within about this (and a write).
+/// With a live file, the longest the keeper sleeps between looks at the
+/// rings: an interval a loop closed is in the live file within about this
+/// (and a write). Without one it wakes at its ticks only, and when the
+/// loops end ([`Keeper::finish`] wakes it): every wake of a thread beside
+/// the loop is a chance for the machine to disturb it.
 const POLL: Duration = Duration::from_millis(20);
 
 /// The words before the rings: the tick, the clock's start, whether the
@@ -229,17 +232,25 @@ impl<'scope, 'env> Keeper<'scope, 'env> {
     /// Every loop has ended (handed over its last interval, or failed):
     /// the keeper takes what is left and gives the intervals.
     pub fn finish(mut self) -> Kept {
-        self.rings.end();
+        self.end();
         self.handle
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default()
     }
+
+    /// Tells the keeper the loops are over, and wakes it.
+    fn end(&self) {
+        self.rings.end();
+        if let Some(handle) = &self.handle {
+            handle.thread().unpark();
+        }
+    }
 }
 
 impl Drop for Keeper<'_, '_> {
     fn drop(&mut self) {
-        self.rings.end();
+        self.end();
     }
 }
 
@@ -311,7 +322,13 @@ fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
             }
             let next = origin + (tick + 1) * d;
             let wait = Duration::from_nanos(next.saturating_sub(now_ns()));
-            std::thread::sleep(wait.min(POLL));
+            // Woken early by the loops' end (or spuriously): the loop
+            // looks again either way.
+            std::thread::park_timeout(if plan.live.is_some() {
+                wait.min(POLL)
+            } else {
+                wait
+            });
         }
     }
     let kept = series.finish(&plan);

@@ -276,3 +276,54 @@ fn an_interval_s_histogram_is_its_own_operations() {
         (Some(50_000), Some(60_000))
     );
 }
+
+#[test]
+fn a_pass_far_shorter_than_its_interval_ends_when_its_loop_does() {
+    // Without a live file the keeper sleeps until its next tick, five
+    // minutes away here: the loops' end must wake it, in single and
+    // throughput mode.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tmp");
+    let p = path.to_str().unwrap();
+    for args in [
+        vec!["-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-f", p],
+        vec![
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-t",
+            "2",
+            "-F",
+            p,
+            &format!("{p}.1"),
+        ],
+    ] {
+        let mut config = test_config(&args);
+        config.interval_ns = Some(300 * 1_000_000_000);
+        let started = std::time::Instant::now();
+        let out = measure(
+            &config,
+            (None, None, None),
+            &StopFlag::default(),
+            |_| Ok(()),
+        );
+        // Not a speed target: asleep, the keeper would hold each pass for
+        // the five minutes.
+        assert!(started.elapsed().as_secs() < 150, "{args:?}");
+        let intervals: Vec<&Interval> = out
+            .cells
+            .iter()
+            .flat_map(|c| &c.measurements)
+            .flat_map(|m| &m.intervals)
+            .chain(out.phases.iter().flat_map(|t| &t.intervals))
+            .collect();
+        assert!(!intervals.is_empty(), "{args:?}");
+        assert!(
+            intervals.iter().all(|i| i.partial && i.index == 0),
+            "{args:?}"
+        );
+    }
+}
