@@ -2,25 +2,35 @@
 //! 100ms` and without, on one cached file of 4 KiB records, in interleaved
 //! pairs (the order swapped every pair, so drift of the machine falls on
 //! both sides alike), for the read and reread passes. Each run repeats the
-//! passes (`--runs 3`) and keeps each kind's fastest; each pair's ratio is
-//! the rate with intervals over the rate without (1.0 is free).
+//! passes (`--runs 3`) and keeps each kind's fastest.
 //!
-//! Target: every median ratio >= 0.99; the benchmark prints a table and
-//! exits 1 when one misses. It also prints what the loop's test costs per
-//! operation (a relaxed load and a comparison, measured here without I/O)
-//! and what the keeper pays per tick outside the loop (reading
-//! /proc/meminfo and the device's stat file).
+//! Target: for each pass, the quick quarter of the runs (their 25th
+//! percentile of ns per operation) without `--interval` over the same with
+//! it >= 0.99; the benchmark prints a table and exits 1 when one misses.
+//! Why that quantile: on a shared VM a run's level moves by 1–3 % from
+//! process to process, and a quarter or so of the runs are slowed by
+//! something else (the host, another process) by several percent, on
+//! either side at random. A median of 10 pairs' ratios then moved by
+//! ±1.2 % from one benchmark run to the next, so a loop costing nothing
+//! failed a run in three; the quick quarter, what each side does when the
+//! machine leaves it alone, moved by ±0.35 % (resampled from 40 pairs).
+//! The pairs' median ratio is printed beside it. The benchmark also prints
+//! what the loop's test costs per operation (a relaxed load and a
+//! comparison, measured here without I/O) and what the keeper pays per
+//! tick outside the loop (reading /proc/meminfo and the device's stat
+//! file).
 //!
 //! Run with `cargo bench --bench intervals`. Environment (all optional):
 //! - IOZ_BENCH_SIZE_MB: the file, in MiB (default 2048: passes of several
 //!   100 ms intervals each, the loop's every tick and handover measured);
-//! - IOZ_BENCH_PAIRS: pairs (default 10: as many of each order);
+//! - IOZ_BENCH_PAIRS: pairs (default 16: as many of each order);
 //! - IOZ_BENCH_RUNS: `--runs` of each ioz run, whose fastest pass of each
 //!   kind counts (default 3);
 //! - IOZ_BENCH_CLOCK: `wall` (default: the pass's elapsed time, as ioz
 //!   reports it) or `cpu` (the process's user+system CPU time over the
 //!   pass, the keeper's included);
-//! - IOZ_BENCH_DIR: where the file goes (default: the current directory).
+//! - IOZ_BENCH_DIR: where the file goes (default: the current directory);
+//! - IOZ_BENCH_BIN: another ioz binary to measure instead of this build's.
 //!
 //! Run it on an idle machine, and not under `chrt -f`: the kernel throttles
 //! real-time tasks that run more than `sched_rt_runtime_us` (0.95 s) of
@@ -32,10 +42,18 @@ use std::process::Command;
 
 mod common;
 
-use common::{cell_measurements, env_num, median, pass_time};
+use common::{cell_measurements, env_num, load_average, median, pass_time, quantile};
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
+
+/// The binary measured: this build's, or IOZ_BENCH_BIN's (another build,
+/// to hold it to the same figure).
+fn ioz() -> String {
+    std::env::var("IOZ_BENCH_BIN").unwrap_or_else(|_| IOZ.to_owned())
+}
 const TARGET: f64 = 0.99;
+/// The runs' quantile compared (see the module): their quickest quarter.
+const QUICK_QUARTER: f64 = 0.25;
 /// The passes compared, by their JSON names.
 const PASSES: [&str; 2] = ["read", "reread"];
 
@@ -48,7 +66,7 @@ const PASSES: [&str; 2] = ["read", "reread"];
 fn run(dir: &Path, size_mb: u64, runs: u64, intervals: bool, cpu: bool) -> Vec<(u64, u64, usize)> {
     let json = dir.join("bench-intervals.json");
     let size = format!("{size_mb}m");
-    let mut cmd = Command::new(IOZ);
+    let mut cmd = Command::new(ioz());
     // Test 1 alone: the file (kept with -w) is written once, untimed, by
     // the first run; every run after reads it cached.
     cmd.args(["-s", &size, "-r", "4k", "-i", "1"])
@@ -138,14 +156,17 @@ fn main() {
         return;
     }
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 2048);
-    let pairs = env_num("IOZ_BENCH_PAIRS", 10).max(1);
+    let pairs = env_num("IOZ_BENCH_PAIRS", 16).max(1);
     let runs = env_num("IOZ_BENCH_RUNS", 3).max(1);
     let cpu = std::env::var("IOZ_BENCH_CLOCK").is_ok_and(|c| c == "cpu");
     let dir = std::env::var_os("IOZ_BENCH_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
     floors(&dir);
 
+    // Per pass kind: each run's ns per operation without and with, and each
+    // pair's ratio (shown beside the figure the target is held to).
+    let mut without_ns = vec![Vec::new(); PASSES.len()];
+    let mut with_ns = vec![Vec::new(); PASSES.len()];
     let mut ratios = vec![Vec::new(); PASSES.len()];
-    let mut cost_ns = vec![Vec::new(); PASSES.len()];
     let mut kept = vec![0usize; PASSES.len()];
     run(&dir, size_mb, 1, false, cpu); // warm the page cache
     for pair in 0..pairs {
@@ -157,9 +178,11 @@ fn main() {
             (run(&dir, size_mb, runs, false, cpu), b)
         };
         for k in 0..PASSES.len() {
-            let ((t0, ops, _), (t1, _, n)) = (without[k], with[k]);
-            ratios[k].push(t0 as f64 / t1 as f64);
-            cost_ns[k].push((t1 as f64 - t0 as f64) / ops as f64);
+            let ((t0, ops0, _), (t1, ops1, n)) = (without[k], with[k]);
+            let (ns0, ns1) = (t0 as f64 / ops0 as f64, t1 as f64 / ops1 as f64);
+            without_ns[k].push(ns0);
+            with_ns[k].push(ns1);
+            ratios[k].push(ns0 / ns1);
             kept[k] = kept[k].max(n);
         }
     }
@@ -169,16 +192,20 @@ fn main() {
     let clock = if cpu { "CPU time" } else { "elapsed time" };
     println!(
         "--interval 100ms against without, {size_mb} MiB cached file, 4 KiB records, {pairs} pairs \
-         of {runs} runs each (the fastest pass of each run), {clock}"
+         of {runs} runs each (the fastest pass of each run), {clock}, load {}",
+        load_average()
     );
     println!(
-        "{:<12} {:>14} {:>18} {:>12}",
-        "pass", "median ratio", "median ns per op", "intervals"
+        "{:<8} {:>13} {:>13} {:>13} {:>15} {:>10}",
+        "pass", "quick quarter", "  without ns", "     with ns", "pairs' median", "intervals"
     );
     let mut missed = false;
     for (k, name) in PASSES.iter().enumerate() {
-        let ratio = median(&ratios[k]);
-        let cost = median(&cost_ns[k]);
+        let (q0, q1) = (
+            quantile(&without_ns[k], QUICK_QUARTER),
+            quantile(&with_ns[k], QUICK_QUARTER),
+        );
+        let ratio = q0 / q1;
         let mark = if ratio < TARGET {
             missed = true;
             "  < target"
@@ -186,12 +213,13 @@ fn main() {
             ""
         };
         println!(
-            "{name:<12} {ratio:>14.3} {cost:>18.1} {:>12}{mark}",
+            "{name:<8} {ratio:>13.3} {q0:>13.1} {q1:>13.1} {:>15.3} {:>10}{mark}",
+            median(&ratios[k]),
             kept[k]
         );
     }
     if missed {
-        println!("target: every median ratio >= {TARGET}");
+        println!("target: every quick quarter's ratio >= {TARGET}");
         std::process::exit(1);
     }
 }

@@ -38,14 +38,17 @@ pub fn fail(what: &str, ret: isize) -> ! {
 
 /// The median of `v` (the mean of the middle two when their count is even).
 pub fn median(v: &[f64]) -> f64 {
+    quantile(v, 0.5)
+}
+
+/// The `q` quantile of `v` (0 ≤ q ≤ 1), interpolated between the two
+/// nearest ranks (R's type 7, what numpy and spreadsheets give).
+pub fn quantile(v: &[f64], q: f64) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
+    let at = q.clamp(0.0, 1.0) * (s.len() - 1) as f64;
+    let (below, above) = (at.floor() as usize, at.ceil() as usize);
+    s[below] + (s[above] - s[below]) * (at - below as f64)
 }
 
 /// The load averages (1, 5, 15 minutes), as the table's caption shows them.

@@ -6,12 +6,14 @@
 //! A mapping's usable memory starts one cache line into its first page.
 //! Timed loops read words of it at every operation (throughput mode's
 //! stonewall flag, `--interval`'s tick), and a word in the first cache line
-//! of a page is a dear one to read there: it shares that line's cache set
-//! with the first line of every page-aligned buffer the kernel touches on
-//! the way, the read buffer and the page cache's pages among them. Measured
-//! with the tick there, each cached 4 KiB read took 2 to 3 % longer
-//! (`benches/intervals.rs`; 16 interleaved runs each); with it at bytes
-//! 0x40, 0x140 or 0x640 of the page, no longer than without `--interval`.
+//! of a page is a dear one to read there. With the tick at byte 0 of its
+//! page, each cached 4 KiB read took 2 to 3 % longer than without
+//! `--interval`; at byte 0x40, 0x140 or 0x640, no longer (16 interleaved
+//! runs of each, 1 GiB file, this 2-core AMD VM); a private mapping's
+//! byte 0 cost the same, a heap word nothing. Most likely the line's cache
+//! set is the one every page-aligned buffer of the kernel's read starts in
+//! (the read buffer, the page cache's pages), so the word is evicted at
+//! each read.
 
 use std::ffi::c_void;
 use std::num::NonZeroUsize;
