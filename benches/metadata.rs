@@ -27,16 +27,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod common;
+
+use common::{env_num, median};
+
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.95;
 const PHASES: [&str; 4] = ["file_creation", "file_stat", "file_read", "file_removal"];
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// ioz's rate of each phase (ops/s), from its saved run.
 fn ioz_rates(dir: &Path, items: usize) -> [f64; 4] {
@@ -142,15 +139,10 @@ fn bare_rates(dir: &Path, items: usize) -> [f64; 4] {
     [create, stat, read, remove]
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     // `cargo bench` passes --bench; anything else (a filter) is ignored.
-    let items = env_number("IOZ_BENCH_ITEMS", 20_000);
-    let pairs = env_number("IOZ_BENCH_PAIRS", 7).max(1);
+    let items = env_num("IOZ_BENCH_ITEMS", 20_000) as usize;
+    let pairs = env_num("IOZ_BENCH_PAIRS", 7) as usize;
     let dir = std::env::var_os("IOZ_BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
@@ -182,12 +174,12 @@ fn main() {
     );
     let mut stat_ratio = 0.0;
     for (k, phase) in PHASES.iter().enumerate() {
-        let ratio = median(ratios[k].clone());
+        let ratio = median(&ratios[k]);
         println!(
             "{:<14} {:>12.0} {:>12.0} {:>8.3}",
             phase,
-            median(ioz_all[k].clone()),
-            median(bare_all[k].clone()),
+            median(&ioz_all[k]),
+            median(&bare_all[k]),
             ratio
         );
         if *phase == "file_stat" {
