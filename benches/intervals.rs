@@ -45,17 +45,17 @@ mod common;
 use common::{cell_measurements, env_num, load_average, median, pass_time, quantile};
 
 const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
+const TARGET: f64 = 0.99;
+/// The runs' quantile compared (see the module): their quickest quarter.
+const QUICK_QUARTER: f64 = 0.25;
+/// The passes compared, by their JSON names.
+const PASSES: [&str; 2] = ["read", "reread"];
 
 /// The binary measured: this build's, or IOZ_BENCH_BIN's (another build,
 /// to hold it to the same figure).
 fn ioz() -> String {
     std::env::var("IOZ_BENCH_BIN").unwrap_or_else(|_| IOZ.to_owned())
 }
-const TARGET: f64 = 0.99;
-/// The runs' quantile compared (see the module): their quickest quarter.
-const QUICK_QUARTER: f64 = 0.25;
-/// The passes compared, by their JSON names.
-const PASSES: [&str; 2] = ["read", "reread"];
 
 /// One ioz run of `runs` repetitions: each compared pass's (time in ns,
 /// operations, intervals) in its fastest repetition, the time being the
@@ -154,6 +154,10 @@ fn main() {
         .any(|a| !a.starts_with("--") && a != "intervals")
     {
         return;
+    }
+    if !Path::new(&ioz()).is_file() {
+        eprintln!("IOZ_BENCH_BIN={}: no such file", ioz());
+        std::process::exit(2);
     }
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 2048);
     let pairs = env_num("IOZ_BENCH_PAIRS", 16).max(1);

@@ -285,20 +285,11 @@ fn a_pass_far_shorter_than_its_interval_ends_when_its_loop_does() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tmp");
     let p = path.to_str().unwrap();
+    let second = format!("{p}.1");
     for args in [
         vec!["-s", "64k", "-r", "4k", "-i", "0", "-i", "1", "-f", p],
         vec![
-            "-s",
-            "64k",
-            "-r",
-            "4k",
-            "-i",
-            "0",
-            "-t",
-            "2",
-            "-F",
-            p,
-            &format!("{p}.1"),
+            "-s", "64k", "-r", "4k", "-i", "0", "-t", "2", "-F", p, &second,
         ],
     ] {
         let mut config = test_config(&args);
