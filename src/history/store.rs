@@ -550,19 +550,32 @@ pub fn exists(dir: &Path) -> Result<bool, HistoryError> {
 /// history (nothing there, or an empty directory).
 fn find_mark(dir: &Path) -> Result<Option<File>, HistoryError> {
     let mark_path = dir.join(MARK);
-    match File::open(&mark_path) {
+    let open_mark = || match File::open(&mark_path) {
         Ok(f) => Ok(Some(f)),
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            if dir.is_dir() && fs::read_dir(dir).is_ok_and(holds_others) {
-                return Err(not_ours(dir));
-            }
-            Ok(None)
-        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(source) => Err(HistoryError::Read {
-            path: mark_path,
+            path: mark_path.clone(),
             source,
         }),
+    };
+    if let Some(mark) = open_mark()? {
+        return Ok(Some(mark));
     }
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    // A directory ioz cannot list could hold anything: never claimed.
+    let entries = fs::read_dir(dir).map_err(|source| HistoryError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if !holds_others(entries) {
+        return Ok(None);
+    }
+    // Another run may have made the history between the two looks: a mark
+    // is made before anything else in it and never removed, so a mark seen
+    // after the listing makes whatever the listing held a history's.
+    open_mark()?.map(Some).ok_or_else(|| not_ours(dir))
 }
 
 /// Refuses a `runs/` that is a link (or anything but a directory): the
@@ -745,19 +758,10 @@ fn lock(
 /// it so; refuses a directory that holds anything else. Returns the mark,
 /// open for locking.
 fn claim(dir: &Path) -> Result<File, HistoryError> {
+    if let Some(mark) = find_mark(dir)? {
+        return Ok(mark);
+    }
     let mark_path = dir.join(MARK);
-    let cannot_read = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| HistoryError::Read { path, source }
-    };
-    match File::open(&mark_path) {
-        Ok(f) => return Ok(f),
-        Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(cannot_read(&mark_path)(e)),
-    }
-    if holds_others(fs::read_dir(dir).map_err(cannot_read(dir))?) {
-        return Err(not_ours(dir));
-    }
     // O_EXCL: of two runs making the history at once, one writes the mark
     // and the other finds it.
     match File::options()
@@ -781,7 +785,10 @@ fn claim(dir: &Path) -> Result<File, HistoryError> {
             });
         }
     }
-    File::open(&mark_path).map_err(cannot_read(&mark_path))
+    File::open(&mark_path).map_err(|source| HistoryError::Read {
+        path: mark_path,
+        source,
+    })
 }
 
 /// Whether a directory without the mark holds anything but ioz's own

@@ -371,3 +371,43 @@ fn a_held_lock_is_waited_for_with_a_bound_and_a_stop_ends_the_wait() {
     drop(holder);
     assert!(History::open_to_read(d, &mut quiet()).unwrap().is_some());
 }
+
+/// An open that ignores what it is told (another's lock is waited for).
+fn heedless() -> Caller<'static> {
+    Caller {
+        say: Box::leak(Box::new(|_: String| {})),
+        stopped: &never,
+    }
+}
+
+#[test]
+fn runs_making_one_history_at_once_all_take_it_for_theirs() {
+    // Seen in CI: of eight runs making a new history at once, one found no
+    // mark, and when it listed the directory another had made the mark and
+    // runs/ in it, which it took for foreign files.
+    for _ in 0..60 {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("history");
+        let start = std::sync::Barrier::new(4);
+        let outcomes: Vec<Result<(), String>> = std::thread::scope(|s| {
+            let racers: Vec<_> = (0..4)
+                .map(|i| {
+                    let (d, start) = (&d, &start);
+                    s.spawn(move || {
+                        start.wait();
+                        let opened = if i % 2 == 0 {
+                            History::open_to_write(d, &mut heedless()).map(drop)
+                        } else {
+                            check(d, &mut heedless())
+                        };
+                        opened.map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        for outcome in outcomes {
+            outcome.unwrap();
+        }
+    }
+}
