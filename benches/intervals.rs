@@ -42,20 +42,13 @@ use std::process::Command;
 
 mod common;
 
-use common::{cell_measurements, env_num, load_average, median, pass_time, quantile};
+use common::{cell_measurements, env_num, ioz_binary, load_average, median, pass_time, quantile};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.99;
 /// The runs' quantile compared (see the module): their quickest quarter.
 const QUICK_QUARTER: f64 = 0.25;
 /// The passes compared, by their JSON names.
 const PASSES: [&str; 2] = ["read", "reread"];
-
-/// The binary measured: this build's, or IOZ_BENCH_BIN's (another build,
-/// to hold it to the same figure).
-fn ioz() -> String {
-    std::env::var("IOZ_BENCH_BIN").unwrap_or_else(|_| IOZ.to_owned())
-}
 
 /// One ioz run of `runs` repetitions: each compared pass's (time in ns,
 /// operations, intervals) in its fastest repetition, the time being the
@@ -66,7 +59,7 @@ fn ioz() -> String {
 fn run(dir: &Path, size_mb: u64, runs: u64, intervals: bool, cpu: bool) -> Vec<(u64, u64, usize)> {
     let json = dir.join("bench-intervals.json");
     let size = format!("{size_mb}m");
-    let mut cmd = Command::new(ioz());
+    let mut cmd = Command::new(ioz_binary());
     // Test 1 alone: the file (kept with -w) is written once, untimed, by
     // the first run; every run after reads it cached.
     cmd.args(["-s", &size, "-r", "4k", "-i", "1"])
@@ -155,10 +148,8 @@ fn main() {
     {
         return;
     }
-    if !Path::new(&ioz()).is_file() {
-        eprintln!("IOZ_BENCH_BIN={}: no such file", ioz());
-        std::process::exit(2);
-    }
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 2048);
     let pairs = env_num("IOZ_BENCH_PAIRS", 16).max(1);
     let runs = env_num("IOZ_BENCH_RUNS", 3).max(1);

@@ -20,7 +20,8 @@
 //! - IOZ_BENCH_CLOCK: `wall` (default: the pass's elapsed time, as ioz
 //!   reports it) or `cpu` (the pass's user+system CPU time: steadier on a
 //!   busy machine, where other processes take the CPU away mid-pass);
-//! - IOZ_BENCH_DIR: where the file goes (default: the current directory).
+//! - IOZ_BENCH_DIR: where the file goes (default: the current directory);
+//! - IOZ_BENCH_BIN: another ioz binary to measure instead of this build's.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,9 +30,8 @@ use serde_json::Value;
 
 mod common;
 
-use common::{cell_measurements, env_num, median, pass_time};
+use common::{cell_measurements, env_num, ioz_binary, median, pass_time};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.95;
 /// The passes compared, by their JSON names.
 const PASSES: [&str; 3] = ["write", "read", "random_read"];
@@ -41,7 +41,7 @@ const PASSES: [&str; 3] = ["write", "read", "random_read"];
 fn run(dir: &Path, size_mb: u64, latency: bool, cpu: bool) -> Vec<(u64, u64)> {
     let json = dir.join("bench-latency.json");
     let size = format!("{size_mb}m");
-    let mut cmd = Command::new(IOZ);
+    let mut cmd = Command::new(ioz_binary());
     cmd.args([
         "-s", &size, "-r", "4k", "-i", "0", "-i", "1", "-i", "2", "-+n",
     ])
@@ -68,7 +68,7 @@ fn check_against_raw_latencies(dir: &Path) {
     let sub = dir.join("bench-latency-check");
     let _ = std::fs::remove_dir_all(&sub);
     std::fs::create_dir_all(&sub).unwrap();
-    let out = Command::new(IOZ)
+    let out = Command::new(ioz_binary())
         .args([
             "-s",
             "8m",
@@ -174,6 +174,8 @@ fn main() {
     {
         return;
     }
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 256);
     let pairs = env_num("IOZ_BENCH_PAIRS", 8).max(1);
     let cpu = std::env::var("IOZ_BENCH_CLOCK").is_ok_and(|c| c == "cpu");

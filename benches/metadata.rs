@@ -19,7 +19,8 @@
 //! - IOZ_BENCH_ITEMS: the files per run (default 20000);
 //! - IOZ_BENCH_PAIRS: pairs (default 7);
 //! - IOZ_BENCH_DIR: where the trees go (default: the current directory;
-//!   a tmpfs keeps the file system's own cost low and the comparison sharp).
+//!   a tmpfs keeps the file system's own cost low and the comparison sharp);
+//! - IOZ_BENCH_BIN: another ioz binary to measure instead of this build's.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -29,16 +30,15 @@ use std::time::Instant;
 
 mod common;
 
-use common::{env_num, median};
+use common::{env_num, ioz_binary, median};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.95;
 const PHASES: [&str; 4] = ["file_creation", "file_stat", "file_read", "file_removal"];
 
 /// ioz's rate of each phase (ops/s), from its saved run.
 fn ioz_rates(dir: &Path, items: usize) -> [f64; 4] {
     let json = dir.join("ioz-bench-run.json");
-    let status = Command::new(IOZ)
+    let status = Command::new(ioz_binary())
         .args(["mdtest", "-n", &items.to_string(), "-F", "-d"])
         .arg(dir)
         .arg("--json")
@@ -141,6 +141,8 @@ fn bare_rates(dir: &Path, items: usize) -> [f64; 4] {
 
 fn main() {
     // `cargo bench` passes --bench; anything else (a filter) is ignored.
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let items = env_num("IOZ_BENCH_ITEMS", 20_000) as usize;
     let pairs = env_num("IOZ_BENCH_PAIRS", 7) as usize;
     let dir = std::env::var_os("IOZ_BENCH_DIR")

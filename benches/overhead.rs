@@ -35,7 +35,8 @@
 //!   `4k,64k,1m,16m`); IOZ_BENCH_READ_RECORDS: the read tests' (default `4k`);
 //! - IOZ_BENCH_TESTS: only these tests (comma-separated names, e.g.
 //!   `write,record rewrite`);
-//! - IOZ_BENCH_DIR: where the file goes (default: the current directory).
+//! - IOZ_BENCH_DIR: where the file goes (default: the current directory);
+//! - IOZ_BENCH_BIN: another ioz binary to measure instead of this build's.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -45,13 +46,14 @@ use std::time::Instant;
 
 mod common;
 
-use common::{Clock, Timing, cpu_now_ns, env_num, fail, json_name, load_average, median};
+use common::{
+    Clock, Timing, cpu_now_ns, env_num, fail, ioz_binary, json_name, load_average, median,
+};
 use ioz::data::buffer::{AlignedBuf, fill};
 use ioz::data::pattern::{random_permutation, strided};
 use ioz::model::config::DataPattern;
 use ioz::model::workload::{Direction, Pass, TestId};
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const TARGET: f64 = 0.97;
 /// IOzone's stride (-j) default, which ioz's stride read uses.
 const STRIDE: u64 = 17;
@@ -187,7 +189,7 @@ impl Drop for FileGuard {
 /// Runs ioz on the benchmark file and returns the timing of `test`'s pass.
 fn run_ioz(path: &Path, size_mb: u64, record: u64, test: Test) -> Timing {
     let json = path.with_extension("json");
-    let mut cmd = Command::new(IOZ);
+    let mut cmd = Command::new(ioz_binary());
     // Benchmark runs are not kept in the user's history.
     cmd.env("IOZ_NO_HISTORY", "1");
     cmd.args(["-s", &format!("{size_mb}m"), "-r", &size_label(record)]);
@@ -197,7 +199,7 @@ fn run_ioz(path: &Path, size_mb: u64, record: u64, test: Test) -> Timing {
     cmd.arg("-w").arg("-f").arg(path).arg("--json").arg(&json);
     let out = cmd
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {IOZ}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", ioz_binary()));
     if !out.status.success() {
         panic!(
             "ioz failed ({}):\n{}\n{}",
@@ -444,6 +446,8 @@ fn main() {
         println!("overhead: run with `cargo bench --bench overhead`; skipped");
         return;
     }
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
     let pairs = env_num("IOZ_BENCH_PAIRS", 7) as usize;
     let clock = Clock::from_env();
@@ -471,7 +475,7 @@ fn main() {
     let file_bytes = size_mb << 20;
 
     println!("ioz overhead vs bare syscall loop");
-    println!("  ioz binary : {IOZ}");
+    println!("  ioz binary : {}", ioz_binary());
     println!("  file       : {} ({size_mb} MiB)", path.display());
     println!("  pairs      : {pairs} per test and record size, interleaved");
     println!(

@@ -34,7 +34,8 @@
 //! - IOZ_BENCH_CLOCK: `wall` (default: each pass's elapsed time, as ioz
 //!   reports it) or `cpu` (its user+system CPU time: steadier on a busy
 //!   machine); comparison 2 always compares CPU time;
-//! - IOZ_BENCH_DIR: where the files go (default: the current directory).
+//! - IOZ_BENCH_DIR: where the files go (default: the current directory);
+//! - IOZ_BENCH_BIN: another ioz binary to measure instead of this build's.
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -47,12 +48,13 @@ use serde_json::Value;
 
 mod common;
 
-use common::{Clock, Timing, cpu_now_ns, env_num, fail, json_name, load_average, median};
+use common::{
+    Clock, Timing, cpu_now_ns, env_num, fail, ioz_binary, json_name, load_average, median,
+};
 use ioz::data::buffer::{AlignedBuf, touch};
 use ioz::data::pattern::random_permutation;
 use ioz::model::workload::Pass;
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 const GRID_TARGET: f64 = 0.97;
 const CPU_PER_OP_TARGET: f64 = 1.10;
 const READ_REREAD_TARGET: f64 = 0.95;
@@ -100,7 +102,7 @@ impl Drop for Files {
 /// Runs `ioz args… -f path --json` and returns its saved run.
 fn ioz(path: &Path, args: &[&str]) -> Value {
     let json = path.with_extension("json");
-    let out = Command::new(IOZ)
+    let out = Command::new(ioz_binary())
         .env("IOZ_NO_HISTORY", "1")
         .args(args)
         .arg("-f")
@@ -108,7 +110,7 @@ fn ioz(path: &Path, args: &[&str]) -> Value {
         .args(["--quiet", "--force", "--json"])
         .arg(&json)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {IOZ}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", ioz_binary()));
     assert!(
         out.status.success(),
         "ioz {args:?} failed ({}):\n{}",
@@ -296,6 +298,8 @@ fn main() {
         println!("parity: run with `cargo bench --bench parity`; skipped");
         return;
     }
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let pairs = env_num("IOZ_BENCH_PAIRS", 7) as usize;
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
     let clock = Clock::from_env();
@@ -316,7 +320,7 @@ fn main() {
     let mut reader = IozoneLoop::new(&base.with_extension("pread"));
 
     println!("ioz against IOzone's loop");
-    println!("  ioz binary : {IOZ}");
+    println!("  ioz binary : {}", ioz_binary());
     println!("  files      : {}", test_file.display());
     println!("  pairs      : {pairs} of each comparison, interleaved");
     println!("  clock      : {} (IOZ_BENCH_CLOCK=wall|cpu)", clock.name());

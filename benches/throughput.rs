@@ -30,6 +30,7 @@
 //!   IOZ_BENCH_SCALING_TINY_KB    part 2 total for 8 B records, KiB [1024]
 //!   IOZ_BENCH_SCALING_RUNS       part 2 runs per cell, median reported [3]
 //!   IOZ_BENCH_DIR                where the files go [the current directory]
+//!   IOZ_BENCH_BIN                another ioz binary to measure [this build's]
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -40,13 +41,12 @@ use std::time::Instant;
 
 mod common;
 
-use common::{env_num, median};
+use common::{env_num, ioz_binary, median};
 use ioz::data::buffer::{AlignedBuf, fill, write_window_bytes};
 use ioz::model::config::DataPattern;
 use ioz::model::plan::Cell;
 use ioz::model::units::Size;
 
-const IOZ: &str = env!("CARGO_BIN_EXE_ioz");
 /// A ratio below this is flagged in the summary.
 const FLAG_BELOW: f64 = 0.9;
 /// Thread counts of the strong-scaling sweep.
@@ -127,7 +127,7 @@ struct Rates {
 
 /// Runs ioz and returns its standard output; panics if it fails.
 fn run_ioz(args: &[String], base: &Path) -> String {
-    let out = Command::new(IOZ)
+    let out = Command::new(ioz_binary())
         // Benchmark runs are not kept in the user's history.
         .env("IOZ_NO_HISTORY", "1")
         .args(args)
@@ -135,7 +135,7 @@ fn run_ioz(args: &[String], base: &Path) -> String {
         .arg("-f")
         .arg(base)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {IOZ}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", ioz_binary()));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         panic!(
@@ -578,6 +578,8 @@ fn main() {
         println!("throughput: run with `cargo bench --bench throughput`; skipped");
         return;
     }
+    // Refused before anything runs when IOZ_BENCH_BIN names no file.
+    ioz_binary();
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
     let record_kb = env_num("IOZ_BENCH_RECORD_KB", 64);
     let pairs = env_num("IOZ_BENCH_PAIRS", 5) as usize;
@@ -610,7 +612,7 @@ fn main() {
 
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("ioz throughput mode vs bare multi-threaded syscall loop");
-    println!("  ioz binary : {IOZ}");
+    println!("  ioz binary : {}", ioz_binary());
     println!("  files      : {}.0 … .{}", files.base.display(), count - 1);
     println!("  cpus       : {cpus}");
     println!(

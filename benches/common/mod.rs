@@ -5,6 +5,25 @@
 
 use ioz::model::workload::Pass;
 
+/// The ioz measured: this build's, or IOZ_BENCH_BIN's (another build, to
+/// hold it to the same figures on the same machine at the same hour). A
+/// path that is no file is refused in one line, with exit 2, before
+/// anything runs.
+pub fn ioz_binary() -> &'static str {
+    static BINARY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BINARY.get_or_init(|| {
+        let Some(other) = std::env::var_os("IOZ_BENCH_BIN") else {
+            return env!("CARGO_BIN_EXE_ioz").to_owned();
+        };
+        let other = other.to_string_lossy().into_owned();
+        if !std::path::Path::new(&other).is_file() {
+            eprintln!("IOZ_BENCH_BIN={other}: no such file");
+            std::process::exit(2);
+        }
+        other
+    })
+}
+
 /// A positive whole number from the environment variable `name`, or `default`.
 pub fn env_num(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
