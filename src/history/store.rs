@@ -661,22 +661,29 @@ pub fn check(dir: &Path, caller: &mut Caller<'_>) -> Result<(), HistoryError> {
 
 /// Makes and removes a file in `dir`: whether a run file can be made
 /// there now (a read-only mount, a directory this user may not write).
+/// A probe name already there (another check of this process, at the same
+/// moment) is passed over for the next.
 fn probe(dir: &Path) -> Result<(), HistoryError> {
-    let path = dir.join(temporary_name(OsStr::new("probe"), 0));
-    let made = File::options()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path);
-    match made {
-        Ok(_) => {
-            let _ = fs::remove_file(&path);
-            Ok(())
+    let not_writable = |source| HistoryError::NotWritable {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let mut attempt = 0;
+    loop {
+        let path = dir.join(temporary_name(OsStr::new("probe"), attempt));
+        let made = File::options()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path);
+        match made {
+            Ok(_) => {
+                let _ = fs::remove_file(&path);
+                return Ok(());
+            }
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(source) => return Err(not_writable(source)),
         }
-        Err(source) => Err(HistoryError::NotWritable {
-            dir: dir.to_path_buf(),
-            source,
-        }),
     }
 }
 
