@@ -41,6 +41,39 @@ pub fn value_ticks(top: f64) -> Vec<f64> {
     (0..=n).map(|k| k as f64 * step).collect()
 }
 
+/// Ticks for a time axis from 0 to the first round step at or past `end`:
+/// time has no headroom to give, so the axis ends where the run did (a 3 s
+/// pass reads 0 to 3 s, not 0 to 4 s as [`nice_top`] would make it) or at
+/// most one step past it. Steps of 1, 2, 2.5 or 5 times a power of ten,
+/// 4 to 10 of them; of those, the least blank past `end`, then the
+/// nearest to 6 steps.
+pub fn time_ticks(end: f64) -> Vec<f64> {
+    if !end.is_finite() || end <= 0.0 {
+        return value_ticks(1.0);
+    }
+    let e = end.log10().floor();
+    let mut best: Option<(f64, f64, usize)> = None;
+    for p in [e - 2.0, e - 1.0, e] {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            let step = m * 10f64.powf(p);
+            // An end a rounding error past a step is at that step.
+            let n = (end / step - 1e-9).ceil().max(1.0);
+            if !(4.0..=10.0).contains(&n) {
+                continue;
+            }
+            let blank = (n * step - end) / end;
+            let score = blank + 0.02 * (n - 6.0).abs();
+            if best.is_none_or(|(s, _, _)| score < s) {
+                best = Some((score, step, n as usize));
+            }
+        }
+    }
+    let Some((_, step, n)) = best else {
+        return value_ticks(nice_top(end));
+    };
+    (0..=n).map(|k| k as f64 * step).collect()
+}
+
 /// A linear axis with the ticks it is given: log2 sizes (the sizes the run
 /// measured) or values (round steps).
 #[derive(Clone, Debug)]

@@ -37,7 +37,7 @@ use super::layout::TableLayout;
 use crate::model::result::RunResult;
 use crate::model::workload::Pass;
 
-pub use axis::{nice_top, value_ticks};
+pub use axis::{nice_top, time_ticks, value_ticks};
 pub use output::{plot_files, plot_svg};
 pub use over_time::{OverTime, TimeLine, of_pass, of_phase, rate};
 pub use scale::{PlainAxis, ValueScale, measured, number};

@@ -11,7 +11,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::{TickedAxis, nice_top, value_ticks};
+use super::axis::{TickedAxis, nice_top, time_ticks, value_ticks};
 use super::lines::line_color;
 use super::scale::{ValueScale, number};
 use super::text::{Typesetter, style};
@@ -203,7 +203,7 @@ pub(super) fn draw_over_time<DB: DrawingBackend>(
     };
     let unit = result.config.unit;
     let end = end_ns(&view) as f64 / 1e9;
-    let x_axis = TickedAxis::new(value_ticks(nice_top(end)), 0.0);
+    let x_axis = TickedAxis::new(time_ticks(end), 0.0);
     let seconds = |x: f64| number(x);
     let chart = chart_2d(area, ts, x_axis, &seconds, scale, "Time into the pass (s)")?;
     let plot = chart.plotting_area();

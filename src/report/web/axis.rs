@@ -7,9 +7,10 @@
 use super::canvas::{Anchor, Paint, Svg, Text, TextSize};
 use crate::model::config::OutputUnit;
 use crate::model::dates;
-use crate::report::plots::{PlainAxis, nice_top, number, value_ticks};
+use crate::report::plots::{PlainAxis, nice_top, number, time_ticks, value_ticks};
 
-const MIB: f64 = 1024.0 * 1024.0;
+const KIB: f64 = 1024.0;
+const MIB: f64 = 1024.0 * KIB;
 const GIB: f64 = 1024.0 * MIB;
 
 /// The gridlines across a plot area, and the line of a tick marked strong
@@ -324,20 +325,37 @@ impl Axis {
         }
     }
 
-    /// Time into a pass, given in ns, from zero past `max_ns`: read in ms
-    /// under two seconds, else in seconds.
+    /// Time into a pass, given in ns, from zero to `max_ns` or one round
+    /// step past it ([`time_ticks`]): read in ms under two seconds, else in
+    /// seconds.
     pub fn elapsed(max_ns: f64, what: &str) -> Axis {
         let (factor, unit) = if max_ns < 2e9 {
             (1e-6, "ms")
         } else {
             (1e-9, "s")
         };
-        Axis::from_zero(max_ns, factor, format!("{what} ({unit})"))
+        let ticks = time_ticks(max_ns * factor);
+        let top = ticks.last().copied().unwrap_or(1.0);
+        let ticks = ticks
+            .into_iter()
+            .map(|t| Tick::new(t / top, number(t)))
+            .collect();
+        Axis {
+            factor,
+            ..Axis::new(
+                Mapping::Linear { lo: 0.0, hi: top },
+                ticks,
+                format!("{what} ({unit})"),
+            )
+        }
     }
 
-    /// Bytes, from zero past `max`: read in MiB, or GiB from 4 GiB.
+    /// Bytes, from zero past `max`: read in KiB under 4 MiB, in MiB under
+    /// 4 GiB, else in GiB.
     pub fn bytes(max: f64, what: &str) -> Axis {
-        let (factor, unit) = if max < 4.0 * GIB {
+        let (factor, unit) = if max < 4.0 * MIB {
+            (1.0 / KIB, "KiB")
+        } else if max < 4.0 * GIB {
             (1.0 / MIB, "MiB")
         } else {
             (1.0 / GIB, "GiB")
@@ -558,6 +576,38 @@ mod tests {
         let axis = Axis::time(t, t + 4);
         assert_eq!(axis.at(t as f64 + 1.0), 0.25);
         assert_eq!(Axis::time(t, t).at(t as f64), 0.5);
+    }
+
+    #[test]
+    fn an_elapsed_axis_ends_at_the_pass_s_end_or_one_round_step_past_it() {
+        // A 3 s pass reads 0 to 3 s (it read 0 to 4 s, a quarter blank).
+        let axis = Axis::elapsed(3.0e9, "time into the pass");
+        assert_eq!(labels(&axis), ["0", "0.5", "1", "1.5", "2", "2.5", "3"]);
+        assert_eq!(axis.title, "time into the pass (s)");
+        assert_eq!(axis.at(3.0e9), 1.0);
+        // 296 ms: in ms, to 300.
+        let axis = Axis::elapsed(296e6, "time into the pass");
+        assert_eq!(labels(&axis).last(), Some(&"300"));
+        assert_eq!(axis.title, "time into the pass (ms)");
+        assert_eq!(axis.at(150e6), 0.5);
+        // 6.31 s: to 7 s.
+        assert_eq!(labels(&Axis::elapsed(6.31e9, "t")).last(), Some(&"7"));
+    }
+
+    #[test]
+    fn a_bytes_axis_reads_in_the_unit_that_suits_its_values() {
+        // 4 KiB dirty in a read pass: KiB, not thousandths of a MiB.
+        let axis = Axis::bytes(4096.0, "page cache");
+        assert_eq!(axis.title, "page cache (KiB)");
+        assert_eq!(labels(&axis).last(), Some(&"5"));
+        assert_eq!(
+            Axis::bytes(2.3 * GIB, "page cache").title,
+            "page cache (MiB)"
+        );
+        assert_eq!(
+            Axis::bytes(4.6 * GIB, "page cache").title,
+            "page cache (GiB)"
+        );
     }
 
     #[test]
