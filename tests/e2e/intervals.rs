@@ -8,6 +8,7 @@
 
 use std::fs;
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -578,22 +579,49 @@ fn runs_and_history_keep_each_run_s_intervals() {
 }
 
 /// Settings of the machine the cliff test changes, put back on drop
-/// (even when the test fails).
-struct Restored(Vec<(String, String)>);
+/// (even when the test fails), under a lock every test process takes: two
+/// suites at once (two checkouts, two `cargo test`) each saved what the
+/// other had set and put it back after the other's restore, and left
+/// vm.dirty_ratio and vm.dirty_bytes both 0, which throttles every write of
+/// the machine (seen: a 16 KiB write held 7 ms in balance_dirty_pages).
+struct Restored {
+    saved: Vec<(String, String)>,
+    /// flock held until the settings are back (dropped after `drop`).
+    _lock: fs::File,
+}
 
 impl Restored {
+    fn new() -> Restored {
+        let path = std::env::temp_dir().join("ioz-e2e-machine-settings.lock");
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .unwrap_or_else(|e| skip(format!("{}: {e}", path.display())));
+        // SAFETY: flock on the descriptor we own; it waits for the other
+        // test process's cliff test to end.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            skip(format!("cannot lock {}", path.display()));
+        }
+        Restored {
+            saved: Vec::new(),
+            _lock: lock,
+        }
+    }
+
     fn set(&mut self, path: &str, value: &str) {
         let old = fs::read_to_string(path).unwrap_or_else(|e| skip(format!("{path}: {e}")));
         // vm.dirty_bytes and vm.dirty_ratio exclude each other: the ratio
         // put back last restores both.
-        self.0.push((path.to_string(), old.trim().to_string()));
+        self.saved.push((path.to_string(), old.trim().to_string()));
         fs::write(path, value).unwrap_or_else(|e| skip(format!("cannot set {path}: {e}")));
     }
 }
 
 impl Drop for Restored {
     fn drop(&mut self) {
-        for (path, old) in self.0.iter().rev() {
+        for (path, old) in self.saved.iter().rev() {
             let _ = fs::write(path, old);
         }
     }
@@ -631,11 +659,11 @@ fn the_rate_falls_when_dirty_pages_reach_the_limit() {
     // cache again (whose dirty pages the kernel would count too).
     let _ = quietly("losetup", &["--direct-io=on", &fs_dir.device]);
     let limit: u64 = 128 << 20;
-    let mut restored = Restored(Vec::new());
+    let mut restored = Restored::new();
     restored.set(THROTTLE, &format!("{major}:{minor} {}", 96u64 << 20));
-    restored.0.pop(); // the throttle is lifted by writing 0, not its old text
+    restored.saved.pop(); // the throttle is lifted by writing 0, not its old text
     restored
-        .0
+        .saved
         .push((THROTTLE.to_string(), format!("{major}:{minor} 0")));
     let _ = quietly("sync", &[]);
     restored.set("/proc/sys/vm/dirty_ratio", "20");
