@@ -592,12 +592,13 @@ struct Restored {
 
 impl Restored {
     fn new() -> Restored {
-        let path = std::env::temp_dir().join("ioz-e2e-machine-settings.lock");
+        // Not $TMPDIR: two checkouts may be given different ones.
+        let path = Path::new("/tmp/ioz-e2e-machine-settings.lock");
         let lock = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(&path)
+            .open(path)
             .unwrap_or_else(|e| skip(format!("{}: {e}", path.display())));
         // SAFETY: flock on the descriptor we own; it waits for the other
         // test process's cliff test to end.
