@@ -20,6 +20,7 @@ use super::mann_whitney::mann_whitney_p;
 use super::samples::{CellKey, SampleSet, Tail, Test, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
+use super::why::{Cause, Evidence, causes};
 use crate::model::config::OutputUnit;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
@@ -27,6 +28,25 @@ use crate::model::intervals::Interval;
 
 /// A difference is significant below this adjusted p-value.
 pub const ALPHA: f64 = 0.05;
+
+/// The tool that measured an input, as the input says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tool {
+    /// "ioz", "IOzone", "fio", "IOR"…
+    pub name: String,
+    pub version: Option<String>,
+    pub command: Option<String>,
+}
+
+impl Tool {
+    /// "fio fio-3.33", "ioz 0.1.0", "IOzone".
+    pub fn words(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
 
 /// One input as the user named it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -40,6 +60,9 @@ pub struct Input {
     pub source: String,
     /// Runs (files) pooled into it.
     pub runs: usize,
+    /// What measured it (the first run's, when several are pooled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Tool>,
 }
 
 /// An input and its samples.
@@ -153,6 +176,11 @@ pub struct CellComparison {
     /// "device", "uncached (-I)"), when both inputs recorded it and they
     /// differ: the two numbers then measure different things.
     pub regimes_differ: Option<(String, String)>,
+    /// When the difference counts (a verdict of faster or slower): what
+    /// the two inputs recorded differently, the likeliest cause first
+    /// (analysis/why.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<Cause>,
 }
 
 impl CellComparison {
@@ -345,6 +373,15 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
         c.p_adjusted = p_adj;
         c.verdict = verdict(c, p_adj, options.band_percent, higher);
     }
+    for c in cells.iter_mut().filter(|c| c.verdict != Verdict::Same) {
+        c.why = causes(&Evidence {
+            base: base_side,
+            other: side,
+            cell: c,
+            environment: environment_differences.as_deref(),
+            band_percent: options.band_percent,
+        });
+    }
     let compared = cells.len();
     Pair {
         other: side.input.clone(),
@@ -418,6 +455,7 @@ fn cell(key: CellKey, base: &[f64], other: &[f64]) -> CellComparison {
             Basis::BandOnly
         },
         regimes_differ: None,
+        why: Vec::new(),
     }
 }
 

@@ -111,6 +111,14 @@ pub fn detect(text: &str) -> Option<PeerFormat> {
     None
 }
 
+/// Whether the first bytes of a JSON file are a peer's (fio's first key
+/// is "fio version"; IOR's summary begins with its Version, Began and
+/// Command line), not a saved ioz run.
+pub fn json_head(head: &str) -> bool {
+    head.contains("\"fio version\"")
+        || (head.contains("\"Began\"") && head.contains("\"Command line\""))
+}
+
 /// Why a peer's file gave no run: where it broke, in its own terms. The
 /// caller names the file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
