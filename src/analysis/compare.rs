@@ -20,6 +20,7 @@ use super::mann_whitney::mann_whitney_p;
 use super::samples::{CellKey, SampleSet, Tail, Test, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
+pub use super::why::Tool;
 use super::why::{Cause, Evidence, causes};
 use crate::model::config::OutputUnit;
 use crate::model::env_facts::Difference;
@@ -28,25 +29,6 @@ use crate::model::intervals::Interval;
 
 /// A difference is significant below this adjusted p-value.
 pub const ALPHA: f64 = 0.05;
-
-/// The tool that measured an input, as the input says it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Tool {
-    /// "ioz", "IOzone", "fio", "IOR"…
-    pub name: String,
-    pub version: Option<String>,
-    pub command: Option<String>,
-}
-
-impl Tool {
-    /// "fio fio-3.33", "ioz 0.1.0", "IOzone".
-    pub fn words(&self) -> String {
-        match &self.version {
-            Some(v) => format!("{} {v}", self.name),
-            None => self.name.clone(),
-        }
-    }
-}
 
 /// One input as the user named it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -375,9 +357,13 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
     }
     for c in cells.iter_mut().filter(|c| c.verdict != Verdict::Same) {
         c.why = causes(&Evidence {
-            base: base_side,
-            other: side,
-            cell: c,
+            names: [&base_side.input.label, &side.input.label],
+            tools: [base_side.input.tool.as_ref(), side.input.tool.as_ref()],
+            samples: [base, &side.samples],
+            cell: c.cell,
+            regimes_differ: c.regimes_differ.as_ref(),
+            counts: [c.base.n, c.other.n],
+            band_only: c.basis == Basis::BandOnly,
             environment: environment_differences.as_deref(),
             band_percent: options.band_percent,
         });

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use super::compare::{Basis, CellComparison, Side};
+use super::samples::{CellKey, SampleSet};
 use crate::model::env_facts::{Difference, Topic};
 use crate::model::intervals::Interval;
 use crate::model::recorded::{LATENCY_OF, Recorded, SETTINGS, Spread};
@@ -49,11 +49,38 @@ pub enum CauseKind {
     Samples,
 }
 
-/// What the causes are found from.
+/// The tool that measured an input, as the input says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tool {
+    /// "ioz", "IOzone", "fio", "IOR"…
+    pub name: String,
+    pub version: Option<String>,
+    pub command: Option<String>,
+}
+
+impl Tool {
+    /// "fio fio-3.33", "ioz 0.1.0", "IOzone".
+    pub fn words(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// What the causes are found from: the baseline's and the other input's
+/// names, tools and samples (in that order), and the cell they differ in.
 pub struct Evidence<'a> {
-    pub base: &'a Side,
-    pub other: &'a Side,
-    pub cell: &'a CellComparison,
+    pub names: [&'a str; 2],
+    pub tools: [Option<&'a Tool>; 2],
+    pub samples: [&'a SampleSet; 2],
+    pub cell: CellKey,
+    /// Each side's cache regime, when they differ.
+    pub regimes_differ: Option<&'a (String, String)>,
+    /// The samples each side has of the cell.
+    pub counts: [usize; 2],
+    /// A side has one sample: the verdict rests on the band alone.
+    pub band_only: bool,
     /// The environments' differences, when both inputs recorded one.
     pub environment: Option<&'a [Difference]>,
     /// `--band`, percent.
@@ -62,15 +89,14 @@ pub struct Evidence<'a> {
 
 impl Evidence<'_> {
     fn recorded(&self) -> (Option<&Recorded>, Option<&Recorded>) {
-        let key = &self.cell.cell;
         (
-            self.base.samples.recorded.get(key),
-            self.other.samples.recorded.get(key),
+            self.samples[0].recorded.get(&self.cell),
+            self.samples[1].recorded.get(&self.cell),
         )
     }
 
     fn names(&self) -> (&str, &str) {
-        (&self.base.input.label, &self.other.input.label)
+        (self.names[0], self.names[1])
     }
 }
 
@@ -102,7 +128,7 @@ fn cause(kind: CauseKind, weight: u8, text: String) -> Vec<Cause> {
 
 /// The cache regimes differ: the two numbers measure different things.
 fn regime(e: &Evidence) -> Vec<Cause> {
-    let Some((old, new)) = &e.cell.regimes_differ else {
+    let Some((old, new)) = e.regimes_differ else {
         return Vec::new();
     };
     let (a, b) = e.names();
@@ -151,7 +177,7 @@ fn settings(e: &Evidence) -> Vec<Cause> {
 
 /// The tools (or their versions) differ.
 fn tool(e: &Evidence) -> Vec<Cause> {
-    let (Some(x), Some(y)) = (&e.base.input.tool, &e.other.input.tool) else {
+    let [Some(x), Some(y)] = e.tools else {
         return Vec::new();
     };
     let (a, b) = e.names();
@@ -363,10 +389,9 @@ fn shape(series: &[Interval]) -> Option<(u8, String)> {
 /// intervals, or a swing far wider than the other's.
 fn series(e: &Evidence) -> Vec<Cause> {
     let (a, b) = e.names();
-    let key = &e.cell.cell;
     let mut out = Vec::new();
-    for (name, side) in [(a, e.base), (b, e.other)] {
-        if let Some(s) = side.samples.series.get(key)
+    for (name, samples) in [(a, e.samples[0]), (b, e.samples[1])] {
+        if let Some(s) = samples.series.get(&e.cell)
             && let Some((weight, words)) = shape(s)
         {
             out.extend(cause(
@@ -425,8 +450,8 @@ fn series(e: &Evidence) -> Vec<Cause> {
 /// Too few samples to say much: one a side (no test), or a handful.
 fn samples(e: &Evidence) -> Vec<Cause> {
     let (a, b) = e.names();
-    let (n, m) = (e.cell.base.n, e.cell.other.n);
-    if e.cell.basis == Basis::BandOnly {
+    let [n, m] = e.counts;
+    if e.band_only {
         let one: Vec<&str> = [(a, n), (b, m)]
             .iter()
             .filter(|(_, k)| *k < 2)

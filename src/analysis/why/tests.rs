@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::analysis::adjust::Adjust;
-use crate::analysis::compare::{Input, Options, Tool, Verdict, compare};
+use crate::analysis::compare::{Input, Options, Side, Verdict, compare};
 use crate::analysis::samples::{CellKey, Test, of_peer, of_run};
 use crate::model::config::OutputUnit;
 use crate::model::environment::Environment;
