@@ -122,7 +122,7 @@ pub struct Kept {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PeerRun {
     pub tool: PeerTool,
-    /// The tool's version as the file gives it ("fio-3.33", "4.1.0+dev").
+    /// The tool's version as the file gives it ("3.33" of fio's "fio-3.33", "4.1.0+dev").
     pub version: Option<String>,
     /// The command that made it, as the file gives it.
     pub command: Option<String>,

@@ -164,7 +164,9 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
         ));
     }
     let root = Field::root(last, WHAT);
-    let version = root.req("fio version")?.str()?.to_string();
+    // "fio-3.33": the tool's name is said apart.
+    let version = root.req("fio version")?.str()?;
+    let version = version.strip_prefix("fio-").unwrap_or(version).to_string();
     let date = match root.get("timestamp") {
         Some(t) => Some(dates::from_epoch(t.u64()? as i64)),
         None => None,

@@ -68,7 +68,7 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
         if let Some(v) = t.strip_prefix("fio-")
             && v.starts_with(|c: char| c.is_ascii_digit())
         {
-            version = Some(t.to_string());
+            version = Some(v.to_string());
             continue;
         }
         if let Some((name, rest)) = line.split_once(": (g=") {

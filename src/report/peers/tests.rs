@@ -87,7 +87,7 @@ fn every_fixture_is_detected_as_what_it_is() {
 #[test]
 fn fio_s_text_output_is_its_issued_operations_over_its_runtime() {
     let run = read("fio-read.txt");
-    assert_eq!(run.version.as_deref(), Some("fio-3.33"));
+    assert_eq!(run.version.as_deref(), Some("3.33"));
     assert_eq!(run.date.as_deref(), Some("2026-12-01T21:15:46Z"));
     let r = &run.results[0];
     assert_eq!((r.test, r.record_bytes), (PeerTest::Pass(Pass::Read), 4096));

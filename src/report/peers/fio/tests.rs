@@ -27,7 +27,7 @@ fn a_random_read_job_is_a_random_read_cell_in_kb_of_1024_bytes() {
     let run = parse_json(&text).unwrap();
     let doc = raw(&text);
     let read = &doc["jobs"][0]["read"];
-    assert_eq!(run.version.as_deref(), Some("fio-3.33"));
+    assert_eq!(run.version.as_deref(), Some("3.33"));
     assert_eq!(
         run.date.as_deref(),
         Some(dates::from_epoch(1796159743).as_str())
