@@ -71,6 +71,18 @@ pub fn render_html(c: &Comparison) -> String {
     );
     // What differs between the machines, before any number.
     let _ = write!(h, "<h2>Environments</h2>");
+    if let Some(t) = &c.baseline.tool {
+        let _ = write!(
+            h,
+            "<p class=\"note\">measured: {}: {}{}</p>",
+            esc(&c.baseline.label),
+            esc(&t.words()),
+            t.command
+                .as_deref()
+                .map(|cmd| format!(", {}", esc(cmd)))
+                .unwrap_or_default()
+        );
+    }
     for pair in &c.pairs {
         environment_differences(&mut h, c, pair);
     }
@@ -224,8 +236,9 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
         esc(&pair.other.label),
         esc(&c.baseline.label)
     );
-    for line in command_lines(c, pair) {
-        let _ = write!(h, "<p class=\"note\">measured: {}</p>", esc(&line));
+    // The baseline's tool is said once, at the top.
+    for line in command_lines(c, pair).iter().skip(usize::from(c.baseline.tool.is_some())) {
+        let _ = write!(h, "<p class=\"note\">measured: {}</p>", esc(line));
     }
     match &pair.environment_differences {
         Some(diffs) => h.push_str(&differences_html(&who, diffs)),
