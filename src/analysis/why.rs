@@ -118,7 +118,7 @@ pub const FINDERS: &[Finder] = &[
 /// The causes of the cell's difference, the likeliest first.
 pub fn causes(e: &Evidence) -> Vec<Cause> {
     let mut all: Vec<Cause> = FINDERS.iter().flat_map(|f| f(e)).collect();
-    all.sort_by(|a, b| b.weight.cmp(&a.weight));
+    all.sort_by_key(|c| std::cmp::Reverse(c.weight));
     all
 }
 

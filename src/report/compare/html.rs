@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
 use super::over_time::over_time_section;
 use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
-use super::text::{command_lines, environment_lines, regime_line, why_lines};
+use super::text::{Explained, command_lines, environment_lines, regime_line, why_lines};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair, Verdict};
 use crate::analysis::samples::Test;
 use crate::report::environment_text::differences_html;
@@ -237,7 +237,10 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
         esc(&c.baseline.label)
     );
     // The baseline's tool is said once, at the top.
-    for line in command_lines(c, pair).iter().skip(usize::from(c.baseline.tool.is_some())) {
+    for line in command_lines(c, pair)
+        .iter()
+        .skip(usize::from(c.baseline.tool.is_some()))
+    {
         let _ = write!(h, "<p class=\"note\">measured: {}</p>", esc(line));
     }
     match &pair.environment_differences {
@@ -256,7 +259,7 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
 /// For each difference that counts, what the two inputs recorded
 /// differently, the likeliest cause first (analysis/why.rs).
 fn why_section(h: &mut String, c: &Comparison) {
-    let pairs: Vec<(&Pair, Vec<(String, Vec<String>)>)> = c
+    let pairs: Vec<(&Pair, Vec<Explained>)> = c
         .pairs
         .iter()
         .map(|p| (p, why_lines(c, p)))
@@ -276,7 +279,7 @@ fn why_section(h: &mut String, c: &Comparison) {
             esc(&pair.other.label),
             esc(&c.baseline.label)
         );
-        for (headline, causes) in why {
+        for Explained { headline, causes } in why {
             let _ = write!(
                 h,
                 "<p class=\"why\"><b>{}</b></p><ol class=\"why\">",

@@ -83,10 +83,17 @@ fn for_terminal(c: &Comparison) -> Comparison {
     c
 }
 
+/// A difference that counts and its causes, in words.
+pub struct Explained {
+    /// "random read …: B is 31.0 % slower than A".
+    pub headline: String,
+    /// Each cause, the likeliest first.
+    pub causes: Vec<String>,
+}
+
 /// Each cell of a pair whose difference counts (faster or slower), with
-/// its causes, the likeliest first: a headline ("random read …: B is
-/// 31.0 % slower than A") and each cause's words.
-pub fn why_lines(c: &Comparison, pair: &Pair) -> Vec<(String, Vec<String>)> {
+/// its causes, the likeliest first.
+pub fn why_lines(c: &Comparison, pair: &Pair) -> Vec<Explained> {
     pair.cells
         .iter()
         .filter(|x| x.verdict != Verdict::Same)
@@ -105,7 +112,7 @@ pub fn why_lines(c: &Comparison, pair: &Pair) -> Vec<(String, Vec<String>)> {
             } else {
                 x.why.iter().map(|w| w.text.clone()).collect()
             };
-            (headline, causes)
+            Explained { headline, causes }
         })
         .collect()
 }
@@ -320,7 +327,7 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
             out,
             "\n  Why the numbers differ: for each difference, what the two inputs recorded differently, the likeliest first"
         );
-        for (headline, causes) in why {
+        for Explained { headline, causes } in why {
             let _ = writeln!(out, "  {headline}:");
             for (i, cause) in causes.iter().enumerate() {
                 let _ = writeln!(out, "    {}. {cause}", i + 1);
