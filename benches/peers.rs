@@ -31,6 +31,9 @@
 //!   IOZ_BENCH_PAIRS     interleaved pairs [5]
 //!   IOZ_BENCH_SIZE_MB   each cached cell's file, MiB [64]
 //!   IOZ_BENCH_DIRECT_MB each O_DIRECT cell's file, MiB [16]
+//!   IOZ_BENCH_WORKER_MB each of the four workers' files, MiB [256]: long
+//!                       enough that the workers' starts (fio's forks, ioz's
+//!                       barrier) are a small part of a pass
 //!   IOZ_BENCH_DIR       where the files go [target/peers-bench]
 //!   IOZ_BENCH_BIN       another ioz binary to measure [this build's]
 
@@ -74,10 +77,11 @@ fn key(pass: Pass, workers: Option<u32>, file: u64, record: u64) -> CellKey {
     }
 }
 
-fn setups(size_mb: u64, direct_mb: u64) -> Vec<Setup> {
+fn setups(size_mb: u64, direct_mb: u64, worker_mb: u64) -> Vec<Setup> {
     let file = size_mb << 20;
     let size = format!("{size_mb}m");
     let (direct_file, direct_size) = (direct_mb << 20, format!("{direct_mb}m"));
+    let (worker_file, worker_size) = (worker_mb << 20, format!("{worker_mb}m"));
     let mut out = Vec::new();
     for (record, bytes) in [("4k", 4u64 << 10), ("64k", 64 << 10), ("1m", 1 << 20)] {
         let psync = s(&["--ioengine=psync", "--invalidate=0"]);
@@ -171,7 +175,7 @@ fn setups(size_mb: u64, direct_mb: u64) -> Vec<Setup> {
             "--ioengine=psync",
             "--invalidate=0",
             "--bs=64k",
-            &format!("--size={size}"),
+            &format!("--size={worker_size}"),
             "--numjobs=4",
         ]),
         cells: [(Pass::Write, "write"), (Pass::Read, "read")]
@@ -291,16 +295,17 @@ fn main() {
     let pairs = env_num("IOZ_BENCH_PAIRS", 5);
     let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
     let direct_mb = env_num("IOZ_BENCH_DIRECT_MB", 16);
+    let worker_mb = env_num("IOZ_BENCH_WORKER_MB", 256);
     let dir = PathBuf::from(
         std::env::var("IOZ_BENCH_DIR").unwrap_or_else(|_| "target/peers-bench".into()),
     );
     let _ = std::fs::remove_dir_all(&dir);
     let data = dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
-    let setups = setups(size_mb, direct_mb);
+    let setups = setups(size_mb, direct_mb, worker_mb);
     let fio_version = Command::new("fio").arg("--version").output().unwrap();
     println!(
-        "peers: {} beside {} ({} pairs, {size_mb} MiB files cached, {direct_mb} MiB direct, in {}); load at the start {}",
+        "peers: {} beside {} ({} pairs, {size_mb} MiB files cached, {direct_mb} MiB direct, 4 × {worker_mb} MiB, in {}); load at the start {}",
         String::from_utf8_lossy(&fio_version.stdout).trim(),
         ioz_binary(),
         pairs,

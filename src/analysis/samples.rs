@@ -472,6 +472,66 @@ mod tests {
     }
 
     #[test]
+    fn a_peer_s_repetitions_are_samples_of_its_cell_in_the_unit_asked() {
+        use crate::model::peer::{PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
+        let mut run = PeerRun::empty(PeerTool::Ior);
+        run.results.push(PeerResult {
+            name: "test 0, write".into(),
+            test: PeerTest::Pass(Pass::Write),
+            workers: Some(2),
+            file_bytes: 16 << 20,
+            record_bytes: 64 << 10,
+            samples: [3593.4173, 1028.6381]
+                .iter()
+                .map(|mib| PeerSample {
+                    kb_per_sec: Some(mib * 1024.0),
+                    ops_per_sec: Some(mib * 16.0),
+                })
+                .collect(),
+            printed: String::new(),
+            latency: None,
+            recorded: Recorded::default(),
+            series: Vec::new(),
+        });
+        let key = CellKey {
+            pass: Test::Pass(Pass::Write),
+            workers: Some(2),
+            file_bytes: 16 << 20,
+            record_bytes: 64 << 10,
+        };
+        let kb = of_peer(&run, OutputUnit::KbPerSec);
+        assert_eq!(kb.cells[&key], [3593.4173 * 1024.0, 1028.6381 * 1024.0]);
+        let ops = of_peer(&run, OutputUnit::OpsPerSec);
+        assert_eq!(ops.cells[&key], [3593.4173 * 16.0, 1028.6381 * 16.0]);
+        assert!(kb.recorded.contains_key(&key));
+        // No rate in the unit: no cell.
+        run.results[0].samples[0].ops_per_sec = None;
+        run.results[0].samples[1].ops_per_sec = None;
+        assert!(of_peer(&run, OutputUnit::OpsPerSec).is_empty());
+    }
+
+    #[test]
+    fn a_throughput_phase_records_how_far_apart_its_workers_started() {
+        let mut run = sample_result(
+            crate::cli::test_config(&["-s", "1m", "-r", "64k", "-t", "2"]),
+            Vec::new(),
+        );
+        let mut phase = sample_phase(Pass::Write, 2, 1 << 20);
+        phase.results[1].start_after_release_ns = 30_000_000;
+        run.throughput = vec![phase];
+        let set = of_run(&run);
+        let r = set.recorded.values().next().unwrap();
+        assert_eq!(
+            (r.start_skew_ns, r.elapsed_ns),
+            (Some(30_000_000), Some(1_000_000_000))
+        );
+        assert_eq!(
+            r.settings[crate::model::recorded::RATE_OF_WORKERS],
+            "sum of each worker's rate, until the first finished (stonewall)"
+        );
+    }
+
+    #[test]
     fn pooling_appends_the_samples_of_each_cell() {
         let key = CellKey {
             pass: Test::Pass(Pass::Read),

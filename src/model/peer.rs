@@ -118,6 +118,16 @@ pub struct Kept {
     pub value: String,
 }
 
+impl Kept {
+    pub fn new(of: &str, name: &str, value: &str) -> Kept {
+        Kept {
+            of: of.to_string(),
+            name: name.to_string(),
+            value: value.to_string(),
+        }
+    }
+}
+
 /// A peer's result file, read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PeerRun {
@@ -137,6 +147,20 @@ pub struct PeerRun {
 }
 
 impl PeerRun {
+    /// A run of `tool` with nothing read yet.
+    pub fn empty(tool: PeerTool) -> PeerRun {
+        PeerRun {
+            tool,
+            version: None,
+            command: None,
+            date: None,
+            host: None,
+            results: Vec::new(),
+            kept: Vec::new(),
+            defects: Vec::new(),
+        }
+    }
+
     /// The unit its samples are compared in: kB/s when any result moved
     /// data, else operations per second (a metadata benchmark's).
     pub fn unit(&self) -> OutputUnit {

@@ -147,7 +147,8 @@ pub fn settings_of_run(config: &RunConfig, pass: Pass, workers: Option<u32>) -> 
         DropCaches::File => "yes (--drop-caches file)".to_string(),
         DropCaches::All => "yes (--drop-caches all)".to_string(),
     };
-    if pass.direction() != Direction::Write {
+    // O_DIRECT bypasses the page cache: what it held does not matter.
+    if pass.direction() != Direction::Write && !config.open.direct {
         s.insert(CACHE_DROPPED.into(), dropped);
     }
     s.insert(DIRECT.into(), yes(config.open.direct));
@@ -202,7 +203,12 @@ mod tests {
             crate::cli::test_config(&["-s", "64m", "-r", "4k", "-I", "-i", "0", "-i", "2"]);
         let read = settings_of_run(&config, Pass::RandomRead, None);
         assert_eq!(read[DIRECT], "yes");
-        assert_eq!(read[CACHE_DROPPED], "no");
+        assert!(!read.contains_key(CACHE_DROPPED), "moot with O_DIRECT");
+        let cached = crate::cli::test_config(&["-s", "64m", "-r", "4k", "-i", "0", "-i", "2"]);
+        assert_eq!(
+            settings_of_run(&cached, Pass::RandomRead, None)[CACHE_DROPPED],
+            "no"
+        );
         assert_eq!(read[ENGINE], "sync");
         assert_eq!(read[DEPTH], "1");
         assert!(!read.contains_key(FSYNC), "a read has no fsync");

@@ -259,3 +259,20 @@ fn a_fio_file_against_an_ioz_run_names_fio_s_cache_drop_then_the_tools() {
         cell.why
     );
 }
+
+#[test]
+fn workers_that_started_far_apart_are_named() {
+    let a = side("together", &run(ARGS, 400_000.0, "rw"));
+    let mut b = side("apart", &run(ARGS, 200_000.0, "rw"));
+    for r in b.samples.recorded.values_mut() {
+        // The last worker 120 ms after the first, in a 1 s pass: 12 %.
+        r.start_skew_ns = Some(120_000_000);
+        r.elapsed_ns = Some(1_000_000_000);
+    }
+    let why = why_of(&a, &b);
+    assert!(
+        why.iter().any(|c| c.kind == CauseKind::StartSkew
+            && c.text == "apart's workers started up to 120.0 ms apart (12.0 % of its 1.00 s)"),
+        "{why:?}"
+    );
+}

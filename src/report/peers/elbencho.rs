@@ -12,7 +12,7 @@
 //! RMDIRS, RMFILES, STAT and a directory run's WRITE and READ (files
 //! made, read) are mdtest's operations, in entries per second.
 
-use super::{PeerError, usable};
+use super::{PeerError, figure};
 use crate::model::dates;
 use crate::model::metadata::MetaOp;
 use crate::model::peer::{Kept, PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
@@ -38,19 +38,9 @@ impl Row<'_> {
     }
 
     fn number(&self, name: &str) -> Result<Option<f64>, PeerError> {
-        match self.text(name) {
-            None => Ok(None),
-            Some(t) => t
-                .parse::<f64>()
-                .map_err(|_| format!("\"{t}\" is not a number"))
-                .and_then(usable)
-                .map(Some)
-                .map_err(|why| PeerError::Line {
-                    what: WHAT,
-                    line: self.line,
-                    why: format!("{name}: {why}"),
-                }),
-        }
+        self.text(name)
+            .map(|t| figure(t, WHAT, self.line, name, "number"))
+            .transpose()
     }
 
     fn whole(&self, name: &str) -> Result<u64, PeerError> {
@@ -119,16 +109,7 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
             });
         }
     }
-    let mut run = PeerRun {
-        tool: PeerTool::Elbencho,
-        version: None,
-        command: None,
-        date: None,
-        host: None,
-        results: Vec::new(),
-        kept: Vec::new(),
-        defects: Vec::new(),
-    };
+    let mut run = PeerRun::empty(PeerTool::Elbencho);
     let mut commands: Vec<String> = Vec::new();
     let mut previous_op: Option<String> = None;
     for (n, line) in lines {
@@ -211,7 +192,8 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
                     continue;
                 };
                 if let Some(mib) = row.number("MiB/s [last]")? {
-                    run.kept.push(kept(&of, "MiB/s [last]", &mib.to_string()));
+                    run.kept
+                        .push(Kept::new(&of, "MiB/s [last]", &mib.to_string()));
                 }
                 (
                     PeerTest::Metadata(meta),
@@ -223,7 +205,8 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
                 )
             }
             Phase::Other => {
-                run.kept.push(kept(&of, "phase", "no counterpart in ioz"));
+                run.kept
+                    .push(Kept::new(&of, "phase", "no counterpart in ioz"));
                 continue;
             }
         };
@@ -239,11 +222,11 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
             "Ent lat us [avg]",
         ] {
             if let Some(v) = row.text(name) {
-                run.kept.push(kept(&of, name, v));
+                run.kept.push(Kept::new(&of, name, v));
             }
         }
         if let Some(label) = row.text("label") {
-            run.kept.push(kept(&of, "label", label));
+            run.kept.push(Kept::new(&of, "label", label));
         }
         let mut settings = Settings::new();
         let direct = row.whole("direct IO")? == 1;
@@ -324,18 +307,10 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
         [one] => Some(one.clone()),
         many => Some(format!("{} commands: {}", many.len(), many.join("; "))),
     };
-    run.kept.push(kept(
+    run.kept.push(Kept::new(
         "the run",
         "rates",
         "elbencho writes MiB/s as whole numbers: a rate is as exact as that",
     ));
     Ok(run)
-}
-
-fn kept(of: &str, name: &str, value: &str) -> Kept {
-    Kept {
-        of: of.to_string(),
-        name: name.to_string(),
-        value: value.to_string(),
-    }
 }

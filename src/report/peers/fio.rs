@@ -206,7 +206,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
         jobs
     };
     run.command = Some(command(&global, &measured));
-    run.kept.push(kept(
+    run.kept.push(Kept::new(
         "the run",
         "command",
         "not in fio's JSON: put together from its global and job options",
@@ -236,7 +236,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
                     parts.push(format!("{key} {}", number_text(v.value)));
                 }
             }
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 &format!("disk {name}"),
                 "disk_util",
                 &parts.join(", "),
@@ -286,7 +286,7 @@ fn clients(run: &mut PeerRun, jobs: Vec<Job>) -> Vec<Job> {
     }
     for j in &each {
         for (name, d) in &j.dirs {
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 &format!(
                     "client {} (job {})",
                     j.host.as_deref().unwrap_or("?"),
@@ -506,7 +506,7 @@ fn measure(run: &mut PeerRun, group: &[Job], interim: &[Vec<Job>]) -> Result<(),
     let first = &group[0];
     let of = format!("job {}", first.name);
     if let Some(bad) = group.iter().find(|j| j.error != 0) {
-        run.kept.push(kept(
+        run.kept.push(Kept::new(
             &of,
             "error",
             &format!(
@@ -530,7 +530,7 @@ fn measure(run: &mut PeerRun, group: &[Job], interim: &[Vec<Job>]) -> Result<(),
     let workers = (workers > 1).then_some(workers);
     for (k, v) in &first.options {
         if !USED_OPTIONS.contains(&k.as_str()) {
-            run.kept.push(kept(&of, &format!("option {k}"), v));
+            run.kept.push(Kept::new(&of, &format!("option {k}"), v));
         }
     }
     keep_job_figures(run, &of, group);
@@ -560,20 +560,24 @@ fn measure(run: &mut PeerRun, group: &[Job], interim: &[Vec<Job>]) -> Result<(),
     };
     match mapping(&rw) {
         Mapping::None(what) => {
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 &of,
                 "rw",
                 &format!("{rw}: {what}, which ioz has no test for: not compared"),
             ));
             for (name, d) in &first.dirs {
-                run.kept
-                    .push(kept(&of, &format!("{name} bw"), &format!("{} KiB/s", d.bw)));
+                run.kept.push(Kept::new(
+                    &of,
+                    &format!("{name} bw"),
+                    &format!("{} KiB/s", d.bw),
+                ));
             }
         }
         Mapping::One(pass, dir) => {
             let parts: Vec<&Dir> = group.iter().filter_map(|j| j.dirs.get(dir)).collect();
             if parts.is_empty() {
-                run.kept.push(kept(&of, dir, "moved nothing: not compared"));
+                run.kept
+                    .push(Kept::new(&of, dir, "moved nothing: not compared"));
                 return Ok(());
             }
             let kb: f64 = parts.iter().map(|d| d.kb_per_sec()).sum();
@@ -592,7 +596,7 @@ fn measure(run: &mut PeerRun, group: &[Job], interim: &[Vec<Job>]) -> Result<(),
                 series(first, dir, parts[0], interim)
             };
             for other in first.dirs.keys().filter(|k| **k != dir) {
-                run.kept.push(kept(
+                run.kept.push(Kept::new(
                     &of,
                     other,
                     "moved data beside the job's own direction",
@@ -631,7 +635,7 @@ fn measure(run: &mut PeerRun, group: &[Job], interim: &[Vec<Job>]) -> Result<(),
                 lat.extend(r.iter().chain(w.iter()).map(|d| d.latency.clone()));
             }
             for (name, d) in &first.dirs {
-                run.kept.push(kept(
+                run.kept.push(Kept::new(
                     &of,
                     &format!("{name} share of the mix"),
                     &format!("{} KiB/s ({:.0} IOPS)", d.bw, d.ops_per_sec()),
@@ -765,16 +769,19 @@ fn settings(j: &Job, workers: Option<u32>, summed: bool, moved: u64, file_bytes:
             .map_or(default, |v| !matches!(v.trim(), "0" | "false" | ""))
     };
     let mut s = Settings::new();
-    let invalidate = on("invalidate", true);
-    s.insert(
-        rec::CACHE_DROPPED.into(),
-        if invalidate {
-            "yes (fio's invalidate=1, its default)".into()
-        } else {
-            "no (invalidate=0)".into()
-        },
-    );
     let direct = on("direct", false) || !on("buffered", true);
+    // O_DIRECT bypasses the page cache: what it held does not matter.
+    if !direct {
+        let invalidate = on("invalidate", true);
+        s.insert(
+            rec::CACHE_DROPPED.into(),
+            if invalidate {
+                "yes (fio's invalidate=1, its default)".into()
+            } else {
+                "no (invalidate=0)".into()
+            },
+        );
+    }
     s.insert(rec::DIRECT.into(), yes(direct));
     let sync = j
         .option("sync")
@@ -838,7 +845,7 @@ fn engine_words(engine: &str) -> String {
 /// The figures of a job group that have no counterpart in ioz.
 fn keep_job_figures(run: &mut PeerRun, of: &str, group: &[Job]) {
     let j = &group[0];
-    run.kept.push(kept(
+    run.kept.push(Kept::new(
         of,
         "cpu",
         &format!(
@@ -847,18 +854,18 @@ fn keep_job_figures(run: &mut PeerRun, of: &str, group: &[Job]) {
         ),
     ));
     if !j.depths.is_empty() {
-        run.kept.push(kept(of, "IO depths", &j.depths));
+        run.kept.push(Kept::new(of, "IO depths", &j.depths));
     }
     for (name, d) in &j.dirs {
         if let Some(lat) = d.lat_mean_ns {
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 of,
                 &format!("{name} lat mean"),
                 &format!("{lat:.0} ns"),
             ));
         }
         if let Some(slat) = d.slat_mean_ns {
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 of,
                 &format!("{name} slat mean"),
                 &format!("{slat:.0} ns"),
@@ -866,7 +873,7 @@ fn keep_job_figures(run: &mut PeerRun, of: &str, group: &[Job]) {
         }
     }
     if group.len() > 1 {
-        run.kept.push(kept(
+        run.kept.push(Kept::new(
             of,
             "jobs",
             &format!(
@@ -940,14 +947,6 @@ fn command(global: &BTreeMap<String, String>, jobs: &[Job]) -> String {
         }
     }
     words.join(" ")
-}
-
-fn kept(of: &str, name: &str, value: &str) -> Kept {
-    Kept {
-        of: of.to_string(),
-        name: name.to_string(),
-        value: value.to_string(),
-    }
 }
 
 /// A JSON number as fio printed it.

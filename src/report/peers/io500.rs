@@ -12,7 +12,7 @@
 //! INVALID line.
 
 use super::sizes::option_bytes;
-use super::{PeerError, usable};
+use super::{PeerError, figure};
 use crate::model::dates;
 use crate::model::metadata::MetaOp;
 use crate::model::peer::{Kept, PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
@@ -139,40 +139,31 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
     };
     for key in ["config-hash", "result-dir", "mode"] {
         if let Some((v, _)) = head.get(key) {
-            run.kept.push(kept("the run", key, v));
+            run.kept.push(Kept::new("the run", key, v));
         }
     }
     for c in &head.comments {
         if c.starts_with("ERROR") || c.starts_with("WARNING") {
-            run.kept.push(kept("the run", "validity", c));
+            run.kept.push(Kept::new("the run", "validity", c));
         }
     }
     let workers = (procs > 1).then_some(procs as u32);
     for s in &sections[1..] {
         for c in &s.comments {
             if c.starts_with("ERROR") || c.starts_with("WARNING") {
-                run.kept.push(kept(&s.name, "validity", c));
+                run.kept.push(Kept::new(&s.name, "validity", c));
             }
         }
         if s.name == "SCORE" || s.name == "SCOREX" {
             for (k, v, _) in &s.keys {
-                run.kept.push(kept(&s.name, k, v));
+                run.kept.push(Kept::new(&s.name, k, v));
             }
             continue;
         }
-        let score = match s.get("score") {
-            Some((v, n)) => Some(
-                v.parse::<f64>()
-                    .map_err(|_| format!("score \"{v}\" is not a number"))
-                    .and_then(usable)
-                    .map_err(|why| PeerError::Line {
-                        what: WHAT,
-                        line: n,
-                        why,
-                    })?,
-            ),
-            None => None,
-        };
+        let score = s
+            .get("score")
+            .map(|(v, n)| figure(v, WHAT, n, "score", "number"))
+            .transpose()?;
         let exe = s.get("exe").map(|(v, _)| v).unwrap_or("");
         let words: Vec<&str> = exe.split_whitespace().collect();
         for key in [
@@ -183,7 +174,7 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
             "total-files",
         ] {
             if let Some((v, _)) = s.get(key) {
-                run.kept.push(kept(&s.name, key, v));
+                run.kept.push(Kept::new(&s.name, key, v));
             }
         }
         let Some(score) = score else { continue };
@@ -255,7 +246,7 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
                 )
             }
             Phase::Other => {
-                run.kept.push(kept(
+                run.kept.push(Kept::new(
                     &s.name,
                     "score",
                     &format!("{score} (no counterpart in ioz)"),
@@ -264,7 +255,7 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
             }
         };
         if !exe.is_empty() {
-            run.kept.push(kept(&s.name, "exe", exe));
+            run.kept.push(Kept::new(&s.name, "exe", exe));
         }
         run.results.push(PeerResult {
             name: s.name.clone(),
@@ -283,12 +274,4 @@ pub(super) fn parse(text: &str) -> Result<PeerRun, PeerError> {
         });
     }
     Ok(run)
-}
-
-fn kept(of: &str, name: &str, value: &str) -> Kept {
-    Kept {
-        of: of.to_string(),
-        name: name.to_string(),
-        value: value.to_string(),
-    }
 }

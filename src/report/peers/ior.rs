@@ -13,7 +13,7 @@
 
 use super::json::{Field, without_text_lines};
 use super::sizes::{ior_text_bytes, option_bytes};
-use super::{PeerError, usable};
+use super::{PeerError, figure};
 use crate::model::dates;
 use crate::model::peer::{Kept, PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
 use crate::model::recorded::{self as rec, Recorded, Settings, yes};
@@ -173,7 +173,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
         };
         for key in ["Path", "Capacity", "Used Capacity", "StartTime"] {
             if let Some(v) = test.get(key).and_then(|v| v.str().ok()) {
-                run.kept.push(kept(&of, key, v));
+                run.kept.push(Kept::new(&of, key, v));
             }
         }
         if let Some(o) = &opts {
@@ -184,7 +184,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
                 "ordering inter file",
             ] {
                 if let Some(v) = o.get(key).and_then(|v| v.str().ok()) {
-                    run.kept.push(kept(&of, key, v));
+                    run.kept.push(Kept::new(&of, key, v));
                 }
             }
         }
@@ -214,7 +214,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
                 });
                 printed.push(format!("{mib:.4}"));
                 if let Some(lat) = r.get("latency") {
-                    run.kept.push(kept(
+                    run.kept.push(Kept::new(
                         &format!("{of}, {access} #{}", samples.len()),
                         "latency",
                         &format!(
@@ -252,7 +252,7 @@ pub(super) fn parse_json(text: &str) -> Result<PeerRun, PeerError> {
                     parts.push(format!("{key} {}", v.f64()?));
                 }
             }
-            run.kept.push(kept(
+            run.kept.push(Kept::new(
                 &format!("summary, {op}"),
                 "IOR's summary",
                 &parts.join(", "),
@@ -273,16 +273,7 @@ fn host_of(machine: &str) -> String {
 
 /// IOR's text output.
 pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
-    let mut run = PeerRun {
-        tool: PeerTool::Ior,
-        version: None,
-        command: None,
-        date: None,
-        host: None,
-        results: Vec::new(),
-        kept: Vec::new(),
-        defects: Vec::new(),
-    };
+    let mut run = PeerRun::empty(PeerTool::Ior);
     let mut options: Vec<(String, String)> = Vec::new();
     // Each result row: its access and bandwidth (MiB/s) and IOPS.
     let mut rows: Vec<(usize, String, f64, f64)> = Vec::new();
@@ -308,7 +299,7 @@ pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
         if in_summary {
             let w: Vec<&str> = t.split_whitespace().collect();
             if let [op @ ("write" | "read"), max, min, mean, sd, ..] = w[..] {
-                run.kept.push(kept(
+                run.kept.push(Kept::new(
                     &format!("summary, {op}"),
                     "IOR's summary",
                     &format!("Max {max}, Min {min}, Mean {mean}, StdDev {sd} MiB/s"),
@@ -322,16 +313,7 @@ pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
         if in_results {
             let w: Vec<&str> = t.split_whitespace().collect();
             if let [access @ ("write" | "read"), bw, iops, ..] = w[..] {
-                let number = |s: &str| -> Result<f64, PeerError> {
-                    s.parse::<f64>()
-                        .map_err(|_| format!("\"{s}\" is not a number"))
-                        .and_then(usable)
-                        .map_err(|why| PeerError::Line {
-                            what: TEXT,
-                            line: n + 1,
-                            why,
-                        })
-                };
+                let number = |s: &str| figure(s, TEXT, n + 1, "", "number");
                 rows.push((n + 1, access.to_string(), number(bw)?, number(iops)?));
                 continue;
             }
@@ -394,7 +376,7 @@ pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
         "Path",
     ] {
         if let Some(v) = get(key) {
-            run.kept.push(kept("test 0", key, v));
+            run.kept.push(Kept::new("test 0", key, v));
         }
     }
     let api = get("api").unwrap_or("POSIX").to_string();
@@ -428,12 +410,4 @@ pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
         );
     }
     Ok(run)
-}
-
-fn kept(of: &str, name: &str, value: &str) -> Kept {
-    Kept {
-        of: of.to_string(),
-        name: name.to_string(),
-        value: value.to_string(),
-    }
 }

@@ -12,7 +12,7 @@
 //! over the slowest rank's time: the two agree within 0.1 % in the
 //! reference files). Rates are operations per second.
 
-use super::{PeerError, usable};
+use super::{PeerError, figure};
 use crate::model::metadata::{MDTEST_ROWS, MetaOp};
 use crate::model::peer::{Kept, PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
 use crate::model::recorded::Recorded;
@@ -94,16 +94,7 @@ fn iterations(n: u64, max: f64, min: f64, mean: f64, sd: f64) -> (Vec<f64>, bool
 
 /// mdtest's text output.
 pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
-    let mut run = PeerRun {
-        tool: PeerTool::Mdtest,
-        version: None,
-        command: None,
-        date: None,
-        host: None,
-        results: Vec::new(),
-        kept: Vec::new(),
-        defects: Vec::new(),
-    };
+    let mut run = PeerRun::empty(PeerTool::Mdtest);
     let mut tasks = 1u64;
     let mut iterations_n = 1u64;
     let mut in_rates = false;
@@ -154,15 +145,7 @@ pub(super) fn parse_text(text: &str) -> Result<PeerRun, PeerError> {
             };
             let mut v = [0.0; 4];
             for (i, w) in numbers.iter().enumerate() {
-                v[i] = w
-                    .parse::<f64>()
-                    .map_err(|_| format!("\"{w}\" is not a rate"))
-                    .and_then(usable)
-                    .map_err(|why| PeerError::Line {
-                        what: TEXT,
-                        line: n + 1,
-                        why,
-                    })?;
+                v[i] = figure(w, TEXT, n + 1, "", "rate")?;
             }
             rows.push((n + 1, op, v));
         }
@@ -255,13 +238,7 @@ pub(super) fn parse_csv(text: &str) -> Result<PeerRun, PeerError> {
             rates.push(if field.is_empty() {
                 None
             } else {
-                Some(
-                    field
-                        .parse::<f64>()
-                        .map_err(|_| format!("{c}: \"{field}\" is not a rate"))
-                        .and_then(|v| usable(v).map_err(|why| format!("{c}: {why}")))
-                        .map_err(bad)?,
-                )
+                Some(figure(field, CSV, n + 1, c, "rate")?)
             });
         }
         match fields[0] {

@@ -170,6 +170,32 @@ pub fn parse(format: PeerFormat, text: &str) -> Result<PeerRun, PeerError> {
     Ok(run)
 }
 
+/// The figure `text` of line `line` (a rate, a size, a count), or the
+/// refusal naming the line and the figure: `"{label}: \"{text}\" is not a
+/// {kind}"`, or why the number is unusable.
+fn figure(
+    text: &str,
+    what: &'static str,
+    line: usize,
+    label: &str,
+    kind: &str,
+) -> Result<f64, PeerError> {
+    let named = |why: String| PeerError::Line {
+        what,
+        line,
+        why: if label.is_empty() {
+            why
+        } else {
+            format!("{label}: {why}")
+        },
+    };
+    let v = text
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| named(format!("\"{}\" is not a {kind}", text.trim())))?;
+    usable(v).map_err(named)
+}
+
 /// A rate, size or count a reader may take: finite, 0 or more, and at most
 /// 2^53 (where an f64 stops being exact); else why not.
 fn usable(v: f64) -> Result<f64, String> {

@@ -411,7 +411,7 @@ fn broken_text_files_are_named_by_line() {
     let e = parse(PeerFormat::Io500Result, &io500).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "IO500's result.txt, line 15: score \"fast\" is not a number"
+        "IO500's result.txt, line 15: score: \"fast\" is not a number"
     );
     let e = parse(
         PeerFormat::MdtestText,

@@ -266,6 +266,7 @@ fn an_o_direct_io_uring_job_says_so() {
         ),
         ("io_uring", "16", "yes")
     );
+    assert!(!s.contains_key(rec::CACHE_DROPPED), "moot with O_DIRECT");
 }
 
 #[test]
