@@ -183,7 +183,7 @@ fn setups(size_mb: u64, direct_mb: u64, worker_mb: u64) -> Vec<Setup> {
             .map(|(p, n)| {
                 (
                     format!("4 workers {n} 64k"),
-                    key(*p, Some(4), file, 64 << 10),
+                    key(*p, Some(4), worker_file, 64 << 10),
                 )
             })
             .collect(),
