@@ -2,7 +2,7 @@
 //! through ioz's own importer (report::peers) and set against ioz's runs
 //! by ioz's own compare.
 //!
-//! The cells, each on a 64 MiB file (IOZ_BENCH_SIZE_MB) of its tool's own:
+//! The cells, each on a file of its tool's own (sizes below):
 //! - cached, psync, at 4 KiB, 64 KiB and 1 MiB records: write, read,
 //!   random read, random write. ioz `-i 0 -i 1 -i 2 --engine psync`; fio
 //!   one job per test with `--ioengine=psync --invalidate=0` (fio drops
@@ -29,7 +29,9 @@
 //! Run with `benches/peers.sh` (or `cargo bench --bench peers`); needs
 //! fio on PATH and a file system that takes O_DIRECT. Environment:
 //!   IOZ_BENCH_PAIRS     interleaved pairs [5]
-//!   IOZ_BENCH_SIZE_MB   each cached cell's file, MiB [64]
+//!   IOZ_BENCH_SIZE_MB   each cached cell's file, MiB [512]: fio counts a
+//!                       job's runtime in whole milliseconds, so a cached
+//!                       pass must last some hundreds of them
 //!   IOZ_BENCH_DIRECT_MB each O_DIRECT cell's file, MiB [16]
 //!   IOZ_BENCH_WORKER_MB each of the four workers' files, MiB [256]: long
 //!                       enough that the workers' starts (fio's forks, ioz's
@@ -165,7 +167,19 @@ fn setups(size_mb: u64, direct_mb: u64, worker_mb: u64) -> Vec<Setup> {
     out.push(Setup {
         name: "4 workers".into(),
         ioz: s(&[
-            "-t", "4", "-x", "-s", &size, "-r", "64k", "-i", "0", "-i", "1", "--engine", "psync",
+            "-t",
+            "4",
+            "-x",
+            "-s",
+            &worker_size,
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "--engine",
+            "psync",
         ]),
         fio: vec![
             ("write", "write", s(&["--fallocate=none"])),
@@ -293,7 +307,7 @@ fn main() {
         std::process::exit(2);
     }
     let pairs = env_num("IOZ_BENCH_PAIRS", 5);
-    let size_mb = env_num("IOZ_BENCH_SIZE_MB", 64);
+    let size_mb = env_num("IOZ_BENCH_SIZE_MB", 512);
     let direct_mb = env_num("IOZ_BENCH_DIRECT_MB", 16);
     let worker_mb = env_num("IOZ_BENCH_WORKER_MB", 256);
     let dir = PathBuf::from(
