@@ -278,6 +278,7 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
             ranks: Vec::new(),
             metadata: outcome.metadata,
             cell_skews: Vec::new(),
+            job: None,
             status: outcome.status,
         },
     );

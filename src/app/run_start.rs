@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
+use crate::model::job::Job;
 use crate::model::metadata_result::MetadataResult;
 use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
@@ -29,6 +30,8 @@ pub(crate) struct Measured {
     /// `ioz fileop`, `ioz mdtest`.
     pub metadata: Option<MetadataResult>,
     pub cell_skews: Vec<CellSkew>,
+    /// Cluster mode: the job (app/cluster/job_record.rs).
+    pub job: Option<Job>,
     pub status: RunStatus,
 }
 
@@ -64,6 +67,7 @@ impl RunStart {
             ranks: measured.ranks,
             metadata: measured.metadata,
             cell_skews: measured.cell_skews,
+            job: measured.job,
             status: measured.status,
         }
     }

@@ -149,7 +149,9 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
         here: &Environment,
         measured: Measured,
     ) -> Result<Measured, RunError> {
-        self.mode.gather(&self.across, mine, here, measured)
+        let mut measured = self.mode.gather(&self.across, mine, here, measured)?;
+        measured.job = super::job_record::record(self.peers, &measured.ranks)?;
+        Ok(measured)
     }
 
     fn own_line(&self, line: &str) -> String {

@@ -14,6 +14,7 @@ use super::job::RankRun;
 use super::metadata::Metadata;
 use super::test_hooks::TestHooks;
 use super::throughput::Phases;
+use super::typed_command::{TYPED_COMMAND_VARIABLE, decode};
 use crate::app::driver;
 use crate::app::output::say;
 use crate::cli::{self, Command};
@@ -89,7 +90,14 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
 /// driver, in throughput mode, in single and auto mode, or a metadata
 /// benchmark's (super::metadata).
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
-    let config = super::workers::as_ranks_run_it(config);
+    let mut config = super::workers::as_ranks_run_it(config);
+    // Under -+m: the command line the user typed, not the ranks' own.
+    if let Some(typed) = std::env::var(TYPED_COMMAND_VARIABLE)
+        .ok()
+        .and_then(|word| decode(&word))
+    {
+        config.command_line = typed;
+    }
     if config.metadata.is_some() {
         let mode = Metadata::new(peers.rank(), peers.size());
         return driver::drive(config, &mut RankRun::new(peers, false, mode));

@@ -3,14 +3,17 @@
 //! call it (the rank's stonewall watcher polls from its own thread while
 //! the main one waits for the workers; their calls never overlap).
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use ferrompi::{Communicator, Mpi, Source, Tag, ThreadLevel};
+use ferrompi::{Communicator, Mpi, ReduceOp, Source, Tag, ThreadLevel};
 
-use super::{Launcher, PeerError, Peers, offset_of};
+use super::{Launcher, PeerError, Peers, Reduction, offset_of};
 use crate::error::Exit;
+use crate::model::job::Traffic;
 use crate::model::skew::{ClockOffset, LONGEST_TRUSTED_ROUND_TRIP_NS};
 
 /// Tag of the stop messages (one byte: why).
@@ -21,6 +24,14 @@ const CLOCK: i32 = 18;
 const NETWORK: i32 = 19;
 /// Tag of `--live`'s lines, sent to rank 0 as each interval ends.
 const LIVE: i32 = 20;
+/// Tag of a gather's pieces, where its bytes pass MPI's counts.
+const GATHER: i32 = 21;
+
+/// The most bytes one gather moves in MPI's own vector gather, whose
+/// counts and displacements are C ints; past it each rank sends its bytes
+/// to rank 0 in pieces of [`GATHER_PIECE`].
+const VECTOR_GATHER_LIMIT: u64 = i32::MAX as u64;
+const GATHER_PIECE: usize = 1 << 30;
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock every rank times itself
 /// with: see engine::clock).
@@ -71,8 +82,46 @@ pub struct MpiPeers {
     host: String,
     /// Stops received in the current phase (the drain receives the rest).
     stops_received: AtomicU32,
+    /// Whether this rank sent its stop in the current phase (rank 0: to
+    /// every other rank; another rank: to rank 0).
+    stop_sent: AtomicBool,
+    traffic: Counters,
     #[cfg(feature = "test-hooks")]
     faults: Faults,
+}
+
+/// [`Traffic`], counted as the calls are made (from any thread).
+#[derive(Default)]
+struct Counters {
+    messages: AtomicU64,
+    stop_messages: AtomicU64,
+    collectives: AtomicU64,
+    gathered_bytes: AtomicU64,
+    reduced_bytes: AtomicU64,
+    broadcast_bytes: AtomicU64,
+}
+
+impl Counters {
+    fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn collective(&self, field: &AtomicU64, bytes: u64) {
+        Counters::add(&self.collectives, 1);
+        Counters::add(field, bytes);
+    }
+
+    fn read(&self) -> Traffic {
+        let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        Traffic {
+            messages: r(&self.messages),
+            stop_messages: r(&self.stop_messages),
+            collectives: r(&self.collectives),
+            gathered_bytes: r(&self.gathered_bytes),
+            reduced_bytes: r(&self.reduced_bytes),
+            broadcast_bytes: r(&self.broadcast_bytes),
+        }
+    }
 }
 
 /// Faults the end-to-end tests inject (app/cluster/test_hooks.rs), in the
@@ -86,6 +135,12 @@ pub struct Faults {
     /// Never look for the other ranks' stops during a phase: a rank cut
     /// off from them (the phase's drain still receives them).
     pub deaf_to_stops: bool,
+    /// Gathers past this many bytes come in pieces of this size: the way
+    /// past MPI's counts, tried on small runs.
+    pub gather_limit: Option<u64>,
+    /// Release this rank's workers this late after each phase's barrier:
+    /// a rank that starts late.
+    pub late_release: Duration,
 }
 
 #[cfg(feature = "test-hooks")]
@@ -161,6 +216,8 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
             world,
             host,
             stops_received: AtomicU32::new(0),
+            stop_sent: AtomicBool::new(false),
+            traffic: Counters::default(),
             #[cfg(feature = "test-hooks")]
             faults: Faults::default(),
         },
@@ -199,15 +256,126 @@ impl MpiPeers {
             .is_none()
         {
             looks += 1;
-            match looks.checked_sub(YIELDS_BEFORE_SLEEPING) {
-                None => std::thread::yield_now(),
-                // A microsecond more each time, up to the longest nap.
-                Some(naps) => {
-                    std::thread::sleep(Duration::from_micros(u64::from(naps)).min(LONGEST_NAP))
-                }
-            }
+            nap(looks);
         }
         Ok(())
+    }
+
+    /// The name of the clock this rank reads: its host, the kernel's boot
+    /// (its boot id) and its time namespace's offset of CLOCK_MONOTONIC.
+    /// Ranks whose names are equal read one clock: there is nothing to
+    /// estimate between them.
+    fn clock_name(&self) -> u64 {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        let boot = read("/proc/sys/kernel/random/boot_id");
+        let namespace: String = read("/proc/self/timens_offsets")
+            .lines()
+            .filter(|l| l.starts_with("monotonic"))
+            .collect();
+        let mut hasher = std::hash::DefaultHasher::new();
+        (&self.host, boot.trim(), namespace).hash(&mut hasher);
+        // A slow clock (the test hooks) must be one to estimate.
+        #[cfg(feature = "test-hooks")]
+        if self.faults.slow_clock_answers.0 > 0 {
+            self.world.rank().hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+
+    /// Sends a stop's byte to `peer`.
+    fn send_stop_to(&self, peer: i32) -> Result<(), PeerError> {
+        self.world
+            .send(&[1u8], peer, STOP)
+            .map_err(mpi_error("send"))?;
+        Counters::add(&self.traffic.messages, 1);
+        Counters::add(&self.traffic.stop_messages, 1);
+        Ok(())
+    }
+
+    /// Receives one stop that has arrived, or says none has.
+    fn receive_a_stop(&self) -> Result<bool, PeerError> {
+        let Some(status) = self
+            .world
+            .iprobe::<u8>(Source::Any, Tag::Value(STOP))
+            .map_err(mpi_error("probe"))?
+        else {
+            return Ok(false);
+        };
+        let mut byte = [0u8; 1];
+        self.world
+            .recv(&mut byte, status.source, Tag::Value(STOP))
+            .map_err(mpi_error("receive"))?;
+        self.stops_received.fetch_add(1, Ordering::SeqCst);
+        Ok(true)
+    }
+
+    /// Rank 0: tells every other rank to stop, once a phase.
+    fn stop_everyone(&self) -> Result<(), PeerError> {
+        if self.stop_sent.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        for peer in 1..self.world.size() {
+            self.send_stop_to(peer)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes past which a gather comes in pieces, and their size.
+    fn gather_limits(&self) -> (u64, usize) {
+        #[cfg(feature = "test-hooks")]
+        if let Some(limit) = self.faults.gather_limit {
+            return (limit, limit.max(1) as usize);
+        }
+        (VECTOR_GATHER_LIMIT, GATHER_PIECE)
+    }
+
+    /// The gather of `bytes` (`lengths`: every rank's, at rank 0) rank by
+    /// rank in pieces of `piece` bytes: past MPI's counts.
+    fn gather_in_pieces(
+        &self,
+        bytes: &[u8],
+        lengths: &[u64],
+        piece: usize,
+    ) -> Result<Vec<Vec<u8>>, PeerError> {
+        if self.world.rank() != 0 {
+            for chunk in bytes.chunks(piece) {
+                self.world
+                    .send(chunk, 0, GATHER)
+                    .map_err(mpi_error("send"))?;
+                Counters::add(&self.traffic.messages, 1);
+            }
+            return Ok(Vec::new());
+        }
+        let mut all = vec![bytes.to_vec()];
+        for (rank, &length) in lengths.iter().enumerate().skip(1) {
+            let mut mine = vec![0u8; length as usize];
+            for chunk in mine.chunks_mut(piece) {
+                self.world
+                    .recv(chunk, rank as i32, Tag::Value(GATHER))
+                    .map_err(mpi_error("receive"))?;
+            }
+            all.push(mine);
+        }
+        Ok(all)
+    }
+}
+
+/// Between two looks for a message (the `looks`-th): a yield at first,
+/// then naps a microsecond longer each time, up to the longest nap, so
+/// that a waiting rank gives its core to the one it waits for.
+fn nap(looks: u32) {
+    match looks.checked_sub(YIELDS_BEFORE_SLEEPING) {
+        None => std::thread::yield_now(),
+        Some(naps) => std::thread::sleep(Duration::from_micros(u64::from(naps)).min(LONGEST_NAP)),
+    }
+}
+
+/// MPI's operation for a reduction.
+fn op_of(how: Reduction) -> ReduceOp {
+    match how {
+        Reduction::Sum => ReduceOp::Sum,
+        Reduction::Max => ReduceOp::Max,
+        Reduction::Min => ReduceOp::Min,
     }
 }
 
@@ -225,18 +393,21 @@ impl Peers for MpiPeers {
     }
 
     fn barrier(&self) -> Result<(), PeerError> {
-        self.world.barrier().map_err(mpi_error("barrier"))
+        self.world.barrier().map_err(mpi_error("barrier"))?;
+        Counters::add(&self.traffic.collectives, 1);
+        #[cfg(feature = "test-hooks")]
+        std::thread::sleep(self.faults.late_release);
+        Ok(())
     }
 
     fn send_stop(&self) -> Result<(), PeerError> {
         // One byte: small enough for every MPI's eager protocol, so the
         // send returns without waiting for the peer to receive it.
-        for peer in 0..self.world.size() {
-            if peer != self.world.rank() {
-                self.world
-                    .send(&[1u8], peer, STOP)
-                    .map_err(mpi_error("send"))?;
-            }
+        if self.world.rank() == 0 {
+            return self.stop_everyone();
+        }
+        if !self.stop_sent.swap(true, Ordering::SeqCst) {
+            self.send_stop_to(0)?;
         }
         Ok(())
     }
@@ -246,33 +417,43 @@ impl Peers for MpiPeers {
         if self.faults.deaf_to_stops {
             return Ok(false);
         }
-        let Some(status) = self
-            .world
-            .iprobe::<u8>(Source::Any, Tag::Value(STOP))
-            .map_err(mpi_error("probe"))?
-        else {
-            return Ok(false);
-        };
-        let mut byte = [0u8; 1];
-        self.world
-            .recv(&mut byte, status.source, Tag::Value(STOP))
-            .map_err(mpi_error("receive"))?;
-        self.stops_received.fetch_add(1, Ordering::SeqCst);
-        Ok(true)
+        let heard = self.receive_a_stop()?;
+        if heard && self.world.rank() == 0 {
+            self.stop_everyone()?;
+        }
+        Ok(heard)
     }
 
-    fn drain_stops(&self, sent: bool) -> Result<(), PeerError> {
-        let mut senders = vec![0u8; self.world.size() as usize];
-        self.world
-            .allgather(&[u8::from(sent)], &mut senders)
-            .map_err(mpi_error("allgather"))?;
-        let me = self.world.rank() as usize;
-        let expected = senders
-            .iter()
-            .enumerate()
-            .filter(|&(rank, &s)| rank != me && s != 0)
-            .count() as u32;
-        let received = self.stops_received.swap(0, Ordering::SeqCst);
+    fn drain_stops(&self) -> Result<(), PeerError> {
+        let me = self.world.rank();
+        // Every rank has ended its phase once the barrier completes; till
+        // then rank 0 passes on a stop that comes.
+        let mut relay_failed = None;
+        ferrompi::scope(|s| {
+            let mut ended = self.world.ibarrier(s)?;
+            let mut looks = 0u32;
+            while ended.test()?.is_none() {
+                if me == 0 && relay_failed.is_none() && !self.stop_sent.load(Ordering::SeqCst) {
+                    if let Err(e) = self.stop_arrived() {
+                        relay_failed = Some(e);
+                    }
+                }
+                looks += 1;
+                nap(looks);
+            }
+            Ok(())
+        })
+        .map_err(mpi_error("ibarrier"))?;
+        Counters::add(&self.traffic.collectives, 1);
+        if let Some(e) = relay_failed {
+            return Err(e);
+        }
+        // How many stops reached rank 0, and whether rank 0 sent its.
+        let sent = self.stop_sent.swap(false, Ordering::SeqCst);
+        let mine = [u64::from(sent && me != 0), u64::from(sent && me == 0)];
+        let sums = self.reduce(&mine, Reduction::Sum, true)?;
+        let expected = if me == 0 { sums[0] } else { sums[1] };
+        let received = u64::from(self.stops_received.swap(0, Ordering::SeqCst));
         for _ in received..expected {
             let mut byte = [0u8; 1];
             self.world
@@ -285,12 +466,26 @@ impl Peers for MpiPeers {
     fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError> {
         let size = self.world.size() as usize;
         let root = self.world.rank() == 0;
-        let mut lengths = vec![0i32; if root { size } else { 1 }];
-        let length = i32::try_from(bytes.len()).map_err(|_| PeerError::GatherTooLong)?;
+        let length = bytes.len() as u64;
+        Counters::add(&self.traffic.gathered_bytes, length);
+        // Every rank learns the whole length, so that all take one way.
+        let total = self.reduce(&[length], Reduction::Sum, true)?[0];
+        let mut lengths = vec![0u64; if root { size } else { 1 }];
         self.world
             .gather(&[length], &mut lengths, 0)
             .map_err(mpi_error("gather"))?;
-        let lengths = if root { lengths } else { vec![0; size] };
+        Counters::add(&self.traffic.collectives, 1);
+        Counters::add(&self.traffic.gathered_bytes, 8);
+        let (limit, piece) = self.gather_limits();
+        if total > limit {
+            return self.gather_in_pieces(bytes, &lengths, piece);
+        }
+        // Within MPI's counts: every length and offset fits a C int.
+        let lengths: Vec<i32> = if root {
+            lengths.iter().map(|&n| n as i32).collect()
+        } else {
+            vec![0; size]
+        };
         let displacements: Vec<i32> = lengths
             .iter()
             .scan(0i32, |at, &n| {
@@ -299,11 +494,11 @@ impl Peers for MpiPeers {
                 Some(here)
             })
             .collect();
-        let total: i32 = lengths.iter().sum();
-        let mut all = vec![0u8; total as usize];
+        let mut all = vec![0u8; if root { total as usize } else { 0 }];
         self.world
             .gatherv(bytes, &mut all, &lengths, &displacements, 0)
             .map_err(mpi_error("gather"))?;
+        Counters::add(&self.traffic.collectives, 1);
         if !root {
             return Ok(Vec::new());
         }
@@ -314,8 +509,59 @@ impl Peers for MpiPeers {
             .collect())
     }
 
+    fn reduce(
+        &self,
+        values: &[u64],
+        how: Reduction,
+        everywhere: bool,
+    ) -> Result<Vec<u64>, PeerError> {
+        let mut out = vec![0u64; values.len()];
+        if everywhere {
+            self.world
+                .allreduce(values, &mut out, op_of(how))
+                .map_err(mpi_error("allreduce"))?;
+        } else {
+            self.world
+                .reduce(values, &mut out, op_of(how), 0)
+                .map_err(mpi_error("reduce"))?;
+            if self.world.rank() != 0 {
+                out.clear();
+            }
+        }
+        self.traffic
+            .collective(&self.traffic.reduced_bytes, 8 * values.len() as u64);
+        Ok(out)
+    }
+
+    fn traffic(&self) -> Traffic {
+        self.traffic.read()
+    }
+
     fn clock_offsets(&self) -> Result<Vec<ClockOffset>, PeerError> {
         let me = self.world.rank();
+        // Rank 0's clock's name to every rank, every rank's to rank 0.
+        let mine = self.clock_name();
+        let mut zero = [mine];
+        self.world
+            .broadcast(&mut zero, 0)
+            .map_err(mpi_error("broadcast"))?;
+        let mut names = vec![
+            0u64;
+            if me == 0 {
+                self.world.size() as usize
+            } else {
+                1
+            }
+        ];
+        self.world
+            .gather(&[mine], &mut names, 0)
+            .map_err(mpi_error("gather"))?;
+        self.traffic.collective(&self.traffic.broadcast_bytes, 8);
+        self.traffic.collective(&self.traffic.gathered_bytes, 8);
+        if me != 0 && mine == zero[0] {
+            // Rank 0's own clock: nothing to estimate, no message.
+            return Ok(Vec::new());
+        }
         if me != 0 {
             // Answer rank 0's pings with this clock until it says done.
             #[cfg(feature = "test-hooks")]
@@ -337,10 +583,26 @@ impl Peers for MpiPeers {
                 self.world
                     .send(&[monotonic_ns()], 0, CLOCK)
                     .map_err(mpi_error("send"))?;
+                Counters::add(&self.traffic.messages, 1);
             }
         }
         let mut offsets = vec![ClockOffset::OWN];
+        // A clock estimated once serves every rank that reads it.
+        let mut known: HashMap<u64, ClockOffset> = HashMap::new();
         for peer in 1..self.world.size() {
+            let name = names[peer as usize];
+            if name == names[0] {
+                offsets.push(ClockOffset::OWN);
+                continue;
+            }
+            if let Some(&offset) = known.get(&name) {
+                self.world
+                    .send(&[DONE], peer, CLOCK)
+                    .map_err(mpi_error("send"))?;
+                Counters::add(&self.traffic.messages, 1);
+                offsets.push(offset);
+                continue;
+            }
             let mut best: Option<(i64, u64)> = None;
             let mut trips = 0;
             for &(count, pause) in CLOCK_ROUNDS {
@@ -349,6 +611,7 @@ impl Peers for MpiPeers {
                     self.world
                         .send(&[PING], peer, CLOCK)
                         .map_err(mpi_error("send"))?;
+                    Counters::add(&self.traffic.messages, 1);
                     self.wait_for::<u64>(peer)?;
                     let mut theirs = [0u64; 1];
                     self.world
@@ -370,7 +633,12 @@ impl Peers for MpiPeers {
             self.world
                 .send(&[DONE], peer, CLOCK)
                 .map_err(mpi_error("send"))?;
-            offsets.push(ClockOffset::from_shortest(best, trips));
+            Counters::add(&self.traffic.messages, 1);
+            let offset = ClockOffset::from_shortest(best, trips);
+            if offset.offset_ns.is_some() {
+                known.insert(name, offset);
+            }
+            offsets.push(offset);
         }
         Ok(offsets)
     }
@@ -378,7 +646,9 @@ impl Peers for MpiPeers {
     fn send_live(&self, line: &[u8]) -> Result<(), PeerError> {
         // A line is a few hundred bytes: under every MPI's eager limit, so
         // the send returns before rank 0 receives it.
-        self.world.send(line, 0, LIVE).map_err(mpi_error("send"))
+        self.world.send(line, 0, LIVE).map_err(mpi_error("send"))?;
+        Counters::add(&self.traffic.messages, 1);
+        Ok(())
     }
 
     fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError> {
@@ -404,7 +674,9 @@ impl Peers for MpiPeers {
     fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError> {
         self.world
             .send(bytes, to as i32, NETWORK)
-            .map_err(mpi_error("send"))
+            .map_err(mpi_error("send"))?;
+        Counters::add(&self.traffic.messages, 1);
+        Ok(())
     }
 
     fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError> {
@@ -414,19 +686,24 @@ impl Peers for MpiPeers {
             .map_err(mpi_error("receive"))
     }
 
-    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
+    fn broadcast_from(&self, root: u32, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
+        let root_rank = root as i32;
         let mut length = [bytes.len() as u64];
         self.world
-            .broadcast(&mut length, 0)
+            .broadcast(&mut length, root_rank)
             .map_err(mpi_error("broadcast"))?;
-        let mut data = if self.world.rank() == 0 {
+        let mut data = if self.world.rank() == root_rank {
             bytes.to_vec()
         } else {
             vec![0u8; length[0] as usize]
         };
         self.world
-            .broadcast(&mut data, 0)
+            .broadcast(&mut data, root_rank)
             .map_err(mpi_error("broadcast"))?;
+        // Two broadcasts: the length, then the bytes.
+        self.traffic
+            .collective(&self.traffic.broadcast_bytes, 8 + length[0]);
+        Counters::add(&self.traffic.collectives, 1);
         Ok(data)
     }
 }
