@@ -24,6 +24,10 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster mode as the job grows (issue 36): lean ranks, linear stops,
+// gathers in pieces, the job recorded, late starts, one clock a host, -+m's
+// variables and 100,000 client lines.
+mod cluster_growth;
 // Cluster jobs that once hung: rank 0's stdout failing, ranks given
 // different options (MPMD launches).
 mod cluster_hangs;
@@ -166,6 +170,7 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_growth::tests(),
         cluster_hangs::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
