@@ -31,7 +31,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 pub const MAX_RUN_ID: i64 = i32::MAX as i64;
 
 /// Version N+1 is `MIGRATIONS[N]` applied to version N.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE runs (
         id       INTEGER PRIMARY KEY AUTOINCREMENT,
         file     TEXT NOT NULL,    -- its name in runs/
@@ -47,10 +48,12 @@ const MIGRATIONS: &[&str] = &["
     );
     CREATE INDEX runs_by_date ON runs (date, id);
     CREATE INDEX runs_by_label ON runs (label, date);
-", "
+",
+    "
     -- A cluster run's job: 'mpirun 4 ranks on 2 hosts, Slurm job 17.0' ('' otherwise).
     ALTER TABLE runs ADD COLUMN job TEXT NOT NULL DEFAULT '';
-"];
+",
+];
 
 /// The schema version this ioz writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -354,8 +357,7 @@ pub fn delete_all(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-const COLUMNS: &str =
-    "id, file, kind, date, label, host, fs, device, target, command, status, job";
+const COLUMNS: &str = "id, file, kind, date, label, host, fs, device, target, command, status, job";
 
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     Ok(Entry {

@@ -24,6 +24,7 @@ pub fn tests() -> Vec<Test> {
         ranks_on_one_host_read_one_clock => [Mpi],
         plus_m_passes_the_history_and_shows_the_command_line_typed => [Mpi],
         plus_m_checks_100_000_client_lines_at_once => [Mpi],
+        plus_t_gives_every_host_a_row_and_saves_its_table => [Mpi],
     ]
 }
 
@@ -121,7 +122,7 @@ fn a_gather_past_its_piece_size_comes_whole() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let args = [
-        "-t", "3", "-s", "128k", "-r", "64k", "-i", "0", "-w", "--json", "run.json",
+        "-t", "3", "-s", "128k", "-r", "64k", "-i", "0", "-x", "--json", "run.json",
     ];
     // Every gather past 64 bytes comes in pieces of 64 bytes, the way past
     // MPI's 2 GiB counts.
@@ -256,7 +257,15 @@ fn plus_m_checks_100_000_client_lines_at_once() {
     let r = plus_m(
         d,
         &[
-            "-+m", "clients", "-s", "64k", "-r", "64k", "-i", "0", "--dry-run",
+            "-+m",
+            "clients",
+            "-s",
+            "64k",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "--dry-run",
         ],
         &[],
         60,
@@ -268,4 +277,40 @@ fn plus_m_checks_100_000_client_lines_at_once() {
         .filter(|l| l.starts_with("-np 1 --host localhost:100000 --wdir "))
         .collect();
     assert_eq!(ranks.len(), 100_000, "{}", r.stderr);
+}
+
+fn plus_t_gives_every_host_a_row_and_saves_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One rank: its host's row is rank 0 with itself (it once said "No
+    // pair to test"), and the table is saved.
+    let r = mpirun_ioz(d, 1, &["-+t", "--json", "one.json"]);
+    expect(&r, 0);
+    let host = host_name();
+    assert!(
+        r.stdout.contains(&format!("\t0 -> 0  {host} -> {host}  ")),
+        "{}",
+        r.stdout
+    );
+    let saved: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("one.json")).unwrap()).unwrap();
+    assert_eq!(saved["ranks"], 1, "{saved}");
+    assert_eq!(saved["message_bytes"], 1 << 20, "{saved}");
+    let pairs = saved["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{saved}");
+    assert_eq!(pairs[0]["from"]["rank"], 0);
+    assert_eq!(pairs[0]["to"]["rank"], 0);
+    for way in ["there_ns", "back_ns", "round_trip_ns"] {
+        assert!(pairs[0]["times"][way].as_u64().unwrap() > 0, "{saved}");
+    }
+    // Two ranks on this host: rank 1 is the host's row, no self row.
+    let r = mpirun_ioz(d, 2, &["-+t", "--json", "two.json"]);
+    expect(&r, 0);
+    let saved: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("two.json")).unwrap()).unwrap();
+    let pairs = saved["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{saved}");
+    assert_eq!(pairs[0]["to"]["rank"], 1);
+    assert_eq!(list_dir(d), ["one.json", "two.json"]);
+    assert_no_rank_left(d);
 }

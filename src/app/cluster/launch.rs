@@ -176,8 +176,10 @@ fn rank_variables(
         }
         vars.push((name.to_string(), value));
     }
+    // What a launch runs: --dry-run only prints it.
     let typed: Vec<String> = args
         .iter()
+        .filter(|a| *a != "--dry-run")
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     vars.push((TYPED_COMMAND_VARIABLE.to_string(), encode(&typed)));

@@ -26,7 +26,10 @@ pub enum PeerError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
     not(feature = "mpi"),
-    expect(dead_code, reason = "the sums are the MPI build's (app/cluster/job_record.rs)")
+    expect(
+        dead_code,
+        reason = "the sums are the MPI build's (app/cluster/job_record.rs)"
+    )
 )]
 pub enum Reduction {
     Sum,
@@ -98,7 +101,10 @@ pub trait Peers: Sync {
     /// What this rank's calls across the ranks moved so far.
     #[cfg_attr(
         not(feature = "mpi"),
-        expect(dead_code, reason = "recorded by the MPI build's ranks (app/cluster/job_record.rs)")
+        expect(
+            dead_code,
+            reason = "recorded by the MPI build's ranks (app/cluster/job_record.rs)"
+        )
     )]
     fn traffic(&self) -> Traffic;
     /// `--live`: sends one line of this rank's to rank 0 (a small message,
@@ -122,19 +128,21 @@ pub trait Peers: Sync {
     )]
     fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError>;
     /// Sends `bytes` to rank `to` (returns once they may be reused): the
-    /// network test's messages (-+t).
+    /// network test's messages (-+t); `reply`: an answer, told apart from
+    /// the question by its tag, so that rank 0 can test its own host with
+    /// itself (two threads) without taking back its own message.
     #[cfg_attr(
         not(feature = "mpi"),
         expect(dead_code, reason = "the network test runs in the MPI build only")
     )]
-    fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError>;
+    fn send_to(&self, to: u32, bytes: &[u8], reply: bool) -> Result<(), PeerError>;
     /// Receives a message of the network test from rank `from` into
-    /// `into`, which it fills.
+    /// `into`, which it fills (`reply`: an answer, as [`Peers::send_to`]).
     #[cfg_attr(
         not(feature = "mpi"),
         expect(dead_code, reason = "the network test runs in the MPI build only")
     )]
-    fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError>;
+    fn receive_from(&self, from: u32, into: &mut [u8], reply: bool) -> Result<(), PeerError>;
     /// Collective. Rank 0 gets, for every rank, how far its CLOCK_MONOTONIC
     /// is ahead of rank 0's (ns), estimated by message round trips keeping
     /// the shortest, tried again with more round trips where none was
@@ -210,7 +218,10 @@ pub fn launcher() -> Option<Launcher> {
 /// srun (a Slurm step), Open MPI's mpirun, MPICH's Hydra (mpiexec).
 #[cfg_attr(
     all(not(feature = "mpi"), not(test)),
-    expect(dead_code, reason = "a cluster job's record (app/cluster/job_record.rs)")
+    expect(
+        dead_code,
+        reason = "a cluster job's record (app/cluster/job_record.rs)"
+    )
 )]
 pub fn launcher_name_in(
     var: impl Fn(&str) -> Option<String>,
@@ -231,7 +242,10 @@ pub fn launcher_name_in(
 /// job (`var` reads the environment).
 #[cfg_attr(
     all(not(feature = "mpi"), not(test)),
-    expect(dead_code, reason = "a cluster job's record (app/cluster/job_record.rs)")
+    expect(
+        dead_code,
+        reason = "a cluster job's record (app/cluster/job_record.rs)"
+    )
 )]
 pub fn slurm_job_in(var: impl Fn(&str) -> Option<String>) -> Option<SlurmJob> {
     let first = |names: &[&str]| names.iter().find_map(|n| var(n)).filter(|v| !v.is_empty());

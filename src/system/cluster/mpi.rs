@@ -26,6 +26,13 @@ const NETWORK: i32 = 19;
 const LIVE: i32 = 20;
 /// Tag of a gather's pieces, where its bytes pass MPI's counts.
 const GATHER: i32 = 21;
+/// Tag of the network test's answers (-+t).
+const NETWORK_REPLY: i32 = 22;
+
+/// The network test's tag of a question or an answer.
+fn network_tag(reply: bool) -> i32 {
+    if reply { NETWORK_REPLY } else { NETWORK }
+}
 
 /// The most bytes one gather moves in MPI's own vector gather, whose
 /// counts and displacements are C ints; past it each rank sends its bytes
@@ -671,17 +678,17 @@ impl Peers for MpiPeers {
         Ok(lines)
     }
 
-    fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError> {
+    fn send_to(&self, to: u32, bytes: &[u8], reply: bool) -> Result<(), PeerError> {
         self.world
-            .send(bytes, to as i32, NETWORK)
+            .send(bytes, to as i32, network_tag(reply))
             .map_err(mpi_error("send"))?;
         Counters::add(&self.traffic.messages, 1);
         Ok(())
     }
 
-    fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError> {
+    fn receive_from(&self, from: u32, into: &mut [u8], reply: bool) -> Result<(), PeerError> {
         self.world
-            .recv(into, from as i32, Tag::Value(NETWORK))
+            .recv(into, from as i32, Tag::Value(network_tag(reply)))
             .map(drop)
             .map_err(mpi_error("receive"))
     }
