@@ -23,6 +23,7 @@ pub(crate) struct RunStart {
 }
 
 /// What a run measured, for its result.
+#[derive(Clone)]
 pub(crate) struct Measured {
     pub cells: Vec<CellResult>,
     pub throughput: Vec<PhaseResult>,

@@ -33,6 +33,9 @@ mod cluster_growth;
 mod cluster_hangs;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
+// Every stop of a cluster job saves: Ctrl-C to a bare mpirun in auto,
+// throughput and metadata mode, a rank killed outright.
+mod cluster_stops;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
 // splits, -+k, one shared file.
 mod cluster_options;
@@ -175,6 +178,7 @@ fn main() -> std::process::ExitCode {
         cluster_matrix::tests(),
         cluster_options::tests(),
         cluster_scale::tests(),
+        cluster_stops::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),

@@ -44,6 +44,14 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
         }
     };
     TestHooks::for_rank(job.peers.rank()).inject(&mut job.peers);
+    if let Some(limit) = super::deadline::job_time_limit() {
+        job.peers.keep_deadline(limit);
+    }
+    if let Err(e) = signals::stop_on_launcher_continue() {
+        say(format_args!(
+            "warning: cannot take the launcher's SIGCONT as the stop it begins: {e}"
+        ));
+    }
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
     super::deadline::arm(peers.rank(), peers.host());
@@ -67,6 +75,11 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
         (Ok(()), Ok(command)) if peers.rank() == 0 => dispatch(command),
         (Ok(()), Ok(_)) => Exit::Success,
     };
+    if job.peers.abandoned() {
+        // A call gave up on the others (the job was ending and they did
+        // not answer): MPI_Finalize would wait for them.
+        mpi::leave_without_finalize(exit);
+    }
     drop(job);
     exit
 }

@@ -20,6 +20,11 @@ pub enum PeerError {
         call: &'static str,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The rank stopped waiting for the others in `call`: the job was
+    /// ending (a stop, a rank that died, the time limit) and they did not
+    /// answer in time. No call across the ranks is made after it.
+    #[error("MPI {call}: {why}: the other ranks did not answer")]
+    GaveUp { call: &'static str, why: String },
 }
 
 /// How a reduction combines the ranks' values, element by element.

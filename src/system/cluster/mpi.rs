@@ -73,8 +73,22 @@ const YIELDS_BEFORE_SLEEPING: u32 = 100;
 const LONGEST_NAP: Duration = Duration::from_millis(1);
 
 /// MPI_COMM_WORLD, for the panic hook, which aborts the job from wherever
-/// it runs.
+/// it runs, and for the threads that wait in collective calls.
 static WORLD: OnceLock<Communicator> = OnceLock::new();
+
+/// How long a rank keeps waiting for the others in a call across the
+/// ranks once the job is ending (a stop: Ctrl-C to the launcher, its
+/// SIGCONT when a rank died, the time limit): a healthy job agrees on a
+/// stop in 0.02 to 0.3 s on 2 loaded cores, a rank in the fsync of a
+/// large dirty file takes longer; Open MPI's mpirun sends its SIGTERM 1 s
+/// after its SIGCONT and its SIGKILL soon after by default (3 and 6 s
+/// under -+m). Past it the rank gives up, rank 0 saves what it has, and
+/// every rank leaves: a rank killed outright ends the job in under 2 s.
+const STOP_PATIENCE: Duration = Duration::from_millis(1500);
+
+/// How often a rank waiting in a call across the ranks looks whether to
+/// give up (and rank 0 passes a stop on, in a phase's drain).
+const WAIT_LOOK: Duration = Duration::from_millis(1);
 
 /// The job as this rank sees it: MPI is finalized when it drops.
 pub struct MpiJob {
@@ -93,6 +107,12 @@ pub struct MpiPeers {
     /// every other rank; another rank: to rank 0).
     stop_sent: AtomicBool,
     traffic: Counters,
+    /// A call gave up on the others: none is made after it, and the rank
+    /// leaves without MPI_Finalize (which would wait for them).
+    abandoned: AtomicBool,
+    /// The job's time limit on CLOCK_MONOTONIC (ns; 0: none): past it no
+    /// call waits.
+    deadline_ns: AtomicU64,
     #[cfg(feature = "test-hooks")]
     faults: Faults,
 }
@@ -225,10 +245,23 @@ pub fn start(launcher: &Launcher) -> Result<MpiJob, StartError> {
             stops_received: AtomicU32::new(0),
             stop_sent: AtomicBool::new(false),
             traffic: Counters::default(),
+            abandoned: AtomicBool::new(false),
+            deadline_ns: AtomicU64::new(0),
             #[cfg(feature = "test-hooks")]
             faults: Faults::default(),
         },
     })
+}
+
+/// Ends this rank with `exit` without MPI_Finalize (which waits for the
+/// other ranks): its output flushed, no atexit handler run (MPI's may wait
+/// for them too). Its files are already removed.
+pub fn leave_without_finalize(exit: Exit) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit takes a plain integer and never returns.
+    unsafe { libc::_exit(exit.code()) }
 }
 
 /// Ends the whole job with `exit` (MPI_Abort), from any thread. Without a
@@ -249,6 +282,88 @@ fn mpi_error(call: &'static str) -> impl Fn(ferrompi::Error) -> PeerError {
 }
 
 impl MpiPeers {
+    /// The job's time limit is `limit` from now: past it, no call across
+    /// the ranks waits.
+    pub fn keep_deadline(&self, limit: Duration) {
+        let at = monotonic_ns().saturating_add(limit.as_nanos() as u64);
+        self.deadline_ns.store(at, Ordering::SeqCst);
+    }
+
+    /// Whether a call gave up on the other ranks (the rank must leave
+    /// without MPI_Finalize).
+    pub fn abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::SeqCst)
+    }
+
+    /// Why to stop waiting for the others now, if it is time to.
+    fn reason_to_give_up(&self) -> Option<String> {
+        let now = monotonic_ns();
+        let deadline = self.deadline_ns.load(Ordering::SeqCst);
+        if deadline != 0 && now > deadline {
+            return Some("past the job's time limit".into());
+        }
+        let stopped = crate::system::signals::first_stop_ns()?;
+        let waited = Duration::from_nanos(now.saturating_sub(stopped));
+        (waited > STOP_PATIENCE).then(|| {
+            format!(
+                "the job was stopping {:.1} s ago (a stop, or a rank that died)",
+                waited.as_secs_f64()
+            )
+        })
+    }
+
+    /// Makes the call `f` across the ranks on a thread of its own and waits
+    /// for it, doing `meanwhile` at each look, until it returns or it is
+    /// time to give up ([`STOP_PATIENCE`], the time limit): MPI's calls
+    /// cannot be abandoned, a thread waiting in one can. A rank that gave
+    /// up makes no call after it.
+    fn patiently<T: Send + 'static>(
+        &self,
+        call: &'static str,
+        f: impl FnOnce(&'static Communicator) -> ferrompi::Result<T> + Send + 'static,
+        mut meanwhile: impl FnMut() -> Result<(), PeerError>,
+    ) -> Result<T, PeerError> {
+        if self.abandoned() {
+            return Err(PeerError::GaveUp {
+                call,
+                why: "an earlier call gave up".into(),
+            });
+        }
+        let Some(world) = WORLD.get() else {
+            return Err(PeerError::Call {
+                call,
+                source: "MPI is not started".into(),
+            });
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("ioz-mpi-wait".into())
+            .spawn(move || {
+                let _ = tx.send(f(world));
+            })
+            .map_err(|e| PeerError::Call {
+                call,
+                source: Box::new(e),
+            })?;
+        loop {
+            match rx.recv_timeout(WAIT_LOOK) {
+                Ok(done) => return done.map_err(mpi_error(call)),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(PeerError::GaveUp {
+                        call,
+                        why: "its thread ended".into(),
+                    });
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            meanwhile()?;
+            if let Some(why) = self.reason_to_give_up() {
+                self.abandoned.store(true, Ordering::SeqCst);
+                return Err(PeerError::GaveUp { call, why });
+            }
+        }
+    }
+
     /// Returns once a clock message from `source` has arrived, without
     /// spinning on a core another rank needs: MPI's blocking receive polls
     /// without pause, so that a waiting rank bound to the same core as the
@@ -335,36 +450,6 @@ impl MpiPeers {
         }
         (VECTOR_GATHER_LIMIT, GATHER_PIECE)
     }
-
-    /// The gather of `bytes` (`lengths`: every rank's, at rank 0) rank by
-    /// rank in pieces of `piece` bytes: past MPI's counts.
-    fn gather_in_pieces(
-        &self,
-        bytes: &[u8],
-        lengths: &[u64],
-        piece: usize,
-    ) -> Result<Vec<Vec<u8>>, PeerError> {
-        if self.world.rank() != 0 {
-            for chunk in bytes.chunks(piece) {
-                self.world
-                    .send(chunk, 0, GATHER)
-                    .map_err(mpi_error("send"))?;
-                Counters::add(&self.traffic.messages, 1);
-            }
-            return Ok(Vec::new());
-        }
-        let mut all = vec![bytes.to_vec()];
-        for (rank, &length) in lengths.iter().enumerate().skip(1) {
-            let mut mine = vec![0u8; length as usize];
-            for chunk in mine.chunks_mut(piece) {
-                self.world
-                    .recv(chunk, rank as i32, Tag::Value(GATHER))
-                    .map_err(mpi_error("receive"))?;
-            }
-            all.push(mine);
-        }
-        Ok(all)
-    }
 }
 
 /// Between two looks for a message (the `looks`-th): a yield at first,
@@ -375,6 +460,70 @@ fn nap(looks: u32) {
         None => std::thread::yield_now(),
         Some(naps) => std::thread::sleep(Duration::from_micros(u64::from(naps)).min(LONGEST_NAP)),
     }
+}
+
+/// The gather of `bytes` (`lengths`: every rank's, at rank 0) rank by rank
+/// in pieces of `piece` bytes: past MPI's counts. The pieces each rank
+/// sent, and rank 0's list.
+fn gather_in_pieces(
+    world: &Communicator,
+    bytes: &[u8],
+    lengths: &[u64],
+    piece: usize,
+) -> ferrompi::Result<(u64, Vec<Vec<u8>>)> {
+    if world.rank() != 0 {
+        let mut sent = 0;
+        for chunk in bytes.chunks(piece) {
+            world.send(chunk, 0, GATHER)?;
+            sent += 1;
+        }
+        return Ok((sent, Vec::new()));
+    }
+    let mut all = vec![bytes.to_vec()];
+    for (rank, &length) in lengths.iter().enumerate().skip(1) {
+        let mut mine = vec![0u8; length as usize];
+        for chunk in mine.chunks_mut(piece) {
+            world.recv(chunk, rank as i32, Tag::Value(GATHER))?;
+        }
+        all.push(mine);
+    }
+    Ok((0, all))
+}
+
+/// Rank 0's list of every rank's bytes from one vector gather (`lengths`
+/// at rank 0; all within MPI's counts).
+fn gather_in_one(
+    world: &Communicator,
+    bytes: &[u8],
+    lengths: &[u64],
+    total: u64,
+) -> ferrompi::Result<Vec<Vec<u8>>> {
+    let root = world.rank() == 0;
+    let size = world.size() as usize;
+    // Within MPI's counts: every length and offset fits a C int.
+    let lengths: Vec<i32> = if root {
+        lengths.iter().map(|&n| n as i32).collect()
+    } else {
+        vec![0; size]
+    };
+    let displacements: Vec<i32> = lengths
+        .iter()
+        .scan(0i32, |at, &n| {
+            let here = *at;
+            *at += n;
+            Some(here)
+        })
+        .collect();
+    let mut all = vec![0u8; if root { total as usize } else { 0 }];
+    world.gatherv(bytes, &mut all, &lengths, &displacements, 0)?;
+    if !root {
+        return Ok(Vec::new());
+    }
+    Ok(lengths
+        .iter()
+        .zip(&displacements)
+        .map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec())
+        .collect())
 }
 
 /// MPI's operation for a reduction.
@@ -400,7 +549,7 @@ impl Peers for MpiPeers {
     }
 
     fn barrier(&self) -> Result<(), PeerError> {
-        self.world.barrier().map_err(mpi_error("barrier"))?;
+        self.patiently("barrier", |w| w.barrier(), || Ok(()))?;
         Counters::add(&self.traffic.collectives, 1);
         #[cfg(feature = "test-hooks")]
         std::thread::sleep(self.faults.late_release);
@@ -435,85 +584,65 @@ impl Peers for MpiPeers {
         let me = self.world.rank();
         // Every rank has ended its phase once the barrier completes; till
         // then rank 0 passes on a stop that comes.
-        let mut relay_failed = None;
-        ferrompi::scope(|s| {
-            let mut ended = self.world.ibarrier(s)?;
-            let mut looks = 0u32;
-            while ended.test()?.is_none() {
-                if me == 0 && relay_failed.is_none() && !self.stop_sent.load(Ordering::SeqCst) {
-                    if let Err(e) = self.stop_arrived() {
-                        relay_failed = Some(e);
-                    }
+        self.patiently(
+            "barrier",
+            |w| w.barrier(),
+            || {
+                if me == 0 && !self.stop_sent.load(Ordering::SeqCst) {
+                    self.stop_arrived()?;
                 }
-                looks += 1;
-                nap(looks);
-            }
-            Ok(())
-        })
-        .map_err(mpi_error("ibarrier"))?;
+                Ok(())
+            },
+        )?;
         Counters::add(&self.traffic.collectives, 1);
-        if let Some(e) = relay_failed {
-            return Err(e);
-        }
         // How many stops reached rank 0, and whether rank 0 sent its.
         let sent = self.stop_sent.swap(false, Ordering::SeqCst);
         let mine = [u64::from(sent && me != 0), u64::from(sent && me == 0)];
         let sums = self.reduce(&mine, Reduction::Sum, true)?;
         let expected = if me == 0 { sums[0] } else { sums[1] };
         let received = u64::from(self.stops_received.swap(0, Ordering::SeqCst));
-        for _ in received..expected {
-            let mut byte = [0u8; 1];
-            self.world
-                .recv(&mut byte, Source::Any, Tag::Value(STOP))
-                .map_err(mpi_error("receive"))?;
+        let missing = expected.saturating_sub(received);
+        if missing > 0 {
+            self.patiently(
+                "receive",
+                move |w| {
+                    for _ in 0..missing {
+                        let mut byte = [0u8; 1];
+                        w.recv(&mut byte, Source::Any, Tag::Value(STOP))?;
+                    }
+                    Ok(())
+                },
+                || Ok(()),
+            )?;
         }
         Ok(())
     }
 
     fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError> {
-        let size = self.world.size() as usize;
         let root = self.world.rank() == 0;
+        let size = self.world.size() as usize;
         let length = bytes.len() as u64;
-        Counters::add(&self.traffic.gathered_bytes, length);
         // Every rank learns the whole length, so that all take one way.
         let total = self.reduce(&[length], Reduction::Sum, true)?[0];
-        let mut lengths = vec![0u64; if root { size } else { 1 }];
-        self.world
-            .gather(&[length], &mut lengths, 0)
-            .map_err(mpi_error("gather"))?;
-        Counters::add(&self.traffic.collectives, 1);
-        Counters::add(&self.traffic.gathered_bytes, 8);
         let (limit, piece) = self.gather_limits();
-        if total > limit {
-            return self.gather_in_pieces(bytes, &lengths, piece);
-        }
-        // Within MPI's counts: every length and offset fits a C int.
-        let lengths: Vec<i32> = if root {
-            lengths.iter().map(|&n| n as i32).collect()
-        } else {
-            vec![0; size]
-        };
-        let displacements: Vec<i32> = lengths
-            .iter()
-            .scan(0i32, |at, &n| {
-                let here = *at;
-                *at += n;
-                Some(here)
-            })
-            .collect();
-        let mut all = vec![0u8; if root { total as usize } else { 0 }];
-        self.world
-            .gatherv(bytes, &mut all, &lengths, &displacements, 0)
-            .map_err(mpi_error("gather"))?;
-        Counters::add(&self.traffic.collectives, 1);
-        if !root {
-            return Ok(Vec::new());
-        }
-        Ok(lengths
-            .iter()
-            .zip(&displacements)
-            .map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec())
-            .collect())
+        let mine = bytes.to_vec();
+        let (pieces, all) = self.patiently(
+            "gather",
+            move |w| {
+                let mut lengths = vec![0u64; if root { size } else { 1 }];
+                w.gather(&[length], &mut lengths, 0)?;
+                if total > limit {
+                    gather_in_pieces(w, &mine, &lengths, piece)
+                } else {
+                    gather_in_one(w, &mine, &lengths, total).map(|all| (0, all))
+                }
+            },
+            || Ok(()),
+        )?;
+        Counters::add(&self.traffic.gathered_bytes, length + 8);
+        Counters::add(&self.traffic.collectives, if pieces > 0 { 1 } else { 2 });
+        Counters::add(&self.traffic.messages, pieces);
+        Ok(all)
     }
 
     fn reduce(
@@ -522,19 +651,23 @@ impl Peers for MpiPeers {
         how: Reduction,
         everywhere: bool,
     ) -> Result<Vec<u64>, PeerError> {
-        let mut out = vec![0u64; values.len()];
-        if everywhere {
-            self.world
-                .allreduce(values, &mut out, op_of(how))
-                .map_err(mpi_error("allreduce"))?;
-        } else {
-            self.world
-                .reduce(values, &mut out, op_of(how), 0)
-                .map_err(mpi_error("reduce"))?;
-            if self.world.rank() != 0 {
-                out.clear();
-            }
-        }
+        let mine = values.to_vec();
+        let out = self.patiently(
+            if everywhere { "allreduce" } else { "reduce" },
+            move |w| {
+                let mut out = vec![0u64; mine.len()];
+                if everywhere {
+                    w.allreduce(&mine, &mut out, op_of(how))?;
+                } else {
+                    w.reduce(&mine, &mut out, op_of(how), 0)?;
+                    if w.rank() != 0 {
+                        out.clear();
+                    }
+                }
+                Ok(out)
+            },
+            || Ok(()),
+        )?;
         self.traffic
             .collective(&self.traffic.reduced_bytes, 8 * values.len() as u64);
         Ok(out)
@@ -695,21 +828,25 @@ impl Peers for MpiPeers {
 
     fn broadcast_from(&self, root: u32, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
         let root_rank = root as i32;
-        let mut length = [bytes.len() as u64];
-        self.world
-            .broadcast(&mut length, root_rank)
-            .map_err(mpi_error("broadcast"))?;
-        let mut data = if self.world.rank() == root_rank {
-            bytes.to_vec()
-        } else {
-            vec![0u8; length[0] as usize]
-        };
-        self.world
-            .broadcast(&mut data, root_rank)
-            .map_err(mpi_error("broadcast"))?;
+        let mine = bytes.to_vec();
+        let data = self.patiently(
+            "broadcast",
+            move |w| {
+                let mut length = [mine.len() as u64];
+                w.broadcast(&mut length, root_rank)?;
+                let mut data = if w.rank() == root_rank {
+                    mine
+                } else {
+                    vec![0u8; length[0] as usize]
+                };
+                w.broadcast(&mut data, root_rank)?;
+                Ok(data)
+            },
+            || Ok(()),
+        )?;
         // Two broadcasts: the length, then the bytes.
         self.traffic
-            .collective(&self.traffic.broadcast_bytes, 8 + length[0]);
+            .collective(&self.traffic.broadcast_bytes, 8 + data.len() as u64);
         Counters::add(&self.traffic.collectives, 1);
         Ok(data)
     }

@@ -1,0 +1,182 @@
+//! Every stop of a cluster job saves what was measured (issue 36): a
+//! Ctrl-C to a bare mpirun (its default grace of 1 s) in auto, throughput
+//! and metadata mode leaves the JSON with the interrupted status and the
+//! run in the history, and no test file; a rank killed outright ends the
+//! job without waiting for mpirun's SIGKILL, rank 0 saving what it has.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::fixtures::cluster::{assert_no_rank_left, ioz_mpi, rank_pids, within};
+use crate::fixtures::{Test, list_dir, trials};
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        sigint_to_a_bare_mpirun_saves_an_auto_mode_run => [Mpi],
+        sigint_to_a_bare_mpirun_saves_a_throughput_run => [Mpi],
+        sigint_to_a_bare_mpirun_saves_a_metadata_run => [Mpi],
+        a_rank_killed_outright_ends_the_job_before_mpirun_s_sigkill => [Mpi],
+    ]
+}
+
+/// `mpirun` as a user types it (no odls_base_sigkill_timeout: 1 s between
+/// its SIGCONT and SIGTERM), `ranks` ranks of `args` in `d`, its history
+/// in `d/hist`, started.
+fn bare_mpirun(d: &Path, ranks: u32, mca: &[&str], args: &[&str]) -> Child {
+    Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
+        .args(["--mca", "mpi_yield_when_idle", "1"])
+        .args(mca)
+        .args(["-np", &ranks.to_string(), &ioz_mpi()])
+        .args(args)
+        .env_remove("IOZ_NO_HISTORY")
+        .env("IOZ_HISTORY", d.join("hist"))
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The runs recorded in `d/hist`.
+fn recorded(d: &Path) -> usize {
+    list_dir(&d.join("hist/runs")).len()
+}
+
+/// Starts `args` on 2 ranks under a bare mpirun, waits until `started`
+/// holds, sends mpirun SIGINT, and checks the run was saved as stopped:
+/// the JSON with the interrupted status, the history's record, no test
+/// file nor tree (`cleaned` says they are gone), no rank.
+fn interrupted_run_is_saved(
+    args: &[&str],
+    started: impl Fn(&Path) -> bool,
+    cleaned: fn(&Path) -> bool,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Where ioz mdtest makes its tree.
+    fs::create_dir(d.join("md")).unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--json", "run.json"]);
+    let child = bare_mpirun(d, 2, &[], &all);
+    assert!(within(60, || started(d)), "the run did not start");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: our own mpirun, still running.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let saved: Value = serde_json::from_str(
+        &fs::read_to_string(d.join("run.json"))
+            .unwrap_or_else(|e| panic!("no JSON ({e}):\n{stderr}")),
+    )
+    .unwrap();
+    assert_eq!(
+        saved["status"],
+        serde_json::json!({"interrupted": 15}),
+        "{stderr}"
+    );
+    assert_eq!(recorded(d), 1, "{stderr}");
+    assert_no_rank_left(d);
+    assert!(within(5, || cleaned(d)), "left: {:?}", list_dir(d));
+    // Told how much time mpirun gives, and what to set.
+    assert!(
+        stderr.contains("ioz: warning: mpirun gives the ranks 1 s to save the run"),
+        "{stderr}"
+    );
+}
+
+fn test_files_exist(d: &Path) -> bool {
+    list_dir(d)
+        .iter()
+        .filter(|f| f.starts_with("ioz.tmp"))
+        .count()
+        == 2
+}
+
+/// No test file of throughput, single or auto mode is left in `d`.
+fn no_test_file(d: &Path) -> bool {
+    !list_dir(d).iter().any(|f| f.starts_with("ioz.tmp"))
+}
+
+fn sigint_to_a_bare_mpirun_saves_an_auto_mode_run() {
+    // Auto mode to 64 MiB files: some 10 s of cells on 2 loaded cores.
+    interrupted_run_is_saved(
+        &["-a", "-g", "64m", "-i", "0", "-i", "1"],
+        test_files_exist,
+        no_test_file,
+    );
+}
+
+fn sigint_to_a_bare_mpirun_saves_a_throughput_run() {
+    // Paced to 2,000 records a second: 8 s a phase, files small enough to
+    // leave no long fsync in the way.
+    interrupted_run_is_saved(
+        &[
+            "-t", "2", "-s", "64m", "-r", "4k", "-i", "0", "-i", "1", "-+O", "2000",
+        ],
+        test_files_exist,
+        no_test_file,
+    );
+}
+
+fn sigint_to_a_bare_mpirun_saves_a_metadata_run() {
+    interrupted_run_is_saved(
+        &["mdtest", "-n", "20000", "-F", "-d", "md"],
+        |d| {
+            fs::read_dir(d.join("md"))
+                .map(|mut e| e.next().is_some())
+                .unwrap_or(false)
+        },
+        |d| list_dir(&d.join("md")).is_empty(),
+    );
+}
+
+fn a_rank_killed_outright_ends_the_job_before_mpirun_s_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // As -+m runs mpirun: 3 s to the SIGTERM, 6 s to the SIGKILL.
+    let child = bare_mpirun(
+        d,
+        4,
+        &["--mca", "odls_base_sigkill_timeout", "3"],
+        &[
+            "-t", "4", "-s", "64m", "-r", "4k", "-i", "0", "-i", "1", "-+O", "2000", "--json",
+            "run.json",
+        ],
+    );
+    assert!(
+        within(60, || list_dir(d)
+            .iter()
+            .filter(|f| f.starts_with("ioz.tmp"))
+            .count()
+            == 4),
+        "no files made"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (_, rank_1) = rank_pids(d)[1];
+    // SAFETY: a rank of our own job, still running.
+    unsafe { libc::kill(rank_1 as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // mpirun's SIGCONT began the stop; the others gave up on the dead rank
+    // and left by themselves, rank 0 saving its own (a rank 0 that waited
+    // for mpirun's SIGKILL would have saved nothing).
+    assert!(
+        stderr.contains("the other ranks did not answer; the results saved are rank 0's own"),
+        "{stderr}"
+    );
+    let saved: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    assert!(saved["status"].is_object(), "{}", saved["status"]);
+    assert_eq!(recorded(d), 1, "{stderr}");
+    assert_no_rank_left(d);
+    assert!(
+        within(5, || !list_dir(d).iter().any(|f| f.starts_with("ioz.tmp"))),
+        "left: {:?}",
+        list_dir(d)
+    );
+}
