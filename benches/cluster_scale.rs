@@ -118,6 +118,8 @@ impl Figures {
 fn measure(mode: &Mode, ranks: u64, dir: &Path) -> Figures {
     let json = dir.join(format!("{}-{ranks}.json", mode.name));
     let _ = std::fs::remove_file(&json);
+    // ioz mdtest's -d: its tree goes under it.
+    let _ = std::fs::create_dir_all(dir.join("md"));
     let mut command = Command::new("mpirun");
     command
         .args([
