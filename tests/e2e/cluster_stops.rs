@@ -10,7 +10,9 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use crate::fixtures::cluster::{assert_no_rank_left, ioz_mpi, rank_pids, within};
+use crate::fixtures::cluster::{
+    assert_no_rank_left, ioz_mpi, rank_pids, ranks_left, two_hosts, within,
+};
 use crate::fixtures::{Test, list_dir, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -20,6 +22,7 @@ pub fn tests() -> Vec<Test> {
         sigint_to_a_bare_mpirun_saves_a_throughput_run => [Mpi],
         sigint_to_a_bare_mpirun_saves_a_metadata_run => [Mpi],
         a_rank_killed_outright_ends_the_job_before_mpirun_s_sigkill => [Mpi],
+        a_lost_host_ends_the_job_at_its_time_limit_with_what_was_measured => [Mpi, Root],
     ]
 }
 
@@ -178,5 +181,86 @@ fn a_rank_killed_outright_ends_the_job_before_mpirun_s_sigkill() {
         within(5, || !list_dir(d).iter().any(|f| f.starts_with("ioz.tmp"))),
         "left: {:?}",
         list_dir(d)
+    );
+}
+
+fn a_lost_host_ends_the_job_at_its_time_limit_with_what_was_measured() {
+    let hosts = two_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let workdirs = hosts.client_file(d, &[None, None]);
+    // Two phases of some 2.6 s each (100 records a second; -x: each worker
+    // writes its whole file), a 20 s limit.
+    let child = hosts
+        .command(
+            d,
+            &[
+                "-t",
+                "2",
+                "-s",
+                "1m",
+                "-r",
+                "4k",
+                "-i",
+                "0",
+                "-i",
+                "1",
+                "-+O",
+                "100",
+                "--interval",
+                "100ms",
+                "--live",
+                "live.jsonl",
+                "-+m",
+                "clients",
+                "--json",
+                "run.json",
+            ],
+            &[],
+        )
+        .env("MPIEXEC_TIMEOUT", "20")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the rewrite has begun (the write phase measured and settled),
+    // node-b's link goes down.
+    let rewriting =
+        || fs::read_to_string(d.join("live.jsonl")).is_ok_and(|l| l.contains("\"rewrite\""));
+    assert!(within(60, rewriting), "the rewrite never began");
+    hosts.cut_off_node_b().unwrap();
+    // At the limit rank 0 stops waiting for node-b and saves the job so
+    // far; node-a's ranks are gone by the limit and a bounded grace.
+    let saved = within(40, || {
+        d.join("run.json").is_file() && ranks_left(&workdirs[0]).is_empty()
+    });
+    let files_a = list_dir(&workdirs[0]);
+    drop(hosts);
+    // SAFETY: our own child (mpirun may wait for node-b's daemon).
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(saved, "nothing saved: {stderr}");
+    assert!(files_a.is_empty(), "node-a left {files_a:?}");
+    let run: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    // The write phase, whole: both ranks' workers, 1 MiB each.
+    let write = &run["throughput"][0];
+    assert_eq!(write["pass"], "write", "{run}");
+    let bytes: Vec<u64> = write["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(bytes, [1 << 20, 1 << 20], "{write}");
+    assert_eq!(
+        run["status"],
+        serde_json::json!({"interrupted": 15}),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("past the job's time limit: the other ranks did not answer"),
+        "{stderr}"
     );
 }
