@@ -207,6 +207,7 @@ fn a_lost_host_ends_the_job_at_its_time_limit_with_what_was_measured() {
                 "1",
                 "-+O",
                 "100",
+                "-x",
                 "--interval",
                 "100ms",
                 "--live",
@@ -246,18 +247,21 @@ fn a_lost_host_ends_the_job_at_its_time_limit_with_what_was_measured() {
         serde_json::from_str(&fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
     // The write phase, whole: both ranks' workers, 1 MiB each.
     let write = &run["throughput"][0];
-    assert_eq!(write["pass"], "write", "{run}");
+    assert_eq!(write["pass"], "write", "{}", run["status"]);
     let bytes: Vec<u64> = write["results"]
         .as_array()
         .unwrap()
         .iter()
         .map(|w| w["bytes"].as_u64().unwrap())
         .collect();
-    assert_eq!(bytes, [1 << 20, 1 << 20], "{write}");
-    assert_eq!(
-        run["status"],
-        serde_json::json!({"interrupted": 15}),
-        "{stderr}"
+    assert_eq!(bytes, [1 << 20, 1 << 20], "{}", write["results"]);
+    // Ended by the time limit: stopped, or failed waiting for node-b,
+    // whichever rank 0 saw first; either way said.
+    let status = run["status"].to_string();
+    assert!(
+        status == r#"{"interrupted":15}"#
+            || status.contains("past the job's time limit: the other ranks did not answer"),
+        "{status}"
     );
     assert!(
         stderr.contains("past the job's time limit: the other ranks did not answer"),
