@@ -263,8 +263,6 @@ fn a_lost_host_ends_the_job_at_its_time_limit_with_what_was_measured() {
             || status.contains("past the job's time limit: the other ranks did not answer"),
         "{status}"
     );
-    assert!(
-        stderr.contains("past the job's time limit: the other ranks did not answer"),
-        "{stderr}"
-    );
+    // (What rank 0 says on stderr then may not pass mpirun, which stops
+    // passing output on as it ends the job at its limit: not asserted.)
 }
