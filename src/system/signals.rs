@@ -130,7 +130,10 @@ static LAUNCHER_CONTINUED: AtomicBool = AtomicBool::new(false);
 /// is taken as the stop its SIGTERM will be, one to three seconds before
 /// it comes: that much more time for rank 0 to print and save the run
 /// before the launcher's SIGKILL, and for the ranks to leave once a peer
-/// is gone. A SIGCONT from anyone else is what it always was.
+/// is gone. A SIGCONT from anyone else is what it always was. (mpirun
+/// also passes on a SIGCONT it is sent, as the SIGSTOP it makes of a
+/// SIGTSTP: a rank cannot tell that resume from the start of an ending, so
+/// suspending mpirun and resuming it ends the run as a stop does.)
 #[cfg_attr(
     not(feature = "mpi"),
     expect(dead_code, reason = "cluster ranks exist in the MPI build only")

@@ -351,18 +351,19 @@ fn a_rank_that_ran_on_after_the_first_finish_is_left_out_of_the_count() {
     assert_eq!(xfer_kb(children[1]), 1024.0, "{}", r.stdout);
     // Not 100 %: rank 1's bytes were moved after rank 0 had stopped; of
     // rank 0's, only what it moved once rank 1 had started (a few ms
-    // after it): a little under 50 %.
+    // after it): under 50 %.
     let line = line(&r.stdout, "\tStonewalled: ");
     let skew = &json(&d.join("run.json"))["throughput"][0]["skew"];
     let finish = skew["first_finish_ns"].as_u64().unwrap() as f64;
     let start = |k: usize| skew["ranks"][k]["start_offset_ns"].as_u64().unwrap() as f64;
-    let expected = 50.0 * (finish - start(0).max(start(1))) / (finish - start(0));
+    // (0 % where rank 1 began only after rank 0's worker had finished, as
+    // a loaded machine may have it.)
+    let expected = (50.0 * (finish - start(0).max(start(1))) / (finish - start(0))).max(0.0);
     let printed: f64 = line
         .strip_prefix("\tStonewalled: ")
         .and_then(|l| l.split('%').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("{line}"));
-    assert!(expected > 40.0, "{skew}");
     assert!((printed - expected).abs() < 0.011, "{line}\n{skew}");
     assert!(
         line.contains(

@@ -187,7 +187,9 @@ fn short_stop_grace(var: impl Fn(&str) -> Option<String>) -> Option<String> {
         .unwrap_or(1);
     (grace < STOP_GRACE_SECONDS).then(|| {
         format!(
-            "mpirun gives the ranks {grace} s to save the run after a Ctrl-C or SIGTERM              (odls_base_sigkill_timeout): give mpirun --mca odls_base_sigkill_timeout              {STOP_GRACE_SECONDS}, as ioz -+m does"
+            "mpirun gives the ranks {grace} s to save the run after a Ctrl-C or SIGTERM \
+             (odls_base_sigkill_timeout): give mpirun --mca odls_base_sigkill_timeout \
+             {STOP_GRACE_SECONDS}, as ioz -+m does"
         )
     })
 }
@@ -229,7 +231,11 @@ mod tests {
             said.starts_with("mpirun gives the ranks 1 s to save the run"),
             "{said}"
         );
-        assert!(said.contains("--mca odls_base_sigkill_timeout 3"), "{said}");
+        assert!(
+            said.contains("--mca odls_base_sigkill_timeout 3,"),
+            "{said}"
+        );
+        assert!(!said.contains("  "), "{said}");
         assert_eq!(
             short_stop_grace(env(&[
                 ("OMPI_COMM_WORLD_SIZE", "2"),
