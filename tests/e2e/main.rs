@@ -90,6 +90,9 @@ mod latency;
 // ioz mdtest: mdtest's SUMMARY layouts, tree and item counts, phases,
 // shapes, the stonewall, the tree removed; two MPI ranks.
 mod mdtest;
+// ioz fileop's and ioz mdtest's system calls against the peers' own
+// traces (strace): the same calls, in the same order, on the same paths.
+mod metadata_parity;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -188,6 +191,7 @@ fn main() -> std::process::ExitCode {
         json_schema::tests(),
         latency::tests(),
         mdtest::tests(),
+        metadata_parity::tests(),
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),

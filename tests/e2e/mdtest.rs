@@ -361,8 +361,8 @@ fn bad_command_lines_are_refused_with_one_line() {
             "-S (one shared file) is not supported",
         ),
         (
-            &["mdtest", "-n", "5", "-d", "nowhere"],
-            "-d nowhere: No such file",
+            &["mdtest", "-n", "5", "-d", "nowhere/deeper"],
+            "-d nowhere/deeper is missing and cannot be made: nowhere: No such file",
         ),
         (
             &["mdtest", "-n", "5", "--shape", "medium"],

@@ -24,7 +24,7 @@ pub fn opening(f: &FileopConfig) -> String {
         let _ = writeln!(
             s,
             "\nFileop:  Working in {}, File size is {},  Output is in Ops/sec. (A=Avg, B=Best, W=Worst)",
-            f.dir.display(),
+            crate::model::visible::visible(&f.dir.display().to_string()),
             f.file_bytes
         );
     }
