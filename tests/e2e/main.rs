@@ -93,6 +93,10 @@ mod mdtest;
 // ioz fileop's and ioz mdtest's system calls against the peers' own
 // traces (strace): the same calls, in the same order, on the same paths.
 mod metadata_parity;
+// ioz fileop's and ioz mdtest's trees against a hostile neighbour: a
+// directory swapped for a link mid-run, a bind mount inside, control
+// characters in -d.
+mod tree_hostile;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -192,6 +196,7 @@ fn main() -> std::process::ExitCode {
         latency::tests(),
         mdtest::tests(),
         metadata_parity::tests(),
+        tree_hostile::tests(),
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),

@@ -28,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         bad_command_lines_are_refused_with_one_line,
         a_full_file_system_fails_the_run_and_leaves_no_tree => [Tmpfs],
         ctrl_c_stops_the_run_and_removes_the_tree,
+        every_interval_of_a_rate_is_positive,
         two_ranks_each_in_its_own_directory => [Mpi],
         two_ranks_in_one_shared_tree_stat_each_other_s_items => [Mpi],
         two_ranks_in_io500_s_easy_shape_over_three_iterations => [Mpi],
@@ -417,6 +418,71 @@ fn ctrl_c_stops_the_run_and_removes_the_tree() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+/// The 95 % interval of each phase's mean rate over iterations lies above
+/// zero, from the log rates: on the rates themselves two iterations of a
+/// phase that ran 1 and 2 ops/s would reach below zero (issue 35).
+fn every_interval_of_a_rate_is_positive() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = ioz(
+        dir.path(),
+        &["mdtest", "-n", "20", "-i", "2", "--json", "r.json"],
+    );
+    r.expect_code(0);
+    let block: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("95 % interval of the mean rate (ops/sec, on log rates):"))
+        .skip(1)
+        .take_while(|l| l.starts_with("   "))
+        .collect();
+    assert_eq!(block.len(), 10, "a line per phase:\n{}", r.stdout);
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let rates = |op: &str| -> Vec<f64> {
+        doc["metadata"]["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["op"] == op)
+            .map(|m| m["ops_per_sec"].as_f64().unwrap())
+            .collect()
+    };
+    for line in block {
+        let numbers: Vec<f64> = line
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let [low, high] = numbers[..] else {
+            panic!("{line}");
+        };
+        assert!(low > 0.0 && low <= high, "{line}");
+        // Recomputed from the two iterations' rates: exp(m ± t s / √2)
+        // with m, s of the log rates and t(0.975, 1) = 12.7062.
+        let name = line
+            .split("  ")
+            .find(|w| !w.trim().is_empty())
+            .unwrap()
+            .trim();
+        let key = name.to_ascii_lowercase().replace(' ', "_");
+        let logs: Vec<f64> = rates(&key).iter().map(|x| x.ln()).collect();
+        assert_eq!(logs.len(), 2, "{key}");
+        let m = (logs[0] + logs[1]) / 2.0;
+        let s = (logs[0] - logs[1]).abs() / 2f64.sqrt();
+        let half = 12.706_204_736 * s / 2f64.sqrt();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs().max(1.0);
+        assert!(
+            close(low, (m - half).exp()),
+            "{line}: low {}",
+            (m - half).exp()
+        );
+        assert!(
+            close(high, (m + half).exp()),
+            "{line}: high {}",
+            (m + half).exp()
+        );
+    }
 }
 
 fn two_ranks_each_in_its_own_directory() {

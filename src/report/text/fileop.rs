@@ -164,7 +164,7 @@ pub fn all_factors(f: &FileopConfig, measurements: &[MetaMeasurement]) -> String
 /// means (A: operations over their total time).
 pub fn spread(measurements: &[MetaMeasurement], runs: u32) -> String {
     let mut s = format!(
-        "\nOver {runs} runs, A in ops/sec: mean, standard deviation, 95 % interval of the mean\n"
+        "\nOver {runs} runs, A in ops/sec: mean, standard deviation, 95 % interval of the mean (on log rates)\n"
     );
     let _ = writeln!(
         s,

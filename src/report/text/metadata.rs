@@ -86,7 +86,7 @@ fn walk_line(metadata: &MetadataConfig, walk: Option<WalkKind>) -> String {
 /// mdtest over several iterations: each phase's 95 % interval of the mean
 /// rate (its SUMMARY has the max, min, mean and deviation).
 fn interval_lines(measurements: &[MetaMeasurement]) -> String {
-    let mut s = String::from("95 % interval of the mean rate (ops/sec):\n");
+    let mut s = String::from("95 % interval of the mean rate (ops/sec, on log rates):\n");
     for op in MDTEST_ROWS {
         let cell: Vec<&MetaMeasurement> = measurements.iter().filter(|m| m.op == op).collect();
         if cell.is_empty() {
