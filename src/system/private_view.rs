@@ -21,6 +21,12 @@
 //! on other threads, the files written after the run — keeps the machine's
 //! view; the thread returns to it when the view is left (or dropped).
 //!
+//! The view keeps only the mounts the tree's path runs through: a copy of
+//! every other mount of the machine, held by the view for the whole run,
+//! would keep each file system alive after its owner unmounted it (an
+//! unmount that does not release its device, as -U found while another
+//! run was in its view).
+//!
 //! Not covered: a process that renames a directory of the tree (or one of
 //! `-d`'s own parents) elsewhere moves it out of every path; the runner
 //! checks at each phase's end that the tree's path still leads to ioz's
@@ -111,6 +117,8 @@ impl PrivateView {
             libc::MS_PRIVATE,
         )
         .map_err(refused("mount_setattr /"))?;
+        let absolute = std::path::absolute(tree).map_err(refused("the tree's path"))?;
+        release_others(&absolute);
         // SAFETY: a NUL-terminated path; the flags ask for a detached copy
         // of the tree's mount alone (nothing mounted inside it), with no
         // symbolic link followed to reach it.
@@ -195,6 +203,34 @@ impl PrivateView {
 impl Drop for PrivateView {
     fn drop(&mut self) {
         let _ = self.back();
+    }
+}
+
+/// Detaches, in this thread's view, every mount whose mount point is not
+/// on `tree`'s path (`/`, `/tmp`, … the tree's own file system's): the
+/// outermost first, which takes those mounted under it along.
+fn release_others(tree: &Path) {
+    let Ok(text) = std::fs::read_to_string("/proc/thread-self/mountinfo") else {
+        return;
+    };
+    let mut points: Vec<std::path::PathBuf> = super::mountinfo::parse(&text)
+        .into_iter()
+        .map(|m| m.mount_point)
+        .filter(|p| !tree.starts_with(p))
+        .collect();
+    points.sort_by_key(|p| p.components().count());
+    let mut gone: Vec<std::path::PathBuf> = Vec::new();
+    for point in points {
+        if gone.iter().any(|g| point.starts_with(g)) {
+            continue;
+        }
+        let Ok(path) = CString::new(point.as_os_str().as_bytes()) else {
+            continue;
+        };
+        // SAFETY: a NUL-terminated path; the unmount is this view's alone.
+        if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) } == 0 {
+            gone.push(point);
+        }
     }
 }
 
@@ -298,5 +334,44 @@ mod tests {
         );
         assert!(after, "after the view, the link is followed again");
         assert_eq!(fs::read(theirs.join("precious")).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn the_view_holds_no_mount_off_the_tree_s_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tree, other) = (dir.path().join("tree"), dir.path().join("other"));
+        fs::create_dir_all(tree.join("mine")).unwrap();
+        fs::create_dir(&other).unwrap();
+        let c = CString::new(other.as_os_str().as_bytes()).unwrap();
+        // SAFETY: NUL-terminated strings; a tmpfs of our own at `other`.
+        if unsafe {
+            libc::mount(
+                c"ioz-test".as_ptr(),
+                c.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        } != 0
+        {
+            crate::system::skip_ledger::skipped("cannot mount a tmpfs (not root)");
+            return;
+        }
+        fs::write(other.join("on-the-mount"), b"x").unwrap();
+        let view = PrivateView::enter(&tree);
+        let seen_inside = fs::metadata(other.join("on-the-mount")).is_ok();
+        let mine = fs::metadata(tree.join("mine")).is_ok();
+        if let Ok(v) = view {
+            v.leave().unwrap();
+        }
+        let seen_after = fs::metadata(other.join("on-the-mount")).is_ok();
+        // SAFETY: the tmpfs mounted above.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+        assert!(
+            !seen_inside,
+            "a mount off the tree's path is let go in the view"
+        );
+        assert!(mine, "the tree's own path stays");
+        assert!(seen_after, "and the machine's view keeps it");
     }
 }
