@@ -63,6 +63,92 @@ const FILEOP_OPS: [&str; 15] = [
     "chmod", "readdir", "link", "unlink", "delete",
 ];
 
+// The bare calls, each the one system call (or C's opendir/readdir/closedir)
+// and nothing around it.
+
+fn sys_open(path: &CStr, flags: libc::c_int, mode: libc::mode_t) -> libc::c_int {
+    // SAFETY: a NUL-terminated path; the mode is a plain integer.
+    unsafe { libc::open(path.as_ptr(), flags, mode as libc::c_uint) }
+}
+
+fn sys_close(fd: libc::c_int) -> libc::c_int {
+    // SAFETY: a descriptor opened here, closed once.
+    unsafe { libc::close(fd) }
+}
+
+fn sys_stat(path: &CStr) -> libc::c_int {
+    // SAFETY: an all-zero stat is a valid value for stat to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a stat of our own.
+    unsafe { libc::stat(path.as_ptr(), &mut st) }
+}
+
+fn sys_unlink(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::unlink(path.as_ptr()) }
+}
+
+fn sys_mkdir(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::mkdir(path.as_ptr(), 0o755) }
+}
+
+fn sys_rmdir(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::rmdir(path.as_ptr()) }
+}
+
+fn sys_chdir(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::chdir(path.as_ptr()) }
+}
+
+fn sys_write1(fd: libc::c_int) -> libc::c_int {
+    let byte = [0xA5u8];
+    // SAFETY: one byte of our own.
+    unsafe { libc::write(fd, byte.as_ptr().cast(), 1) as libc::c_int }
+}
+
+fn sys_read1(fd: libc::c_int) -> libc::c_int {
+    let mut byte = [0u8];
+    // SAFETY: one byte of our own.
+    unsafe { libc::read(fd, byte.as_mut_ptr().cast(), 1) as libc::c_int }
+}
+
+fn sys_fsync(fd: libc::c_int) -> libc::c_int {
+    // SAFETY: a descriptor opened here.
+    unsafe { libc::fsync(fd) }
+}
+
+fn sys_access(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::access(path.as_ptr(), libc::W_OK) }
+}
+
+fn sys_chmod(path: &CStr) -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::chmod(path.as_ptr(), 0o644) }
+}
+
+fn sys_link(from: &CStr, to: &CStr) -> libc::c_int {
+    // SAFETY: two NUL-terminated paths.
+    unsafe { libc::link(from.as_ptr(), to.as_ptr()) }
+}
+
+/// fileop's readdir: opendir, one readdir, closedir.
+fn sys_readdir_once() -> libc::c_int {
+    // SAFETY: a NUL-terminated path.
+    let d = unsafe { libc::opendir(c".".as_ptr()) };
+    if d.is_null() {
+        return -1;
+    }
+    // SAFETY: the stream just opened, read once and closed once.
+    unsafe {
+        libc::readdir(d);
+        libc::closedir(d)
+    }
+}
+
 fn check(r: libc::c_int, what: &str) {
     assert!(r >= 0, "{what}: {}", std::io::Error::last_os_error());
 }
@@ -167,23 +253,18 @@ fn bare_mdtest(dir: &Path, items: usize) -> [f64; 4] {
         }
         items as f64 / t.elapsed().as_secs_f64()
     };
-    // SAFETY (each call below): a NUL-terminated path, a plain mode or a
-    // stat of our own, and a descriptor opened here, closed once.
     let create = phase(&|n| {
-        let f = unsafe { libc::open(n.as_ptr(), libc::O_RDWR | libc::O_CREAT, 0o664) };
+        let f = sys_open(n, libc::O_RDWR | libc::O_CREAT, 0o664);
         check(f, "create");
-        check(unsafe { libc::close(f) }, "close");
+        check(sys_close(f), "close");
     });
-    let stat = phase(&|n| {
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        check(unsafe { libc::stat(n.as_ptr(), &mut st) }, "stat");
-    });
+    let stat = phase(&|n| check(sys_stat(n), "stat"));
     let read = phase(&|n| {
-        let f = unsafe { libc::open(n.as_ptr(), libc::O_RDWR) };
+        let f = sys_open(n, libc::O_RDWR, 0);
         check(f, "open");
-        check(unsafe { libc::close(f) }, "close");
+        check(sys_close(f), "close");
     });
-    let remove = phase(&|n| check(unsafe { libc::unlink(n.as_ptr()) }, "unlink"));
+    let remove = phase(&|n| check(sys_unlink(n), "unlink"));
     std::fs::remove_dir(&tree).expect("rmdir");
     std::fs::remove_dir(&base).expect("rmdir");
     [create, stat, read, remove]
@@ -266,8 +347,7 @@ fn c(s: String) -> CString {
 }
 
 fn chdir(name: &CStr) {
-    // SAFETY: a NUL-terminated name.
-    check(unsafe { libc::chdir(name.as_ptr()) }, "chdir");
+    check(sys_chdir(name), "chdir");
 }
 
 fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
@@ -277,16 +357,14 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
     std::env::set_current_dir(&top).unwrap();
     let up = c("..".into());
     let mut b = BareFileop {
-        times: vec![Vec::with_capacity(x * x * x * 2); 15],
+        times: (0..15).map(|_| Vec::with_capacity(x * x * x * 2)).collect(),
     };
     let l1 = |i| c(format!("fileop_L1_{i}"));
     let l2 = |i, j| c(format!("fileop_L1_{i}_L2_{j}"));
     let leaf = |i, j, k| c(format!("fileop_dir_{i}_{j}_{k}"));
     let file = |i, j, k| c(format!("fileop_file_{i}_{j}_{k}"));
     let link = |i, j, k| c(format!("fileop_file_{i}_{j}_{k}L"));
-    // SAFETY (every call in the closures below): NUL-terminated names,
-    // plain modes, descriptors opened here and closed once.
-    let mkdir = |n: &CStr| unsafe { libc::mkdir(n.as_ptr(), 0o755) };
+    let mkdir = sys_mkdir;
     // The directory test.
     for i in 0..x {
         let n = l1(i);
@@ -306,7 +384,7 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
         }
         chdir(&up);
     }
-    let cd = |n: &CStr| unsafe { libc::chdir(n.as_ptr()) };
+    let cd = sys_chdir;
     for i in 0..x {
         let n = l1(i);
         b.timed(1, || cd(&n), "chdir");
@@ -322,7 +400,7 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
         }
         chdir(&up);
     }
-    let rmdir = |n: &CStr| unsafe { libc::rmdir(n.as_ptr()) };
+    let rmdir = sys_rmdir;
     for i in 0..x {
         chdir(&l1(i));
         for j in 0..x {
@@ -353,7 +431,6 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
             chdir(&up);
         }
     };
-    let byte = [0xA5u8];
     for i in 0..x {
         check(mkdir(&l1(i)), "mkdir");
         chdir(&l1(i));
@@ -363,18 +440,10 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
             for k in 0..x {
                 let name = file(i, j, k);
                 let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC;
-                let fd = b.timed(
-                    3,
-                    || unsafe { libc::open(name.as_ptr(), flags, 0o600) },
-                    "creat",
-                );
-                b.timed(
-                    6,
-                    || unsafe { libc::write(fd, byte.as_ptr().cast(), 1) as libc::c_int },
-                    "write",
-                );
-                check(unsafe { libc::fsync(fd) }, "fsync");
-                b.timed(7, || unsafe { libc::close(fd) }, "close");
+                let fd = b.timed(3, || sys_open(&name, flags, 0o600), "creat");
+                b.timed(6, || sys_write1(fd), "write");
+                check(sys_fsync(fd), "fsync");
+                b.timed(7, || sys_close(fd), "close");
             }
             chdir(&up);
         }
@@ -382,68 +451,43 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
     }
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
-            let mut st: libc::stat = unsafe { std::mem::zeroed() };
             let n = file(i, j, k);
-            b.timed(8, || unsafe { libc::stat(n.as_ptr(), &mut st) }, "stat");
+            b.timed(8, || sys_stat(&n), "stat");
         }
     });
-    let mut buf = [0u8; 1];
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
             let name = file(i, j, k);
-            let fd = b.timed(
-                4,
-                || unsafe { libc::open(name.as_ptr(), libc::O_RDONLY) },
-                "open",
-            );
-            b.timed(
-                5,
-                || unsafe { libc::read(fd, buf.as_mut_ptr().cast(), 1) as libc::c_int },
-                "read",
-            );
-            check(unsafe { libc::close(fd) }, "close");
+            let fd = b.timed(4, || sys_open(&name, libc::O_RDONLY, 0), "open");
+            b.timed(5, || sys_read1(fd), "read");
+            check(sys_close(fd), "close");
         }
     });
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
             let n = file(i, j, k);
-            b.timed(
-                9,
-                || unsafe { libc::access(n.as_ptr(), libc::W_OK) },
-                "access",
-            );
+            b.timed(9, || sys_access(&n), "access");
         }
     });
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
             let n = file(i, j, k);
-            b.timed(10, || unsafe { libc::chmod(n.as_ptr(), 0o644) }, "chmod");
+            b.timed(10, || sys_chmod(&n), "chmod");
         }
     });
     each(&mut b, &mut |b, _, _| {
-        b.timed(
-            11,
-            || unsafe {
-                let d = libc::opendir(c".".as_ptr());
-                if d.is_null() {
-                    return -1;
-                }
-                libc::readdir(d);
-                libc::closedir(d)
-            },
-            "readdir",
-        );
+        b.timed(11, sys_readdir_once, "readdir");
     });
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
             let (f, l) = (file(i, j, k), link(i, j, k));
-            b.timed(12, || unsafe { libc::link(f.as_ptr(), l.as_ptr()) }, "link");
+            b.timed(12, || sys_link(&f, &l), "link");
         }
     });
     each(&mut b, &mut |b, i, j| {
         for k in 0..x {
             let n = link(i, j, k);
-            b.timed(13, || unsafe { libc::unlink(n.as_ptr()) }, "unlink");
+            b.timed(13, || sys_unlink(&n), "unlink");
         }
     });
     for i in 0..x {
@@ -452,7 +496,7 @@ fn bare_fileop(dir: &Path, x: usize) -> ([f64; 15], [f64; 15]) {
             chdir(&l2(i, j));
             for k in 0..x {
                 let n = file(i, j, k);
-                b.timed(14, || unsafe { libc::unlink(n.as_ptr()) }, "delete");
+                b.timed(14, || sys_unlink(&n), "delete");
             }
             chdir(&up);
             check(rmdir(&l2(i, j)), "rmdir");
@@ -517,12 +561,10 @@ fn main() {
     let dir = std::path::absolute(dir).unwrap();
     let mut ok = true;
 
-    let (mut ioz_all, mut bare_all, mut ratios, mut peer_all): (
-        [Vec<f64>; 4],
-        [Vec<f64>; 4],
-        [Vec<f64>; 4],
-        [Vec<f64>; 4],
-    ) = Default::default();
+    let mut ioz_all: [Vec<f64>; 4] = Default::default();
+    let mut bare_all: [Vec<f64>; 4] = Default::default();
+    let mut ratios: [Vec<f64>; 4] = Default::default();
+    let mut peer_all: [Vec<f64>; 4] = Default::default();
     for pair in 0..pairs {
         // Alternate which side goes first, so neither always meets a
         // cache the other warmed.
