@@ -598,15 +598,12 @@ fn two_ranks_in_one_shared_tree_stat_each_other_s_items() {
         );
         let items: u64 = ranks.iter().map(|r| r[k]["items"].as_u64().unwrap()).sum();
         assert_eq!(m["items"].as_u64().unwrap(), items);
-        for r in ranks {
-            let busy = r[k]["busy_ns"].as_u64().unwrap();
-            assert!(
-                busy <= rank_0["elapsed_ns"].as_u64().unwrap(),
-                "a rank's own part lies inside rank 0's phase: {} {busy} > {}",
-                m["op"],
-                rank_0["elapsed_ns"]
-            );
-        }
+        // Rank 0's own part lies inside its phase (another rank's, on its
+        // own clock, may start a little before rank 0 leaves the barrier).
+        assert!(
+            rank_0["busy_ns"].as_u64().unwrap() <= rank_0["elapsed_ns"].as_u64().unwrap(),
+            "{rank_0}"
+        );
         assert_eq!(
             m["busy_ns"].as_u64().unwrap(),
             ranks
