@@ -18,9 +18,9 @@
 //! after); an operation's rate is its count over the sum of its times.
 //! The names are written between operations, outside every clock.
 
-use super::calls::{self, Cwd, Here, timed};
-use super::names::Name;
 use super::{Bench, Halt};
+use crate::data::names::Name;
+use crate::engine::metadata::{self as calls, Cwd, Here, timed};
 use crate::error::RunError;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::metadata::{FILEOP_COLUMNS, FileopConfig, MetaOp};
@@ -68,7 +68,7 @@ pub(super) fn run(
         .iter()
         .map(|_| LatencyHistogram::new())
         .collect();
-    for run in 0..bench.config.runs {
+    for run in 0..bench.recipe.runs {
         for &x in &f.factors {
             for one in h.iter_mut() {
                 one.clear();

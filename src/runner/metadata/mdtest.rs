@@ -21,10 +21,10 @@
 
 use std::rc::Rc;
 
-use super::calls::{self, timed};
-use super::names::{Names, Paths};
 use super::{Bench, Halt};
+use crate::data::names::{Names, Paths};
 use crate::engine::clock::now_ns;
+use crate::engine::metadata::{self as calls, timed};
 use crate::error::RunError;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::metadata::{MdtestConfig, MdtestTree, MetaOp, PhaseSelection};
@@ -221,7 +221,7 @@ pub(super) fn run(
         None => Ok(()),
     };
     bench.agree(setup)?;
-    for run in 0..bench.config.runs {
+    for run in 0..bench.recipe.runs {
         let mut measured = Vec::new();
         let done = iteration(bench, m, &plan, run, &mut h, &mut measured, &mut buffers);
         if bench.ranks() == 1 && !measured.is_empty() {

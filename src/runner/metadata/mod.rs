@@ -16,27 +16,26 @@
 //! starts at a barrier and its end is agreed; rank 0 removes the tree once
 //! every rank is done.
 
-mod calls;
 mod fileop;
 mod mdtest;
-mod names;
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::engine::clock::OpClock;
+use crate::data::names::{Names, Paths};
+use crate::engine::clock::{OpClock, Tsc};
+use crate::engine::metadata::Walk;
 use crate::error::{IoFailure, RunError};
-use crate::model::config::RunConfig;
 use crate::model::metadata::MetadataConfig;
 use crate::model::metadata_result::{FsUsage, MetadataResult, WalkKind};
+use crate::runner::recipe::MetadataRecipe;
 use crate::runner::{Event, Outcome};
 use crate::system::file_warden;
 use crate::system::private_view::PrivateView;
 use crate::system::remount::{Cycle, Remounter};
 use crate::system::signals::StopFlag;
 use crate::system::tree::{MadeDir, TreeRoot};
-use calls::Walk;
 
 /// What the ranks of a job do together around a metadata benchmark's
 /// phases (the MPI job's, app/cluster/metadata.rs). Every call is
@@ -73,7 +72,7 @@ impl From<RunError> for Halt {
 /// What a benchmark works with: its tree, clocks, histograms and the other
 /// ranks, made before its first phase.
 pub(crate) struct Bench<'a> {
-    pub config: &'a RunConfig,
+    pub recipe: MetadataRecipe<'a>,
     pub stop: &'a StopFlag,
     pub clock: OpClock,
     pub tree: TreeRoot,
@@ -177,9 +176,9 @@ impl Bench<'_> {
     /// A directory `name` made in the tree's directory (untimed setup:
     /// mdtest's -u, a rank's own directory for fileop).
     pub fn mkdir_under(&self, name: &str) -> Result<(), Halt> {
-        let mut dirs = names::Names::default();
+        let mut dirs = Names::default();
         dirs.push(".");
-        let mut p = names::Paths::new(&self.prefix, std::rc::Rc::new(dirs), 1);
+        let mut p = Paths::new(&self.prefix, std::rc::Rc::new(dirs), 1);
         p.push(0, |b| b.extend_from_slice(name.as_bytes()));
         self.walk
             .mkdir(&p, 0, 0o755)
@@ -257,21 +256,13 @@ impl Bench<'_> {
 /// `remount`, -U before each test), the tree removed. Every force factor
 /// (or iteration) goes to `on_event` once measured.
 pub(crate) fn measure(
-    config: &RunConfig,
+    recipe: MetadataRecipe<'_>,
     stop: &StopFlag,
     remount: Option<&mut Remounter>,
     meeting: Option<&dyn Meeting>,
     mut on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
-    let Some(metadata) = &config.metadata else {
-        return Outcome::ended(
-            Vec::new(),
-            Vec::new(),
-            None,
-            Some(RunError::Refused("not a metadata benchmark".into())),
-            Vec::new(),
-        );
-    };
+    let metadata = recipe.benchmark;
     let fs = fs_usage(metadata);
     let (tree, made_dir) = match make_tree(metadata, meeting) {
         Ok(made) => made,
@@ -286,9 +277,9 @@ pub(crate) fn measure(
     }
     let prefix = whole_prefix(metadata.dir(), tree.name());
     let mut bench = Bench {
-        config,
+        recipe,
         stop,
-        clock: calls::op_clock(),
+        clock: op_clock(),
         tree,
         meeting,
         remount,
@@ -384,6 +375,28 @@ impl Bench<'_> {
             Walk::Guarded { .. } => WalkKind::Guarded,
         }
     }
+}
+
+/// The outcome of a run that is no metadata benchmark (a caller's mistake).
+#[cfg(feature = "mpi")]
+pub(crate) fn not_a_benchmark() -> Outcome {
+    Outcome::ended(
+        Vec::new(),
+        Vec::new(),
+        None,
+        Some(RunError::Refused("not a metadata benchmark".into())),
+        Vec::new(),
+    )
+}
+
+/// The per-operation clock of a run: the TSC (calibrated once, about
+/// 20 ms) where it is the clocksource, else CLOCK_MONOTONIC.
+fn op_clock() -> OpClock {
+    OpClock(
+        crate::system::time::tsc_is_the_clocksource()
+            .then(Tsc::calibrate)
+            .flatten(),
+    )
 }
 
 /// `-d` as the user gave it, then the tree's name and a slash: how every

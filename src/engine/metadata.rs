@@ -1,7 +1,8 @@
-//! The system calls a metadata benchmark times, on names made before the
-//! clock, and the timer around each: one clock read before the call and
-//! one after, the latency recorded into a histogram made before the run.
-//! Nothing here allocates.
+//! The metadata benchmarks' engine (`ioz fileop`, `ioz mdtest`, as fio's
+//! filecreate and filestat engines are fio's): the system calls they time,
+//! on names made before the clock (data::names), and the timer around each
+//! — one clock read before the call and one after, the latency recorded
+//! into a histogram made before the run. Nothing here allocates.
 //!
 //! The calls are the peer's: mdtest names every item by its whole path
 //! from `-d` (the kernel walks every component), fileop one name relative
@@ -26,19 +27,9 @@ use std::os::fd::RawFd;
 
 use nix::errno::Errno;
 
-use super::names::Paths;
-use crate::engine::clock::{OpClock, Tsc};
+use crate::data::names::Paths;
+use crate::engine::clock::OpClock;
 use crate::model::histogram::LatencyHistogram;
-
-/// The per-operation clock of a run: the TSC (calibrated once, about
-/// 20 ms) where it is the clocksource, else CLOCK_MONOTONIC.
-pub(crate) fn op_clock() -> OpClock {
-    OpClock(
-        crate::system::time::tsc_is_the_clocksource()
-            .then(Tsc::calibrate)
-            .flatten(),
-    )
-}
 
 /// Times one call: a clock read before and after it, nothing else between;
 /// the latency goes to `h` whether the call worked or not.
