@@ -36,5 +36,5 @@ mod store;
 
 pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
-pub use place::{HISTORY_ENV, Location, locate};
+pub use place::{HISTORY_ENV, Location, NO_HISTORY_ENV, locate};
 pub use store::{Caller, History, ImportedLog, ImportedPeer, Stored, check, exists};

@@ -15,6 +15,7 @@ use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
+use crate::model::job::Job;
 use crate::model::metadata::MetaOp;
 use crate::model::metadata_result::{
     FsUsage, MetaMeasurement, MetadataResult, cells as metadata_cells,
@@ -68,6 +69,8 @@ struct RunFile<'a> {
     /// each cell.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     cell_skews: &'a [CellSkew],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: &'a Option<Job>,
     status: &'a RunStatus,
 }
 
@@ -330,6 +333,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             ranks,
             metadata,
             cell_skews,
+            job,
             status,
         } = result;
         // A run read from an older file is written in this version's layout.
@@ -376,6 +380,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 .collect(),
             metadata: metadata.as_ref().map(MetadataFile::of),
             cell_skews,
+            job,
             status,
         }
     }
@@ -844,8 +849,13 @@ mod tests {
         assert!((mean - 149_333.333_333).abs() < 1e-3, "{summary}");
         let sd = summary["sd"].as_f64().unwrap();
         assert!((sd - 97_761.614_825_724_58).abs() < 1e-6, "{summary}");
+        // The interval on the log rates: their mean is ln 128000 and their
+        // sd ln 2 (they are ln 64000 + 2 ln 2, ln 2, 0).
         let low = summary["ci95"]["low"].as_f64().unwrap();
-        assert!((low - (mean - 4.302_652_73 * sd / 3f64.sqrt())).abs() < 1e-2);
+        let half = 4.302_652_73 * 2f64.ln() / 3f64.sqrt();
+        assert!((low - 128_000.0 * (-half).exp()).abs() < 1e-2, "{summary}");
+        let high = summary["ci95"]["high"].as_f64().unwrap();
+        assert!((high - 128_000.0 * half.exp()).abs() < 1e-1, "{summary}");
         assert_eq!(summary["median"], 128_000.0);
         assert_eq!(summary["mad"], 64_000.0);
         assert_eq!(

@@ -24,11 +24,18 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster mode as the job grows (issue 36): lean ranks, linear stops,
+// gathers in pieces, the job recorded, late starts, one clock a host, -+m's
+// variables and 100,000 client lines.
+mod cluster_growth;
 // Cluster jobs that once hung: rank 0's stdout failing, ranks given
 // different options (MPMD launches).
 mod cluster_hangs;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
+// Every stop of a cluster job saves: Ctrl-C to a bare mpirun in auto,
+// throughput and metadata mode, a rank killed outright.
+mod cluster_stops;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
 // splits, -+k, one shared file.
 mod cluster_options;
@@ -90,6 +97,13 @@ mod latency;
 // ioz mdtest: mdtest's SUMMARY layouts, tree and item counts, phases,
 // shapes, the stonewall, the tree removed; two MPI ranks.
 mod mdtest;
+// ioz fileop's and ioz mdtest's system calls against the peers' own
+// traces (strace): the same calls, in the same order, on the same paths.
+mod metadata_parity;
+// ioz fileop's and ioz mdtest's trees against a hostile neighbour: a
+// directory swapped for a link mid-run, a bind mount inside, control
+// characters in -d.
+mod tree_hostile;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -170,10 +184,12 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_growth::tests(),
         cluster_hangs::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
         cluster_scale::tests(),
+        cluster_stops::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),
@@ -192,6 +208,8 @@ fn main() -> std::process::ExitCode {
         json_schema::tests(),
         latency::tests(),
         mdtest::tests(),
+        metadata_parity::tests(),
+        tree_hostile::tests(),
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),
