@@ -201,8 +201,7 @@ fn check(traced: &Traced, passes: &[String], iozone: fn(&str) -> Access, what: &
         .iter()
         .flat_map(|pass| {
             let second = matches!(pass.as_str(), "fread" | "freread");
-            std::iter::once((pass, iozone(pass)))
-                .chain(second.then_some((pass, Access::ReadOnly)))
+            std::iter::once((pass, iozone(pass))).chain(second.then_some((pass, Access::ReadOnly)))
         })
         .collect();
     assert_eq!(
@@ -464,9 +463,18 @@ fn without_fd_paths(line: &str) -> String {
 fn direct_io_makes_iozone_s_calls_on_the_test_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new("strace")
-        .args(["-f", "-y", "-e", "trace=openat,fsync,fdatasync", "-o", "trace.txt"])
+        .args([
+            "-f",
+            "-y",
+            "-e",
+            "trace=openat,fsync,fdatasync",
+            "-o",
+            "trace.txt",
+        ])
         .arg(IOZ)
-        .args(["-I", "-s", "4m", "-r", "64k", "-i", "0", "-i", "1", "-i", "6", "-i", "7"])
+        .args([
+            "-I", "-s", "4m", "-r", "64k", "-i", "0", "-i", "1", "-i", "6", "-i", "7",
+        ])
         .args(["-f", "t.tmp"])
         .current_dir(dir.path())
         .output()
@@ -484,9 +492,6 @@ fn direct_io_makes_iozone_s_calls_on_the_test_file() {
     assert_eq!(ours, iozone, "ioz's calls (left) against IOzone's");
     // The text says what IOzone's says of -I, and nothing more.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.contains("\tO_DIRECT feature enabled\n"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("\tO_DIRECT feature enabled\n"), "{stdout}");
     assert!(!stdout.to_lowercase().contains("fopen"), "{stdout}");
 }

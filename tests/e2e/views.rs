@@ -35,6 +35,7 @@ pub fn tests() -> Vec<Test> {
         every_command_that_reads_a_run_takes_one_rank_of_it,
         a_cluster_runs_sum_says_so_in_every_title,
         report_scaling_tables_rows_workers_columns_record_sizes,
+        a_minus_k_sweep_is_one_scaling_table_per_test,
         a_run_that_stopped_early_leaves_what_it_never_measured_blank,
         eight_byte_records_read_alike_in_every_table,
         text_comparison_marks_say_what_the_ratio_beside_them_says,
@@ -797,6 +798,72 @@ fn report_scaling_tables_rows_workers_columns_record_sizes() {
         &ioz(d, &["report", "r8b.json", "r8k.json"]),
         "several with --scaling",
     );
+}
+
+/// Seed 002's table: a `-t 1 -t 2 -t 4 -t 8 -+k` sweep per record size
+/// (each worker writes 1/N of the file, so every row's workers have
+/// another share of it) is one table per test, rows 1, 2, 4, 8 workers,
+/// columns the record sizes, each cell the phase's Children see. Before,
+/// a table per worker's file size, of one row each.
+fn a_minus_k_sweep_is_one_scaling_table_per_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let records = ["4k", "64k"];
+    for rec in records {
+        let json = format!("r{rec}.json");
+        let mut args = vec!["-t", "1", "-t", "2", "-t", "4", "-t", "8", "-+k", "-T"];
+        args.extend(["-s", "1m", "-r", rec, "-i", "0", "-i", "1", "--json", &json]);
+        ok(d, &args);
+    }
+    let tables = ok(d, &["report", "--scaling", "r4k.json", "r64k.json"])
+        .stdout
+        .clone();
+    assert!(tables.contains("with -+k the workers of a row share the file size"));
+    for test in ["write", "rewrite", "read", "reread"] {
+        let title = format!("{test}: throughput in MB/s");
+        assert_eq!(
+            tables
+                .lines()
+                .filter(|l| l.starts_with(test) && l.contains("throughput"))
+                .count(),
+            1,
+            "one {test} table:\n{tables}"
+        );
+        let mut lines = tables.lines().skip_while(|l| *l != title).skip(1);
+        assert_eq!(
+            lines.next().unwrap().split_whitespace().collect::<Vec<_>>(),
+            ["workers", "4", "KiB", "64", "KiB"],
+            "{tables}"
+        );
+        let rows: Vec<&str> = lines
+            .take_while(|l| !l.is_empty())
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(rows, ["1", "2", "4", "8"], "{test}:\n{tables}");
+    }
+    // Each cell is its phase's Children see (the workers' bytes over their
+    // own times, summed), in MB/s.
+    for (column, rec) in records.iter().enumerate() {
+        let run = read_json(&d.join(format!("r{rec}.json")));
+        for phase in run["throughput"].as_array().unwrap() {
+            let workers = phase["workers"].as_u64().unwrap();
+            let pass = phase["pass"].as_str().unwrap();
+            let children: f64 = phase["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["bytes"].as_f64().unwrap() / (w["elapsed_ns"].as_f64().unwrap() / 1e9))
+                .sum();
+            let title = format!("{}: throughput in MB/s", pass.replace('_', " "));
+            let shown = cell_of(&tables, &title, &workers.to_string(), column + 1);
+            let expected = children / 1e6;
+            // The table prints three significant digits.
+            assert!(
+                (shown / expected - 1.0).abs() < 0.01,
+                "{title} {workers} workers, {rec}: {shown} against {expected}"
+            );
+        }
+    }
 }
 
 /// The cells of a BIFF2 worksheet that hold numbers, by (row, column).
