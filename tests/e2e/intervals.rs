@@ -23,6 +23,7 @@ use crate::json_schema::assert_valid;
 pub fn tests() -> Vec<Test> {
     trials![
         bad_intervals_and_files_without_them_are_refused,
+        report_refuses_interval_files_of_a_run_without_intervals,
         a_pass_adds_up_and_every_file_agrees,
         a_phase_is_its_workers_summed_index_by_index,
         the_live_file_grows_while_the_run_goes,
@@ -131,6 +132,51 @@ fn bad_intervals_and_files_without_them_are_refused() {
         fs::read_to_string(d.join("someone.jsonl")).unwrap(),
         "theirs\n"
     );
+}
+
+/// `ioz report RUN.json --live` (or `--interval-csv`) of a run that has
+/// no intervals (a plain run, a fileop run) is refused in one line, exit
+/// 2, before any file is written, as the run without --interval is.
+/// Before, an empty file and exit 0.
+fn report_refuses_interval_files_of_a_run_without_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(
+        d,
+        &[
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-f",
+            "t.tmp",
+            "--json",
+            "plain.json",
+        ],
+    );
+    fs::create_dir(d.join("tree")).unwrap();
+    ok(
+        d,
+        &["fileop", "-f", "1", "-d", "tree", "--json", "fileop.json"],
+    );
+    for run in ["plain.json", "fileop.json"] {
+        for (flag, file) in [("--live", "o.jsonl"), ("--interval-csv", "o.csv")] {
+            let refused = ioz(d, &["report", run, flag, file, "--json", "again.json"]);
+            let line = assert_refused(&refused, &format!("report: {run} holds no intervals"));
+            assert!(
+                line.ends_with(&format!("{flag} has nothing to write")),
+                "{line}"
+            );
+            for written in [file, "again.json"] {
+                assert!(
+                    !d.join(written).exists(),
+                    "{run} {flag}: {written} was written"
+                );
+            }
+        }
+    }
 }
 
 /// One pass long enough for several intervals: every output holds them,

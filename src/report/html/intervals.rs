@@ -25,19 +25,9 @@ const DIRTY: &str = "#636363";
 const WRITEBACK: &str = "#969696";
 const HELD: &str = "#543005";
 
-/// Whether the run has intervals to draw (the section and its link).
-pub(super) fn has_intervals(result: &RunResult) -> bool {
-    result
-        .cells
-        .iter()
-        .flat_map(|c| &c.measurements)
-        .any(|m| !m.intervals.is_empty())
-        || result.throughput.iter().any(|p| !p.intervals.is_empty())
-}
-
 /// The section, empty without intervals.
 pub(super) fn intervals_section(h: &mut String, result: &RunResult) {
-    let Some(interval_ns) = result.config.interval_ns.filter(|_| has_intervals(result)) else {
+    let Some(interval_ns) = result.config.interval_ns.filter(|_| result.has_intervals()) else {
         return;
     };
     h.push_str("<section id=\"over-time\">\n<h2>Over time</h2>\n");
