@@ -21,6 +21,7 @@ pub mod netfs;
 pub mod program_pages;
 pub mod queue;
 pub mod remount;
+pub mod reserve;
 pub mod signals;
 #[cfg(test)]
 pub(crate) mod skip_ledger;

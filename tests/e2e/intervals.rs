@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::cluster::{expect, mpirun_ioz};
-use crate::fixtures::{Ext4, IOZ, Run, Test, assert_refused, ioz, quietly, run, skip, trials};
+use crate::fixtures::{
+    Ext4, IOZ, Run, Test, Tmpfs, assert_refused, ioz, quietly, run, skip, trials,
+};
 use crate::json_schema::assert_valid;
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
@@ -27,6 +29,7 @@ pub fn tests() -> Vec<Test> {
         a_pass_adds_up_and_every_file_agrees,
         a_phase_is_its_workers_summed_index_by_index,
         the_live_file_grows_while_the_run_goes,
+        a_full_disk_ends_the_live_stream_at_a_whole_line => [Tmpfs],
         compare_overlays_the_series_of_a_shared_cell,
         runs_and_history_keep_each_run_s_intervals,
         the_rate_falls_when_dirty_pages_reach_the_limit => [Root, Ext4],
@@ -399,6 +402,67 @@ fn a_phase_is_its_workers_summed_index_by_index() {
         ok(d, &["report", "r.json", "--live", "again.jsonl"]);
         assert_eq!(fs::read_to_string(d.join("again.jsonl")).unwrap(), live);
     }
+}
+
+/// The live file on a tmpfs of one page, which fills after a few lines:
+/// the stream ends at its last whole line with one warning, and the run
+/// goes on to its end, every other result kept. Before, the last line was
+/// cut where the disk filled, and a reader (`tail -f | jq`) failed on it.
+fn a_full_disk_ends_the_live_stream_at_a_whole_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let small = Tmpfs::mount(&d.join("small"), "size=4k");
+    let live = small.path().join("live.jsonl");
+    let run = ok(
+        d,
+        &[
+            "-s",
+            "64m",
+            "-r",
+            "4k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "--interval",
+            "10ms",
+            "--live",
+            live.to_str().unwrap(),
+            "--json",
+            "r.json",
+            "-f",
+            "t.tmp",
+        ],
+    );
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("--live"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(
+        said[0].contains("No space left on device") && said[0].contains("the run goes on"),
+        "{}",
+        said[0]
+    );
+    let written = fs::read_to_string(&live).unwrap();
+    assert!(written.ends_with('\n'), "a line cut short: {written:?}");
+    let lines: Vec<&str> = written.lines().collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l:?}"));
+    }
+    // The run's other results are whole: its every interval, whose lines
+    // the stream holds the first of.
+    let doc = read_json(&d.join("r.json"));
+    for m in doc["cells"][0]["measurements"].as_array().unwrap() {
+        assert_eq!(bytes_of(&m["intervals"]), u(&m["bytes"]), "{}", m["pass"]);
+    }
+    ok(d, &["report", "r.json", "--live", "all.jsonl"]);
+    let all = fs::read_to_string(d.join("all.jsonl")).unwrap();
+    let all: Vec<&str> = all.lines().collect();
+    assert!(lines.len() < all.len(), "the disk never filled");
+    assert_eq!(lines[..], all[..lines.len()]);
 }
 
 /// A pass of about a second or two (-J: 10 ms of compute before each of 100
