@@ -453,7 +453,7 @@ fn without_fd_paths(line: &str) -> String {
 }
 
 /// `-I` with the stdio tests, beside IOzone's trace of the same command
-/// (tests/fixtures/iozone-reference/strace_I_stdio.txt): every open and
+/// (tests/fixtures/strace/iozone_I_stdio.txt): every open and
 /// sync of the test file in IOzone's order, O_DIRECT on tests 0 and 1
 /// only (fopen opens tests 6 and 7 without it), an fsync before and after
 /// every pass, and fread's fsync through a second descriptor. Before,
@@ -486,7 +486,7 @@ fn direct_io_makes_iozone_s_calls_on_the_test_file() {
     );
     let trace = fs::read_to_string(dir.path().join("trace.txt")).unwrap();
     let ours = calls_on(&trace, "t.tmp", true);
-    let reference = fs::read_to_string(data_file("iozone-reference/strace_I_stdio.txt")).unwrap();
+    let reference = fs::read_to_string(data_file("strace/iozone_I_stdio.txt")).unwrap();
     let iozone = calls_on(&reference, "t.tmp", false);
     assert_eq!(iozone.len(), 24, "{iozone:?}");
     assert_eq!(ours, iozone, "ioz's calls (left) against IOzone's");
