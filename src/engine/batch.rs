@@ -97,22 +97,24 @@ pub struct LoopIo<'a, C: DataCheck> {
     pub intervals: Option<IntervalMarks<'a>>,
 }
 
-/// `--interval` in a loop: ends the current interval when a tick has come,
-/// the loop having made `progress` (out of line but for the test).
+/// `--interval` in a loop: the loop's totals for the keeper, and the
+/// current interval ended when a tick has come, the loop having made
+/// `progress` (out of line but for the test).
 #[inline(always)]
 pub fn mark_interval(
     marks: &mut Option<IntervalMarks<'_>>,
     progress: &Progress,
     timing: &mut OpTiming<'_>,
 ) {
-    if let Some(m) = marks.as_mut()
-        && m.due()
-    {
-        m.close(
-            progress.bytes,
-            progress.done,
-            timing.histogram.as_deref_mut(),
-        );
+    if let Some(m) = marks.as_mut() {
+        m.progress(progress.bytes, progress.done);
+        if m.due() {
+            m.close(
+                progress.bytes,
+                progress.done,
+                timing.histogram.as_deref_mut(),
+            );
+        }
     }
 }
 

@@ -37,7 +37,9 @@ pub(super) fn intervals_section(h: &mut String, result: &RunResult) {
          as a step over it; the page cache's Dirty and Writeback (<code>/proc/meminfo</code>) \
          when each ended, on the right axis. An interval ends at the first operation \
          boundary after its time is up, so its length is its own; they add up exactly to \
-         the pass. <code>--interval-csv</code> holds every number.</p>",
+         the pass. When no operation completes, one in flight, the interval ends all the \
+         same at its time with nothing in it: a stall, shaded, the rate's line broken \
+         over it. <code>--interval-csv</code> holds every number.</p>",
         esc(&span_words(interval_ns))
     );
     let unit = result.config.unit;
