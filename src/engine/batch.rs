@@ -208,10 +208,36 @@ pub fn compute_delay(ns: u64, stops: &Stops<'_>) -> u64 {
 }
 
 /// Busy-waits before `op`: the -J delay plus the operation's own telemetry
-/// delay (0 outside telemetry runs). Returns the time actually spent.
+/// delay (0 outside telemetry runs), said to `marks` (--interval) as a
+/// pause. Returns the time actually spent.
 #[inline(always)]
-pub fn delay_before(op: &IoOp, compute_delay_ns: u64, stops: &Stops<'_>) -> u64 {
-    compute_delay(compute_delay_ns + op.delay_ms as u64 * 1_000_000, stops)
+pub fn delay_before(
+    op: &IoOp,
+    compute_delay_ns: u64,
+    stops: &Stops<'_>,
+    marks: &Option<IntervalMarks<'_>>,
+) -> u64 {
+    let ns = compute_delay_ns + op.delay_ms as u64 * 1_000_000;
+    if ns == 0 {
+        return 0;
+    }
+    paused(marks, || compute_delay(ns, stops))
+}
+
+/// `f`, a pause between operations, said to `marks` (--interval): while
+/// it lasts no operation is in flight, so an interval the keeper ends
+/// meanwhile is no stall.
+#[cold]
+#[inline(never)]
+fn paused<T>(marks: &Option<IntervalMarks<'_>>, f: impl FnOnce() -> T) -> T {
+    if let Some(m) = marks {
+        m.pausing(true);
+    }
+    let out = f();
+    if let Some(m) = marks {
+        m.pausing(false);
+    }
+    out
 }
 
 /// One operation at a time, in order: the loop of every synchronous engine.
@@ -254,7 +280,7 @@ fn ops_loop<const TIMED: bool, const MARKS: bool, E: Engine, C: DataCheck>(
             progress.stopped = Some(why);
             break;
         }
-        let busy = delay_before(op, io.compute_delay_ns, &stops);
+        let busy = delay_before(op, io.compute_delay_ns, &stops, &marks);
         io.busy_ns += busy;
         if op.probes.any() {
             probe(engine, io.read_buf, op)?;
@@ -285,7 +311,7 @@ fn ops_loop<const TIMED: bool, const MARKS: bool, E: Engine, C: DataCheck>(
                 // over), and a late operation starts the schedule anew.
                 let due = scheduled + io.timing.pace_ns;
                 if ended < due {
-                    started = pace(due, &stops);
+                    started = paused(&marks, || pace(due, &stops));
                     scheduled = due;
                 } else {
                     scheduled = ended;

@@ -40,6 +40,9 @@ const LIVE_BYTES: usize = 1;
 const LIVE_OPS: usize = 2;
 const BEGUN: usize = 3;
 const STOPPED: usize = 4;
+/// The loop is pausing between operations (-J, a replay's delay, -+O):
+/// none is in flight.
+const PAUSED: usize = 5;
 const TAKEN: usize = 8;
 /// A record's words before the histogram's: index, start, end, bytes,
 /// operations, whether it is the loop's last.
@@ -130,6 +133,11 @@ impl<'a> IntervalRing<'a> {
     /// be waiting for room in the ring): it is in no operation.
     pub fn stopped(&self) -> bool {
         self.words[STOPPED].load(Ordering::Acquire) != 0
+    }
+
+    /// The keeper: the loop is pausing between operations, none in flight.
+    pub fn paused(&self) -> bool {
+        self.words[PAUSED].load(Ordering::Relaxed) != 0
     }
 
     /// The keeper: the loop's totals (bytes, operations) as of its last
@@ -229,6 +237,13 @@ impl<'a> IntervalMarks<'a> {
     #[inline(always)]
     pub fn progress(&self, bytes: u64, ops: usize) {
         self.ring.progress(bytes, ops as u64);
+    }
+
+    /// The loop pauses between operations (`true`), or goes on: an
+    /// interval the keeper ends meanwhile is no stall.
+    #[inline]
+    pub fn pausing(&self, paused: bool) {
+        self.ring.words[PAUSED].store(u64::from(paused), Ordering::Relaxed);
     }
 
     /// Whether a tick came since the current interval began: the one test

@@ -34,6 +34,7 @@ pub fn tests() -> Vec<Test> {
         runs_and_history_keep_each_run_s_intervals,
         the_rate_falls_when_dirty_pages_reach_the_limit => [Root, Ext4],
         a_stalled_write_ends_its_intervals_on_time => [Root, Ext4],
+        a_pause_between_operations_ends_intervals_on_time_and_is_no_stall,
         across_ranks_rank_0_writes_the_job_s_sum_and_each_rank_s => [Mpi],
         across_ranks_in_auto_mode_each_pass_is_the_ranks_summed => [Mpi],
     ]
@@ -1009,6 +1010,32 @@ fn a_stalled_write_ends_its_intervals_on_time() {
         })
         .count();
     assert_eq!(rate_lines, runs_between, "a line per run between stalls");
+}
+
+/// -J 250: the loop computes 250 ms before each write, in 100 ms
+/// intervals. The intervals end on time all the same (some with nothing
+/// in them), and none is a stall: no operation was in flight. Before, an
+/// interval lasted from one write to the next.
+fn a_pause_between_operations_ends_intervals_on_time_and_is_no_stall() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = ["-s", "40k", "-r", "4k", "-i", "0", "-+n", "-J", "250"];
+    let mut all = args.to_vec();
+    all.extend(["--interval", "100ms", "--json", "r.json", "-f", "t.tmp"]);
+    ok(d, &all);
+    let doc = read_json(&d.join("r.json"));
+    let m = &doc["cells"][0]["measurements"][0];
+    let intervals = m["intervals"].as_array().unwrap();
+    assert_eq!(bytes_of(&m["intervals"]), 40 << 10);
+    let empty = intervals.iter().filter(|i| u(&i["bytes"]) == 0).count();
+    assert!(
+        empty >= 2,
+        "no interval ended without a write: {intervals:?}"
+    );
+    assert!(
+        intervals.iter().all(|i| i["oldest_in_flight_ns"].is_null()),
+        "a pause called a stall: {intervals:?}"
+    );
 }
 
 /// Two ranks of two workers: rank 0's JSON has the job's intervals (the

@@ -329,7 +329,7 @@ fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
             }
             series.end_stalled(&plan, |index| {
                 let ring = rings.ring(index);
-                (ring.totals(), ring.stopped())
+                (ring.totals(), ring.stopped(), ring.paused())
             });
             series.write_whole(&plan);
             if let Some((sink, _)) = plan.live {

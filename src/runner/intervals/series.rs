@@ -191,14 +191,18 @@ impl Series {
     /// the module). `now(index)` reads the loop's totals again, and whether
     /// it has stopped: an operation that completed since the look, or a
     /// clock stopped, leaves the loop to end its interval itself.
-    pub fn end_stalled(&mut self, plan: &KeeperPlan<'_>, now: impl Fn(u32) -> ((u64, u64), bool)) {
+    pub fn end_stalled(
+        &mut self,
+        plan: &KeeperPlan<'_>,
+        now: impl Fn(u32) -> ((u64, u64), bool, bool),
+    ) {
         for index in 0..self.loops.len() {
-            let (totals, stopped) = now(index as u32);
+            let (totals, stopped, paused) = now(index as u32);
             let seen = self.loops[index].seen.map(|s| s.0);
             if stopped || seen != Some(totals) {
                 continue;
             }
-            while let Some(interval) = self.stalled_interval(index) {
+            while let Some(interval) = self.stalled_interval(index, paused) {
                 let l = &mut self.loops[index];
                 l.end_ns = Some(self.origin + interval.end_ns());
                 (l.bytes, l.ops) = (l.bytes + interval.bytes, l.ops + interval.ops);
@@ -208,8 +212,9 @@ impl Series {
     }
 
     /// Loop `index`'s open interval, ended at the tick its time was up,
-    /// when a whole tick has gone by since with no operation completed.
-    fn stalled_interval(&self, index: usize) -> Option<Interval> {
+    /// when a whole tick has gone by since with no operation completed; a
+    /// stall unless the loop is `paused` between operations (-J, -+O).
+    fn stalled_interval(&self, index: usize, paused: bool) -> Option<Interval> {
         let l = &self.loops[index];
         let (start, ((bytes, ops), first_seen)) = (l.end_ns?, l.seen?);
         let open = l.open();
@@ -233,7 +238,7 @@ impl Series {
             } else {
                 self.sample_from(open as usize + 1)
             },
-            oldest_in_flight_ns: (ops == 0).then(|| end.saturating_sub(first_seen)),
+            oldest_in_flight_ns: (ops == 0 && !paused).then(|| end.saturating_sub(first_seen)),
         })
     }
 
