@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::fixtures::{Ext4, IOZ, Test, data_file, ioz, list_dir, trials};
+use crate::fixtures::{Ext4, IOZ, Test, data_file, ioz, list_dir, quiet, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -304,7 +304,15 @@ fn the_write_test_s_timed_close_on_ext4_starts_no_writeback() {
     let path = file.to_str().unwrap();
     let mut write_closes = Vec::new();
     let mut rewrite_closes = Vec::new();
-    for _ in 0..3 {
+    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    // With writeback started the write's close is 10–50× the rewrite's.
+    let fine = |w: &[f64], r: &[f64]| best(w) <= 4.0 * best(r) + 0.000_2;
+    // Three runs, up to nine while the best write close is over: a busy
+    // machine stretches a 20 µs call now and then, writeback every time.
+    for run in 0..9 {
+        if run >= 3 && fine(&write_closes, &rewrite_closes) {
+            break;
+        }
         let dir = tempfile::tempdir().unwrap();
         let out = Command::new("strace")
             .args([
@@ -336,12 +344,17 @@ fn the_write_test_s_timed_close_on_ext4_starts_no_writeback() {
         write_closes.push(closes[0]);
         rewrite_closes.push(closes[1]);
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (write, rewrite) = (best(&write_closes), best(&rewrite_closes));
-    // With writeback started the write's close is 10–50× the rewrite's.
+    if !fine(&write_closes, &rewrite_closes) {
+        quiet::skip_unless_wakes_on_time(
+            std::time::Duration::from_millis(1),
+            "timing a 20 µs close",
+        );
+    }
     assert!(
-        write <= 4.0 * rewrite + 0.000_2,
-        "the write pass's timed close took {write} s (best of 3), the rewrite's {rewrite} s: {write_closes:?}"
+        fine(&write_closes, &rewrite_closes),
+        "the write pass's timed close took {write} s (best of {}), the rewrite's {rewrite} s: {write_closes:?}",
+        write_closes.len()
     );
     assert!(!file.exists());
 }
