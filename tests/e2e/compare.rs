@@ -11,7 +11,7 @@ use calamine::{Reader, Xlsx, open_workbook};
 use serde_json::Value;
 
 use crate::fixtures::chromium::{Headless, chromium, headless_once};
-use crate::fixtures::{Ext4, Test, assert_refused, data_file, ioz, skip, trials};
+use crate::fixtures::{Ext4, Test, assert_refused, data_file, ioz, quiet, skip, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -739,7 +739,19 @@ fn o_sync_writes_are_slower_than_plain_ones_and_fail_the_gate() {
         args.extend(["--json", &json]);
         ioz(d, &args).expect_code(0);
     }
-    let (run, doc) = compare_json(d, &["plain.json", "osync.json", "--fail-if-slower", "5"], 1);
+    let gate = ["plain.json", "osync.json", "--fail-if-slower", "5"];
+    // Plain writes as slow as O_SYNC ones: a machine whose page cache was
+    // slow (other processes' dirty pages throttling every writer).
+    let mut first = vec!["compare"];
+    first.extend(gate);
+    if ioz(d, &first).code != Some(1) {
+        quiet::skip_unless_page_cache_is_fast(
+            &std::env::temp_dir(),
+            (256u64 << 20) as f64,
+            "plain writes well faster than O_SYNC ones",
+        );
+    }
+    let (run, doc) = compare_json(d, &gate, 1);
     for pass in ["write", "rewrite"] {
         let c = cell(&doc, pass, 1024, 64, None);
         assert_eq!(c["base"]["n"], 10, "{c}");
