@@ -9,6 +9,7 @@ pub mod batch;
 pub mod clock;
 pub mod intervals;
 mod locked;
+pub(crate) mod metadata;
 mod mmap;
 mod open;
 mod positional;

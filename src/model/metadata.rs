@@ -39,6 +39,12 @@ impl MetadataConfig {
         }
     }
 
+    /// Whether a missing `-d` is made (and removed after): mdtest makes it;
+    /// fileop works in a directory that is there.
+    pub fn makes_its_dir(&self) -> bool {
+        matches!(self, MetadataConfig::Mdtest(_))
+    }
+
     /// The prefix of the tree's own directory under `-d`: ioz makes a new
     /// directory `<prefix><unique>` there, and everything inside is ioz's.
     pub fn root_prefix(&self) -> &'static str {

@@ -25,6 +25,23 @@ pub struct MetadataResult {
     /// machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<Vec<MetaMeasurement>>,
+    /// How the walks were kept inside ioz's tree (rank 0's, across ranks);
+    /// none in runs saved before ioz recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk: Option<WalkKind>,
+}
+
+/// How a metadata benchmark's walks were kept inside ioz's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WalkKind {
+    /// The peer's own calls, in a private view of the tree where no walk
+    /// follows a symbolic link or reaches a foreign mount (root).
+    PrivateView,
+    /// Each path walked by openat2 beneath ioz's tree (no link, no mount
+    /// crossed), then the call on its last name: one or two system calls
+    /// an item more than the peer makes.
+    Guarded,
 }
 
 /// A file system's size and use, from statvfs.
@@ -48,9 +65,16 @@ pub struct MetaMeasurement {
     pub items: u64,
     /// The time the rate divides by: for fileop the sum of the
     /// operations' own times (each timed alone, one clock read before and
-    /// after its system call); for mdtest the phase, barrier to barrier.
-    /// Across ranks: the slowest rank's.
+    /// after its system call), across ranks the slowest rank's; for mdtest
+    /// the phase from the barrier that opens it to the collective that
+    /// closes it, which every rank reaches — across ranks rank 0's, as
+    /// mdtest divides by (it holds every rank's start skew and waits).
     pub elapsed_ns: u64,
+    /// mdtest: this rank's own part of the phase, from the barrier to its
+    /// last item (across ranks: the longest); 0 for fileop and in runs
+    /// saved before ioz recorded it.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub busy_ns: u64,
     /// Every operation's latency (across ranks: every rank's together).
     pub latency: LatencySummary,
     /// Which repetition measured it (`--runs`, mdtest's `-i`), from 0.
@@ -59,6 +83,10 @@ pub struct MetaMeasurement {
 }
 
 fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 
@@ -71,6 +99,7 @@ impl MetaMeasurement {
             factor,
             items: h.count(),
             elapsed_ns,
+            busy_ns: 0,
             latency: h.summary(&crate::model::histogram::DEFAULT_PERCENTILES),
             run,
         }
@@ -124,8 +153,10 @@ fn per_second(ns: u64, items: u64) -> f64 {
 
 /// Every rank's measurements made the job's, as mdtest counts: for each
 /// operation, force factor and run that every rank measured, the items of
-/// all ranks over the slowest rank's time, and all their latencies. A
-/// measurement some rank lacks (the run ended inside it) is left out.
+/// all ranks over the phase's time on rank 0 (mdtest's phases, barrier to
+/// barrier) or the slowest rank's sum of operation times (fileop's), and
+/// all their latencies. A measurement some rank lacks (the run ended
+/// inside it) is left out.
 pub fn across_ranks(ranks: &[Vec<MetaMeasurement>]) -> Vec<MetaMeasurement> {
     let Some((first, others)) = ranks.split_first() else {
         return Vec::new();
@@ -135,17 +166,22 @@ pub fn across_ranks(ranks: &[Vec<MetaMeasurement>]) -> Vec<MetaMeasurement> {
         .filter_map(|m| {
             let mut items = m.items;
             let mut elapsed_ns = m.elapsed_ns;
+            let mut busy_ns = m.busy_ns;
             let mut h = LatencyHistogram::from_summary(&m.latency);
             for rank in others {
                 let theirs = rank
                     .iter()
                     .find(|o| o.cell() == m.cell() && o.run == m.run)?;
                 items += theirs.items;
-                elapsed_ns = elapsed_ns.max(theirs.elapsed_ns);
+                if !m.op.is_mdtest() {
+                    elapsed_ns = elapsed_ns.max(theirs.elapsed_ns);
+                }
+                busy_ns = busy_ns.max(theirs.busy_ns);
                 h.merge(&LatencyHistogram::from_summary(&theirs.latency));
             }
             let mut joined = MetaMeasurement::new(m.op, m.factor, m.run, elapsed_ns, &h);
             joined.items = items;
+            joined.busy_ns = busy_ns;
             Some(joined)
         })
         .collect()
@@ -188,16 +224,30 @@ mod tests {
     }
 
     #[test]
-    fn ranks_add_their_items_over_the_slowest_time() {
-        let a = vec![measured(MetaOp::FileCreation, &[10, 20], 1000, 0)];
-        let b = vec![
-            measured(MetaOp::FileCreation, &[30, 40, 50], 3000, 0),
+    fn an_mdtest_phase_s_rate_is_every_rank_s_items_over_rank_0_s_phase() {
+        // Rank 0 saw the phase from barrier to barrier take 4000 ns (its own
+        // items took 1000 of them: it waited for rank 1); rank 1 saw 3900.
+        let mut a = vec![measured(MetaOp::FileCreation, &[10, 20], 4000, 0)];
+        a[0].busy_ns = 1000;
+        let mut b = vec![
+            measured(MetaOp::FileCreation, &[30, 40, 50], 3900, 0),
             measured(MetaOp::FileStat, &[5], 10, 0),
         ];
+        b[0].busy_ns = 3000;
         let job = across_ranks(&[a, b]);
         assert_eq!(job.len(), 1, "stat is left out: rank 0 lacks it");
-        assert_eq!((job[0].items, job[0].elapsed_ns), (5, 3000));
+        assert_eq!((job[0].items, job[0].elapsed_ns), (5, 4000));
+        assert_eq!(job[0].busy_ns, 3000, "the longest rank's own part");
+        assert_eq!(job[0].rate(), 5.0 * 1e9 / 4000.0);
         assert_eq!((job[0].latency.min_ns, job[0].latency.max_ns), (10, 50));
+    }
+
+    #[test]
+    fn fileop_s_ranks_add_their_items_over_the_slowest_sum_of_operations() {
+        let a = vec![measured(MetaOp::Mkdir, &[10, 20], 30, 0)];
+        let b = vec![measured(MetaOp::Mkdir, &[300, 400], 700, 0)];
+        let job = across_ranks(&[a, b]);
+        assert_eq!((job[0].items, job[0].elapsed_ns), (4, 700));
     }
 
     #[test]

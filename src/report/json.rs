@@ -844,8 +844,13 @@ mod tests {
         assert!((mean - 149_333.333_333).abs() < 1e-3, "{summary}");
         let sd = summary["sd"].as_f64().unwrap();
         assert!((sd - 97_761.614_825_724_58).abs() < 1e-6, "{summary}");
+        // The interval on the log rates: their mean is ln 128000 and their
+        // sd ln 2 (they are ln 64000 + 2 ln 2, ln 2, 0).
         let low = summary["ci95"]["low"].as_f64().unwrap();
-        assert!((low - (mean - 4.302_652_73 * sd / 3f64.sqrt())).abs() < 1e-2);
+        let half = 4.302_652_73 * 2f64.ln() / 3f64.sqrt();
+        assert!((low - 128_000.0 * (-half).exp()).abs() < 1e-2, "{summary}");
+        let high = summary["ci95"]["high"].as_f64().unwrap();
+        assert!((high - 128_000.0 * half.exp()).abs() < 1e-1, "{summary}");
         assert_eq!(summary["median"], 128_000.0);
         assert_eq!(summary["mad"], 64_000.0);
         assert_eq!(

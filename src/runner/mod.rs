@@ -39,7 +39,7 @@ use crate::error::RunError;
 use crate::model::config::RunConfig;
 use crate::system::remount::Remounter;
 use crate::system::signals::StopFlag;
-use recipe::Recipe;
+use recipe::{MetadataRecipe, Recipe};
 use single::Controls;
 
 /// Measures the plan of `config` (with the telemetry `replay` when it
@@ -57,8 +57,8 @@ pub(crate) fn measure(
     stop: &StopFlag,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
-    if config.metadata.is_some() {
-        return metadata::measure(config, stop, remount, None, on_event);
+    if let Some(benchmark) = MetadataRecipe::of(config) {
+        return metadata::measure(benchmark, stop, remount, None, on_event);
     }
     let recipe = Recipe::new(config, replay);
     match recipe.throughput() {
@@ -111,7 +111,10 @@ pub(crate) fn measure_metadata_across(
     meeting: &dyn Meeting,
     on_event: impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Outcome {
-    metadata::measure(config, stop, None, Some(meeting), on_event)
+    match MetadataRecipe::of(config) {
+        Some(benchmark) => metadata::measure(benchmark, stop, None, Some(meeting), on_event),
+        None => metadata::not_a_benchmark(),
+    }
 }
 
 /// Measures this rank's run of a cluster job in single or auto mode:

@@ -22,6 +22,7 @@ use crate::error::{IoFailure, RunError};
 use crate::model::config::{DataPattern, MixRoles, RunConfig, Sizes, ThroughputConfig};
 use crate::model::engines::EngineChoice;
 use crate::model::identity::FileIdentity;
+use crate::model::metadata::MetadataConfig;
 use crate::model::plan::{
     self, Cell, PassSize, Plan, expand, largest_replayed_op, pass_size, sequential_record,
 };
@@ -31,6 +32,26 @@ use crate::runner::timed::TimedExtras;
 use crate::safety::target::TargetFile;
 use crate::system::environment::purge_cache_bytes;
 use crate::system::time::tsc_is_the_clocksource;
+
+/// What a metadata benchmark's options decide (`ioz fileop`, `ioz mdtest`):
+/// the benchmark and how many times it runs. Its runner reads nothing else
+/// of the configuration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MetadataRecipe<'a> {
+    pub benchmark: &'a MetadataConfig,
+    /// `--runs` (mdtest's `-i`).
+    pub runs: u32,
+}
+
+impl<'a> MetadataRecipe<'a> {
+    /// The recipe of a metadata run; none for any other.
+    pub fn of(config: &'a RunConfig) -> Option<MetadataRecipe<'a>> {
+        config.metadata.as_ref().map(|benchmark| MetadataRecipe {
+            benchmark,
+            runs: config.runs,
+        })
+    }
+}
 
 /// The run-wide decisions, and the source of every cell's recipe.
 pub(crate) struct Recipe<'a> {

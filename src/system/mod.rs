@@ -18,6 +18,7 @@ pub mod input_file;
 pub mod locks;
 pub mod mountinfo;
 pub mod netfs;
+pub mod private_view;
 pub mod program_pages;
 pub mod queue;
 pub mod remount;

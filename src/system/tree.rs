@@ -3,10 +3,15 @@
 //! everything in it — at the end of the run, when it fails, and on a second
 //! Ctrl-C from the signal handler. The removal goes down from the directory
 //! ioz made, checked by its identity (device and inode), through directory
-//! descriptors (`openat` with `O_NOFOLLOW`, `unlinkat`): it never follows a
-//! symbolic link out of the tree and never enters another file system
-//! mounted inside it. It allocates nothing and makes only
+//! descriptors (`openat2` with `RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV`,
+//! `unlinkat`): it never follows a symbolic link out of the tree (a link
+//! is removed itself, never its target) and never enters a mount inside
+//! it — another file system or a bind mount of the same one alike, which
+//! it leaves in place and names. It allocates nothing and makes only
 //! async-signal-safe calls, so the signal handler can do it too.
+//!
+//! `-d` itself, when ioz made it (mdtest's way, [`MadeDir`]), is removed
+//! after the tree if nothing else was put in it.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -101,15 +106,36 @@ impl TreeRoot {
         Ok(fd)
     }
 
-    /// Removes the tree and everything in it (see the module). Until it is
-    /// gone a second Ctrl-C still removes it: the two removals may meet,
-    /// and each takes what the other removed first as removed.
-    pub fn remove(&self) -> io::Result<()> {
-        let removed = remove_tree(&self.parent, &self.name, self.dev, self.ino);
-        if removed.is_ok() {
-            forget_registered(self);
+    /// Removes the tree and everything in it (see the module), but for
+    /// what someone else mounted inside it: those are left in place, with
+    /// the directories that hold them, and returned. Until it is gone a
+    /// second Ctrl-C still removes it: the two removals may meet, and each
+    /// takes what the other removed first as removed.
+    pub fn remove(&self) -> io::Result<Vec<Foreign>> {
+        let top = self.path();
+        let mut foreign = Vec::new();
+        let mut found = |under: &[u8], why: &'static str| {
+            let path = top.join(std::ffi::OsStr::from_bytes(under));
+            // Seen again at each listing of its directory: named once.
+            if !foreign.iter().any(|f: &Foreign| f.path == path) {
+                foreign.push(Foreign {
+                    path,
+                    why: why.to_string(),
+                });
+            }
+        };
+        let removed = remove_tree(&self.parent, &self.name, self.dev, self.ino, &mut found);
+        match removed {
+            Ok(()) => {
+                forget_registered(self);
+                Ok(foreign)
+            }
+            Err(Errno::ENOTEMPTY) if !foreign.is_empty() => Ok(foreign),
+            Err(Errno::ESTALE) => Err(io::Error::other(
+                "it is no longer the directory ioz made (replaced while the run went on): left alone",
+            )),
+            Err(e) => Err(e.into()),
         }
-        removed.map_err(io::Error::from)
     }
 
     /// Its identity: device and inode of its directory.
@@ -127,6 +153,79 @@ impl TreeRoot {
             ino: self.ino,
             live: AtomicBool::new(true),
         });
+    }
+}
+
+/// Something in ioz's tree that is not ioz's, left where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    pub path: std::path::PathBuf,
+    pub why: String,
+}
+
+/// A missing `-d` that ioz made for its tree (mdtest makes its `-d` and
+/// removes it after), held by its identity.
+#[derive(Debug)]
+pub struct MadeDir {
+    parent: CString,
+    name: CString,
+    dev: u64,
+    ino: u64,
+}
+
+impl MadeDir {
+    /// Makes `path` (its last component; its parent must be there).
+    pub fn make(path: &Path) -> io::Result<MadeDir> {
+        let path = std::path::absolute(path)?;
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(io::Error::from(Errno::EINVAL));
+        };
+        let parent = CString::new(parent.as_os_str().as_bytes())?;
+        let name = CString::new(name.as_bytes())?;
+        let (dev, ino) = make_dir(&parent, &name)?;
+        Ok(MadeDir {
+            parent,
+            name,
+            dev,
+            ino,
+        })
+    }
+
+    pub fn path(&self) -> std::path::PathBuf {
+        Path::new(std::ffi::OsStr::from_bytes(self.parent.as_bytes()))
+            .join(std::ffi::OsStr::from_bytes(self.name.as_bytes()))
+    }
+
+    /// Removes it if it is still the directory ioz made and empty;
+    /// otherwise says why it stays.
+    pub fn remove_if_empty(&self) -> io::Result<()> {
+        let pfd = open_raw(&self.parent)?;
+        let result = (|| {
+            let fd = open_child(pfd, &self.name)?;
+            let st = fstat(fd);
+            close(fd);
+            let st = st?;
+            if st.st_dev != self.dev || st.st_ino != self.ino {
+                return Err(Errno::ESTALE);
+            }
+            // SAFETY: a NUL-terminated name in a directory descriptor we hold.
+            if unsafe { libc::unlinkat(pfd, self.name.as_ptr(), libc::AT_REMOVEDIR) } == 0 {
+                Ok(())
+            } else {
+                Err(Errno::last())
+            }
+        })();
+        close(pfd);
+        match result {
+            Ok(()) | Err(Errno::ENOENT) => Ok(()),
+            Err(Errno::ENOTEMPTY) | Err(Errno::EEXIST) => Err(io::Error::other(
+                "ioz made it for the run, but other files were put in it meanwhile: left as it is",
+            )),
+            Err(Errno::ESTALE) => Err(io::Error::other(
+                "it is no longer the directory ioz made (replaced while the run went on): left alone",
+            )),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -158,7 +257,7 @@ pub fn remove_if_ours(path: &Path, dev: u64, ino: u64) -> io::Result<()> {
     };
     let parent = CString::new(parent.as_os_str().as_bytes())?;
     let name = CString::new(name.as_bytes())?;
-    remove_tree(&parent, &name, dev, ino).map_err(io::Error::from)
+    remove_tree(&parent, &name, dev, ino, &mut |_, _| {}).map_err(io::Error::from)
 }
 
 /// Removes the registered tree, if it is still there and ioz's. For the
@@ -167,7 +266,7 @@ pub fn remove_registered() {
     if let Some(r) = EMERGENCY.get()
         && r.live.swap(false, Ordering::SeqCst)
     {
-        let _ = remove_tree(&r.parent, &r.name, r.dev, r.ino);
+        let _ = remove_tree(&r.parent, &r.name, r.dev, r.ino, &mut |_, _| {});
     }
 }
 
@@ -221,6 +320,67 @@ fn open_child(dir: i32, name: &CStr) -> Result<i32, Errno> {
     if fd < 0 { Err(Errno::last()) } else { Ok(fd) }
 }
 
+/// A directory inside the tree: never through a link, never into a mount
+/// (EXDEV: another file system, or a bind mount of this one).
+fn open_inside(dir: i32, name: &CStr) -> Result<i32, Errno> {
+    // SAFETY: an all-zero open_how is a valid one (no flags, no mode).
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = DIR_FLAGS as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_XDEV | libc::RESOLVE_BENEATH;
+    // SAFETY: a NUL-terminated name in a descriptor we hold, and an
+    // open_how of the size given; openat2 is a plain system call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir,
+            name.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    Ok(fd as i32)
+}
+
+/// Where a removal is in the tree (the names from its top), for naming
+/// what it leaves; on the stack, so the signal handler can use it.
+struct Trail {
+    bytes: [u8; 4096],
+    len: usize,
+}
+
+impl Trail {
+    fn push(&mut self, name: &[u8]) -> usize {
+        let mark = self.len;
+        let sep = usize::from(self.len > 0);
+        if self.len + sep + name.len() <= self.bytes.len() {
+            if sep == 1 {
+                self.bytes[self.len] = b'/';
+            }
+            self.bytes[self.len + sep..self.len + sep + name.len()].copy_from_slice(name);
+            self.len += sep + name.len();
+        }
+        mark
+    }
+
+    fn pop(&mut self, mark: usize) {
+        self.len = mark;
+    }
+
+    fn get(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// What a removal says of what it leaves: the path under the tree's top,
+/// and why (async-signal-safe callers pass one that does nothing).
+type Found<'a> = &'a mut dyn FnMut(&[u8], &'static str);
+
+const MOUNTED: &str =
+    "a file system is mounted there, inside ioz's tree: not entered, left as it is";
+
 fn fstat(fd: i32) -> Result<libc::stat, Errno> {
     // SAFETY: an all-zero stat is a valid value for fstat to fill.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -238,13 +398,24 @@ fn close(fd: i32) {
 }
 
 /// Removes the directory `name` in `parent` and all it holds, if it is
-/// still the directory (dev, ino). Async-signal-safe.
-fn remove_tree(parent: &CStr, name: &CStr, dev: u64, ino: u64) -> Result<(), Errno> {
+/// still the directory (dev, ino); mounts inside are left and `found`.
+/// Async-signal-safe.
+fn remove_tree(
+    parent: &CStr,
+    name: &CStr,
+    dev: u64,
+    ino: u64,
+    found: Found<'_>,
+) -> Result<(), Errno> {
     let pfd = open_raw(parent)?;
     let result = (|| {
         let fd = open_child(pfd, name)?;
+        let mut trail = Trail {
+            bytes: [0; 4096],
+            len: 0,
+        };
         let emptied = match fstat(fd) {
-            Ok(st) if st.st_dev == dev && st.st_ino == ino => empty(fd, dev, 0),
+            Ok(st) if st.st_dev == dev && st.st_ino == ino => empty(fd, dev, 0, &mut trail, found),
             // Not ioz's directory: someone put another in its place.
             Ok(_) => Err(Errno::ESTALE),
             Err(e) => Err(e),
@@ -253,10 +424,33 @@ fn remove_tree(parent: &CStr, name: &CStr, dev: u64, ino: u64) -> Result<(), Err
         emptied?;
         // SAFETY: a NUL-terminated name in a directory descriptor we hold.
         if unsafe { libc::unlinkat(pfd, name.as_ptr(), libc::AT_REMOVEDIR) } == 0 {
-            Ok(())
-        } else {
-            Err(Errno::last())
+            return Ok(());
         }
+        let e = Errno::last();
+        // In the thread's private view the tree's directory is a mount
+        // point of its own (system::private_view): detach it there, then
+        // remove the directory.
+        if e == Errno::EBUSY && super::private_view::in_view() {
+            let mut path = [0u8; 4096];
+            let (p, n) = (parent.to_bytes(), name.to_bytes());
+            if p.len() + 1 + n.len() < path.len() {
+                path[..p.len()].copy_from_slice(p);
+                path[p.len()] = b'/';
+                path[p.len() + 1..p.len() + 1 + n.len()].copy_from_slice(n);
+                // SAFETY: a NUL-terminated path (the buffer was zeroed).
+                unsafe {
+                    libc::umount2(
+                        path.as_ptr().cast(),
+                        libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW,
+                    )
+                };
+                // SAFETY: as above.
+                if unsafe { libc::unlinkat(pfd, name.as_ptr(), libc::AT_REMOVEDIR) } == 0 {
+                    return Ok(());
+                }
+            }
+        }
+        Err(e)
     })();
     close(pfd);
     match result {
@@ -267,8 +461,9 @@ fn remove_tree(parent: &CStr, name: &CStr, dev: u64, ino: u64) -> Result<(), Err
 }
 
 /// Removes everything in the directory `fd` (on device `dev`), depth
-/// `depth` below the tree's top.
-fn empty(fd: i32, dev: u64, depth: u32) -> Result<(), Errno> {
+/// `depth` below the tree's top (at `trail`), but the mounts it `found`;
+/// ENOTEMPTY when it left one.
+fn empty(fd: i32, dev: u64, depth: u32, trail: &mut Trail, found: Found<'_>) -> Result<(), Errno> {
     if depth > MAX_DEPTH {
         return Err(Errno::ELOOP);
     }
@@ -278,7 +473,8 @@ fn empty(fd: i32, dev: u64, depth: u32) -> Result<(), Errno> {
         if unsafe { libc::lseek(fd, 0, libc::SEEK_SET) } < 0 {
             return Err(Errno::last());
         }
-        let mut saw_any = false;
+        let mut removed_any = false;
+        let mut listed = 0usize;
         loop {
             // SAFETY: getdents64 writes at most `buf.len()` bytes into buf.
             let n = unsafe { libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len()) };
@@ -300,23 +496,43 @@ fn empty(fd: i32, dev: u64, depth: u32) -> Result<(), Errno> {
                 if len == 0 || &name_bytes[..len] == b"." || &name_bytes[..len] == b".." {
                     continue;
                 }
-                saw_any = true;
+                listed += 1;
                 let Ok(name) = CStr::from_bytes_with_nul(&name_bytes[..=len]) else {
                     continue;
                 };
-                remove_entry(fd, name, kind, dev, depth)?;
+                let mark = trail.push(name.to_bytes());
+                let removed = remove_entry(fd, name, kind, dev, depth, trail, found);
+                trail.pop(mark);
+                match removed {
+                    Ok(true) => removed_any = true,
+                    Ok(false) => {}
+                    Err(e) => return Err(e),
+                }
             }
         }
-        if !saw_any {
+        if listed == 0 {
             return Ok(());
+        }
+        if !removed_any {
+            // Only what is left in place (mounts) remains.
+            return Err(Errno::ENOTEMPTY);
         }
     }
 }
 
 /// Removes one entry of the directory `fd`: a directory after emptying it
-/// (only on `dev`: a mount inside the tree is left alone), anything else
-/// (files, links, and a symbolic link itself, never its target) at once.
-fn remove_entry(fd: i32, name: &CStr, kind: u8, dev: u64, depth: u32) -> Result<(), Errno> {
+/// (never a mount inside the tree: that is left alone and `found`; false
+/// then), anything else (files, links, and a symbolic link itself, never
+/// its target) at once.
+fn remove_entry(
+    fd: i32,
+    name: &CStr,
+    kind: u8,
+    dev: u64,
+    depth: u32,
+    trail: &mut Trail,
+    found: Found<'_>,
+) -> Result<bool, Errno> {
     let is_dir = match kind {
         libc::DT_DIR => true,
         libc::DT_UNKNOWN => {
@@ -329,27 +545,50 @@ fn remove_entry(fd: i32, name: &CStr, kind: u8, dev: u64, depth: u32) -> Result<
         _ => false,
     };
     if is_dir {
-        let child = match open_child(fd, name) {
+        let child = match open_inside(fd, name) {
             Ok(child) => child,
             // Removed meanwhile (by the other removal: see TreeRoot::remove).
-            Err(Errno::ENOENT) => return Ok(()),
+            Err(Errno::ENOENT) => return Ok(true),
+            // A mount: never entered.
+            Err(Errno::EXDEV) => {
+                found(trail.get(), MOUNTED);
+                return Ok(false);
+            }
+            // A symbolic link put there since the listing: removed below.
+            Err(Errno::ELOOP) | Err(Errno::ENOTDIR) => return unlink_entry(fd, name, false),
             Err(e) => return Err(e),
         };
         let emptied = match fstat(child) {
-            Ok(st) if st.st_dev == dev => empty(child, dev, depth + 1),
-            Ok(_) => Err(Errno::EXDEV),
+            Ok(st) if st.st_dev == dev => empty(child, dev, depth + 1, trail, found),
+            Ok(_) => {
+                found(trail.get(), MOUNTED);
+                Err(Errno::ENOTEMPTY)
+            }
             Err(e) => Err(e),
         };
         close(child);
-        emptied?;
+        match emptied {
+            Ok(()) => {}
+            // What it holds is left: so is it.
+            Err(Errno::ENOTEMPTY) => return Ok(false),
+            Err(e) => return Err(e),
+        }
     }
+    unlink_entry(fd, name, is_dir)
+}
+
+/// unlinkat of an entry (a directory with `AT_REMOVEDIR`); one already
+/// gone counts as removed.
+fn unlink_entry(fd: i32, name: &CStr, is_dir: bool) -> Result<bool, Errno> {
     let flags = if is_dir { libc::AT_REMOVEDIR } else { 0 };
     // SAFETY: a NUL-terminated name in a directory descriptor we hold.
     if unsafe { libc::unlinkat(fd, name.as_ptr(), flags) } == 0 {
-        return Ok(());
+        return Ok(true);
     }
     match Errno::last() {
-        Errno::ENOENT => Ok(()),
+        Errno::ENOENT => Ok(true),
+        // A mount point (in this mount namespace): left, the caller saw it.
+        Errno::EBUSY => Ok(false),
         e => Err(e),
     }
 }
@@ -373,10 +612,10 @@ mod tests {
                 fs::write(sub.join(format!("a-long-file-name-{f:04}")), b"x").unwrap();
             }
         }
-        first.remove().unwrap();
+        assert_eq!(first.remove().unwrap(), Vec::new());
         assert!(!top.exists());
         assert!(second.path().exists());
-        second.remove().unwrap();
+        assert_eq!(second.remove().unwrap(), Vec::new());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
@@ -426,14 +665,25 @@ mod tests {
         let dir_fd = root.open().unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&dir_fd);
         let gone = CString::new("gone").unwrap();
-        assert_eq!(remove_entry(fd, &gone, libc::DT_DIR, root.dev, 0), Ok(()));
-        assert_eq!(remove_entry(fd, &gone, libc::DT_REG, root.dev, 0), Ok(()));
-        // Anything else still fails: a file taken for a directory.
+        let mut trail = Trail {
+            bytes: [0; 4096],
+            len: 0,
+        };
+        let mut none = |_: &[u8], _: &'static str| {};
+        assert_eq!(
+            remove_entry(fd, &gone, libc::DT_DIR, root.dev, 0, &mut trail, &mut none),
+            Ok(true)
+        );
+        assert_eq!(
+            remove_entry(fd, &gone, libc::DT_REG, root.dev, 0, &mut trail, &mut none),
+            Ok(true)
+        );
+        // A file taken for a directory is removed as the file it is.
         fs::write(root.path().join("file"), b"x").unwrap();
         let file = CString::new("file").unwrap();
         assert_eq!(
-            remove_entry(fd, &file, libc::DT_DIR, root.dev, 0),
-            Err(Errno::ENOTDIR)
+            remove_entry(fd, &file, libc::DT_DIR, root.dev, 0, &mut trail, &mut none),
+            Ok(true)
         );
         drop(dir_fd);
         root.remove().unwrap();

@@ -264,7 +264,7 @@ fn a_full_file_system_fails_the_run_and_leaves_no_tree() {
         .unwrap_or_else(|| panic!("no ENOSPC line: {}", r.context()));
     assert!(line.starts_with("ioz: mkdir "), "{line}");
     assert!(
-        line.contains("/dir_"),
+        line.contains("/fileop_dir_"),
         "the line names the directory: {line}"
     );
     assert_eq!(list_dir(&mnt), Vec::<String>::new(), "the tree was left");

@@ -90,6 +90,13 @@ mod latency;
 // ioz mdtest: mdtest's SUMMARY layouts, tree and item counts, phases,
 // shapes, the stonewall, the tree removed; two MPI ranks.
 mod mdtest;
+// ioz fileop's and ioz mdtest's system calls against the peers' own
+// traces (strace): the same calls, in the same order, on the same paths.
+mod metadata_parity;
+// ioz fileop's and ioz mdtest's trees against a hostile neighbour: a
+// directory swapped for a link mid-run, a bind mount inside, control
+// characters in -d.
+mod tree_hostile;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
@@ -188,6 +195,8 @@ fn main() -> std::process::ExitCode {
         json_schema::tests(),
         latency::tests(),
         mdtest::tests(),
+        metadata_parity::tests(),
+        tree_hostile::tests(),
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),

@@ -28,6 +28,7 @@ pub fn tests() -> Vec<Test> {
         bad_command_lines_are_refused_with_one_line,
         a_full_file_system_fails_the_run_and_leaves_no_tree => [Tmpfs],
         ctrl_c_stops_the_run_and_removes_the_tree,
+        every_interval_of_a_rate_is_positive,
         two_ranks_each_in_its_own_directory => [Mpi],
         two_ranks_in_one_shared_tree_stat_each_other_s_items => [Mpi],
         two_ranks_in_io500_s_easy_shape_over_three_iterations => [Mpi],
@@ -361,8 +362,8 @@ fn bad_command_lines_are_refused_with_one_line() {
             "-S (one shared file) is not supported",
         ),
         (
-            &["mdtest", "-n", "5", "-d", "nowhere"],
-            "-d nowhere: No such file",
+            &["mdtest", "-n", "5", "-d", "nowhere/deeper"],
+            "-d nowhere/deeper is missing and cannot be made: nowhere: No such file",
         ),
         (
             &["mdtest", "-n", "5", "--shape", "medium"],
@@ -417,6 +418,80 @@ fn ctrl_c_stops_the_run_and_removes_the_tree() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert_eq!(list_dir(dir.path()), Vec::<String>::new());
+}
+
+/// The 95 % interval of each phase's mean rate over iterations lies above
+/// zero, from the log rates: on the rates themselves two iterations of a
+/// phase that ran 1 and 2 ops/s would reach below zero (issue 35).
+fn every_interval_of_a_rate_is_positive() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = ioz(
+        dir.path(),
+        &["mdtest", "-n", "20", "-i", "2", "--json", "r.json"],
+    );
+    r.expect_code(0);
+    let block: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("95 % interval of the mean rate (ops/sec, on log rates):"))
+        .skip(1)
+        .take_while(|l| l.starts_with("   "))
+        .collect();
+    assert_eq!(block.len(), 10, "a line per phase:\n{}", r.stdout);
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let rates = |op: &str| -> Vec<f64> {
+        doc["metadata"]["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["op"] == op)
+            .map(|m| m["ops_per_sec"].as_f64().unwrap())
+            .collect()
+    };
+    let summaries = doc["metadata"]["summaries"].as_array().unwrap();
+    for line in block {
+        let numbers: Vec<f64> = line
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let [low, high] = numbers[..] else {
+            panic!("{line}");
+        };
+        assert!(low >= 0.0 && low <= high, "{line}");
+        // Recomputed from the two iterations' rates: exp(m ± t s / √2)
+        // with m, s of the log rates and t(0.975, 1) = 12.7062; the JSON
+        // keeps it whole (the text rounds to 0.001), above zero.
+        let name = line
+            .split("  ")
+            .find(|w| !w.trim().is_empty())
+            .unwrap()
+            .trim();
+        let key = name.to_ascii_lowercase().replace(' ', "_");
+        let logs: Vec<f64> = rates(&key).iter().map(|x| x.ln()).collect();
+        assert_eq!(logs.len(), 2, "{key}");
+        let m = (logs[0] + logs[1]) / 2.0;
+        let s = (logs[0] - logs[1]).abs() / 2f64.sqrt();
+        let half = 12.706_204_736 * s / 2f64.sqrt();
+        let ci = &summaries.iter().find(|x| x["op"] == key.as_str()).unwrap()["ci95"];
+        let (saved_low, saved_high) = (ci["low"].as_f64().unwrap(), ci["high"].as_f64().unwrap());
+        assert!(saved_low > 0.0, "{key}: {ci}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-300);
+        assert!(
+            close(saved_low, (m - half).exp()),
+            "{key}: {ci} low {}",
+            (m - half).exp()
+        );
+        assert!(
+            close(saved_high, (m + half).exp()),
+            "{key}: {ci} high {}",
+            (m + half).exp()
+        );
+        assert!(
+            (low - saved_low).abs() <= 5e-4 + 1e-9 * saved_low,
+            "{line} / {ci}"
+        );
+    }
 }
 
 fn two_ranks_each_in_its_own_directory() {
@@ -501,12 +576,41 @@ fn two_ranks_in_one_shared_tree_stat_each_other_s_items() {
     assert_eq!(count_of(&doc, "directory_stat"), 200);
     // One shared tree: made once, by rank 0.
     assert_eq!(count_of(&doc, "tree_creation"), 1);
-    // A phase's rate: every rank's items over the slowest rank's time.
-    for m in doc["metadata"]["measurements"].as_array().unwrap() {
+    // A phase's rate: every rank's items over the phase's time on rank 0,
+    // barrier to barrier (mdtest's), which holds every rank's own part.
+    let ranks = doc["metadata"]["ranks"].as_array().unwrap();
+    for (k, m) in doc["metadata"]["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         let rate = m["items"].as_f64().unwrap() * 1e9 / m["elapsed_ns"].as_f64().unwrap();
         assert!(
             (m["ops_per_sec"].as_f64().unwrap() - rate).abs() < 1e-6 * rate,
             "{m}"
+        );
+        let rank_0 = &ranks[0][k];
+        assert_eq!(rank_0["op"], m["op"]);
+        assert_eq!(
+            m["elapsed_ns"], rank_0["elapsed_ns"],
+            "rank 0's phase time: {m}"
+        );
+        let items: u64 = ranks.iter().map(|r| r[k]["items"].as_u64().unwrap()).sum();
+        assert_eq!(m["items"].as_u64().unwrap(), items);
+        // Rank 0's own part lies inside its phase (another rank's, on its
+        // own clock, may start a little before rank 0 leaves the barrier).
+        assert!(
+            rank_0["busy_ns"].as_u64().unwrap() <= rank_0["elapsed_ns"].as_u64().unwrap(),
+            "{rank_0}"
+        );
+        assert_eq!(
+            m["busy_ns"].as_u64().unwrap(),
+            ranks
+                .iter()
+                .map(|r| r[k]["busy_ns"].as_u64().unwrap())
+                .max()
+                .unwrap()
         );
     }
     assert_eq!(list_dir(dir.path()), ["r.json"]);

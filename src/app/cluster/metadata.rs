@@ -3,8 +3,8 @@
 //! makes the tree's directory and every rank works in it (mdtest: one
 //! shared tree, or with -u a tree per rank; fileop: a tree per rank), each
 //! phase begins at a barrier, the stonewall's count is the most any rank
-//! created, and rank 0 sums the ranks: every rank's items over the slowest
-//! rank's time (model::metadata_result::across_ranks).
+//! created, and rank 0 sums the ranks: every rank's items over rank 0's
+//! phase time, barrier to barrier (model::metadata_result::across_ranks).
 
 use std::path::PathBuf;
 
@@ -158,6 +158,7 @@ impl RankMode for Metadata {
                 hosts,
                 fs: own.fs,
                 ranks,
+                walk: own.walk,
             });
             measured.ranks = rank_cells;
         }

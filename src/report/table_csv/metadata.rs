@@ -82,6 +82,7 @@ mod tests {
             hosts: vec!["h".into()],
             fs: None,
             ranks: Vec::new(),
+            walk: None,
         };
         let run = sample_result(crate::cli::test_config(&["-s", "64k"]), Vec::new());
         let text = String::from_utf8(table(&run, &meta).unwrap()).unwrap();

@@ -24,7 +24,7 @@ pub fn opening(f: &FileopConfig) -> String {
         let _ = writeln!(
             s,
             "\nFileop:  Working in {}, File size is {},  Output is in Ops/sec. (A=Avg, B=Best, W=Worst)",
-            f.dir.display(),
+            crate::model::visible::visible(&f.dir.display().to_string()),
             f.file_bytes
         );
     }
@@ -164,7 +164,7 @@ pub fn all_factors(f: &FileopConfig, measurements: &[MetaMeasurement]) -> String
 /// means (A: operations over their total time).
 pub fn spread(measurements: &[MetaMeasurement], runs: u32) -> String {
     let mut s = format!(
-        "\nOver {runs} runs, A in ops/sec: mean, standard deviation, 95 % interval of the mean\n"
+        "\nOver {runs} runs, A in ops/sec: mean, standard deviation, 95 % interval of the mean (on log rates)\n"
     );
     let _ = writeln!(
         s,

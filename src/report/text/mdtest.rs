@@ -14,6 +14,7 @@ use crate::model::metadata::{MDTEST_ROWS, MdtestConfig, MdtestTree, MetaOp};
 use crate::model::metadata_result::{FsUsage, MetaMeasurement, MetadataResult};
 use crate::model::result::RunResult;
 use crate::model::units::Size;
+use crate::model::visible::visible;
 
 const TABLE_HEAD: &str = "   Operation                     Max            Min           Mean        Std Dev\n   ---------                     ---            ---           ----        -------\n";
 
@@ -50,7 +51,11 @@ pub fn text(result: &RunResult, m: &MdtestConfig, meta: &MetadataResult) -> Stri
         .map(|h| if Some(h) == first { '1' } else { '0' })
         .collect();
     let _ = writeln!(s, "Nodemap: {}", if map.is_empty() { "1" } else { &map });
-    let _ = writeln!(s, "Path                : {}", m.dir.display());
+    let _ = writeln!(
+        s,
+        "Path                : {}",
+        visible(&m.dir.display().to_string())
+    );
     if let Some(fs) = &meta.fs {
         let _ = writeln!(s, "FS                  : {}", fs_line(fs));
     }
@@ -127,7 +132,7 @@ fn command_line(words: &[String]) -> String {
     for w in words.iter().skip(2) {
         let _ = write!(s, " '{w}'");
     }
-    s
+    visible(&s).into_owned()
 }
 
 /// `252.0 GiB   Used FS: 7.8%   Inodes: 16.0 Mi   Used Inodes: 2.7%`.

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::{fileop, mdtest};
 use crate::model::config::RunConfig;
 use crate::model::metadata::{MDTEST_ROWS, MetadataConfig};
-use crate::model::metadata_result::MetaMeasurement;
+use crate::model::metadata_result::{MetaMeasurement, WalkKind};
 use crate::model::result::RunResult;
 
 /// Everything before the first measurement.
@@ -65,13 +65,28 @@ pub fn closing(result: &RunResult) -> String {
     }
     s.push_str(&latency_table(result, &meta.measurements));
     s.push_str(&super::rank_lines::environment_differences(result));
+    s.push_str(&walk_line(metadata, meta.walk));
     s
+}
+
+/// Where ioz's calls were not the peer's own: guarded walks (no private
+/// view of the tree without root) cost a call or two an item more.
+fn walk_line(metadata: &MetadataConfig, walk: Option<WalkKind>) -> String {
+    match walk {
+        Some(WalkKind::Guarded) => format!(
+            "ioz differs: each path was walked by openat2 inside ioz's tree (no link or mount \
+             followed; the private view that keeps {0}'s own calls safe needs root), one or two \
+             system calls an item more than {0} makes\n",
+            metadata.command()
+        ),
+        _ => String::new(),
+    }
 }
 
 /// mdtest over several iterations: each phase's 95 % interval of the mean
 /// rate (its SUMMARY has the max, min, mean and deviation).
 fn interval_lines(measurements: &[MetaMeasurement]) -> String {
-    let mut s = String::from("95 % interval of the mean rate (ops/sec):\n");
+    let mut s = String::from("95 % interval of the mean rate (ops/sec, on log rates):\n");
     for op in MDTEST_ROWS {
         let cell: Vec<&MetaMeasurement> = measurements.iter().filter(|m| m.op == op).collect();
         if cell.is_empty() {

@@ -1,74 +1,49 @@
-//! fileop's tests, for each force factor X in turn: the directory test
-//! (mkdir, chdir, rmdir of X + X² + X³ directories), then the file test on
-//! X³ files in X² directories (create, write, close; stat; open, read;
-//! access; chmod; readdir of each directory; link, unlink; delete). Each
-//! operation is timed alone; the directory descriptors it works in are
-//! opened before it, untimed, so each timed call looks up one name. An
-//! operation's rate is its count over the sum of its operations' times.
+//! fileop's tests, for each force factor X in turn, with fileop's calls in
+//! fileop's order (reference/fileop/strace-f2.txt): it works in its tree
+//! by `chdir` into each directory and names one entry at a time.
+//!
+//! - The directory test: mkdir of `fileop_L1_i`, in it of `fileop_L1_i_L2_j`,
+//!   in that of `fileop_dir_i_j_k` (X + X² + X³ directories), entering each
+//!   one it made; then chdir into each of them (and back up); then rmdir of
+//!   each, the deepest first (each entered and left before it goes).
+//! - The file test on X³ files `fileop_file_i_j_k` in the X² directories
+//!   `fileop_L1_i/fileop_L1_i_L2_j` (made as the create test goes): create,
+//!   write, fsync (untimed: later tests find clean files, as fileop's do),
+//!   close; stat; open and read (then close, untimed); access; chmod;
+//!   readdir of each directory (opendir, one readdir, closedir); link to
+//!   `…L`, unlink of the link; delete of the file (each directory removed,
+//!   untimed, once its files are gone).
+//!
+//! Each operation is timed alone (one clock read before its call and one
+//! after); an operation's rate is its count over the sum of its times.
+//! The names are written between operations, outside every clock.
 
-use std::ffi::CStr;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-
-use super::calls::{self, timed};
-use super::names::Names;
 use super::{Bench, Halt};
+use crate::data::names::Name;
+use crate::engine::metadata::{self as calls, Cwd, Here, timed};
 use crate::error::RunError;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::metadata::{FILEOP_COLUMNS, FileopConfig, MetaOp};
 use crate::model::metadata_result::MetaMeasurement;
 use crate::runner::Event;
 
-/// The names of one force factor's tree, made before its first test.
-struct Tree {
-    x: usize,
-    dirs: Names,
-    sdirs: Names,
-    files: Names,
-    links: Names,
-    /// Across ranks, this rank's directory in the tree (`rank.3/`).
-    prefix: String,
-}
+/// Modes: fileop asks 0777 for directories and 0602 for files and chmods
+/// them to 0666; ioz makes nothing others may write (the calls cost the
+/// same whatever the bits).
+const DIR_MODE: libc::mode_t = 0o755;
+const FILE_MODE: libc::mode_t = 0o600;
+const CHMOD_MODE: libc::mode_t = 0o644;
 
-impl Tree {
-    fn new(x: u32, prefix: String) -> Tree {
-        let x = x as usize;
-        let list = |stem: &str| {
-            let mut n = Names::with_capacity(x, x * (stem.len() + 5));
-            for i in 1..=x {
-                n.push(&format!("{stem}_{i}"));
-            }
-            n
-        };
-        Tree {
-            x,
-            dirs: list("dir"),
-            sdirs: list("sdir"),
-            files: list("file"),
-            links: list("link"),
-            prefix,
-        }
-    }
-
-    /// A path for a message: `dir_1/sdir_2/file_3`.
-    fn path(&self, i: usize, j: Option<usize>, last: Option<&Names>, k: usize) -> String {
-        let mut p = format!("{}{}", self.prefix, self.dirs.shown(i));
-        if let Some(j) = j {
-            p.push('/');
-            p.push_str(&self.sdirs.shown(j));
-        }
-        if let Some(names) = last {
-            p.push('/');
-            p.push_str(&names.shown(k));
-        }
-        p
-    }
-}
+/// The words of fileop's names, between the numbers i, j, k.
+const L1: [&str; 1] = ["fileop_L1_"];
+const L2: [&str; 2] = ["fileop_L1_", "_L2_"];
+const LEAF: [&str; 3] = ["fileop_dir_", "_", "_"];
+const FILE: [&str; 3] = ["fileop_file_", "_", "_"];
 
 /// What the tests write and read, made once.
 struct Buffers {
     data: Vec<u8>,
     read: Vec<u8>,
-    dirents: Vec<u8>,
 }
 
 /// Runs every force factor of `f`, every run; each factor's measurements
@@ -79,25 +54,27 @@ pub(super) fn run(
     out: &mut Vec<MetaMeasurement>,
     on_event: &mut impl FnMut(Event<'_>) -> Result<(), RunError>,
 ) -> Result<(), Halt> {
-    let prefix = own_directory(bench)?;
+    // Across ranks, each rank's own directory in the tree, made now.
+    let own = (bench.ranks() > 1).then(|| format!("rank.{}", bench.rank()));
+    if let Some(name) = &own {
+        bench.mkdir_under(name)?;
+    }
     let size = f.file_bytes as usize;
     let mut buffers = Buffers {
         data: vec![0xA5; size],
         read: vec![0; size],
-        dirents: vec![0; 32 << 10],
     };
     let mut h: Vec<LatencyHistogram> = FILEOP_COLUMNS
         .iter()
         .map(|_| LatencyHistogram::new())
         .collect();
-    for run in 0..bench.config.runs {
+    for run in 0..bench.recipe.runs {
         for &x in &f.factors {
-            let tree = Tree::new(x, prefix.clone());
             for one in h.iter_mut() {
                 one.clear();
             }
             bench.meet()?;
-            let end = one_factor(bench, &tree, &mut h, &mut buffers);
+            let end = one_factor(bench, own.as_deref(), x as usize, &mut h, &mut buffers);
             bench.agree(end)?;
             let measured: Vec<MetaMeasurement> = FILEOP_COLUMNS
                 .iter()
@@ -112,361 +89,401 @@ pub(super) fn run(
     Ok(())
 }
 
-/// Across ranks, each rank's own directory in the tree (`rank.<r>/`,
-/// made now); on one machine the tree itself.
-fn own_directory(bench: &Bench<'_>) -> Result<String, Halt> {
-    if bench.ranks() == 1 {
-        return Ok(String::new());
-    }
-    let name = format!("rank.{}", bench.rank());
-    let tree = bench.open_tree()?;
-    let c = std::ffi::CString::new(name.clone()).unwrap_or_default();
-    calls::mkdir(tree.as_raw_fd(), &c).map_err(|e| bench.failure("mkdir", &name, e))?;
-    Ok(format!("{name}/"))
+/// A test's walk of the tree: the working directory at its start (the
+/// tree's, or the rank's own in it), the calls, where a failure names.
+struct Walker<'b, 'c> {
+    bench: &'b Bench<'c>,
+    cwd: Cwd,
+    here: Here,
+    name: Name,
+    /// The directories entered, for a failure's message.
+    at: Vec<String>,
 }
 
-/// The directory the tests work in, opened now (after a remount, the file
-/// system's new mount).
-fn base(bench: &Bench<'_>, tree: &Tree) -> Result<OwnedFd, Halt> {
-    let top = bench.open_tree()?;
-    if tree.prefix.is_empty() {
-        return Ok(top);
+impl<'b, 'c> Walker<'b, 'c> {
+    /// At the tree's directory (after a remount, the new mount's), in the
+    /// rank's own directory when there is one.
+    fn start(bench: &'b Bench<'c>, own: Option<&str>) -> Result<Walker<'b, 'c>, Halt> {
+        let base = bench.open_tree()?;
+        let guarded = bench.walk != calls::Walk::Whole;
+        let path = bench.tree.path().display().to_string();
+        let cwd = Cwd::at(std::os::fd::AsRawFd::as_raw_fd(&base), guarded)
+            .map_err(|e| bench.failure("chdir", &path, e))?;
+        let mut w = Walker {
+            bench,
+            cwd,
+            here: Here { guarded },
+            name: Name::new(),
+            at: vec![path],
+        };
+        if let Some(own) = own {
+            let c = std::ffi::CString::new(own).unwrap_or_default();
+            w.cwd.down(&c).map_err(|e| w.failed("chdir", own, e))?;
+            w.at.push(own.to_string());
+        }
+        Ok(w)
     }
-    let name = tree.prefix.trim_end_matches('/');
-    let c = std::ffi::CString::new(name).unwrap_or_default();
-    open(bench, top.as_raw_fd(), &c, name)
-}
 
-fn open(bench: &Bench<'_>, dir: RawFd, name: &CStr, shown: &str) -> Result<OwnedFd, Halt> {
-    let fd = calls::open_dir(dir, name).map_err(|e| bench.failure("open", shown, e))?;
-    // SAFETY: a descriptor just opened, owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    /// The failure of `call` on `name` in the working directory.
+    fn failed(&self, call: &'static str, name: &str, e: nix::errno::Errno) -> Halt {
+        let mut path = self.at.join("/");
+        if !name.is_empty() {
+            path.push('/');
+            path.push_str(name);
+        }
+        self.bench.failure(call, &path, e)
+    }
+
+    /// Into `words`/`numbers`' directory; `h` times the chdir when given.
+    fn down(
+        &mut self,
+        words: &[&str],
+        numbers: &[usize],
+        h: Option<&mut LatencyHistogram>,
+    ) -> Result<(), Halt> {
+        self.bench.stopped()?;
+        let clock = self.bench.clock;
+        let name = self.name.set(words, numbers, "");
+        let cwd = &mut self.cwd;
+        let done = match h {
+            Some(h) => timed(&clock, h, || cwd.down(name)),
+            None => cwd.down(name),
+        };
+        let shown = name.to_string_lossy().into_owned();
+        done.map_err(|e| self.failed("chdir", &shown, e))?;
+        self.at.push(shown);
+        Ok(())
+    }
+
+    fn up(&mut self) -> Result<(), Halt> {
+        let done = self.cwd.up();
+        done.map_err(|e| self.failed("chdir", "..", e))?;
+        self.at.pop();
+        Ok(())
+    }
+
+    /// `call` (timed into `h`) on the name of `words`/`numbers` (+ `tail`)
+    /// in the working directory.
+    fn on(
+        &mut self,
+        what: &'static str,
+        words: &[&str],
+        numbers: &[usize],
+        tail: &str,
+        h: &mut LatencyHistogram,
+        call: impl FnOnce(Here, &std::ffi::CStr) -> Result<(), nix::errno::Errno>,
+    ) -> Result<(), Halt> {
+        self.bench.stopped()?;
+        let clock = self.bench.clock;
+        let here = self.here;
+        let name = self.name.set(words, numbers, tail);
+        let done = timed(&clock, h, || call(here, name));
+        if let Err(e) = done {
+            let shown = name.to_string_lossy().into_owned();
+            return Err(self.failed(what, &shown, e));
+        }
+        Ok(())
+    }
+
+    /// An untimed call on a name (the file test's directories).
+    fn untimed(
+        &mut self,
+        what: &'static str,
+        words: &[&str],
+        numbers: &[usize],
+        call: impl FnOnce(Here, &std::ffi::CStr) -> Result<(), nix::errno::Errno>,
+    ) -> Result<(), Halt> {
+        let here = self.here;
+        let name = self.name.set(words, numbers, "");
+        if let Err(e) = call(here, name) {
+            let shown = name.to_string_lossy().into_owned();
+            return Err(self.failed(what, &shown, e));
+        }
+        Ok(())
+    }
+
+    /// `body` in each of the file test's X² directories, entered in turn.
+    fn each_directory(
+        &mut self,
+        x: usize,
+        mut body: impl FnMut(&mut Self, usize, usize) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
+        for i in 0..x {
+            self.down(&L1, &[i], None)?;
+            for j in 0..x {
+                self.down(&L2, &[i, j], None)?;
+                body(self, i, j)?;
+                self.up()?;
+            }
+            self.up()?;
+        }
+        Ok(())
+    }
 }
 
 /// One force factor: every test, each after -U's remount when asked.
 fn one_factor(
     bench: &mut Bench<'_>,
-    tree: &Tree,
+    own: Option<&str>,
+    x: usize,
     h: &mut [LatencyHistogram],
     buffers: &mut Buffers,
 ) -> Result<(), Halt> {
     bench.remount()?;
-    mkdir_test(bench, tree, &mut h[MetaOp::Mkdir as usize])?;
+    mkdir_test(
+        &mut Walker::start(bench, own)?,
+        x,
+        &mut h[MetaOp::Mkdir as usize],
+    )?;
     bench.remount()?;
-    chdir_test(bench, tree, &mut h[MetaOp::Chdir as usize])?;
+    chdir_test(
+        &mut Walker::start(bench, own)?,
+        x,
+        &mut h[MetaOp::Chdir as usize],
+    )?;
     bench.remount()?;
-    rmdir_test(bench, tree, &mut h[MetaOp::Rmdir as usize])?;
-    file_directories(bench, tree, true)?;
+    rmdir_test(
+        &mut Walker::start(bench, own)?,
+        x,
+        &mut h[MetaOp::Rmdir as usize],
+    )?;
     bench.remount()?;
-    create_test(bench, tree, h, &buffers.data)?;
-    let per_file: [(MetaOp, &'static str); 3] = [
-        (MetaOp::Stat, "stat"),
-        (MetaOp::Access, "access"),
-        (MetaOp::Chmod, "chmod"),
-    ];
+    create_test(&mut Walker::start(bench, own)?, x, h, &buffers.data)?;
     bench.remount()?;
-    per_file_test(bench, tree, per_file[0], &mut h[MetaOp::Stat as usize])?;
+    per_file(bench, own, x, MetaOp::Stat, h)?;
     bench.remount()?;
-    read_test(bench, tree, h, &mut buffers.read)?;
-    for one in &per_file[1..] {
+    read_test(&mut Walker::start(bench, own)?, x, h, &mut buffers.read)?;
+    for op in [MetaOp::Access, MetaOp::Chmod] {
         bench.remount()?;
-        per_file_test(bench, tree, *one, &mut h[one.0 as usize])?;
+        per_file(bench, own, x, op, h)?;
     }
     bench.remount()?;
     readdir_test(
-        bench,
-        tree,
+        &mut Walker::start(bench, own)?,
+        x,
         &mut h[MetaOp::Readdir as usize],
-        &mut buffers.dirents,
     )?;
-    for one in [
-        (MetaOp::Link, "link"),
-        (MetaOp::Unlink, "unlink"),
-        (MetaOp::Delete, "unlink"),
-    ] {
+    for op in [MetaOp::Link, MetaOp::Unlink] {
         bench.remount()?;
-        per_file_test(bench, tree, one, &mut h[one.0 as usize])?;
+        per_file(bench, own, x, op, h)?;
     }
-    file_directories(bench, tree, false)
+    bench.remount()?;
+    delete_test(
+        &mut Walker::start(bench, own)?,
+        x,
+        &mut h[MetaOp::Delete as usize],
+    )
 }
 
-/// mkdir of dir_i, dir_i/sdir_j and dir_i/sdir_j/file_k (a directory here).
-fn mkdir_test(bench: &Bench<'_>, tree: &Tree, h: &mut LatencyHistogram) -> Result<(), Halt> {
-    let base = base(bench, tree)?;
-    let clock = bench.clock;
-    for i in 0..tree.x {
-        bench.stopped()?;
-        let name = tree.dirs.get(i);
-        timed(&clock, h, || calls::mkdir(base.as_raw_fd(), name))
-            .map_err(|e| bench.failure("mkdir", &tree.path(i, None, None, 0), e))?;
-        let d = open(bench, base.as_raw_fd(), name, &tree.path(i, None, None, 0))?;
-        for j in 0..tree.x {
-            bench.stopped()?;
-            let name = tree.sdirs.get(j);
-            let shown = || tree.path(i, Some(j), None, 0);
-            timed(&clock, h, || calls::mkdir(d.as_raw_fd(), name))
-                .map_err(|e| bench.failure("mkdir", &shown(), e))?;
-            let s = open(bench, d.as_raw_fd(), name, &shown())?;
-            for k in 0..tree.x {
-                bench.stopped()?;
-                let name = tree.files.get(k);
-                timed(&clock, h, || calls::mkdir(s.as_raw_fd(), name)).map_err(|e| {
-                    bench.failure("mkdir", &tree.path(i, Some(j), Some(&tree.files), k), e)
-                })?;
+/// mkdir of every directory of the test, each entered once made.
+fn mkdir_test(w: &mut Walker<'_, '_>, x: usize, h: &mut LatencyHistogram) -> Result<(), Halt> {
+    let mkdir = |here: Here, name: &std::ffi::CStr| here.mkdir(name, DIR_MODE);
+    for i in 0..x {
+        w.on("mkdir", &L1, &[i], "", h, mkdir)?;
+        w.down(&L1, &[i], None)?;
+        for j in 0..x {
+            w.on("mkdir", &L2, &[i, j], "", h, mkdir)?;
+            w.down(&L2, &[i, j], None)?;
+            for k in 0..x {
+                w.on("mkdir", &LEAF, &[i, j, k], "", h, mkdir)?;
+                w.down(&LEAF, &[i, j, k], None)?;
+                w.up()?;
             }
+            w.up()?;
         }
+        w.up()?;
     }
     Ok(())
 }
 
-/// chdir into every directory of the test, down from the tree by one name
-/// at a time (back up with chdir(".."), untimed); the working directory
-/// is the run's again afterwards, whatever happened.
-fn chdir_test(bench: &Bench<'_>, tree: &Tree, h: &mut LatencyHistogram) -> Result<(), Halt> {
-    let here = c".";
-    let up = c"..";
-    // SAFETY: a NUL-terminated path; O_PATH opens any directory we are in.
-    let saved = unsafe {
-        libc::open(
-            here.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if saved < 0 {
-        return Err(Halt::Failed(RunError::Io(crate::error::IoFailure {
-            operation: "open the working directory",
-            path: ".".into(),
-            offset: None,
-            pass: None,
-            source: std::io::Error::last_os_error(),
-        })));
-    }
-    // SAFETY: a descriptor just opened, owned by nothing else.
-    let saved = unsafe { OwnedFd::from_raw_fd(saved) };
-    let base = base(bench, tree)?;
-    let clock = bench.clock;
-    let mut walk = || -> Result<(), Halt> {
-        calls::fchdir(base.as_raw_fd()).map_err(|e| bench.failure("chdir", "", e))?;
-        for i in 0..tree.x {
-            bench.stopped()?;
-            timed(&clock, h, || calls::chdir(tree.dirs.get(i)))
-                .map_err(|e| bench.failure("chdir", &tree.path(i, None, None, 0), e))?;
-            for j in 0..tree.x {
-                bench.stopped()?;
-                timed(&clock, h, || calls::chdir(tree.sdirs.get(j)))
-                    .map_err(|e| bench.failure("chdir", &tree.path(i, Some(j), None, 0), e))?;
-                for k in 0..tree.x {
-                    bench.stopped()?;
-                    let shown = || tree.path(i, Some(j), Some(&tree.files), k);
-                    timed(&clock, h, || calls::chdir(tree.files.get(k)))
-                        .map_err(|e| bench.failure("chdir", &shown(), e))?;
-                    calls::chdir(up).map_err(|e| bench.failure("chdir ..", &shown(), e))?;
-                }
-                calls::chdir(up)
-                    .map_err(|e| bench.failure("chdir ..", &tree.path(i, Some(j), None, 0), e))?;
+/// chdir into every directory of the test, each timed (back up untimed).
+fn chdir_test(w: &mut Walker<'_, '_>, x: usize, h: &mut LatencyHistogram) -> Result<(), Halt> {
+    for i in 0..x {
+        w.down(&L1, &[i], Some(h))?;
+        for j in 0..x {
+            w.down(&L2, &[i, j], Some(h))?;
+            for k in 0..x {
+                w.down(&LEAF, &[i, j, k], Some(h))?;
+                w.up()?;
             }
-            calls::chdir(up)
-                .map_err(|e| bench.failure("chdir ..", &tree.path(i, None, None, 0), e))?;
+            w.up()?;
         }
-        Ok(())
-    };
-    let walked = walk();
-    let back = calls::fchdir(saved.as_raw_fd());
-    walked?;
-    back.map_err(|e| bench.failure("return to the working directory from", "", e))
+        w.up()?;
+    }
+    Ok(())
 }
 
-/// rmdir of every directory of the test, the deepest first.
-fn rmdir_test(bench: &Bench<'_>, tree: &Tree, h: &mut LatencyHistogram) -> Result<(), Halt> {
-    let base = base(bench, tree)?;
-    let clock = bench.clock;
-    for i in 0..tree.x {
-        let shown_i = tree.path(i, None, None, 0);
-        let d = open(bench, base.as_raw_fd(), tree.dirs.get(i), &shown_i)?;
-        for j in 0..tree.x {
-            let shown_j = tree.path(i, Some(j), None, 0);
-            let s = open(bench, d.as_raw_fd(), tree.sdirs.get(j), &shown_j)?;
-            for k in 0..tree.x {
-                bench.stopped()?;
-                timed(&clock, h, || calls::rmdir(s.as_raw_fd(), tree.files.get(k))).map_err(
-                    |e| bench.failure("rmdir", &tree.path(i, Some(j), Some(&tree.files), k), e),
-                )?;
+/// rmdir of every directory of the test, the deepest first, each entered
+/// and left just before.
+fn rmdir_test(w: &mut Walker<'_, '_>, x: usize, h: &mut LatencyHistogram) -> Result<(), Halt> {
+    let rmdir = |here: Here, name: &std::ffi::CStr| here.rmdir(name);
+    for i in 0..x {
+        w.down(&L1, &[i], None)?;
+        for j in 0..x {
+            w.down(&L2, &[i, j], None)?;
+            for k in 0..x {
+                w.down(&LEAF, &[i, j, k], None)?;
+                w.up()?;
+                w.on("rmdir", &LEAF, &[i, j, k], "", h, rmdir)?;
             }
-            drop(s);
-            bench.stopped()?;
-            timed(&clock, h, || calls::rmdir(d.as_raw_fd(), tree.sdirs.get(j)))
-                .map_err(|e| bench.failure("rmdir", &shown_j, e))?;
+            w.up()?;
+            w.on("rmdir", &L2, &[i, j], "", h, rmdir)?;
         }
-        drop(d);
-        bench.stopped()?;
-        timed(&clock, h, || {
-            calls::rmdir(base.as_raw_fd(), tree.dirs.get(i))
-        })
-        .map_err(|e| bench.failure("rmdir", &shown_i, e))?;
+        w.up()?;
+        w.on("rmdir", &L1, &[i], "", h, rmdir)?;
     }
     Ok(())
 }
 
-/// The file test's directories (dir_i/sdir_j), made or removed, untimed.
-fn file_directories(bench: &Bench<'_>, tree: &Tree, make: bool) -> Result<(), Halt> {
-    let base = base(bench, tree)?;
-    for i in 0..tree.x {
-        let shown_i = tree.path(i, None, None, 0);
-        if make {
-            calls::mkdir(base.as_raw_fd(), tree.dirs.get(i))
-                .map_err(|e| bench.failure("mkdir", &shown_i, e))?;
-        }
-        let d = open(bench, base.as_raw_fd(), tree.dirs.get(i), &shown_i)?;
-        for j in 0..tree.x {
-            let call = if make { calls::mkdir } else { calls::rmdir };
-            call(d.as_raw_fd(), tree.sdirs.get(j)).map_err(|e| {
-                bench.failure(
-                    if make { "mkdir" } else { "rmdir" },
-                    &tree.path(i, Some(j), None, 0),
-                    e,
-                )
-            })?;
-        }
-        drop(d);
-        if !make {
-            calls::rmdir(base.as_raw_fd(), tree.dirs.get(i))
-                .map_err(|e| bench.failure("rmdir", &shown_i, e))?;
-        }
-    }
-    Ok(())
-}
-
-/// `body` on each of the X² directories of the file test (its descriptor
-/// opened untimed), with the directory's place (i, j).
-fn each_directory(
-    bench: &Bench<'_>,
-    tree: &Tree,
-    mut body: impl FnMut(RawFd, usize, usize) -> Result<(), Halt>,
-) -> Result<(), Halt> {
-    let base = base(bench, tree)?;
-    for i in 0..tree.x {
-        let d = open(
-            bench,
-            base.as_raw_fd(),
-            tree.dirs.get(i),
-            &tree.path(i, None, None, 0),
-        )?;
-        for j in 0..tree.x {
-            let s = open(
-                bench,
-                d.as_raw_fd(),
-                tree.sdirs.get(j),
-                &tree.path(i, Some(j), None, 0),
-            )?;
-            body(s.as_raw_fd(), i, j)?;
-        }
-    }
-    Ok(())
-}
-
-/// Each file created (a new file: O_EXCL), written, closed: three
-/// operations, each timed.
+/// The file test's directories made as it goes; each file created (a new
+/// file), written, fsynced (untimed) and closed: three timed operations.
 fn create_test(
-    bench: &Bench<'_>,
-    tree: &Tree,
+    w: &mut Walker<'_, '_>,
+    x: usize,
     h: &mut [LatencyHistogram],
     data: &[u8],
 ) -> Result<(), Halt> {
-    let clock = bench.clock;
     let [create, write, close] = three(h, [MetaOp::Create, MetaOp::Write, MetaOp::Close]);
-    each_directory(bench, tree, |s, i, j| {
-        for k in 0..tree.x {
-            bench.stopped()?;
-            let shown = || tree.path(i, Some(j), Some(&tree.files), k);
-            let fd = timed(&clock, create, || calls::create(s, tree.files.get(k)))
-                .map_err(|e| bench.failure("create", &shown(), e))?;
-            let written = timed(&clock, write, || calls::write_all(fd, data));
-            let closed = timed(&clock, close, || calls::close(fd));
-            written.map_err(|e| bench.failure("write", &shown(), e))?;
-            closed.map_err(|e| bench.failure("close", &shown(), e))?;
+    let mkdir = |here: Here, name: &std::ffi::CStr| here.mkdir(name, DIR_MODE);
+    let clock = w.bench.clock;
+    for i in 0..x {
+        w.untimed("mkdir", &L1, &[i], mkdir)?;
+        w.down(&L1, &[i], None)?;
+        for j in 0..x {
+            w.untimed("mkdir", &L2, &[i, j], mkdir)?;
+            w.down(&L2, &[i, j], None)?;
+            for k in 0..x {
+                w.bench.stopped()?;
+                let here = w.here;
+                let name = w.name.set(&FILE, &[i, j, k], "");
+                let done = match timed(&clock, create, || here.create(name, FILE_MODE)) {
+                    Ok(fd) => {
+                        let written = timed(&clock, write, || calls::write_all(fd, data));
+                        let synced = calls::fsync(fd);
+                        let closed = timed(&clock, close, || calls::close(fd));
+                        [("write", written), ("fsync", synced), ("close", closed)]
+                            .into_iter()
+                            .find_map(|(call, done)| done.err().map(|e| (call, e)))
+                    }
+                    Err(e) => Some(("create", e)),
+                };
+                if let Some((call, e)) = done {
+                    let shown = name.to_string_lossy().into_owned();
+                    return Err(w.failed(call, &shown, e));
+                }
+            }
+            w.up()?;
         }
-        Ok(())
-    })
+        w.up()?;
+    }
+    Ok(())
 }
 
 /// Each file opened and read (two operations, each timed), then closed,
 /// untimed.
 fn read_test(
-    bench: &Bench<'_>,
-    tree: &Tree,
+    w: &mut Walker<'_, '_>,
+    x: usize,
     h: &mut [LatencyHistogram],
     buf: &mut [u8],
 ) -> Result<(), Halt> {
-    let clock = bench.clock;
     let [open_h, read_h, _] = three(h, [MetaOp::Open, MetaOp::Read, MetaOp::Close]);
-    each_directory(bench, tree, |s, i, j| {
-        for k in 0..tree.x {
-            bench.stopped()?;
-            let shown = || tree.path(i, Some(j), Some(&tree.files), k);
-            let fd = timed(&clock, open_h, || calls::open_read(s, tree.files.get(k)))
-                .map_err(|e| bench.failure("open", &shown(), e))?;
+    let clock = w.bench.clock;
+    w.each_directory(x, |w, i, j| {
+        for k in 0..x {
+            w.bench.stopped()?;
+            let here = w.here;
+            let name = w.name.set(&FILE, &[i, j, k], "");
+            let fd = match timed(&clock, open_h, || here.open_read(name)) {
+                Ok(fd) => fd,
+                Err(e) => {
+                    let shown = name.to_string_lossy().into_owned();
+                    return Err(w.failed("open", &shown, e));
+                }
+            };
             let read = timed(&clock, read_h, || calls::read_up_to(fd, buf));
             let _ = calls::close(fd);
-            read.map_err(|e| bench.failure("read", &shown(), e))?;
+            if let Err(e) = read {
+                let shown = name.to_string_lossy().into_owned();
+                return Err(w.failed("read", &shown, e));
+            }
         }
         Ok(())
     })
 }
 
-/// One call per file: stat, access, chmod, link, unlink (of the link),
-/// delete (of the file).
-fn per_file_test(
+/// One call per file: stat, access, chmod, link, unlink (of the link).
+fn per_file(
     bench: &Bench<'_>,
-    tree: &Tree,
-    (op, call): (MetaOp, &'static str),
-    h: &mut LatencyHistogram,
+    own: Option<&str>,
+    x: usize,
+    op: MetaOp,
+    h: &mut [LatencyHistogram],
 ) -> Result<(), Halt> {
-    let clock = bench.clock;
-    // SAFETY: an all-zero stat is a valid value for fstatat to fill.
+    let h = &mut h[op as usize];
+    // SAFETY: an all-zero stat is a valid value for stat to fill.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    each_directory(bench, tree, |s, i, j| {
-        for k in 0..tree.x {
-            bench.stopped()?;
-            let file = tree.files.get(k);
-            let link = tree.links.get(k);
-            let done = match op {
-                MetaOp::Stat => timed(&clock, h, || calls::stat(s, file, &mut st)),
-                MetaOp::Access => timed(&clock, h, || calls::access(s, file)),
-                MetaOp::Chmod => timed(&clock, h, || calls::chmod(s, file, 0o600)),
-                MetaOp::Link => timed(&clock, h, || calls::link(s, file, link)),
-                MetaOp::Unlink => timed(&clock, h, || calls::unlink(s, link)),
-                _ => timed(&clock, h, || calls::unlink(s, file)),
-            };
-            let names = if op == MetaOp::Unlink {
-                &tree.links
-            } else {
-                &tree.files
-            };
-            done.map_err(|e| bench.failure(call, &tree.path(i, Some(j), Some(names), k), e))?;
+    let mut w = Walker::start(bench, own)?;
+    w.each_directory(x, |w, i, j| {
+        for k in 0..x {
+            let n = [i, j, k];
+            match op {
+                MetaOp::Stat => w.on("stat", &FILE, &n, "", h, |here, f| here.stat(f, &mut st))?,
+                MetaOp::Access => w.on("access", &FILE, &n, "", h, |here, f| here.access(f))?,
+                MetaOp::Chmod => w.on("chmod", &FILE, &n, "", h, |here, f| {
+                    here.chmod(f, CHMOD_MODE)
+                })?,
+                MetaOp::Link => link(w, &n, h)?,
+                _ => w.on("unlink", &FILE, &n, "L", h, |here, f| here.unlink(f))?,
+            }
         }
         Ok(())
     })
 }
 
-/// Each of the X² directories read whole: opened, read to its end,
-/// closed, timed as one operation.
-fn readdir_test(
-    bench: &Bench<'_>,
-    tree: &Tree,
-    h: &mut LatencyHistogram,
-    buf: &mut [u8],
-) -> Result<(), Halt> {
-    let clock = bench.clock;
-    each_directory(bench, tree, |s, i, j| {
-        bench.stopped()?;
-        let done = timed(&clock, h, || {
-            let fd = calls::open_dir(s, c".")?;
-            let read = calls::read_dir(fd, buf);
-            let closed = calls::close(fd);
-            read.and(closed)
-        });
-        done.map_err(|e| bench.failure("readdir", &tree.path(i, Some(j), None, 0), e))
+/// link(file, fileL): two names, written before the clock.
+fn link(w: &mut Walker<'_, '_>, n: &[usize; 3], h: &mut LatencyHistogram) -> Result<(), Halt> {
+    w.bench.stopped()?;
+    let clock = w.bench.clock;
+    let here = w.here;
+    let mut to = Name::new();
+    let to = to.set(&FILE, n, "L");
+    let from = w.name.set(&FILE, n, "");
+    if let Err(e) = timed(&clock, h, || here.link(from, to)) {
+        let shown = from.to_string_lossy().into_owned();
+        return Err(w.failed("link", &shown, e));
+    }
+    Ok(())
+}
+
+/// Each of the X² directories read: opendir, one readdir, closedir, timed
+/// as one operation.
+fn readdir_test(w: &mut Walker<'_, '_>, x: usize, h: &mut LatencyHistogram) -> Result<(), Halt> {
+    let clock = w.bench.clock;
+    w.each_directory(x, |w, _, _| {
+        w.bench.stopped()?;
+        let here = w.here;
+        timed(&clock, h, || here.read_dir()).map_err(|e| w.failed("readdir", ".", e))
     })
+}
+
+/// Each file deleted (timed), each directory removed once empty (untimed).
+fn delete_test(w: &mut Walker<'_, '_>, x: usize, h: &mut LatencyHistogram) -> Result<(), Halt> {
+    let rmdir = |here: Here, name: &std::ffi::CStr| here.rmdir(name);
+    for i in 0..x {
+        w.down(&L1, &[i], None)?;
+        for j in 0..x {
+            w.down(&L2, &[i, j], None)?;
+            for k in 0..x {
+                w.on("unlink", &FILE, &[i, j, k], "", h, |here, f| here.unlink(f))?;
+            }
+            w.up()?;
+            w.untimed("rmdir", &L2, &[i, j], rmdir)?;
+        }
+        w.up()?;
+        w.untimed("rmdir", &L1, &[i], rmdir)?;
+    }
+    Ok(())
 }
 
 /// Three operations' histograms at once.

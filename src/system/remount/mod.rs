@@ -132,6 +132,11 @@ impl Remounter {
     }
 
     /// Whether a failed cycle left the file system unmounted.
+    /// The mount point it cycles.
+    pub fn mount_point(&self) -> &Path {
+        &self.mount_point
+    }
+
     pub fn is_unmounted(&self) -> bool {
         self.unmounted
     }
