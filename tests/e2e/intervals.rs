@@ -418,13 +418,18 @@ fn a_full_disk_ends_the_live_stream_at_a_whole_line() {
     let d = dir.path();
     let small = Tmpfs::mount(&d.join("small"), "size=4k");
     let live = small.path().join("live.jsonl");
+    // -J 1: a millisecond before each of 256 records a pass, so that the
+    // four passes last a second or so (about 100 lines of some 300 bytes)
+    // however fast the machine writes.
     let run = ok(
         d,
         &[
             "-s",
-            "64m",
+            "1m",
             "-r",
             "4k",
+            "-J",
+            "1",
             "-i",
             "0",
             "-i",

@@ -309,7 +309,8 @@ fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
             // since before that tick (series.rs: a stall).
             for index in 0..rings.loops {
                 let ring = rings.ring(index);
-                series.look(index, (ring.begun(), ring.totals(), ring.stopped()), now);
+                let state = (ring.begun(), ring.totals(), ring.stopped(), ring.paused());
+                series.look(index, state, now);
             }
             let passed = now.saturating_sub(origin) / d;
             if passed > tick {

@@ -44,6 +44,9 @@ struct LoopSeries {
     /// and when it first saw them: the loop's last operation completed
     /// before that.
     seen: Option<((u64, u64), u64)>,
+    /// The first look since then that found the loop running (not pausing
+    /// between operations): the operation in flight began before it.
+    running_since: Option<u64>,
 }
 
 impl LoopSeries {
@@ -166,8 +169,8 @@ impl Series {
 
     /// The keeper's look at loop `index` at `now`: its totals, when its
     /// clock started (`None`: not yet), and whether it has stopped.
-    pub fn look(&mut self, index: u32, ring: (Option<u64>, (u64, u64), bool), now: u64) {
-        let (begun, totals, stopped) = ring;
+    pub fn look(&mut self, index: u32, ring: (Option<u64>, (u64, u64), bool, bool), now: u64) {
+        let (begun, totals, stopped, paused) = ring;
         let l = &mut self.loops[index as usize];
         if stopped {
             // In no operation: its last record is on its way.
@@ -178,8 +181,17 @@ impl Series {
             return;
         }
         match l.seen {
-            Some((seen, _)) if seen == totals => {}
-            _ => l.seen = Some((totals, now)),
+            Some((seen, _)) if seen == totals => {
+                if paused {
+                    l.running_since = None;
+                } else if l.running_since.is_none() {
+                    l.running_since = Some(now);
+                }
+            }
+            _ => {
+                l.seen = Some((totals, now));
+                l.running_since = (!paused).then_some(now);
+            }
         }
         if l.end_ns.is_none() {
             l.end_ns = begun;
@@ -238,7 +250,12 @@ impl Series {
             } else {
                 self.sample_from(open as usize + 1)
             },
-            oldest_in_flight_ns: (ops == 0 && !paused).then(|| end.saturating_sub(first_seen)),
+            // A stall: nothing completed, and the loop was seen inside an
+            // operation (not pausing) by the interval's end.
+            oldest_in_flight_ns: l
+                .running_since
+                .filter(|&since| ops == 0 && !paused && since <= end)
+                .map(|since| end - since),
         })
     }
 
