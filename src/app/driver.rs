@@ -269,18 +269,20 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
     progress.finish();
     drop(text);
     let left_behind = outcome.left_behind();
-    let gathered = venue.gather(
-        &mine,
-        &start.environment,
-        Measured {
-            cells: outcome.cells,
-            throughput: outcome.phases,
-            ranks: Vec::new(),
-            metadata: outcome.metadata,
-            cell_skews: Vec::new(),
-            status: outcome.status,
-        },
-    );
+    let own = Measured {
+        cells: outcome.cells,
+        throughput: outcome.phases,
+        ranks: Vec::new(),
+        metadata: outcome.metadata,
+        cell_skews: Vec::new(),
+        job: None,
+        status: outcome.status,
+    };
+    // Rank 0 keeps its own: if the others do not answer (a rank died, a
+    // host was lost), what it measured is saved all the same.
+    let kept = speaks.then(|| own.clone());
+    let gathered = venue.gather(&mine, &start.environment, own);
+    let mut error = outcome.error;
     if !speaks {
         // Rank 0 says the job's errors and stop; only what happened to
         // this rank's own files is this rank's to say.
@@ -293,9 +295,21 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
             None => Exit::Success,
         };
     }
-    let measured = match gathered {
-        Ok(measured) => measured,
-        Err(e) => {
+    let measured = match (gathered, kept) {
+        (Ok(measured), _) => measured,
+        (Err(e), Some(mut own)) => {
+            // Saved as what it is: rank 0's own measurements, the run
+            // failed (or stopped) before the others' reached it.
+            let line = format!("{e}; the results saved are rank 0's own");
+            if matches!(own.status, RunStatus::Interrupted(_)) || error.is_some() {
+                say(&line);
+            } else {
+                own.status = RunStatus::Failed(line.clone());
+                error = Some(RunError::System(line));
+            }
+            own
+        }
+        (Err(e), None) => {
             say(&e);
             return e.exit();
         }
@@ -304,7 +318,7 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
     close(
         &result,
         out,
-        outcome.error,
+        error,
         (&results, history.as_ref()),
         left_behind,
     )
@@ -320,10 +334,15 @@ fn close(
     (results, history): (&ResultPlaces, Option<&Destination>),
     left_behind: Option<String>,
 ) -> Exit {
-    out.put(&LiveText::new(&result.config).closing(result));
+    // The result files and the record before the closing text: a launcher
+    // that ends the job (Open MPI's mpirun after a Ctrl-C) stops reading
+    // rank 0's output at once, and a closing text blocked on a full pipe
+    // until the SIGKILL lost the run (0 of 4 Ctrl-Cs to an auto-mode job
+    // saved it).
     let written = files::write_all(result, results);
     // Every run that measured is recorded, complete or not.
     let recorded = history.map(|to| record::record(to, result));
+    out.put(&LiveText::new(&result.config).closing(result));
     let exit = if let Some(e) = &out.error {
         if let Some(run_error) = &error {
             say(run_error);

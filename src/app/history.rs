@@ -64,7 +64,7 @@ pub(crate) fn list_text(entries: &[Entry]) -> String {
             visible(s).into_owned()
         }
     };
-    let rows: Vec<[String; 8]> = entries
+    let rows: Vec<[String; 9]> = entries
         .iter()
         .map(|e| {
             [
@@ -74,13 +74,14 @@ pub(crate) fn list_text(entries: &[Entry]) -> String {
                 dash(&e.host),
                 dash(&e.fs),
                 dash(&e.device),
+                dash(&e.job),
                 visible(&e.status).into_owned(),
                 visible(&e.command).into_owned(),
             ]
         })
         .collect();
     let header = [
-        "id", "date", "label", "host", "fs", "device", "status", "command",
+        "id", "date", "label", "host", "fs", "device", "job", "status", "command",
     ]
     .map(String::from);
     let mut widths = header.clone().map(|h| h.chars().count());

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
+use crate::model::job::Job;
 use crate::model::metadata_result::MetadataResult;
 use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
@@ -22,6 +23,7 @@ pub(crate) struct RunStart {
 }
 
 /// What a run measured, for its result.
+#[derive(Clone)]
 pub(crate) struct Measured {
     pub cells: Vec<CellResult>,
     pub throughput: Vec<PhaseResult>,
@@ -29,6 +31,8 @@ pub(crate) struct Measured {
     /// `ioz fileop`, `ioz mdtest`.
     pub metadata: Option<MetadataResult>,
     pub cell_skews: Vec<CellSkew>,
+    /// Cluster mode: the job (app/cluster/job_record.rs).
+    pub job: Option<Job>,
     pub status: RunStatus,
 }
 
@@ -64,6 +68,7 @@ impl RunStart {
             ranks: measured.ranks,
             metadata: measured.metadata,
             cell_skews: measured.cell_skews,
+            job: measured.job,
             status: measured.status,
         }
     }

@@ -73,6 +73,9 @@ pub struct NetworkTestRequest {
     pub every_pair: bool,
     /// `-t N`: under -+m, the client file's first N clients.
     pub clients: Option<u32>,
+    /// `--json FILE` (and `--force`): the table saved too.
+    pub outputs: crate::model::formats::OutputFiles,
+    pub force: bool,
 }
 
 /// Text to print, and what it is (for a message when it cannot be).
@@ -159,6 +162,8 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
                     Ok(Command::NetworkTest(NetworkTestRequest {
                         every_pair: seen.every_pair,
                         clients: seen.worker_counts.first().copied(),
+                        outputs: seen.outputs.clone(),
+                        force: seen.force,
                     }))
                 }
                 Walked::Done(seen, _) => {

@@ -31,7 +31,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 pub const MAX_RUN_ID: i64 = i32::MAX as i64;
 
 /// Version N+1 is `MIGRATIONS[N]` applied to version N.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE runs (
         id       INTEGER PRIMARY KEY AUTOINCREMENT,
         file     TEXT NOT NULL,    -- its name in runs/
@@ -47,7 +48,12 @@ const MIGRATIONS: &[&str] = &["
     );
     CREATE INDEX runs_by_date ON runs (date, id);
     CREATE INDEX runs_by_label ON runs (label, date);
-"];
+",
+    "
+    -- A cluster run's job: 'mpirun 4 ranks on 2 hosts, Slurm job 17.0' ('' otherwise).
+    ALTER TABLE runs ADD COLUMN job TEXT NOT NULL DEFAULT '';
+",
+];
 
 /// The schema version this ioz writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -67,6 +73,8 @@ pub struct Entry {
     pub target: String,
     pub command: String,
     pub status: String,
+    /// A cluster run's job (model::job::Job::summary); empty otherwise.
+    pub job: String,
 }
 
 impl Entry {
@@ -314,8 +322,9 @@ pub fn keep_ids_in_range(conn: &Connection) -> rusqlite::Result<()> {
 pub fn insert(conn: &Connection, entry: &Entry) -> rusqlite::Result<i64> {
     let id = (entry.id != 0).then_some(entry.id);
     conn.execute(
-        "INSERT INTO runs (id, file, kind, date, label, host, fs, device, target, command, status)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO runs (id, file, kind, date, label, host, fs, device, target, command, status,
+                           job)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             id,
             entry.file,
@@ -327,7 +336,8 @@ pub fn insert(conn: &Connection, entry: &Entry) -> rusqlite::Result<i64> {
             entry.device,
             entry.target,
             entry.command,
-            entry.status
+            entry.status,
+            entry.job
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -347,7 +357,7 @@ pub fn delete_all(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-const COLUMNS: &str = "id, file, kind, date, label, host, fs, device, target, command, status";
+const COLUMNS: &str = "id, file, kind, date, label, host, fs, device, target, command, status, job";
 
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     Ok(Entry {
@@ -362,6 +372,7 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         target: r.get(8)?,
         command: r.get(9)?,
         status: r.get(10)?,
+        job: r.get(11)?,
     })
 }
 
@@ -408,6 +419,7 @@ mod tests {
             target: "/".into(),
             command: "ioz -a".into(),
             status: status.into(),
+            job: String::new(),
         }
     }
 

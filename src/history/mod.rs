@@ -35,5 +35,5 @@ mod store;
 
 pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
-pub use place::{HISTORY_ENV, Location, locate};
+pub use place::{HISTORY_ENV, Location, NO_HISTORY_ENV, locate};
 pub use store::{Caller, History, ImportedLog, Stored, check, exists};

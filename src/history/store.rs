@@ -28,6 +28,7 @@ use super::error::{HistoryError, RecordFailure};
 use super::index::{self, Damage, Entry, IndexFailure, MAX_RUN_ID};
 use crate::model::file_kind::file_kind;
 use crate::model::history_layout::{INDEX, MARK, RUNS};
+use crate::model::job::{Job, hosts_of};
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::Place;
 use crate::report::Exporter;
@@ -869,6 +870,7 @@ pub(super) fn entry_of_run(run: &RunResult) -> Entry {
             RunStatus::Interrupted(sig) => format!("interrupted by {}", signal_name(*sig)),
             RunStatus::Failed(why) => format!("failed: {why}"),
         },
+        job: run.job.as_ref().map(Job::summary).unwrap_or_default(),
     }
 }
 
@@ -881,12 +883,11 @@ fn host_column(run: &RunResult) -> String {
     if ranks.is_empty() {
         return run.environment.hostname.clone();
     }
-    let mut hosts: Vec<&str> = Vec::new();
-    for h in &ranks {
-        if !hosts.contains(&h.as_str()) {
-            hosts.push(h);
-        }
-    }
+    // Each once, in one pass: a job may have thousands of ranks.
+    let hosts: Vec<String> = hosts_of(ranks.iter().map(String::as_str))
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect();
     let ranks = match ranks.len() {
         1 => "1 rank".to_string(),
         n => format!("{n} ranks"),
@@ -914,6 +915,7 @@ pub(super) fn entry_of_log(log: &ImportedLog) -> Entry {
         target: String::new(),
         command,
         status: "complete".into(),
+        job: String::new(),
     }
 }
 

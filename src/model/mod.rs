@@ -16,6 +16,7 @@ pub mod history_layout;
 pub mod host;
 pub mod identity;
 pub mod intervals;
+pub mod job;
 pub mod latency;
 pub mod metadata;
 pub mod metadata_result;

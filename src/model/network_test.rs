@@ -38,11 +38,24 @@ pub struct PairTimes {
 }
 
 /// A pair's figures with its ranks' hosts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pair {
     pub from: Client,
     pub to: Client,
     pub times: PairTimes,
+}
+
+/// What `-+t --json FILE` saves: the test's table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkTest {
+    pub ranks: u32,
+    /// Each rank with rank 0, or (`every_pair`) every two.
+    pub every_pair: bool,
+    pub message_bytes: u64,
+    pub messages: u64,
+    /// In order; `0 -> 0` where rank 0 is alone on its host (its host's
+    /// row: MPI's path within the process, no network).
+    pub pairs: Vec<Pair>,
 }
 
 impl Pair {

@@ -484,6 +484,10 @@ pub struct RunResult {
     /// each cell of each run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cell_skews: Vec<CellSkew>,
+    /// Cluster mode: the job the run was (launcher, Slurm, hosts, what
+    /// crossed between the ranks). Absent on one machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<crate::model::job::Job>,
     pub status: RunStatus,
 }
 
@@ -669,6 +673,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         ranks: Vec::new(),
         metadata: None,
         cell_skews: Vec::new(),
+        job: None,
         status: RunStatus::Complete,
     }
 }

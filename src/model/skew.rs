@@ -39,6 +39,12 @@ impl ClockOffset {
         round_trips: 0,
     };
 
+    /// Whether it is rank 0's own clock (rank 0, or a rank on its host and
+    /// boot: nothing estimated, no round trip).
+    pub fn is_rank_0_s(&self) -> bool {
+        self.offset_ns == Some(0) && self.round_trips == 0
+    }
+
     /// A clock never compared with rank 0's.
     pub const UNKNOWN: ClockOffset = ClockOffset {
         offset_ns: None,
@@ -89,6 +95,11 @@ pub struct RankSkew {
     pub start_skew_ns: u64,
     /// Each rank, in rank order.
     pub ranks: Vec<RankTiming>,
+    /// Throughput mode: the job's first worker's finish after the first
+    /// rank's start, on rank 0's clock; `None` where a clock could not be
+    /// aligned, or no worker finished (and in runs saved before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_finish_ns: Option<u64>,
 }
 
 /// A cell of single and auto mode across ranks, one run of it.
@@ -142,6 +153,7 @@ impl RankSkew {
         RankSkew {
             start_skew_ns: first.zip(last).map_or(0, |(f, l)| (l - f) as u64),
             ranks,
+            first_finish_ns: None,
         }
     }
 
@@ -184,7 +196,17 @@ impl RankSkew {
             })
             .collect();
         let starts: Vec<u64> = ranks.iter().map(|r| r.release_ns).collect();
-        RankSkew::new(timings, &starts)
+        // On rank 0's clock, when every rank's is known.
+        let first_start = (0..ranks.len())
+            .map(|k| on_rank_0(k, ranks[k].release_ns))
+            .collect::<Option<Vec<i64>>>()
+            .and_then(|s| s.into_iter().min());
+        RankSkew {
+            first_finish_ns: first_start
+                .zip(first_finish)
+                .map(|(start, finish)| (finish - start).max(0) as u64),
+            ..RankSkew::new(timings, &starts)
+        }
     }
 
     /// The ranks that moved something: a rank without workers only meets
@@ -338,6 +360,8 @@ mod tests {
         let reached: Vec<_> = skew.ranks.iter().map(|r| r.stop_reached_after_ns).collect();
         assert_eq!(reached, [Some(0), Some(2_000_000), Some(90_000_000_000)]);
         assert_eq!(skew.start_skew_ns, 1_000_000_000);
+        // The first finish, 1 s after the first start (rank 0's and 1's).
+        assert_eq!(skew.first_finish_ns, Some(1_000_000_000));
         // Without stonewalling nobody is told anything.
         let skew = RankSkew::of_phase(&[times(0, 0, Some(5), None)], &clocks, false);
         assert_eq!(skew.ranks[0].stop_reached_after_ns, None);

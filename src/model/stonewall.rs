@@ -7,6 +7,16 @@
 //! Rank 0 measures when each rank learned ([`RankTiming::stop_reached_after_ns`],
 //! on its clock), and the bytes of the ranks that learned too late are left
 //! out of what was counted while all ran, and named.
+//!
+//! A rank that had not started yet was not running either: where every
+//! rank's start is known on rank 0's clock, only the bytes moved between
+//! the last rank's start and the first finish count, each rank's bytes
+//! taken as moved at an even rate from its start to the first finish. So
+//! ranks that never overlapped (the last one starting after the first one
+//! finished) count 0 %, and one that started half-way through the others'
+//! phase counts all of its bytes and the others half of theirs.
+
+use std::collections::HashMap;
 
 use crate::model::result::{Client, PhaseResult};
 use crate::model::skew::RankTiming;
@@ -49,17 +59,36 @@ pub fn coverage(phase: &PhaseResult) -> Coverage {
         };
     };
     let working: Vec<&RankTiming> = skew.ranks.iter().filter(|r| r.operations > 0).collect();
+    // Each rank's workers and bytes, in one pass over the workers.
+    let mut of_rank: HashMap<u32, (u32, u64)> = HashMap::new();
+    for w in &phase.results {
+        if let Some(c) = &w.client {
+            let mine = of_rank.entry(c.rank).or_default();
+            *mine = (mine.0 + 1, mine.1 + w.bytes);
+        }
+    }
+    let of = |r: &RankTiming| of_rank.get(&r.client.rank).copied().unwrap_or_default();
+    // From the last rank's start to the first finish, on rank 0's clock:
+    // every rank with workers counts, also one whose workers moved
+    // nothing, having heard of the finish before they began.
+    let together = skew.first_finish_ns.and_then(|finish| {
+        let last_start = skew
+            .ranks
+            .iter()
+            .filter(|r| of(r).0 > 0 || r.operations > 0)
+            .map(|r| r.start_offset_ns)
+            .collect::<Option<Vec<u64>>>()?
+            .into_iter()
+            .max()?;
+        Some((last_start, finish))
+    });
     let first_finish = working.iter().map(|r| r.elapsed_ns).min().unwrap_or(0);
     let grace = LEAST_GRACE_NS.max((first_finish as f64 * GRACE_SHARE) as u64);
     let ran_on: Vec<RanOn> = working
-        .into_iter()
+        .iter()
         .filter_map(|r| {
             let after_ns = r.stop_reached_after_ns.filter(|&after| after > grace)?;
-            let mine = phase
-                .results
-                .iter()
-                .filter(|w| w.client.as_ref() == Some(&r.client));
-            let (workers, bytes) = mine.fold((0, 0), |(n, b), w| (n + 1, b + w.bytes));
+            let (workers, bytes) = of(r);
             Some(RanOn {
                 client: r.client.clone(),
                 after_ns,
@@ -68,8 +97,31 @@ pub fn coverage(phase: &PhaseResult) -> Coverage {
             })
         })
         .collect();
+    let told_in_time = moved - ran_on.iter().map(|r| r.bytes).sum::<u64>();
+    let Some((last_start, finish)) = together else {
+        return Coverage {
+            counted_bytes: told_in_time,
+            ran_on,
+        };
+    };
+    // Each rank told in time: the share of its run, from its start to the
+    // first finish, during which every rank ran.
+    let counted_bytes = working
+        .iter()
+        .filter(|r| r.stop_reached_after_ns.is_none_or(|after| after <= grace))
+        .map(|r| {
+            let start = r.start_offset_ns.unwrap_or(0);
+            let (_, bytes) = of(r);
+            if finish <= last_start || finish <= start {
+                return 0;
+            }
+            let share = (finish - last_start) as f64 / (finish - start) as f64;
+            (bytes as f64 * share.min(1.0)).round() as u64
+        })
+        .sum::<u64>()
+        .min(told_in_time);
     Coverage {
-        counted_bytes: moved - ran_on.iter().map(|r| r.bytes).sum::<u64>(),
+        counted_bytes,
         ran_on,
     }
 }
@@ -80,6 +132,38 @@ mod tests {
     use crate::model::result::sample_phase;
     use crate::model::skew::{ClockOffset, RankSkew};
     use crate::model::workload::Pass;
+
+    /// Two ranks of 1 MiB each whose first finish came 1 s after the
+    /// first start, rank 1 starting `late_ns` after rank 0.
+    fn late_start(late_ns: u64, reached_after: [Option<u64>; 2]) -> PhaseResult {
+        let mut phase = two_ranks(reached_after);
+        let skew = phase.skew.as_mut().unwrap();
+        skew.ranks[1].start_offset_ns = Some(late_ns);
+        skew.start_skew_ns = late_ns;
+        skew.first_finish_ns = Some(1_000_000_000);
+        phase
+    }
+
+    #[test]
+    fn a_rank_not_yet_started_is_not_running() {
+        // Together from the start: all of it.
+        assert_eq!(
+            coverage(&late_start(0, [Some(0), Some(0)])).counted_bytes,
+            2 << 20
+        );
+        // Rank 1 began half-way to the first finish: half of rank 0's
+        // bytes moved while it ran, all of rank 1's.
+        assert_eq!(
+            coverage(&late_start(500_000_000, [Some(0), Some(0)])).counted_bytes,
+            (1 << 20) + (1 << 19)
+        );
+        // Rank 1 began after rank 0's worker had finished (and learned of
+        // it at once when it looked): they never overlapped.
+        let apart = coverage(&late_start(2_000_000_000, [Some(0), Some(0)]));
+        assert_eq!(apart.counted_bytes, 0);
+        let apart = coverage(&late_start(1_000_000_000, [Some(0), Some(0)]));
+        assert_eq!(apart.counted_bytes, 0);
+    }
 
     fn two_ranks(reached_after: [Option<u64>; 2]) -> PhaseResult {
         let mut phase = sample_phase(Pass::Write, 2, 1 << 20);
@@ -93,6 +177,7 @@ mod tests {
             w.client = Some(c.clone());
         }
         phase.skew = Some(Box::new(RankSkew {
+            first_finish_ns: None,
             start_skew_ns: 0,
             ranks: clients
                 .into_iter()

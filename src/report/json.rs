@@ -15,6 +15,7 @@ use crate::analysis::summary::{Summary, summarize};
 use crate::model::config::OutputUnit;
 use crate::model::config::{MAX_LISTED_SIZES, RunConfig, SizeAxis, Sizes};
 use crate::model::environment::Environment;
+use crate::model::job::Job;
 use crate::model::metadata::MetaOp;
 use crate::model::metadata_result::{
     FsUsage, MetaMeasurement, MetadataResult, cells as metadata_cells,
@@ -68,6 +69,8 @@ struct RunFile<'a> {
     /// each cell.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     cell_skews: &'a [CellSkew],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: &'a Option<Job>,
     status: &'a RunStatus,
 }
 
@@ -330,6 +333,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             ranks,
             metadata,
             cell_skews,
+            job,
             status,
         } = result;
         // A run read from an older file is written in this version's layout.
@@ -376,6 +380,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 .collect(),
             metadata: metadata.as_ref().map(MetadataFile::of),
             cell_skews,
+            job,
             status,
         }
     }

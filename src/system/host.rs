@@ -34,6 +34,29 @@ pub fn place_of(host: &str) -> HostPlace {
     }
 }
 
+/// This process's peak resident memory (VmHWM), in KiB; 0 if unknown.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(
+        dead_code,
+        reason = "a cluster job's record (app/cluster/job_record.rs)"
+    )
+)]
+pub fn peak_resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
 /// Reads them (never fails: what cannot be read gets a stated fallback).
 pub fn facts() -> Host {
     Host {

@@ -100,6 +100,69 @@ fn same_stop() -> bool {
     first != 0 && monotonic_ns().saturating_sub(first) < SAME_STOP_WINDOW.as_nanos() as u64
 }
 
+/// When the first stop signal was handled (CLOCK_MONOTONIC, ns), if one was.
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(
+        dead_code,
+        reason = "a cluster rank's patience (system/cluster/mpi.rs)"
+    )
+)]
+pub fn first_stop_ns() -> Option<u64> {
+    match FIRST_STOP_NS.load(Ordering::SeqCst) {
+        0 => None,
+        at => Some(at),
+    }
+}
+
+/// Stops this process as a SIGTERM would (its handlers run): a cluster
+/// rank at the job's time limit.
+pub fn stop_self() {
+    let _ = nix::sys::signal::raise(Signal::SIGTERM);
+}
+
+/// Whether the launcher's SIGCONT was taken as a stop already.
+static LAUNCHER_CONTINUED: AtomicBool = AtomicBool::new(false);
+
+/// In a cluster rank: the SIGCONT its launcher (its parent: mpirun, Open
+/// MPI's orted, Slurm's slurmstepd) sends the moment it begins to end the
+/// job — a Ctrl-C or SIGTERM to mpirun, a rank that died, the time limit —
+/// is taken as the stop its SIGTERM will be, one to three seconds before
+/// it comes: that much more time for rank 0 to print and save the run
+/// before the launcher's SIGKILL, and for the ranks to leave once a peer
+/// is gone. A SIGCONT from anyone else is what it always was. (mpirun
+/// also passes on a SIGCONT it is sent, as the SIGSTOP it makes of a
+/// SIGTSTP: a rank cannot tell that resume from the start of an ending, so
+/// suspending mpirun and resuming it ends the run as a stop does.)
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(dead_code, reason = "cluster ranks exist in the MPI build only")
+)]
+pub fn stop_on_launcher_continue() -> io::Result<()> {
+    extern "C" fn on_continue(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+        // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
+        let sender = unsafe { (*info).si_pid() };
+        if sender == getppid().as_raw() && !LAUNCHER_CONTINUED.swap(true, Ordering::SeqCst) {
+            // The stop handlers run as for the launcher's own SIGTERM.
+            // SAFETY: raise is async-signal-safe.
+            unsafe { libc::raise(libc::SIGTERM) };
+        }
+    }
+    // SAFETY: a zeroed sigaction is a valid start; the handler only reads
+    // its siginfo, calls getppid and raise and swaps an atomic, all
+    // async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_continue as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        if libc::sigaction(libc::SIGCONT, &action, std::ptr::null_mut()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// How many stop signals have been handled so far: a mark for
 /// [`stop_since`].
 pub fn stops_so_far() -> usize {

@@ -561,12 +561,17 @@ fn two_clients(dir: &Path, w1: &Path, w2: &Path) {
 }
 
 /// MPICH's config file for [`two_clients`], `args` and the time limit
-/// `limit` (seconds) every rank is given.
+/// `limit` (seconds) every rank is given, with ioz's own variables (the
+/// harness sets IOZ_NO_HISTORY) and the command line typed for rank 0.
 fn expected_configfile(w1: &Path, w2: &Path, args: &str, limit: u32) -> String {
     let bin = ioz_mpi();
+    let typed = format!("{bin},{},-+m,clients", args.replace(' ', ","));
+    let vars = format!(
+        "-env MPIEXEC_TIMEOUT {limit} -env IOZ_NO_HISTORY 1 -env IOZ_TYPED_COMMAND {typed}"
+    );
     format!(
-        "-n 1 -host localhost -wdir {} -env MPIEXEC_TIMEOUT {limit} {bin} {args} :\n\
-         -n 1 -host localhost -wdir {} -env MPIEXEC_TIMEOUT {limit} -env IOZ_CLIENT_TEST_FILE f2 \
+        "-n 1 -host localhost -wdir {} {vars} {bin} {args} :\n\
+         -n 1 -host localhost -wdir {} {vars} -env IOZ_CLIENT_TEST_FILE f2 \
          {bin} {args}\n",
         w1.display(),
         w2.display()

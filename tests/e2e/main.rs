@@ -24,11 +24,18 @@ mod cluster;
 // Single and auto mode across MPI ranks: every rank's table and their sum,
 // a barrier per cell, failures, ioz compare.
 mod cluster_auto;
+// Cluster mode as the job grows (issue 36): lean ranks, linear stops,
+// gathers in pieces, the job recorded, late starts, one clock a host, -+m's
+// variables and 100,000 client lines.
+mod cluster_growth;
 // Cluster jobs that once hung: rank 0's stdout failing, ranks given
 // different options (MPMD launches).
 mod cluster_hangs;
 // Cluster mode's matrix: every test, engine and option across two ranks.
 mod cluster_matrix;
+// Every stop of a cluster job saves: Ctrl-C to a bare mpirun in auto,
+// throughput and metadata mode, a rank killed outright.
+mod cluster_stops;
 // Cluster mode's options across ranks: latencies, -Q, sweeps, uneven
 // splits, -+k, one shared file.
 mod cluster_options;
@@ -173,10 +180,12 @@ fn main() -> std::process::ExitCode {
         cli_errors::tests(),
         cluster::tests(),
         cluster_auto::tests(),
+        cluster_growth::tests(),
         cluster_hangs::tests(),
         cluster_matrix::tests(),
         cluster_options::tests(),
         cluster_scale::tests(),
+        cluster_stops::tests(),
         compare::tests(),
         dedup::tests(),
         devices::tests(),

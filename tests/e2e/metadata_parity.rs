@@ -282,6 +282,9 @@ fn fileop_makes_fileop_s_calls_in_fileop_s_order() {
     assert_eq!(ours.iter().filter(|c| c.starts_with("fsync(")).count(), 8);
 }
 
+/// The reference trace's mdtest command (but its -d).
+const REFERENCE_MDTEST: &[&str] = &["mdtest", "-n", "12", "-z", "1", "-b", "2"];
+
 /// mdtest's calls on its tree: every call whose path lies in it.
 fn mdtest_calls(trace: &str, tree: &regex_lite::Tree) -> Vec<String> {
     trace
@@ -297,17 +300,7 @@ fn mdtest_makes_mdtest_s_calls_on_whole_paths() {
     let md = dir.path().join("md");
     let trace = traced(
         dir.path(),
-        &[
-            "mdtest",
-            "-n",
-            "12",
-            "-z",
-            "1",
-            "-b",
-            "2",
-            "-d",
-            md.to_str().unwrap(),
-        ],
+        &[REFERENCE_MDTEST, &["-d", md.to_str().unwrap()]].concat(),
         &[],
     );
     let pid_root = trace
@@ -401,17 +394,7 @@ fn without_root_mdtest_s_walks_are_guarded_and_said() {
     let as_nobody = ["-u", "nobody"];
     let trace = traced(
         dir.path(),
-        &[
-            "mdtest",
-            "-n",
-            "12",
-            "-z",
-            "1",
-            "-b",
-            "2",
-            "-d",
-            md.to_str().unwrap(),
-        ],
+        &[REFERENCE_MDTEST, &["-d", md.to_str().unwrap()]].concat(),
         &as_nobody,
     );
     // No private view without root: each walk by openat2, no link followed.

@@ -238,6 +238,7 @@ mod cells {
                 cell_skews: cell_skews(&ranks, &times, across.clocks()),
                 ranks,
                 metadata: None,
+                job: None,
                 status: measured.status,
             })
         }

@@ -31,18 +31,28 @@ pub(crate) fn time_limit(value: Option<&str>) -> Option<Duration> {
     (seconds > 0 && seconds <= i32::MAX as u32).then(|| Duration::from_secs(seconds.into()))
 }
 
+/// The job's time limit, where MPIEXEC_TIMEOUT gives one.
+pub(crate) fn job_time_limit() -> Option<Duration> {
+    time_limit(std::env::var(TIME_LIMIT_VARIABLE).ok().as_deref())
+}
+
 /// Arms this rank's deadline when the job has a time limit: a thread that
-/// sleeps until the limit and the grace have passed, then says so, removes
-/// the rank's registered files and ends the rank.
+/// sleeps until the limit, then stops the rank as a SIGTERM would (rank 0
+/// saves what was measured: the calls across the ranks wait no more past
+/// the limit, system/cluster/mpi.rs), and if the rank still runs once the
+/// grace has passed too, says so, removes the rank's registered files and
+/// ends it.
 pub(crate) fn arm(rank: u32, host: &str) {
-    let Some(limit) = time_limit(std::env::var(TIME_LIMIT_VARIABLE).ok().as_deref()) else {
+    let Some(limit) = job_time_limit() else {
         return;
     };
     let name = host.to_string();
     let spawned = std::thread::Builder::new()
         .name("ioz-deadline".into())
         .spawn(move || {
-            std::thread::sleep(limit.saturating_add(GRACE));
+            std::thread::sleep(limit);
+            signals::stop_self();
+            std::thread::sleep(GRACE);
             say(format_args!(
                 "rank {rank} on {name}: still running {} s after the job's time limit \
                  ({TIME_LIMIT_VARIABLE}={}): cut off from the others? removing its files and \

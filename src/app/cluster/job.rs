@@ -4,6 +4,7 @@
 //! rank ending with the job's exit status — around what its mode does
 //! ([`RankMode`]: throughput mode's phases, single and auto mode's cells).
 
+use super::launcher::STOP_GRACE_SECONDS;
 use super::live::JobLive;
 use crate::app::driver::{OnEvent, Tools, Venue};
 use crate::app::record::Destination;
@@ -118,7 +119,9 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
     }
 
     fn warning(&self, mine: &RunConfig) -> Option<String> {
-        self.mode.warning(mine)
+        self.mode
+            .warning(mine)
+            .or_else(|| short_stop_grace(|name| std::env::var(name).ok()))
     }
 
     fn opening(&self, text: &LiveText<'_>, start: &RunStart, mine: &RunConfig) -> String {
@@ -149,7 +152,9 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
         here: &Environment,
         measured: Measured,
     ) -> Result<Measured, RunError> {
-        self.mode.gather(&self.across, mine, here, measured)
+        let mut measured = self.mode.gather(&self.across, mine, here, measured)?;
+        measured.job = super::job_record::record(self.peers, &measured.ranks)?;
+        Ok(measured)
     }
 
     fn own_line(&self, line: &str) -> String {
@@ -167,6 +172,26 @@ impl<M: RankMode> Venue for RankRun<'_, M> {
             Ok(job) => exit_of(job),
         }
     }
+}
+
+/// Open MPI's mpirun gives the ranks `odls_base_sigkill_timeout` seconds
+/// (1 by default) between the SIGCONT that begins a stop and its SIGTERM,
+/// and sends SIGKILL soon after: too short for rank 0 to gather and save a
+/// run stopped by a Ctrl-C on a loaded machine. The line that says so,
+/// where mpirun started the ranks with less than ioz -+m's 3 s (`var`
+/// reads the environment, where mpirun puts its --mca settings).
+fn short_stop_grace(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    var("OMPI_COMM_WORLD_SIZE")?;
+    let grace: u32 = var("OMPI_MCA_odls_base_sigkill_timeout")
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1);
+    (grace < STOP_GRACE_SECONDS).then(|| {
+        format!(
+            "mpirun gives the ranks {grace} s to save the run after a Ctrl-C or SIGTERM \
+             (odls_base_sigkill_timeout): give mpirun --mca odls_base_sigkill_timeout \
+             {STOP_GRACE_SECONDS}, as ioz -+m does"
+        )
+    })
 }
 
 /// The exit a status code stands for.
@@ -191,6 +216,36 @@ fn clone_error(e: &RunError) -> RunError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_stop_grace_of_open_mpi_is_told() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let said = short_stop_grace(env(&[("OMPI_COMM_WORLD_SIZE", "2")])).unwrap();
+        assert!(
+            said.starts_with("mpirun gives the ranks 1 s to save the run"),
+            "{said}"
+        );
+        assert!(
+            said.contains("--mca odls_base_sigkill_timeout 3,"),
+            "{said}"
+        );
+        assert!(!said.contains("  "), "{said}");
+        assert_eq!(
+            short_stop_grace(env(&[
+                ("OMPI_COMM_WORLD_SIZE", "2"),
+                ("OMPI_MCA_odls_base_sigkill_timeout", "3")
+            ])),
+            None
+        );
+        // srun, MPICH: not mpirun's rule.
+        assert_eq!(short_stop_grace(env(&[("PMI_SIZE", "2")])), None);
+    }
 
     #[test]
     fn every_exit_travels_as_its_status_code() {

@@ -37,9 +37,12 @@ use super::deadline::{TIME_LIMIT_VARIABLE, time_limit};
 use super::launcher::{self, DEFAULT_TIMEOUT_SECONDS, LauncherError};
 use super::launcher_stderr::{Relayed, relay, unreached};
 use super::refusal;
+use super::typed_command::{TYPED_COMMAND_VARIABLE, encode};
 use crate::app::output::say;
 use crate::cli::{self, Command as Parsed, UsageError};
 use crate::error::Exit;
+use crate::history::{HISTORY_ENV, NO_HISTORY_ENV};
+use crate::model::formats::FORMATS;
 use crate::system::host;
 use crate::system::signals::StopFlag;
 
@@ -60,7 +63,10 @@ enum LaunchError {
     CurrentDirectory(io::Error),
     #[error("-+m: {0} is not UTF-8")]
     NotUtf8(String),
-    #[error("-+m: {0:?}: an argument with white space cannot go through an MPI launch file")]
+    #[error(
+        "-+m: {0:?}: an argument or variable with white space cannot go through an MPI launch \
+         file"
+    )]
     WhiteSpace(String),
     #[error("-+m: give a run (-t N …, or -a …)")]
     NotARun,
@@ -91,10 +97,19 @@ enum LaunchError {
     Run { program: String, source: io::Error },
 }
 
-/// The options whose value is a result file rank 0 writes: made absolute
-/// here, so that they land where the user is, not in the first client's
-/// working directory.
-const RESULT_FILE_OPTIONS: &[&str] = &["-b", "--json", "--csv", "--html", "--plots"];
+/// Whether `option` takes a path rank 0 writes: a result file of the one
+/// list of formats, or the history (`--history`). Made absolute here, so
+/// that it lands where the user is, not in the first client's working
+/// directory.
+fn takes_a_result_path(option: &str) -> bool {
+    option == "--history" || FORMATS.iter().any(|row| row.flag == option)
+}
+
+/// ioz's own variables that rank 0 reads and the launcher would not pass
+/// on (mpirun passes only its own, MPIEXEC_TIMEOUT and what -x names): the
+/// history's place, made absolute as the result paths are, and its
+/// refusal.
+const PASSED_VARIABLES: &[(&str, bool)] = &[(HISTORY_ENV, true), (NO_HISTORY_ENV, false)];
 
 /// The ranks' command line: the user's without `-+m FILE` and `--dry-run`,
 /// its result files made absolute. An argument with white space cannot go
@@ -120,9 +135,7 @@ fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>
         if word.chars().any(char::is_whitespace) || word.is_empty() {
             return Err(LaunchError::WhiteSpace(word.to_string()));
         }
-        let value_of_result_option = out
-            .last()
-            .is_some_and(|prev| RESULT_FILE_OPTIONS.contains(&prev.as_str()));
+        let value_of_result_option = out.last().is_some_and(|prev| takes_a_result_path(prev));
         if value_of_result_option && Path::new(word).is_relative() {
             out.push(cwd.join(word).to_string_lossy().into_owned());
         } else {
@@ -130,6 +143,47 @@ fn rank_args(args: &[OsString], plus_m: usize, cwd: &Path) -> Result<Vec<String>
         }
     }
     Ok(out)
+}
+
+/// The variables every rank gets: the job's time limit, ioz's own that are
+/// set here ([`PASSED_VARIABLES`]), and the command line the user typed.
+fn rank_variables(
+    args: &[OsString],
+    cwd: &Path,
+    time_limit_seconds: u64,
+) -> Result<Vec<(String, String)>, LaunchError> {
+    let mut vars = vec![(
+        TIME_LIMIT_VARIABLE.to_string(),
+        time_limit_seconds.to_string(),
+    )];
+    for &(name, is_path) in PASSED_VARIABLES {
+        let Some(value) = std::env::var_os(name) else {
+            continue;
+        };
+        let Some(value) = value.to_str() else {
+            return Err(LaunchError::NotUtf8(format!(
+                "{name}={}",
+                value.to_string_lossy()
+            )));
+        };
+        let value = if is_path && Path::new(value).is_relative() {
+            cwd.join(value).to_string_lossy().into_owned()
+        } else {
+            value.to_string()
+        };
+        if value.chars().any(char::is_whitespace) || value.contains(';') {
+            return Err(LaunchError::WhiteSpace(format!("{name}={value}")));
+        }
+        vars.push((name.to_string(), value));
+    }
+    // What a launch runs: --dry-run only prints it.
+    let typed: Vec<String> = args
+        .iter()
+        .filter(|a| *a != "--dry-run")
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    vars.push((TYPED_COMMAND_VARIABLE.to_string(), encode(&typed)));
+    Ok(vars)
 }
 
 /// Carries out `ioz … -+m FILE …` (`plus_m`: where `-+m` is in `args`).
@@ -203,9 +257,10 @@ fn try_launch(
         }
     };
     let time_limit_seconds = time_limit.map_or(DEFAULT_TIMEOUT_SECONDS, |t| t.as_secs());
+    let vars = rank_variables(args, &cwd, time_limit_seconds)?;
     let mpirun = launcher::find()?;
-    let env_list = mpirun.rank_variable_list(clients, time_limit_seconds)?;
-    let file = mpirun.file(clients, &rank_args, time_limit_seconds, env_list.is_none());
+    let env_list = mpirun.rank_variable_list(clients, &vars)?;
+    let file = mpirun.file(clients, &rank_args, &vars, env_list.is_none());
     let root = nix::unistd::geteuid().is_root();
     let word = mpirun.file_word();
     let user_limit = time_limit.is_some();
@@ -346,14 +401,49 @@ mod tests {
 
     #[test]
     fn the_ranks_get_the_command_line_without_plus_m() {
-        let args: Vec<OsString> = ["ioz", "-t", "2", "-+m", "c", "--dry-run", "-b", "r.xls"]
-            .iter()
-            .map(OsString::from)
-            .collect();
+        let args: Vec<OsString> = [
+            "ioz",
+            "-t",
+            "2",
+            "-+m",
+            "c",
+            "--dry-run",
+            "-b",
+            "r.xls",
+            "--live",
+            "l.jsonl",
+            "--interval-csv",
+            "i.csv",
+            "--history",
+            "h",
+            "-f",
+            "t",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        // Every result path of the one list of formats, and the history,
+        // land where the user is; the test file is the client's.
         assert_eq!(
             rank_args(&args, 3, Path::new("/here")).unwrap(),
-            ["-t", "2", "-b", "/here/r.xls"]
+            [
+                "-t",
+                "2",
+                "-b",
+                "/here/r.xls",
+                "--live",
+                "/here/l.jsonl",
+                "--interval-csv",
+                "/here/i.csv",
+                "--history",
+                "/here/h",
+                "-f",
+                "t"
+            ]
         );
+        for row in FORMATS {
+            assert!(takes_a_result_path(row.flag), "{}", row.flag);
+        }
         let spaced: Vec<OsString> = ["ioz", "-f", "a b"].iter().map(OsString::from).collect();
         assert!(rank_args(&spaced, 99, Path::new("/")).is_err());
     }

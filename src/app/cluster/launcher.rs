@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::{self, ErrorKind};
 use std::process::Command;
 
-use super::clients::{CLIENT_FILE_VARIABLE, Client};
+use super::clients::{CLIENT_FILE_VARIABLE, Client, counts_of};
 use super::deadline::TIME_LIMIT_VARIABLE;
 
 /// Open MPI's list of variables for the ranks, which it will not mix with
@@ -114,13 +114,14 @@ impl Mpirun {
     }
 
     /// Open MPI refuses `-x` beside a list of variables for the ranks
-    /// (OMPI_MCA_mca_base_env_list, set here): the time limit joins that
-    /// list then, and the value of the list for the launcher is returned;
-    /// test files (which need `-x`) are refused beside it. Nothing for MPICH.
+    /// (OMPI_MCA_mca_base_env_list, set here): the ranks' variables `vars`
+    /// join that list then, and the value of the list for the launcher is
+    /// returned; test files (which need `-x`) are refused beside it.
+    /// Nothing for MPICH.
     pub fn rank_variable_list(
         &self,
         clients: &[Client],
-        time_limit_seconds: u64,
+        vars: &[(String, String)],
     ) -> Result<Option<String>, LauncherError> {
         if self.mpi != Mpi::OpenMpi {
             return Ok(None);
@@ -131,27 +132,31 @@ impl Mpirun {
         if clients.iter().any(|c| c.test_file.is_some()) {
             return Err(LauncherError::TestFilesBesideEnvList);
         }
-        let limit = format!("{TIME_LIMIT_VARIABLE}={time_limit_seconds}");
-        Ok(Some(if list.is_empty() {
-            limit
-        } else {
-            format!("{list};{limit}")
-        }))
+        let ours = vars.iter().map(|(k, v)| format!("{k}={v}"));
+        Ok(Some(
+            std::iter::once(list)
+                .filter(|l| !l.is_empty())
+                .chain(ours)
+                .collect::<Vec<_>>()
+                .join(";"),
+        ))
     }
 
     /// The launch file: one rank per client, its host, working directory,
-    /// time limit (every rank keeps it too: deadline.rs; by `-x` for Open
-    /// MPI only when `limit_by_x`), test file and the ranks' command line.
+    /// the ranks' variables `vars` (the time limit, which every rank keeps
+    /// too: deadline.rs; the history; the user's command line), for Open
+    /// MPI by `-x` only when `by_x`, its test file and the ranks' command
+    /// line.
     pub fn file(
         &self,
         clients: &[Client],
         args: &[String],
-        time_limit_seconds: u64,
-        limit_by_x: bool,
+        vars: &[(String, String)],
+        by_x: bool,
     ) -> String {
         match self.mpi {
-            Mpi::OpenMpi => appfile(clients, args, limit_by_x.then_some(time_limit_seconds)),
-            Mpi::Mpich => configfile(clients, args, time_limit_seconds),
+            Mpi::OpenMpi => appfile(clients, args, if by_x { vars } else { &[] }),
+            Mpi::Mpich => configfile(clients, args, vars),
         }
     }
 
@@ -204,16 +209,17 @@ impl Mpirun {
 }
 
 /// The Open MPI appfile: one rank per line, `--host H:K` where K is the
-/// number of ranks on H (without it a second rank on a host is refused).
-pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_by_x: Option<u64>) -> String {
+/// number of ranks on H (without it a second rank on a host is refused),
+/// the ranks' variables `vars` by `-x`.
+pub(crate) fn appfile(clients: &[Client], args: &[String], vars: &[(String, String)]) -> String {
     let mut text = String::new();
-    for c in clients {
-        let slots = clients.iter().filter(|o| o.host == c.host).count();
+    let hosts: Vec<&str> = clients.iter().map(|c| c.host.as_str()).collect();
+    for (c, slots) in clients.iter().zip(counts_of(&hosts)) {
         let _ = write!(text, "-np 1 --host {}:{slots} --wdir {}", c.host, c.workdir);
         // Every rank keeps the job's time limit too (deadline.rs): one cut
         // off from mpirun leaves by itself.
-        if let Some(seconds) = time_limit_by_x {
-            let _ = write!(text, " -x {TIME_LIMIT_VARIABLE}={seconds}");
+        for (k, v) in vars {
+            let _ = write!(text, " -x {k}={v}");
         }
         if let Some(f) = &c.test_file {
             let _ = write!(text, " -x {CLIENT_FILE_VARIABLE}={f}");
@@ -225,16 +231,16 @@ pub(crate) fn appfile(clients: &[Client], args: &[String], time_limit_by_x: Opti
 }
 
 /// MPICH's config file: one rank per line, `-n 1 -host H -wdir W`, the
-/// lines joined by ` :` (Hydra reads the file as one command line of
-/// colon-separated ranks).
-pub(crate) fn configfile(clients: &[Client], args: &[String], time_limit_seconds: u64) -> String {
+/// ranks' variables `vars` by `-env`, the lines joined by ` :` (Hydra
+/// reads the file as one command line of colon-separated ranks).
+pub(crate) fn configfile(clients: &[Client], args: &[String], vars: &[(String, String)]) -> String {
     let lines: Vec<String> = clients
         .iter()
         .map(|c| {
-            let mut line = format!(
-                "-n 1 -host {} -wdir {} -env {TIME_LIMIT_VARIABLE} {time_limit_seconds}",
-                c.host, c.workdir
-            );
+            let mut line = format!("-n 1 -host {} -wdir {}", c.host, c.workdir);
+            for (k, v) in vars {
+                let _ = write!(line, " -env {k} {v}");
+            }
             if let Some(f) = &c.test_file {
                 let _ = write!(line, " -env {CLIENT_FILE_VARIABLE} {f}");
             }
@@ -264,11 +270,15 @@ mod tests {
         parse_clients("c", text).unwrap()
     }
 
+    fn limit() -> Vec<(String, String)> {
+        vec![(TIME_LIMIT_VARIABLE.to_string(), "60".to_string())]
+    }
+
     #[test]
     fn client_lines_become_open_mpi_ranks() {
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            appfile(&clients(), &args, Some(60)),
+            appfile(&clients(), &args, &limit()),
             "-np 1 --host node1:2 --wdir /w1 -x MPIEXEC_TIMEOUT=60 /bin/ioz -t 3\n\
              -np 1 --host node2:1 --wdir /w2 -x MPIEXEC_TIMEOUT=60 -x IOZ_CLIENT_TEST_FILE=f2 \
              /opt/ioz -t 3\n\
@@ -280,7 +290,7 @@ mod tests {
     fn client_lines_become_mpich_ranks_joined_by_colons() {
         let args = vec!["-t".to_string(), "3".to_string()];
         assert_eq!(
-            configfile(&clients(), &args, 60),
+            configfile(&clients(), &args, &limit()),
             "-n 1 -host node1 -wdir /w1 -env MPIEXEC_TIMEOUT 60 /bin/ioz -t 3 :\n\
              -n 1 -host node2 -wdir /w2 -env MPIEXEC_TIMEOUT 60 -env IOZ_CLIENT_TEST_FILE f2 \
              /opt/ioz -t 3 :\n\

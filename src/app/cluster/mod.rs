@@ -8,6 +8,8 @@ mod clients;
 mod deadline;
 #[cfg(feature = "mpi")]
 mod job;
+#[cfg(feature = "mpi")]
+mod job_record;
 mod launch;
 mod launcher;
 mod launcher_stderr;
@@ -29,6 +31,7 @@ mod share;
 mod test_hooks;
 #[cfg(feature = "mpi")]
 mod throughput;
+mod typed_command;
 mod workers;
 
 use std::ffi::OsString;

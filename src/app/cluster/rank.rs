@@ -14,6 +14,7 @@ use super::job::RankRun;
 use super::metadata::Metadata;
 use super::test_hooks::TestHooks;
 use super::throughput::Phases;
+use super::typed_command::{TYPED_COMMAND_VARIABLE, decode};
 use crate::app::driver;
 use crate::app::output::say;
 use crate::cli::{self, Command};
@@ -43,6 +44,14 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
         }
     };
     TestHooks::for_rank(job.peers.rank()).inject(&mut job.peers);
+    if let Some(limit) = super::deadline::job_time_limit() {
+        job.peers.keep_deadline(limit);
+    }
+    if let Err(e) = signals::stop_on_launcher_continue() {
+        say(format_args!(
+            "warning: cannot take the launcher's SIGCONT as the stop it begins: {e}"
+        ));
+    }
     let peers = &job.peers;
     abort_the_job_on_panic(peers.rank(), peers.host().to_string());
     super::deadline::arm(peers.rank(), peers.host());
@@ -66,6 +75,11 @@ pub(crate) fn run(launcher: &Launcher, args: Vec<OsString>, dispatch: fn(Command
         (Ok(()), Ok(command)) if peers.rank() == 0 => dispatch(command),
         (Ok(()), Ok(_)) => Exit::Success,
     };
+    if job.peers.abandoned() {
+        // A call gave up on the others (the job was ending and they did
+        // not answer): MPI_Finalize would wait for them.
+        mpi::leave_without_finalize(exit);
+    }
     drop(job);
     exit
 }
@@ -89,7 +103,14 @@ fn abort_the_job_on_panic(rank: u32, host: String) {
 /// driver, in throughput mode, in single and auto mode, or a metadata
 /// benchmark's (super::metadata).
 fn run_rank(config: RunConfig, peers: &dyn Peers) -> Exit {
-    let config = super::workers::as_ranks_run_it(config);
+    let mut config = super::workers::as_ranks_run_it(config);
+    // Under -+m: the command line the user typed, not the ranks' own.
+    if let Some(typed) = std::env::var(TYPED_COMMAND_VARIABLE)
+        .ok()
+        .and_then(|word| decode(&word))
+    {
+        config.command_line = typed;
+    }
     if config.metadata.is_some() {
         let mode = Metadata::new(peers.rank(), peers.size());
         return driver::drive(config, &mut RankRun::new(peers, false, mode));

@@ -15,6 +15,12 @@
 //! - IOZ_TEST_DEAF_RANK=R: rank R never hears the other ranks' stops
 //!   during a phase, as a rank cut off from them (tests/e2e/cluster_scale.rs:
 //!   its bytes are left out of what the stonewall counted).
+//! - IOZ_TEST_LATE_START_RANK=R: rank R releases its workers 300 ms after
+//!   every barrier, as a rank that starts late (tests/e2e/cluster_scale.rs:
+//!   the stonewall counts only what moved while every rank ran).
+//! - IOZ_TEST_GATHER_PIECE=N (every rank): a gather of more than N bytes
+//!   comes in pieces of N bytes, the way past MPI's 2 GiB counts, tried on
+//!   a small run (tests/e2e/cluster_scale.rs).
 
 #[cfg(feature = "test-hooks")]
 use std::time::Duration;
@@ -44,6 +50,13 @@ const SLOW_CLOCK_RANK_VARIABLE: &str = "IOZ_TEST_SLOW_CLOCK_RANK";
 const SLOW_CLOCK_ANSWERS_VARIABLE: &str = "IOZ_TEST_SLOW_CLOCK_ANSWERS";
 #[cfg(feature = "test-hooks")]
 const DEAF_RANK_VARIABLE: &str = "IOZ_TEST_DEAF_RANK";
+#[cfg(feature = "test-hooks")]
+const LATE_START_RANK_VARIABLE: &str = "IOZ_TEST_LATE_START_RANK";
+#[cfg(feature = "test-hooks")]
+const GATHER_PIECE_VARIABLE: &str = "IOZ_TEST_GATHER_PIECE";
+/// How late the late-starting rank releases its workers.
+#[cfg(feature = "test-hooks")]
+const LATE_START_BY: Duration = Duration::from_millis(300);
 /// How late the slow clock answers: longer than a round trip may be.
 #[cfg(feature = "test-hooks")]
 const SLOW_CLOCK_BY: Duration = Duration::from_millis(3);
@@ -71,6 +84,14 @@ impl TestHooks {
             faults: crate::system::cluster::mpi::Faults {
                 slow_clock_answers: (slow_answers, SLOW_CLOCK_BY),
                 deaf_to_stops: names(DEAF_RANK_VARIABLE),
+                gather_limit: std::env::var(GATHER_PIECE_VARIABLE)
+                    .ok()
+                    .and_then(|n| n.parse().ok()),
+                late_release: if names(LATE_START_RANK_VARIABLE) {
+                    LATE_START_BY
+                } else {
+                    Duration::ZERO
+                },
             },
         }
     }

@@ -44,6 +44,15 @@ pub fn parent_not_measured(phase: &PhaseResult) -> Option<String> {
     ))
 }
 
+/// Whether every rank of `phase` read rank 0's own clock (ranks on one host
+/// and boot): its "Parent sees" is measured, not estimated.
+pub fn one_clock(phase: &PhaseResult) -> bool {
+    phase
+        .skew
+        .as_ref()
+        .is_some_and(|s| s.ranks.iter().all(|r| r.clock.is_rank_0_s()))
+}
+
 /// The skew line of a phase, or of the largest skew among its runs, when
 /// it exceeds 1 % of its phase.
 pub fn phase_skew_line(runs: &[&PhaseResult]) -> String {

@@ -183,7 +183,10 @@ pub fn repeated_phase_block(runs: &[&PhaseResult], config: &RunConfig) -> String
     let mut s = String::from("\n");
     for (i, (label, value, unit_word, tail)) in lines.into_iter().enumerate() {
         if i == 1 && across_ranks {
-            if phase.parent_estimated {
+            if phase.parent_estimated && rank_lines::one_clock(phase) {
+                // Every rank read rank 0's clock (one host): measured.
+                let _ = writeln!(s, "\t{label}= {value:10.2} {unit_word}");
+            } else if phase.parent_estimated {
                 let _ = writeln!(
                     s,
                     "\t{label}= {value:10.2} {unit_word} (estimated: the ranks' clocks aligned by round trips)"

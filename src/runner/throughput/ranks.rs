@@ -26,7 +26,7 @@ use crate::model::latency::IozoneBands;
 use crate::model::rank_share::RankShare;
 use crate::model::result::{Client, PhaseResult, WorkerResult};
 use crate::model::skew::{ClockOffset, RankPhaseTimes, RankSkew};
-use crate::system::cluster::{PeerError, Peers};
+use crate::system::cluster::{PeerError, Peers, Reduction};
 
 /// The ranks a throughput run is spread over, and what this rank knows of
 /// the phase under way.
@@ -141,27 +141,39 @@ impl<'a> Across<'a> {
         &self,
         local: Result<Option<i32>, RunError>,
     ) -> Result<Option<i32>, RunError> {
+        let rank = self.peers.rank();
         let mine = match &local {
             Ok(None) => Verdict::GoOn,
             Ok(Some(sig)) => Verdict::Interrupted(*sig),
-            Err(RunError::Refused(m)) => Verdict::Refuse(m.clone()),
-            Err(e) => Verdict::Fail(e.to_string()),
-        };
-        let verdict = self.decide(&mine, |all| {
-            let mut stop = Verdict::GoOn;
-            for (rank, (host, v)) in all.into_iter().enumerate() {
-                let place = self.place(rank as u32, &host);
-                match v {
-                    Verdict::Fail(m) => return Verdict::Fail(format!("{place}: {m}")),
-                    Verdict::Refuse(m) => return Verdict::Refuse(format!("{place}: {m}")),
-                    Verdict::Interrupted(sig) if matches!(stop, Verdict::GoOn) => {
-                        stop = Verdict::Interrupted(sig);
-                    }
-                    _ => {}
-                }
+            Err(RunError::Refused(m)) => {
+                Verdict::Refuse(format!("{}: {m}", self.place(rank, self.peers.host())))
             }
-            stop
-        })?;
+            Err(e) => Verdict::Fail(format!("{}: {e}", self.place(rank, self.peers.host()))),
+        };
+        // Reduced, not gathered: the first rank that failed (or refused),
+        // else the first that stopped, found by one minimum over a word a
+        // rank, then that rank's verdict broadcast from it. Eight bytes a
+        // rank a step, where every rank's verdict gathered at rank 0 was
+        // the job's largest traffic in auto mode (a step every cell).
+        let first = self
+            .peers
+            .reduce(&[verdict_key(rank, &mine)], Reduction::Min, true)
+            .map_err(RunError::from)?[0];
+        if first == u64::MAX {
+            return local;
+        }
+        let root = (first & u64::from(u32::MAX)) as u32;
+        let bytes = if root == rank {
+            serde_json::to_vec(&mine).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let bytes = self
+            .peers
+            .broadcast_from(root, &bytes)
+            .map_err(RunError::from)?;
+        let verdict = serde_json::from_slice(&bytes)
+            .map_err(|e| RunError::System(format!("cannot read rank {root}'s verdict: {e}")))?;
         match verdict {
             Verdict::GoOn => local,
             Verdict::Interrupted(sig) => Ok(Some(sig)),
@@ -296,7 +308,7 @@ impl<'a> Across<'a> {
             peers.send_stop().map_err(RunError::from)?;
             self.sent.set(true);
         }
-        peers.drain_stops(self.sent.get()).map_err(RunError::from)?;
+        peers.drain_stops().map_err(RunError::from)?;
         let mut local = local;
         if let Some(e) = self.failure.take() {
             local = Err(RunError::System(e));
@@ -438,6 +450,17 @@ impl<'a> Across<'a> {
                 other => other,
             },
         }
+    }
+}
+
+/// The word by which a rank's verdict of a step is ordered in the job's
+/// minimum: a failure or refusal before any stop, then by rank; nothing to
+/// say, `u64::MAX`.
+fn verdict_key(rank: u32, verdict: &Verdict) -> u64 {
+    match verdict {
+        Verdict::Fail(_) | Verdict::Refuse(_) => u64::from(rank),
+        Verdict::Interrupted(_) => 1 << 32 | u64::from(rank),
+        Verdict::GoOn => u64::MAX,
     }
 }
 

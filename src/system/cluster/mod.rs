@@ -8,6 +8,7 @@
 pub mod mpi;
 
 use crate::error::RunError;
+use crate::model::job::{SlurmJob, Traffic};
 use crate::model::skew::ClockOffset;
 
 /// A call across the ranks that failed.
@@ -19,9 +20,26 @@ pub enum PeerError {
         call: &'static str,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// A rank's bytes longer than MPI's counts (i32) reach.
-    #[error("MPI gather: too long")]
-    GatherTooLong,
+    /// The rank stopped waiting for the others in `call`: the job was
+    /// ending (a stop, a rank that died, the time limit) and they did not
+    /// answer in time. No call across the ranks is made after it.
+    #[error("MPI {call}: {why}: the other ranks did not answer")]
+    GaveUp { call: &'static str, why: String },
+}
+
+/// How a reduction combines the ranks' values, element by element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    not(feature = "mpi"),
+    expect(
+        dead_code,
+        reason = "the sums are the MPI build's (app/cluster/job_record.rs)"
+    )
+)]
+pub enum Reduction {
+    Sum,
+    Max,
+    Min,
 }
 
 /// A failed call across the ranks ends the run as the machine's failure
@@ -51,19 +69,49 @@ pub trait Peers: Sync {
     /// Blocks until every rank has called it.
     fn barrier(&self) -> Result<(), PeerError>;
     /// Tells every other rank to stop its phase (stonewalling, or a
-    /// failure here). Small messages: they do not wait for a receiver.
+    /// failure here), through rank 0: another rank tells rank 0, which
+    /// tells every other rank once, as it hears the first stop (or stops
+    /// itself); so a phase's stops are at most 2(R−1) messages, never one
+    /// from every rank to every other. Small messages: they do not wait
+    /// for a receiver.
     fn send_stop(&self) -> Result<(), PeerError>;
-    /// Whether a stop from another rank has arrived (it is received).
+    /// Whether a stop from another rank has arrived (it is received; on
+    /// rank 0, passed on to every other rank).
     fn stop_arrived(&self) -> Result<bool, PeerError>;
-    /// Collective, at the end of each phase: receives every stop sent in
-    /// it that was not received yet, so none leaks into the next phase.
-    /// `sent` says whether this rank sent its stops.
-    fn drain_stops(&self, sent: bool) -> Result<(), PeerError>;
+    /// Collective, at the end of each phase: waits for every rank to end
+    /// its phase (rank 0 passing on a stop that comes meanwhile: a rank
+    /// that fails after rank 0's workers ended still stops the others),
+    /// then receives every stop sent in it that was not received yet, so
+    /// none leaks into the next phase.
+    fn drain_stops(&self) -> Result<(), PeerError>;
     /// Collective: rank 0 gets every rank's bytes, in rank order; the
-    /// others get an empty list.
+    /// others get an empty list. Lengths in 64 bits: past MPI's counts
+    /// (2 GiB in one gather) the bytes come in pieces.
     fn gather(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, PeerError>;
     /// Collective: every rank gets rank 0's bytes.
-    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError>;
+    fn broadcast(&self, bytes: &[u8]) -> Result<Vec<u8>, PeerError> {
+        self.broadcast_from(0, bytes)
+    }
+    /// Collective: every rank gets rank `root`'s bytes.
+    fn broadcast_from(&self, root: u32, bytes: &[u8]) -> Result<Vec<u8>, PeerError>;
+    /// Collective: `values` combined element by element over the ranks;
+    /// rank 0 gets them (every rank, when `everywhere`), the others an
+    /// empty list.
+    fn reduce(
+        &self,
+        values: &[u64],
+        how: Reduction,
+        everywhere: bool,
+    ) -> Result<Vec<u64>, PeerError>;
+    /// What this rank's calls across the ranks moved so far.
+    #[cfg_attr(
+        not(feature = "mpi"),
+        expect(
+            dead_code,
+            reason = "recorded by the MPI build's ranks (app/cluster/job_record.rs)"
+        )
+    )]
+    fn traffic(&self) -> Traffic;
     /// `--live`: sends one line of this rank's to rank 0 (a small message,
     /// which does not wait for rank 0 to receive it). Not collective.
     #[cfg_attr(
@@ -85,19 +133,21 @@ pub trait Peers: Sync {
     )]
     fn live_arrived(&self) -> Result<Vec<(u32, Vec<u8>)>, PeerError>;
     /// Sends `bytes` to rank `to` (returns once they may be reused): the
-    /// network test's messages (-+t).
+    /// network test's messages (-+t); `reply`: an answer, told apart from
+    /// the question by its tag, so that rank 0 can test its own host with
+    /// itself (two threads) without taking back its own message.
     #[cfg_attr(
         not(feature = "mpi"),
         expect(dead_code, reason = "the network test runs in the MPI build only")
     )]
-    fn send_to(&self, to: u32, bytes: &[u8]) -> Result<(), PeerError>;
+    fn send_to(&self, to: u32, bytes: &[u8], reply: bool) -> Result<(), PeerError>;
     /// Receives a message of the network test from rank `from` into
-    /// `into`, which it fills.
+    /// `into`, which it fills (`reply`: an answer, as [`Peers::send_to`]).
     #[cfg_attr(
         not(feature = "mpi"),
         expect(dead_code, reason = "the network test runs in the MPI build only")
     )]
-    fn receive_from(&self, from: u32, into: &mut [u8]) -> Result<(), PeerError>;
+    fn receive_from(&self, from: u32, into: &mut [u8], reply: bool) -> Result<(), PeerError>;
     /// Collective. Rank 0 gets, for every rank, how far its CLOCK_MONOTONIC
     /// is ahead of rank 0's (ns), estimated by message round trips keeping
     /// the shortest, tried again with more round trips where none was
@@ -166,6 +216,54 @@ pub fn launcher_in(var: impl Fn(&str) -> Option<String>) -> Option<Launcher> {
 /// The launcher that started ioz, if any.
 pub fn launcher() -> Option<Launcher> {
     launcher_in(|name| std::env::var(name).ok())
+}
+
+/// Who started the ranks, by what it leaves in their environment (`var`
+/// reads it): `-+m` (ioz's own launch names the user's command line),
+/// srun (a Slurm step), Open MPI's mpirun, MPICH's Hydra (mpiexec).
+#[cfg_attr(
+    all(not(feature = "mpi"), not(test)),
+    expect(
+        dead_code,
+        reason = "a cluster job's record (app/cluster/job_record.rs)"
+    )
+)]
+pub fn launcher_name_in(
+    var: impl Fn(&str) -> Option<String>,
+    typed_variable: &str,
+) -> &'static str {
+    if var(typed_variable).is_some() {
+        "-+m"
+    } else if var("SLURM_STEP_ID").is_some() && var("OMPI_COMM_WORLD_SIZE").is_none() {
+        "srun"
+    } else if var("PMI_SIZE").is_some() && var("OMPI_COMM_WORLD_SIZE").is_none() {
+        "mpiexec"
+    } else {
+        "mpirun"
+    }
+}
+
+/// Slurm's job and step, nodes and tasks per node, where Slurm ran the
+/// job (`var` reads the environment).
+#[cfg_attr(
+    all(not(feature = "mpi"), not(test)),
+    expect(
+        dead_code,
+        reason = "a cluster job's record (app/cluster/job_record.rs)"
+    )
+)]
+pub fn slurm_job_in(var: impl Fn(&str) -> Option<String>) -> Option<SlurmJob> {
+    let first = |names: &[&str]| names.iter().find_map(|n| var(n)).filter(|v| !v.is_empty());
+    Some(SlurmJob {
+        job_id: first(&["SLURM_JOB_ID", "SLURM_JOBID"])?,
+        step_id: first(&["SLURM_STEP_ID", "SLURM_STEPID"]),
+        node_list: first(&[
+            "SLURM_STEP_NODELIST",
+            "SLURM_JOB_NODELIST",
+            "SLURM_NODELIST",
+        ]),
+        tasks_per_node: first(&["SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"]),
+    })
 }
 
 /// The variable in which Slurm's srun tells each task how many tasks its
@@ -305,6 +403,38 @@ mod tests {
         assert_eq!(launcher_in(env(&[("PMIX_RANK", "1")])).unwrap().ranks, None);
         // A batch allocation alone (sbatch's SLURM_NTASKS) is not a launch.
         assert_eq!(launcher_in(env(&[("SLURM_NTASKS", "8")])), None);
+    }
+
+    #[test]
+    fn the_launcher_and_slurm_s_job_are_read_from_the_ranks_environment() {
+        let name = |vars: &[(&str, &str)]| launcher_name_in(env(vars), "IOZ_TYPED_COMMAND");
+        assert_eq!(name(&[("OMPI_COMM_WORLD_SIZE", "2")]), "mpirun");
+        assert_eq!(name(&[("PMI_SIZE", "2")]), "mpiexec");
+        assert_eq!(name(&[("SLURM_STEP_ID", "0"), ("PMIX_RANK", "1")]), "srun");
+        // mpirun inside an allocation is still mpirun.
+        assert_eq!(
+            name(&[("SLURM_STEP_ID", "0"), ("OMPI_COMM_WORLD_SIZE", "2")]),
+            "mpirun"
+        );
+        assert_eq!(
+            name(&[("IOZ_TYPED_COMMAND", "ioz"), ("OMPI_COMM_WORLD_SIZE", "2")]),
+            "-+m"
+        );
+        assert_eq!(slurm_job_in(env(&[("SLURM_STEP_ID", "0")])), None);
+        assert_eq!(
+            slurm_job_in(env(&[
+                ("SLURM_JOB_ID", "42"),
+                ("SLURM_STEP_ID", "3"),
+                ("SLURM_JOB_NODELIST", "n[1-2]"),
+                ("SLURM_STEP_TASKS_PER_NODE", "2(x2)"),
+            ])),
+            Some(SlurmJob {
+                job_id: "42".into(),
+                step_id: Some("3".into()),
+                node_list: Some("n[1-2]".into()),
+                tasks_per_node: Some("2(x2)".into()),
+            })
+        );
     }
 
     #[test]
