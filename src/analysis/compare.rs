@@ -98,9 +98,24 @@ pub enum Verdict {
     Faster,
     Slower,
     Same,
+    /// A test whose cells are some faster and some slower (never a cell's).
+    Mixed,
 }
 
 impl Verdict {
+    /// A test's verdict from its cells': faster when some are faster and
+    /// none slower, slower the other way, mixed when both, else the same.
+    /// The band and the ratio of means play no part: only the cells'
+    /// verdicts do, so that a test never says what none of its cells says.
+    pub fn of_cells(faster: usize, slower: usize) -> Verdict {
+        match (faster > 0, slower > 0) {
+            (true, false) => Verdict::Faster,
+            (false, true) => Verdict::Slower,
+            (true, true) => Verdict::Mixed,
+            (false, false) => Verdict::Same,
+        }
+    }
+
     /// A ratio's verdict by the band alone (one value a side, or a mean of
     /// several cells' ratios: no test): faster or slower beyond it.
     pub fn of_ratio(ratio: f64, band_percent: f64, higher_is_better: bool) -> Verdict {
@@ -120,6 +135,7 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::Same => "same",
+            Verdict::Mixed => "mixed",
         }
     }
 }
@@ -230,9 +246,9 @@ pub struct PassSummary {
     pub other_mean: f64,
     /// Geometric mean of the cells' ratios.
     pub ratio: f64,
-    /// What that ratio says: faster or slower beyond the band, else the same
-    /// (the cells' own verdicts are counted apart: a mean within the band
-    /// may hide a cell that is significantly slower).
+    /// What the cells' verdicts say together ([`Verdict::of_cells`]): a
+    /// mean beyond the band over cells none of which differs significantly
+    /// is the same.
     pub verdict: Verdict,
     /// The cells whose own verdict is faster, and slower.
     pub cells_faster: usize,
@@ -240,9 +256,8 @@ pub struct PassSummary {
 }
 
 impl Pair {
-    /// Each pass of the pair, summed up over its cells, in report order;
-    /// `band_percent` and `higher_is_better` are the comparison's.
-    pub fn by_pass(&self, band_percent: f64, higher_is_better: bool) -> Vec<PassSummary> {
+    /// Each pass of the pair, summed up over its cells, in report order.
+    pub fn by_pass(&self) -> Vec<PassSummary> {
         let mut passes: Vec<Test> = self.cells.iter().map(|c| c.cell.pass).collect();
         passes.dedup();
         passes
@@ -259,7 +274,7 @@ impl Pair {
                     base_mean: cells.iter().map(|c| c.base.mean).sum::<f64>() / n,
                     other_mean: cells.iter().map(|c| c.other.mean).sum::<f64>() / n,
                     ratio,
-                    verdict: Verdict::of_ratio(ratio, band_percent, higher_is_better),
+                    verdict: Verdict::of_cells(count(Verdict::Faster), count(Verdict::Slower)),
                     cells_faster: count(Verdict::Faster),
                     cells_slower: count(Verdict::Slower),
                 }

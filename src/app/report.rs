@@ -52,6 +52,21 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
         ));
         return Exit::Usage;
     }
+    // A file of intervals from a run that has none would be empty: refused,
+    // as a measuring run without --interval refuses them.
+    if !result.has_intervals()
+        && let Some((format, _)) = request
+            .outputs
+            .requested()
+            .find(|(f, _)| matches!(f, Format::Live | Format::IntervalCsv))
+    {
+        say(format_args!(
+            "report: {} holds no intervals (its run had no --interval): {} has nothing to write",
+            request.input.display(),
+            format.flag()
+        ));
+        return Exit::Usage;
+    }
     // The plot files follow from the saved run, so it is read first; its
     // file is one of the paths no output may take.
     let places =

@@ -97,22 +97,24 @@ pub struct LoopIo<'a, C: DataCheck> {
     pub intervals: Option<IntervalMarks<'a>>,
 }
 
-/// `--interval` in a loop: ends the current interval when a tick has come,
-/// the loop having made `progress` (out of line but for the test).
+/// `--interval` in a loop: the loop's totals for the keeper, and the
+/// current interval ended when a tick has come, the loop having made
+/// `progress` (out of line but for the test).
 #[inline(always)]
 pub fn mark_interval(
     marks: &mut Option<IntervalMarks<'_>>,
     progress: &Progress,
     timing: &mut OpTiming<'_>,
 ) {
-    if let Some(m) = marks.as_mut()
-        && m.due()
-    {
-        m.close(
-            progress.bytes,
-            progress.done,
-            timing.histogram.as_deref_mut(),
-        );
+    if let Some(m) = marks.as_mut() {
+        m.progress(progress.bytes, progress.done);
+        if m.due() {
+            m.close(
+                progress.bytes,
+                progress.done,
+                timing.histogram.as_deref_mut(),
+            );
+        }
     }
 }
 
@@ -206,10 +208,36 @@ pub fn compute_delay(ns: u64, stops: &Stops<'_>) -> u64 {
 }
 
 /// Busy-waits before `op`: the -J delay plus the operation's own telemetry
-/// delay (0 outside telemetry runs). Returns the time actually spent.
+/// delay (0 outside telemetry runs), said to `marks` (--interval) as a
+/// pause. Returns the time actually spent.
 #[inline(always)]
-pub fn delay_before(op: &IoOp, compute_delay_ns: u64, stops: &Stops<'_>) -> u64 {
-    compute_delay(compute_delay_ns + op.delay_ms as u64 * 1_000_000, stops)
+pub fn delay_before(
+    op: &IoOp,
+    compute_delay_ns: u64,
+    stops: &Stops<'_>,
+    marks: &Option<IntervalMarks<'_>>,
+) -> u64 {
+    let ns = compute_delay_ns + op.delay_ms as u64 * 1_000_000;
+    if ns == 0 {
+        return 0;
+    }
+    paused(marks, || compute_delay(ns, stops))
+}
+
+/// `f`, a pause between operations, said to `marks` (--interval): while
+/// it lasts no operation is in flight, so an interval the keeper ends
+/// meanwhile is no stall.
+#[cold]
+#[inline(never)]
+fn paused<T>(marks: &Option<IntervalMarks<'_>>, f: impl FnOnce() -> T) -> T {
+    if let Some(m) = marks {
+        m.pausing(true);
+    }
+    let out = f();
+    if let Some(m) = marks {
+        m.pausing(false);
+    }
+    out
 }
 
 /// One operation at a time, in order: the loop of every synchronous engine.
@@ -252,7 +280,7 @@ fn ops_loop<const TIMED: bool, const MARKS: bool, E: Engine, C: DataCheck>(
             progress.stopped = Some(why);
             break;
         }
-        let busy = delay_before(op, io.compute_delay_ns, &stops);
+        let busy = delay_before(op, io.compute_delay_ns, &stops, &marks);
         io.busy_ns += busy;
         if op.probes.any() {
             probe(engine, io.read_buf, op)?;
@@ -283,7 +311,7 @@ fn ops_loop<const TIMED: bool, const MARKS: bool, E: Engine, C: DataCheck>(
                 // over), and a late operation starts the schedule anew.
                 let due = scheduled + io.timing.pace_ns;
                 if ended < due {
-                    started = pace(due, &stops);
+                    started = paused(&marks, || pace(due, &stops));
                     scheduled = due;
                 } else {
                     scheduled = ended;

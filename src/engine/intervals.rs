@@ -4,7 +4,11 @@
 //! the keeper (a forked worker's too).
 //!
 //! Per operation the loop pays one relaxed load of the tick and one
-//! comparison ([`IntervalMarks::due`]); the rest is out of line, once per
+//! comparison ([`IntervalMarks::due`]), and two relaxed stores of its
+//! running totals, bytes and operations ([`IntervalMarks::progress`]), to
+//! a cache line the loop alone writes: what the keeper ends an interval
+//! with when the loop is inside an operation as its time is up (a stall:
+//! model::intervals). The rest is out of line, once per
 //! interval: one clock read and a copy of the counters (with `--latency`,
 //! of the histogram's words) into the ring. Nothing allocates, waits or
 //! calls the kernel: when the ring is full (a keeper kept from running for
@@ -30,6 +34,15 @@ pub const SLOTS: usize = 8;
 /// other).
 const HEADER: usize = 16;
 const PUBLISHED: usize = 0;
+/// The loop's running totals, where its clock started (0: not yet) and
+/// whether it has stopped, in the line of the words only it writes.
+const LIVE_BYTES: usize = 1;
+const LIVE_OPS: usize = 2;
+const BEGUN: usize = 3;
+const STOPPED: usize = 4;
+/// The loop is pausing between operations (-J, a replay's delay, -+O):
+/// none is in flight.
+const PAUSED: usize = 5;
 const TAKEN: usize = 8;
 /// A record's words before the histogram's: index, start, end, bytes,
 /// operations, whether it is the loop's last.
@@ -103,6 +116,51 @@ impl<'a> IntervalRing<'a> {
         true
     }
 
+    /// The loop: its totals so far, after each operation.
+    #[inline(always)]
+    fn progress(&self, bytes: u64, ops: u64) {
+        self.words[LIVE_BYTES].store(bytes, Ordering::Relaxed);
+        self.words[LIVE_OPS].store(ops, Ordering::Relaxed);
+    }
+
+    /// The keeper: where the loop's clock started (CLOCK_MONOTONIC, ns),
+    /// once it has.
+    pub fn begun(&self) -> Option<u64> {
+        Some(self.words[BEGUN].load(Ordering::Acquire)).filter(|&ns| ns != 0)
+    }
+
+    /// The keeper: the loop's clock has stopped (its last record may still
+    /// be waiting for room in the ring): it is in no operation.
+    pub fn stopped(&self) -> bool {
+        self.words[STOPPED].load(Ordering::Acquire) != 0
+    }
+
+    /// The keeper: the loop is pausing between operations, none in flight.
+    pub fn paused(&self) -> bool {
+        self.words[PAUSED].load(Ordering::Relaxed) != 0
+    }
+
+    /// The keeper: the loop's totals (bytes, operations) as of its last
+    /// completed operation; read until two reads agree, so that the pair
+    /// is one operation's (it changes only while operations complete).
+    pub fn totals(&self) -> (u64, u64) {
+        let read = || {
+            (
+                self.words[LIVE_BYTES].load(Ordering::Relaxed),
+                self.words[LIVE_OPS].load(Ordering::Relaxed),
+            )
+        };
+        let mut last = read();
+        for _ in 0..100 {
+            let now = read();
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        last
+    }
+
     /// The keeper: the oldest record not taken yet.
     pub fn take(&self) -> Option<Record> {
         let taken = self.words[TAKEN].load(Ordering::Relaxed);
@@ -168,9 +226,24 @@ impl<'a> IntervalMarks<'a> {
     pub fn begin(&mut self, start_ns: u64) {
         self.begun_ns = start_ns;
         self.seen = self.tick.load(Ordering::Relaxed);
+        self.ring.words[BEGUN].store(start_ns, Ordering::Release);
         if let Some(origin) = self.origin {
             origin.store(start_ns, Ordering::Release);
         }
+    }
+
+    /// The loop's totals after an operation, for the keeper to end an
+    /// interval with if the next operation outlasts it.
+    #[inline(always)]
+    pub fn progress(&self, bytes: u64, ops: usize) {
+        self.ring.progress(bytes, ops as u64);
+    }
+
+    /// The loop pauses between operations (`true`), or goes on: an
+    /// interval the keeper ends meanwhile is no stall.
+    #[inline]
+    pub fn pausing(&self, paused: bool) {
+        self.ring.words[PAUSED].store(u64::from(paused), Ordering::Relaxed);
     }
 
     /// Whether a tick came since the current interval began: the one test
@@ -216,6 +289,7 @@ impl<'a> IntervalMarks<'a> {
         ops: usize,
         histogram: Option<&mut LatencyHistogram>,
     ) {
+        self.ring.words[STOPPED].store(1, Ordering::Release);
         let index = self.tick.load(Ordering::Relaxed);
         let head = [index, self.begun_ns, end_ns, bytes, ops as u64, 1];
         let mut tries = 0;

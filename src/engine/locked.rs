@@ -67,6 +67,10 @@ impl<E: Engine> Engine for LockedEngine<E> {
         self.inner.sync()
     }
 
+    fn settle(&mut self) -> io::Result<()> {
+        self.inner.settle()
+    }
+
     fn close(&mut self) -> io::Result<()> {
         self.inner.close()
     }

@@ -67,6 +67,11 @@ pub trait Engine {
     }
     /// Makes what was written durable (`-e`): fsync, or fflush+fsync for stdio.
     fn sync(&mut self) -> io::Result<()>;
+    /// Untimed, before the clock: what earlier passes left dirty made
+    /// durable, as IOzone fsyncs the file before its loop.
+    fn settle(&mut self) -> io::Result<()> {
+        syscall::fsync(self.raw_fd())
+    }
     /// Closes the file, reporting any error the close reveals. Idempotent.
     fn close(&mut self) -> io::Result<()>;
     /// The descriptor, for untimed housekeeping (locks, fsync before the pass).

@@ -1,10 +1,12 @@
 //! C stdio `fread`/`fwrite` (IOzone's tests 6 and 7), with a stdio buffer of
 //! one record as IOzone sets it up with `setvbuf`; the unlocked calls, as a
-//! stream is only ever one engine's in one thread.
+//! stream is only ever one engine's in one thread. Never O_DIRECT: IOzone
+//! opens these tests with fopen() whatever `-I` says (model::workload's
+//! `Pass::direct_with_i`).
 
 use std::io;
 use std::os::fd::RawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
 use super::{Descriptor, Engine, OpenSpec, short_read, short_write, syscall};
@@ -27,6 +29,9 @@ pub struct StdioEngine {
     stream: Option<NonNull<libc::FILE>>,
     fd: RawFd,
     writable: bool,
+    /// A reader's path and open, for the second descriptor IOzone's fread
+    /// test fsyncs ([`Engine::settle`]).
+    reopen: Option<(PathBuf, OpenSpec)>,
     position: u64,
     /// The buffer handed to `setvbuf`; it must outlive `fclose`, so it is
     /// declared after `stream` and freed only after `close` in `Drop`.
@@ -93,6 +98,7 @@ impl Engine for StdioEngine {
             stream: Some(stream),
             fd,
             writable: spec.writable,
+            reopen: (!spec.writable).then(|| (path.to_path_buf(), *spec)),
             position: 0,
             _stdio_buffer: stdio_buffer,
         };
@@ -144,6 +150,21 @@ impl Engine for StdioEngine {
             syscall::fsync(self.fd)?;
         }
         Ok(())
+    }
+
+    /// A writer fsyncs its stream's descriptor; a reader, as IOzone's fread
+    /// test does, a second read-only descriptor of the file, opened for it
+    /// (and checked as every open of the test file is) and closed: the same
+    /// flush of the file, made with IOzone's calls.
+    fn settle(&mut self) -> io::Result<()> {
+        match &self.reopen {
+            None => syscall::fsync(self.fd),
+            Some((path, spec)) => {
+                let mut second = Descriptor::open(path, spec)?;
+                second.fsync()?;
+                second.close()
+            }
+        }
     }
 
     fn close(&mut self) -> io::Result<()> {

@@ -8,7 +8,7 @@ use crate::model::formats::OutputFiles;
 use crate::model::telemetry::Telemetry;
 use crate::model::units::{KIB, MIB};
 use crate::model::variations::IoVariations;
-use crate::model::workload::TestId;
+use crate::model::workload::{Pass, TestId};
 
 /// Largest record IOzone accepts (its buffer size), kept for compatibility.
 pub const MAX_RECORD_BYTES: u64 = 16 * MIB;
@@ -358,6 +358,12 @@ fn one_run() -> u32 {
 }
 
 impl RunConfig {
+    /// `-I`: whether `pass` opens its file with O_DIRECT (not the stdio
+    /// tests: [`Pass::direct_with_i`]).
+    pub fn direct(&self, pass: Pass) -> bool {
+        self.open.direct && pass.direct_with_i()
+    }
+
     /// The distinct files the run uses, in worker order.
     pub fn run_paths(&self) -> Vec<PathBuf> {
         match &self.throughput {

@@ -8,7 +8,11 @@
 //! here is its exporter: report's, beside the exporters (report/files.rs).
 //!
 //! None of ioz's formats has a default file name: each is written only
-//! where its flag names a path.
+//! where its flag names a path. Every flag may be given more than once, and
+//! every path given is written (`--json a.json --json b.json` writes both,
+//! as `-b r.xls -b r.xlsx` writes a spreadsheet of each kind): a second
+//! path is never dropped unsaid. The same file twice is refused by the
+//! guard, as any two outputs on one file are.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -55,9 +59,6 @@ pub struct FormatRow {
     pub saved_as: &'static str,
     /// The extensions the path must end in (any case); empty: any path.
     pub extensions: &'static [&'static str],
-    /// The flag may be given again, and every path is written
-    /// (`-b r.xls -b r.xlsx`); otherwise the last one given counts.
-    pub repeats: bool,
     pub guard: GuardRule,
     /// A saved run holds its key even when it was not asked for (null),
     /// as runs always held the first formats'; a later format's key is
@@ -75,7 +76,6 @@ pub const FORMATS: [FormatRow; 7] = [
         help: "the whole run as JSON (schema in schema/run.schema.json)",
         saved_as: "json",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::File,
         saved_when_absent: true,
     },
@@ -86,7 +86,6 @@ pub const FORMATS: [FormatRow; 7] = [
         help: "one row per measurement (throughput mode: per phase, and per worker with -C)",
         saved_as: "csv",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::File,
         saved_when_absent: true,
     },
@@ -97,7 +96,6 @@ pub const FORMATS: [FormatRow; 7] = [
         help: "a self-contained HTML report with tables and plots",
         saved_as: "html",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::File,
         saved_when_absent: true,
     },
@@ -109,7 +107,6 @@ pub const FORMATS: [FormatRow; 7] = [
                size and by record size (DIR is made if missing)",
         saved_as: "plots",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::Directory,
         saved_when_absent: true,
     },
@@ -121,7 +118,6 @@ pub const FORMATS: [FormatRow; 7] = [
                repeat to write several (an .xls and an .xlsx)",
         saved_as: "spreadsheet",
         extensions: &["xls", "wks", "xlsx"],
-        repeats: true,
         guard: GuardRule::File,
         saved_when_absent: true,
     },
@@ -133,7 +129,6 @@ pub const FORMATS: [FormatRow; 7] = [
                of each phase's sum and of each worker)",
         saved_as: "interval_csv",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::File,
         saved_when_absent: false,
     },
@@ -146,7 +141,6 @@ pub const FORMATS: [FormatRow; 7] = [
                phase's sum, each worker's beside it)",
         saved_as: "live",
         extensions: &[],
-        repeats: false,
         guard: GuardRule::File,
         saved_when_absent: false,
     },
@@ -182,12 +176,8 @@ pub struct OutputFiles {
 }
 
 impl OutputFiles {
-    /// Asks for `path` in `format`; a format that does not repeat keeps
-    /// only the last path given.
+    /// Asks for `path` in `format`, after the paths it already has.
     pub fn add(&mut self, format: Format, path: PathBuf) {
-        if !format.row().repeats {
-            self.asked.retain(|(f, _)| *f != format);
-        }
         let at = self
             .asked
             .iter()
@@ -215,8 +205,8 @@ impl OutputFiles {
 }
 
 /// Saved as an object with one key per format of the list: null when not
-/// asked (a format added since, nothing); a path; for a format that repeats, one path alone or a list of
-/// two or more (so a run with one `-b` saves what it always did). Keys a
+/// asked (a format added since, nothing); one path alone, or a list of two
+/// or more (so a run with one path saves what it always did). Keys a
 /// run saved by another version holds and this one does not know are
 /// skipped, and a missing key is a format not asked for.
 impl Serialize for OutputFiles {
@@ -228,8 +218,7 @@ impl Serialize for OutputFiles {
                 [] if !row.saved_when_absent => {}
                 [] => map.serialize_entry(row.saved_as, &None::<PathBuf>)?,
                 [one] => map.serialize_entry(row.saved_as, one)?,
-                more if row.repeats => map.serialize_entry(row.saved_as, more)?,
-                [.., last] => map.serialize_entry(row.saved_as, last)?,
+                more => map.serialize_entry(row.saved_as, more)?,
             }
         }
         map.end()
@@ -304,11 +293,19 @@ mod tests {
         );
         o.add(Format::Spreadsheet, "a.xls".into());
         o.add(Format::Json, "r.json".into());
-        o.add(Format::Json, "s.json".into());
         assert_eq!(
             serde_json::to_string(&o).unwrap(),
-            r#"{"json":"s.json","csv":null,"html":null,"plots":null,"spreadsheet":"a.xls"}"#
+            r#"{"json":"r.json","csv":null,"html":null,"plots":null,"spreadsheet":"a.xls"}"#
         );
+        // Every format keeps every path given, in order.
+        let mut twice = o.clone();
+        twice.add(Format::Json, "s.json".into());
+        let saved = serde_json::to_string(&twice).unwrap();
+        assert!(
+            saved.starts_with(r#"{"json":["r.json","s.json"],"#),
+            "{saved}"
+        );
+        assert_eq!(serde_json::from_str::<OutputFiles>(&saved).unwrap(), twice);
         let mut live = o.clone();
         live.add(Format::Live, "live.jsonl".into());
         assert!(

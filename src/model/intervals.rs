@@ -10,6 +10,14 @@
 //! index i ends at the first operation boundary after i+1 intervals of D
 //! had passed. Workers of a phase (and ranks of a job) are summed index by
 //! index ([`sum_by_index`]).
+//!
+//! A loop inside one operation when its interval's time is up cannot end
+//! the interval itself: its keeper does (runner/intervals/), once a whole
+//! further D has gone by without an operation completing — the interval
+//! at the moment its time was up, with what the loop had completed, then
+//! an interval of nothing for each D the operation stays in flight, each
+//! with how long it has been ([`Interval::oldest_in_flight_ns`], a stall). The
+//! operations' latencies then go with the interval the loop ends next.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +53,12 @@ pub struct Interval {
     /// The page cache and the device when it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSample>,
+    /// A stall: no operation of the loop completed in the interval, and
+    /// its oldest operation in flight had been so for at least this long
+    /// when it ended, ns (of a sum: the longest of its loops'). Absent
+    /// whenever an operation completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oldest_in_flight_ns: Option<u64>,
 }
 
 impl Interval {
@@ -61,6 +75,11 @@ impl Interval {
     /// Its operations per second, unrounded.
     pub fn ops_per_sec(&self) -> f64 {
         self.ops as f64 / (self.length_ns.max(1) as f64 / 1e9)
+    }
+
+    /// A stall: nothing completed in it while an operation was in flight.
+    pub fn stalled(&self) -> bool {
+        self.ops == 0 && self.oldest_in_flight_ns.is_some()
     }
 }
 
@@ -92,6 +111,35 @@ pub fn usual(intervals: &[Interval]) -> impl Iterator<Item = &Interval> {
     lengths.sort_unstable();
     let median = lengths.get(lengths.len() / 2).copied().unwrap_or(0);
     intervals.iter().filter(move |i| 2 * i.length_ns >= median)
+}
+
+/// The runs of intervals between stalls ([`Interval::stalled`]): a chart
+/// draws each as one line, and a gap over a stall, not a line across it.
+pub fn between_stalls(intervals: &[Interval]) -> impl Iterator<Item = &[Interval]> {
+    intervals
+        .split(|i| i.stalled())
+        .filter(|run| !run.is_empty())
+}
+
+/// Points in time order, in runs broken where two neighbours lie farther
+/// apart than twice their usual distance (the median): a curve drawn
+/// straight across would show what was never measured.
+pub fn measured_runs<T>(points: &[(f64, T)]) -> Vec<&[(f64, T)]> {
+    let mut gaps: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    gaps.sort_by(f64::total_cmp);
+    let usual = gaps.get(gaps.len() / 2).copied().unwrap_or(0.0);
+    let mut runs = Vec::new();
+    let mut from = 0;
+    for k in 1..points.len() {
+        if usual > 0.0 && points[k].0 - points[k - 1].0 > 2.0 * usual {
+            runs.push(&points[from..k]);
+            from = k;
+        }
+    }
+    if from < points.len() {
+        runs.push(&points[from..]);
+    }
+    runs
 }
 
 /// The kernel's dirty limit as the environment recorded it, in bytes, and
@@ -200,6 +248,7 @@ pub fn sum_of_index(
         partial: last_end.is_some(),
         latency: merged_latency(&of_index).map(|h| h.summary(percentiles)),
         cache: None,
+        oldest_in_flight_ns: of_index.iter().filter_map(|i| i.oldest_in_flight_ns).max(),
     }
 }
 
@@ -307,6 +356,7 @@ mod tests {
             partial: false,
             latency: None,
             cache: None,
+            oldest_in_flight_ns: None,
         }
     }
 
@@ -334,6 +384,27 @@ mod tests {
         );
         assert_eq!(totals(&sum), (32768, 8));
         assert_eq!(sum_by_index(&[&[]], 100, 0, &[]), Vec::new());
+    }
+
+    #[test]
+    fn a_chart_s_lines_break_at_stalls_and_unmeasured_stretches() {
+        let mut stalled = interval(1, 100, 100, 0);
+        stalled.oldest_in_flight_ns = Some(150);
+        let series = [
+            interval(0, 0, 100, 4096),
+            stalled,
+            interval(2, 200, 100, 8192),
+            interval(3, 300, 100, 8192),
+        ];
+        let runs: Vec<Vec<u32>> = between_stalls(&series)
+            .map(|r| r.iter().map(|i| i.index).collect())
+            .collect();
+        assert_eq!(runs, [vec![0], vec![2, 3]]);
+        // Samples every 100 ns but one 2 100 ns apart.
+        let points = [(100.0, 1), (200.0, 2), (300.0, 3), (2400.0, 4), (2500.0, 5)];
+        let runs: Vec<usize> = measured_runs(&points).iter().map(|r| r.len()).collect();
+        assert_eq!(runs, [3, 2]);
+        assert_eq!(measured_runs::<u8>(&[]).len(), 0);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! The bytes a pass touches fit the last-level CPU cache, fit the page cache
 //! (the memory free when the run began), or exceed it; and the pass may not
-//! be served from a cache at all: `-I` bypasses the page cache, and a pass
+//! be served from a cache at all: `-I` bypasses the page cache (but for the
+//! stdio tests, which IOzone opens without O_DIRECT), and a pass
 //! that reads after `--drop-caches` or `-U` starts with none of the file in
 //! memory; `-o`/`-+D` writes wait for the device, and `-e` times the fsync
 //! that takes a write pass's data there.
@@ -186,7 +187,7 @@ impl CacheLimits {
 pub fn uncached(config: &RunConfig, pass: Pass) -> Option<Uncached> {
     let v = &config.variations;
     let reads = pass.direction() != Direction::Write;
-    if config.open.direct {
+    if config.direct(pass) {
         Some(Uncached::DirectIo)
     } else if reads && v.drop_caches != DropCaches::None {
         Some(Uncached::DropCaches)
@@ -293,6 +294,9 @@ mod tests {
         assert!(!direct.cached());
         assert_eq!(direct.code(), "uncached");
         assert_eq!(direct.words(), "uncached (-I)");
+        // -I leaves the stdio tests, which IOzone opens with fopen, cached.
+        assert!(judge(&["-a", "-I"], Pass::Fread).cached());
+        assert!(judge(&["-a", "-I"], Pass::Frewrite).cached());
         // --drop-caches empties the cache before reads; writes still land in it.
         assert_eq!(
             judge(&["-a", "--drop-caches"], Pass::Reread).uncached,

@@ -492,6 +492,15 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// Whether a pass or a phase was recorded in intervals (`--interval`).
+    pub fn has_intervals(&self) -> bool {
+        self.cells
+            .iter()
+            .flat_map(|c| &c.measurements)
+            .any(|m| !m.intervals.is_empty())
+            || self.throughput.iter().any(|p| !p.intervals.is_empty())
+    }
+
     /// A cluster run's ranks: each rank's host, in rank order, as its
     /// ranks' tables (single and auto mode) or its workers' results
     /// (throughput mode) name them (empty on one machine, and for a

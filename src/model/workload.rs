@@ -182,6 +182,13 @@ impl Pass {
         }
     }
 
+    /// Whether `-I` opens the pass's file with O_DIRECT: IOzone adds it to
+    /// every open(2) of the test file, and the stdio tests open theirs with
+    /// fopen(), without it (../shared/reference/strace_I_stdio.txt).
+    pub fn direct_with_i(self) -> bool {
+        self.engine() != EngineChoice::Stdio
+    }
+
     pub fn pattern(self) -> PatternKind {
         use Pass::*;
         match self {

@@ -4,7 +4,8 @@
 //! `rank` set); throughput mode: each phase's sum (`worker` empty), then
 //! each worker's, then in cluster mode each rank's. Times in ns from the
 //! pass's start (throughput mode: the barrier's release); the page cache
-//! and percentiles empty where there are none.
+//! and percentiles empty where there are none, and `oldest_in_flight_ns`
+//! but in a stall (no operation completed: model::intervals).
 
 use std::io;
 
@@ -18,7 +19,7 @@ use crate::model::workload::Pass;
 pub struct IntervalCsvReport;
 
 /// The header row: the names of [`IntervalRow`]'s fields, in order.
-pub const INTERVAL_CSV_HEADER: [&str; 22] = [
+pub const INTERVAL_CSV_HEADER: [&str; 23] = [
     "test",
     "pass",
     "run",
@@ -41,6 +42,7 @@ pub const INTERVAL_CSV_HEADER: [&str; 22] = [
     "p50_ns",
     "p99_ns",
     "max_ns",
+    "oldest_in_flight_ns",
 ];
 
 #[derive(Serialize)]
@@ -67,6 +69,8 @@ struct IntervalRow {
     p50_ns: Option<u64>,
     p99_ns: Option<u64>,
     max_ns: Option<u64>,
+    /// A stall: how long the loop's oldest operation had been in flight.
+    oldest_in_flight_ns: Option<u64>,
 }
 
 /// What a series of rows is of: the pass or phase, and whose intervals.
@@ -107,6 +111,7 @@ impl Of {
             p50_ns: latency.and_then(|l| l.at(50.0)),
             p99_ns: latency.and_then(|l| l.at(99.0)),
             max_ns: latency.filter(|l| l.count > 0).map(|l| l.max_ns),
+            oldest_in_flight_ns: i.oldest_in_flight_ns,
         }
     }
 }

@@ -8,13 +8,15 @@
 //! unit asked for or the one that suits the table.
 //!
 //! Single and auto mode's cells count as one worker; several file sizes
-//! get a table each.
+//! get a table each. A `-+k` sweep's phases are of the file size its
+//! workers share, whatever each one's part of it (a worker writes 1/N of
+//! it): one table per test, as a scaling study prints it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::analysis::samples::{exact_rate, unit_name};
-use crate::model::config::OutputUnit;
+use crate::model::config::{OutputUnit, Sizes};
 use crate::model::histogram::{LatencyHistogram, LatencySummary};
 use crate::model::result::RunResult;
 use crate::model::units::{LatencyUnit, Size};
@@ -92,7 +94,12 @@ pub fn scaling_tables(
             }
         }
         for p in &run.throughput {
-            let place = (p.pass, p.file_bytes, p.workers, p.record_bytes);
+            let place = (
+                p.pass,
+                table_file(run, p.file_bytes),
+                p.workers,
+                p.record_bytes,
+            );
             gathered.add(place, p.children_see(unit), p.latency.as_ref());
         }
     }
@@ -108,9 +115,14 @@ pub fn scaling_tables(
         ),
     };
     let names: Vec<&str> = runs.iter().map(|(n, _)| n.as_str()).collect();
+    let shared = if runs.iter().any(|(_, r)| shares_the_file(r)) {
+        "; with -+k the workers of a row share the file size, each writing its part"
+    } else {
+        ""
+    };
     let mut out = format!(
         "Scaling tables of {}{summed}: a table per test, a row per worker count, a column \
-         per record size; throughput is the workers' sum (IOzone's \"Children see\")\n",
+         per record size; throughput is the workers' sum (IOzone's \"Children see\"){shared}\n",
         names.join(", ")
     );
     let several_files = gathered
@@ -159,6 +171,24 @@ pub fn scaling_tables(
         }
     }
     Ok(out)
+}
+
+/// `-+k`: the run's workers divide its file size among them.
+fn shares_the_file(run: &RunResult) -> bool {
+    run.config
+        .throughput
+        .as_ref()
+        .is_some_and(|t| t.constant_total)
+}
+
+/// The file size a throughput phase's table is of: each worker's, or with
+/// `-+k` the size the workers share (`-s`), whatever each one's part, so
+/// that a sweep over worker counts is one table.
+fn table_file(run: &RunResult, worker_file_bytes: u64) -> u64 {
+    match run.config.sizes {
+        Sizes::Single { file_bytes, .. } if shares_the_file(run) => file_bytes,
+        _ => worker_file_bytes,
+    }
 }
 
 /// A test's table title: its name, and its file size when the runs have several.

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::compare::{look, verdict_css};
 use super::plots::number;
 use super::web::{Anchor, Axis, Frame, Paint, Svg, Text, TextSize, esc, series};
 use crate::analysis::compare::Verdict;
@@ -34,11 +35,7 @@ fn value_text(v: Option<f64>) -> String {
 }
 
 fn mark(v: Option<Verdict>) -> char {
-    match v {
-        Some(Verdict::Faster) => '+',
-        Some(Verdict::Slower) => '-',
-        _ => ' ',
-    }
+    v.map_or(' ', |v| look(v).mark)
 }
 
 /// A row's label in the text table, its control characters shown.
@@ -146,14 +143,7 @@ pub fn render_text(t: &Trend, colour: bool) -> String {
                 };
                 let padded = format!("{text:>w$}", w = w + 1);
                 let painted = match (colour, verdict) {
-                    (true, Some(v)) => {
-                        let code = match v {
-                            Verdict::Faster => "32",
-                            Verdict::Slower => "31",
-                            Verdict::Same => "90",
-                        };
-                        format!("\x1b[{code}m{padded}\x1b[0m")
-                    }
+                    (true, Some(v)) => format!("\x1b[{}m{padded}\x1b[0m", look(*v).ansi),
                     _ => padded,
                 };
                 let _ = write!(out, " {painted}");
@@ -237,10 +227,11 @@ pub fn render_html(t: &Trend) -> String {
          table{border-collapse:collapse;font-size:13px}\
          td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}\
          td.l,th.l{text-align:left;white-space:nowrap}\
-         td.faster{background:#c6efce}td.slower{background:#ffc7ce}\
-         .charts{display:flex;flex-wrap:wrap;gap:16px}\
-         </style></head><body>\n",
+         .charts{display:flex;flex-wrap:wrap;gap:16px}\n",
     );
+    // The verdicts' colours are ioz compare's (compare/look.rs).
+    html.push_str(&verdict_css());
+    html.push_str("</style></head><body>\n");
     let _ = writeln!(
         html,
         "<h1>ioz history trend</h1><p>Values in {}: {}.</p>",
@@ -296,7 +287,7 @@ pub fn render_html(t: &Trend) -> String {
                     (Some(v), Some(verdict)) => {
                         // Coloured beyond the band only, light enough for
                         // the number on it, as ioz compare's tables are.
-                        let _ = write!(html, "<td class=\"{}\">{v:.3}</td>", verdict.name());
+                        let _ = write!(html, "<td class=\"{}\">{v:.3}</td>", look(*verdict).class);
                     }
                     _ => html.push_str("<td>-</td>"),
                 }

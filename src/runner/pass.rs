@@ -72,10 +72,7 @@ pub(crate) fn before_loop<E: Engine>(
 ) -> Result<(), IoFailure> {
     let fail = failure(recipe.pass, path);
     let setup = &recipe.setup;
-    // SAFETY: plain syscall on the engine's open descriptor.
-    if unsafe { libc::fsync(engine.raw_fd()) } < 0 {
-        return Err(fail("fsync", None, io::Error::last_os_error()));
-    }
+    engine.settle().map_err(|e| fail("fsync", None, e))?;
     // Before -p's purge, which should be the last thing to touch the caches.
     engine.prepare_buffers(buffers.read_buf, buffers.pool);
     if setup.touch_buffers {
@@ -136,7 +133,9 @@ fn reach(recipe: &PassRecipe, ops: &[IoOp], buffers: &Buffers<'_>) -> (usize, us
 }
 
 /// Untimed, after the clock: make written data durable (so the next pass does
-/// not pay for it), release the lock and close — unless -e/-c timed them.
+/// not pay for it; IOzone syncs after its reads too, and so does a pass of
+/// single and auto mode), release the lock and close — unless -e/-c timed
+/// them.
 pub(crate) fn after_loop<E: Engine>(
     engine: &mut E,
     recipe: &PassRecipe,

@@ -254,7 +254,7 @@ impl<'a> Recipe<'a> {
         let reads = pass.direction() != Direction::Write;
         let writes = pass.direction() != Direction::Read;
         let mut flags = 0;
-        if config.open.direct {
+        if config.direct(pass) {
             flags |= libc::O_DIRECT;
         }
         if config.open.sync_all {
@@ -313,7 +313,7 @@ impl<'a> Recipe<'a> {
             engine,
             open,
             record_locking: config.record_locking,
-            direct: config.open.direct,
+            direct: config.direct(pass),
             setup: Setup {
                 purge: self.purge,
                 write_page_first: v.mix_mmap_file_io && writes,
@@ -329,7 +329,9 @@ impl<'a> Recipe<'a> {
                 sync: config.fsync_in_timing,
                 close: config.close_in_timing,
             },
-            sync_after: !config.fsync_in_timing && writes,
+            // Untimed, as IOzone does after every pass of single and auto
+            // mode, reads too (strace_I_stdio.txt: two fsyncs a pass).
+            sync_after: !config.fsync_in_timing && (writes || !self.throughput),
             compute_delay_ns: v.compute_delay_ms.unwrap_or(0) * 1_000_000,
             size,
             check,
@@ -541,7 +543,9 @@ pub(crate) struct PassRecipe {
     pub setup: Setup,
     /// What the timed region includes besides the operations (-e, -c).
     pub extras: TimedExtras,
-    /// Untimed, after the clock: fsync what the pass wrote (unless -e timed it).
+    /// Untimed, after the clock: the engine's sync (unless -e timed it),
+    /// after every pass of single and auto mode as IOzone's, a throughput
+    /// phase's writers only.
     pub sync_after: bool,
     /// `-J`: busy-wait before every operation, left out of the time.
     pub compute_delay_ns: u64,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
+use crate::model::plan::passes;
 use crate::model::telemetry::Telemetry;
 use crate::model::units::Size;
 use crate::model::variations::DropCaches;
@@ -144,7 +145,7 @@ pub fn check(config: &RunConfig) -> Result<Option<String>, RunError> {
         .and_then(|m| parse_mem_total(&m));
     match ram {
         Some(ram)
-            if !config.open.direct
+            if !passes(config).into_iter().all(|p| config.direct(p))
                 && config.variations.drop_caches == DropCaches::None
                 && config.variations.remount.is_none()
                 && total > 0
@@ -212,8 +213,12 @@ mod tests {
         let c = test_config(&["-s", "64k", "-f", path.to_str().unwrap()]);
         let warning = check(&c).unwrap().expect("a warning");
         assert!(warning.contains("fits in RAM"), "{warning}");
-        let c = test_config(&["-s", "64k", "-I", "-f", path.to_str().unwrap()]);
+        let p = path.to_str().unwrap();
+        let c = test_config(&["-s", "64k", "-I", "-i", "0", "-i", "1", "-f", p]);
         assert_eq!(check(&c).unwrap(), None);
+        // -I leaves the stdio tests cached (IOzone opens them with fopen).
+        let c = test_config(&["-s", "64k", "-I", "-i", "0", "-i", "7", "-f", p]);
+        assert!(check(&c).unwrap().is_some());
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod private_view;
 pub mod program_pages;
 pub mod queue;
 pub mod remount;
+pub mod reserve;
 pub mod signals;
 #[cfg(test)]
 pub(crate) mod skip_ledger;

@@ -428,8 +428,10 @@ fn a_second_sigint_leaves_at_once_and_still_removes_the_file() {
     let started = Instant::now();
     let (code, _) = finish(child);
     assert_eq!(code, Some(130));
+    // Unstopped, it would wait for the lock as long as the test holds it;
+    // a busy machine takes its time to end a process.
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(20),
         "ioz did not leave at once"
     );
     drop(held);

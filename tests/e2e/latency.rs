@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fixtures::ioz_ok as ok;
-use crate::fixtures::{Test, assert_refused, ioz, trials};
+use crate::fixtures::{Test, assert_refused, ioz, quiet, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -636,11 +636,7 @@ fn rate_limit_paces_each_worker() {
         // the ceiling proves the pacing. The floor only catches a pacer that
         // oversleeps by half; a busy machine's late wake-ups (89/s seen
         // under the full suite) are not the pacer's fault.
-        assert!(
-            (PACED_FLOOR..=105.0).contains(&rate),
-            "worker {}: {rate} ops/s",
-            w["worker"]
-        );
+        paced(rate, &format!("worker {}", w["worker"]));
     }
     let line = run
         .stdout
@@ -659,15 +655,25 @@ fn rate_limit_paces_each_worker() {
     );
     let m = &json(dir.path())["cells"][0]["measurements"][0];
     let rate = m["records"].as_f64().unwrap() * 1e9 / m["elapsed_ns"].as_f64().unwrap();
-    assert!(
-        (PACED_FLOOR..=105.0).contains(&rate),
-        "{rate}: {}",
-        run.stdout
-    );
+    paced(rate, &run.stdout);
+}
+
+/// A rate of `-+O 100`: at most 105/s always; below the floor a failure
+/// only if the machine wakes a sleeping thread on time now (measured
+/// then), else the test is skipped with the figure.
+fn paced(rate: f64, what: &str) {
+    assert!(rate <= 105.0, "{what}: {rate} ops/s, above -+O 100");
+    if rate < PACED_FLOOR {
+        quiet::skip_unless_wakes_on_time(WAKE_LATE, "-+O 100's floor of 66/s");
+        panic!("{what}: {rate} ops/s, below {PACED_FLOOR} on a machine that wakes on time");
+    }
 }
 
 /// The slowest rate `-+O 100` may give on a shared machine (see above).
 const PACED_FLOOR: f64 = 66.0;
+/// How late a 10 ms sleep may end, on average, for that floor to hold (a
+/// wake-up 5 ms late each time gives 66/s).
+const WAKE_LATE: std::time::Duration = std::time::Duration::from_millis(2);
 
 fn worker_logs_have_iozones_lines() {
     let dir = tempfile::tempdir().unwrap();

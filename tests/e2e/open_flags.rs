@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::fixtures::{Ext4, IOZ, Test, ioz, list_dir, trials};
+use crate::fixtures::{Ext4, IOZ, Test, data_file, ioz, list_dir, quiet, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {
@@ -19,6 +19,7 @@ pub fn tests() -> Vec<Test> {
         every_throughput_phase_opens_its_files_as_iozone_does => [Strace],
         a_kept_file_is_cut_before_the_write_test_as_iozone_s_creat_cuts_it => [Strace],
         the_write_test_s_timed_close_on_ext4_starts_no_writeback => [Root, Ext4, Strace],
+        direct_io_makes_iozone_s_calls_on_the_test_file => [Strace, ODirect],
     ]
 }
 
@@ -194,16 +195,25 @@ fn check(traced: &Traced, passes: &[String], iozone: fn(&str) -> Access, what: &
         claim.creates() && claim.flags.contains("O_EXCL") && claim.access() == Access::ReadOnly,
         "{what}: the first open makes the file: {claim:?}"
     );
+    // One open per pass; IOzone's fread passes open a second descriptor,
+    // read-only, to fsync the file (IOZONE-SEMANTICS.md §2.8).
+    let expected: Vec<(&String, Access)> = passes
+        .iter()
+        .flat_map(|pass| {
+            let second = matches!(pass.as_str(), "fread" | "freread");
+            std::iter::once((pass, iozone(pass))).chain(second.then_some((pass, Access::ReadOnly)))
+        })
+        .collect();
     assert_eq!(
         rest.len(),
-        passes.len(),
-        "{what}: one open per pass: {:?} for {passes:?}",
+        expected.len(),
+        "{what}: an open per pass (two for fread): {:?} for {passes:?}",
         traced.opens
     );
-    for (open, pass) in rest.iter().zip(passes) {
+    for (open, (pass, access)) in rest.iter().zip(expected) {
         assert!(!open.flags.contains("O_TRUNC"), "{what} {pass}: {open:?}");
         assert!(!open.creates(), "{what} {pass}: {open:?}");
-        assert_eq!(open.access(), iozone(pass), "{what} {pass}: {open:?}");
+        assert_eq!(open.access(), access, "{what} {pass}: {open:?}");
     }
 }
 
@@ -294,7 +304,15 @@ fn the_write_test_s_timed_close_on_ext4_starts_no_writeback() {
     let path = file.to_str().unwrap();
     let mut write_closes = Vec::new();
     let mut rewrite_closes = Vec::new();
-    for _ in 0..3 {
+    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    // With writeback started the write's close is 10–50× the rewrite's.
+    let fine = |w: &[f64], r: &[f64]| best(w) <= 4.0 * best(r) + 0.000_2;
+    // Three runs, up to nine while the best write close is over: a busy
+    // machine stretches a 20 µs call now and then, writeback every time.
+    for run in 0..9 {
+        if run >= 3 && fine(&write_closes, &rewrite_closes) {
+            break;
+        }
         let dir = tempfile::tempdir().unwrap();
         let out = Command::new("strace")
             .args([
@@ -326,12 +344,167 @@ fn the_write_test_s_timed_close_on_ext4_starts_no_writeback() {
         write_closes.push(closes[0]);
         rewrite_closes.push(closes[1]);
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (write, rewrite) = (best(&write_closes), best(&rewrite_closes));
-    // With writeback started the write's close is 10–50× the rewrite's.
+    if !fine(&write_closes, &rewrite_closes) {
+        quiet::skip_unless_wakes_on_time(
+            std::time::Duration::from_millis(1),
+            "timing a 20 µs close",
+        );
+    }
     assert!(
-        write <= 4.0 * rewrite + 0.000_2,
-        "the write pass's timed close took {write} s (best of 3), the rewrite's {rewrite} s: {write_closes:?}"
+        fine(&write_closes, &rewrite_closes),
+        "the write pass's timed close took {write} s (best of {}), the rewrite's {rewrite} s: {write_closes:?}",
+        write_closes.len()
     );
     assert!(!file.exists());
+}
+
+/// The flags ioz adds to every open of its test file on purpose (engine/
+/// open.rs: a link or a FIFO put in its place is refused, no descriptor
+/// leaks into a child), and the one strace shows on some systems.
+const GUARD_FLAGS: [&str; 4] = ["O_NONBLOCK", "O_NOFOLLOW", "O_CLOEXEC", "O_LARGEFILE"];
+
+/// The opens and syncs of the file named `name` in a trace of `strace -f`
+/// (with or without -y), in order, names normalised: an open as
+/// `open#N FLAGS` (N counting the file's opens from 1, ioz's guard flags
+/// left out), a sync as `fsync#N` of the open whose descriptor it is.
+/// Calls strace split in two (`<unfinished ...>`, `<... resumed>`) are
+/// joined first. With `claim`, the file's first open is ioz's claim of it
+/// (O_CREAT|O_EXCL, read-only, held to the end of the run): checked, and
+/// neither listed nor counted.
+fn calls_on(trace: &str, name: &str, claim: bool) -> Vec<String> {
+    let mut pending: std::collections::HashMap<String, String> = Default::default();
+    let mut holder: std::collections::HashMap<i64, usize> = Default::default();
+    let mut claimed = !claim;
+    let mut opens = 0;
+    let mut calls = Vec::new();
+    for raw in trace.lines() {
+        // strace -f puts the pid first when there are several.
+        let (pid, line) = match raw.split_once(' ') {
+            Some((p, rest)) if p.chars().all(|c| c.is_ascii_digit()) => (p, rest.trim_start()),
+            _ => ("", raw),
+        };
+        let line = if let Some(head) = line.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid.to_string(), head.to_string());
+            continue;
+        } else if line.starts_with("<... ") {
+            let Some(head) = pending.remove(pid) else {
+                continue;
+            };
+            let tail = line.split_once("resumed>").map_or("", |(_, t)| t);
+            format!("{head}{tail}")
+        } else {
+            line.to_string()
+        };
+        let plain = without_fd_paths(&line);
+        let fd: Option<i64> = plain
+            .rsplit_once("= ")
+            .and_then(|(_, r)| r.split_whitespace().next()?.parse().ok());
+        if let Some(args) = plain.strip_prefix("openat(") {
+            let quoted: Vec<&str> = args.split('"').collect();
+            let (Some(path), Some(rest), Some(fd)) =
+                (quoted.get(1), quoted.get(2), fd.filter(|&fd| fd >= 0))
+            else {
+                continue;
+            };
+            if Path::new(path).file_name() != Some(std::ffi::OsStr::new(name)) {
+                holder.remove(&fd);
+                continue;
+            }
+            let flags = rest
+                .trim_start_matches(", ")
+                .split([',', ')'])
+                .next()
+                .unwrap_or("")
+                .split('|')
+                .filter(|f| !GUARD_FLAGS.contains(f))
+                .collect::<Vec<_>>()
+                .join("|");
+            if !claimed {
+                assert_eq!(flags, "O_RDONLY|O_CREAT|O_EXCL", "the claim first: {line}");
+                claimed = true;
+                holder.remove(&fd);
+                continue;
+            }
+            opens += 1;
+            holder.insert(fd, opens);
+            calls.push(format!("open#{opens} {flags}"));
+        } else if let Some(call) = ["fsync(", "fdatasync("]
+            .into_iter()
+            .find(|c| plain.starts_with(c))
+        {
+            let arg: Option<i64> = plain[call.len()..]
+                .split(')')
+                .next()
+                .and_then(|a| a.trim().parse().ok());
+            if let Some(n) = arg.and_then(|fd| holder.get(&fd)) {
+                calls.push(format!("{}#{n}", call.trim_end_matches('(')));
+            }
+        }
+    }
+    calls
+}
+
+/// `line` without strace -y's `<path>` after each descriptor (outside the
+/// quoted strings).
+fn without_fd_paths(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let (mut in_path, mut in_string) = (false, false);
+    for c in line.chars() {
+        match c {
+            '"' if !in_path => {
+                in_string = !in_string;
+                out.push(c);
+            }
+            '<' if !in_string => in_path = true,
+            '>' if in_path => in_path = false,
+            _ if in_path => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `-I` with the stdio tests, beside IOzone's trace of the same command
+/// (tests/fixtures/strace/iozone_I_stdio.txt): every open and
+/// sync of the test file in IOzone's order, O_DIRECT on tests 0 and 1
+/// only (fopen opens tests 6 and 7 without it), an fsync before and after
+/// every pass, and fread's fsync through a second descriptor. Before,
+/// ioz opened tests 6 and 7 with O_DIRECT (fread at 0.30× IOzone's).
+/// ioz's one call of its own is the claim of the file, where IOzone's
+/// write test calls creat(), which the reference's filter leaves out.
+fn direct_io_makes_iozone_s_calls_on_the_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-y",
+            "-e",
+            "trace=openat,fsync,fdatasync",
+            "-o",
+            "trace.txt",
+        ])
+        .arg(IOZ)
+        .args([
+            "-I", "-s", "4m", "-r", "64k", "-i", "0", "-i", "1", "-i", "6", "-i", "7",
+        ])
+        .args(["-f", "t.tmp"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace = fs::read_to_string(dir.path().join("trace.txt")).unwrap();
+    let ours = calls_on(&trace, "t.tmp", true);
+    let reference = fs::read_to_string(data_file("strace/iozone_I_stdio.txt")).unwrap();
+    let iozone = calls_on(&reference, "t.tmp", false);
+    assert_eq!(iozone.len(), 24, "{iozone:?}");
+    assert_eq!(ours, iozone, "ioz's calls (left) against IOzone's");
+    // The text says what IOzone's says of -I, and nothing more.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\tO_DIRECT feature enabled\n"), "{stdout}");
+    assert!(!stdout.to_lowercase().contains("fopen"), "{stdout}");
 }

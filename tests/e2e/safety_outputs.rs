@@ -29,6 +29,7 @@ pub fn tests() -> Vec<Test> {
         a_telemetry_trace_is_never_overwritten,
         a_worker_test_file_is_never_overwritten,
         two_outputs_on_one_file_are_refused,
+        every_result_option_given_twice_writes_both_files,
         a_users_file_is_replaced_only_with_force,
         a_result_file_ioz_wrote_is_replaced,
         a_link_to_a_result_file_is_followed,
@@ -257,6 +258,80 @@ fn two_outputs_on_one_file_are_refused() {
         &run_args(&["--plots", "p.xls", "-b", "p.xls"]),
         "--plots",
     );
+}
+
+/// Every format of the one list (model::formats), its flag given twice
+/// with two paths: a run writes both files, alike, and saves both paths;
+/// `ioz report` of the saved run does the same. Before, only the last
+/// was written (but for -b), and nothing said so. The same file twice is
+/// refused, as any two outputs on one file are.
+fn every_result_option_given_twice_writes_both_files() {
+    use ioz::model::formats::{FORMATS, Format};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let paths = |row: &ioz::model::formats::FormatRow, prefix: &str| -> [String; 2] {
+        let ext = row.extensions.first().copied().unwrap_or("out");
+        match row.format {
+            // An .xls and an .xlsx, as -b was given twice before.
+            Format::Spreadsheet => [format!("{prefix}a.xls"), format!("{prefix}b.xlsx")],
+            Format::Plots => [format!("{prefix}a"), format!("{prefix}b")],
+            _ => [format!("{prefix}a.{ext}"), format!("{prefix}b.{ext}")],
+        }
+    };
+    let same = |a: &Path, b: &Path, row: &ioz::model::formats::FormatRow| {
+        if row.format == Format::Plots {
+            assert_eq!(list_dir(a), list_dir(b), "{}", row.flag);
+            assert!(!list_dir(a).is_empty(), "{}", row.flag);
+        } else if row.format != Format::Spreadsheet {
+            assert_eq!(
+                fs::read(a).unwrap(),
+                fs::read(b).unwrap(),
+                "{}: the two differ",
+                row.flag
+            );
+        }
+    };
+    for row in &FORMATS {
+        let [a, b] = paths(row, "run-");
+        let saved = if row.format == Format::Json {
+            a.as_str()
+        } else {
+            "saved.json"
+        };
+        let mut args = vec!["-s", "1m", "-r", "64k", "-i", "0", "-f", "t.tmp"];
+        args.extend(["--interval", "10ms", row.flag, &a, row.flag, &b]);
+        if row.format != Format::Json {
+            args.extend(["--json", saved]);
+        }
+        ioz(d, &args).expect_code(0);
+        let (pa, pb) = (d.join(&a), d.join(&b));
+        assert!(pa.exists() && pb.exists(), "{}: {a} and {b}", row.flag);
+        same(&pa, &pb, row);
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(d.join(saved)).unwrap()).unwrap();
+        assert_eq!(
+            json["config"]["outputs"][row.saved_as],
+            serde_json::json!([a, b]),
+            "{}: both paths saved",
+            row.flag
+        );
+        // ioz report of the saved run, the flag twice.
+        let [ra, rb] = paths(row, "report-");
+        ioz(d, &["report", saved, row.flag, &ra, row.flag, &rb]).expect_code(0);
+        let (qa, qb) = (d.join(&ra), d.join(&rb));
+        assert!(
+            qa.exists() && qb.exists(),
+            "report {}: {ra} and {rb}",
+            row.flag
+        );
+        same(&qa, &qb, row);
+        // The same file twice is one file for two outputs.
+        let refused = ioz(
+            d,
+            &["report", saved, row.flag, &ra, row.flag, &format!("./{ra}")],
+        );
+        assert_refused(&refused, &format!("is also the {} ", row.flag));
+    }
 }
 
 fn a_users_file_is_replaced_only_with_force() {

@@ -92,15 +92,40 @@ fn a_clear_slowdown_is_slower_with_a_small_adjusted_p() {
     assert_eq!(slow.len(), 1);
     assert_eq!(slow[0].1.cell.pass, Test::Pass(Pass::Write));
     assert!(c.slower_than(25.0).is_empty());
-    let summary = pair.by_pass(5.0, true);
+    let summary = pair.by_pass();
     assert_eq!(summary[0].verdict, Verdict::Slower);
     assert_eq!(summary[0].cells_slower, 1);
     assert_eq!(summary[1].verdict, Verdict::Same);
-    // The test's ratio says the verdict, not its cells: 0.8 is within a
-    // band of 25 %, though the cell is significantly slower.
-    let wide = pair.by_pass(25.0, true);
-    assert_eq!(wide[0].verdict, Verdict::Same);
-    assert_eq!((wide[0].cells_faster, wide[0].cells_slower), (0, 1));
+}
+
+#[test]
+fn a_test_says_what_its_cells_verdicts_say() {
+    assert_eq!(Verdict::of_cells(0, 0), Verdict::Same);
+    assert_eq!(Verdict::of_cells(2, 0), Verdict::Faster);
+    assert_eq!(Verdict::of_cells(0, 1), Verdict::Slower);
+    assert_eq!(Verdict::of_cells(1, 3), Verdict::Mixed);
+    // Every cell 12 % faster but none significantly (wide spread): the
+    // test's mean is beyond the band of 5 %, and the test is the same.
+    let kb = OutputUnit::KbPerSec;
+    let base = side(
+        "base",
+        kb,
+        &[(key(Pass::Read, 4), &[100.0, 102.0, 98.0, 101.0, 99.0])],
+    );
+    let other = side(
+        "other",
+        kb,
+        &[(key(Pass::Read, 4), &[78.0, 151.0, 101.0, 140.0, 90.0])],
+    );
+    let c = compare(&base, &[other], OPTIONS).unwrap();
+    let cell = &c.pairs[0].cells[0];
+    assert!(
+        cell.percent > 5.0 && cell.verdict == Verdict::Same,
+        "{cell:?}"
+    );
+    let test = c.pairs[0].by_pass()[0];
+    assert!(test.ratio > 1.05);
+    assert_eq!(test.verdict, Verdict::Same);
 }
 
 #[test]

@@ -263,7 +263,7 @@ impl AioEngine {
                     ));
                     break;
                 }
-                io.busy_ns += delay_before(op, io.compute_delay_ns, &stops);
+                io.busy_ns += delay_before(op, io.compute_delay_ns, &stops, &io.intervals);
                 if RECORD_LATENCY {
                     self.submitted_ns[slot] = now_ns();
                 }

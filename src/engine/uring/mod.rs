@@ -423,7 +423,7 @@ impl UringEngine {
                     // Wait for the overlapping operation first.
                     break;
                 }
-                io.busy_ns += delay_before(op, io.compute_delay_ns, &stops);
+                io.busy_ns += delay_before(op, io.compute_delay_ns, &stops, &io.intervals);
                 let slot = free
                     .pop()
                     .expect("an idle entry while fewer than limit are in flight");

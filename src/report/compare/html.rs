@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
+use super::look::{look, verdict_css};
 use super::over_time::over_time_section;
 use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
 use super::text::{Explained, command_lines, environment_lines, regime_line, why_lines};
@@ -15,7 +16,7 @@ use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair,
 use crate::analysis::samples::Test;
 use crate::report::environment_text::differences_html;
 use crate::report::plots::{PlainAxis, number};
-use crate::report::web::{esc, series, verdict_colour};
+use crate::report::web::{esc, series};
 
 const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1300px;
@@ -27,7 +28,6 @@ table { border-collapse: collapse; margin: 0.4em 0 1em; font-size: 0.9em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #d5d9e0; padding: 0.2em 0.55em; text-align: right; }
 th { background: #eef2f7; }
-td.faster { background: #c6efce; } td.slower { background: #ffc7ce; } td.same { background: #ededed; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 .fig { margin: 0.6em 0 1em; }
 .fig svg, .figs svg { flex: none; display: block; max-width: 100%; height: auto; }
@@ -43,8 +43,9 @@ pub fn render_html(c: &Comparison) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ioz compare: {}</title><style>{STYLE}</style></head><body>",
-        esc(&c.baseline.label)
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ioz compare: {}</title><style>{STYLE}{}</style></head><body>",
+        esc(&c.baseline.label),
+        verdict_css()
     );
     let _ = write!(h, "<h1>ioz compare</h1>");
     let _ = write!(
@@ -64,11 +65,26 @@ pub fn render_html(c: &Comparison) -> String {
         c.adjust.name(),
         c.band_percent
     );
-    let _ = write!(
-        h,
-        "<p class=\"key\"><span class=\"faster\" style=\"background:#c6efce\">faster</span>\
-         <span style=\"background:#ffc7ce\">slower</span><span style=\"background:#ededed\">same</span></p>"
-    );
+    h.push_str("<p class=\"key\">");
+    for v in [
+        Verdict::Faster,
+        Verdict::Slower,
+        Verdict::Same,
+        Verdict::Mixed,
+    ] {
+        let l = look(v);
+        let _ = write!(
+            h,
+            "<span class=\"{}\" style=\"background:{}\">{}</span>",
+            l.class,
+            l.fill,
+            match v {
+                Verdict::Mixed => "mixed (a test: cells faster and slower)",
+                v => v.name(),
+            }
+        );
+    }
+    h.push_str("</p>");
     // What differs between the machines, before any number.
     let _ = write!(h, "<h2>Environments</h2>");
     if let Some(t) = &c.baseline.tool {
@@ -303,7 +319,7 @@ fn groups(c: &Comparison) -> Vec<(Test, Option<u32>)> {
 }
 
 fn class(v: Verdict) -> &'static str {
-    v.name()
+    look(v).class
 }
 
 /// Seed 003's table: rows are the inputs, columns the tests; then each
@@ -321,15 +337,15 @@ fn tests_table(h: &mut String, c: &Comparison) {
     }
     // The means read in MB/s or GB/s (k ops/s …) with three significant
     // digits, as ioz's figures do, so that thirteen tests fit the page.
-    let first = c.pairs[0].by_pass(c.band_percent, c.higher_is_better);
+    let first = c.pairs[0].by_pass();
     let largest = first
         .iter()
         .map(|s| s.base_mean)
-        .chain(c.pairs.iter().flat_map(|p| {
-            p.by_pass(c.band_percent, c.higher_is_better)
-                .into_iter()
-                .map(|s| s.other_mean)
-        }))
+        .chain(
+            c.pairs
+                .iter()
+                .flat_map(|p| p.by_pass().into_iter().map(|s| s.other_mean)),
+        )
         .fold(0.0, f64::max);
     let axis = PlainAxis::up_to(c.unit, largest);
     // A row per test, as many as a run has (22 passes for the 13 tests),
@@ -337,8 +353,8 @@ fn tests_table(h: &mut String, c: &Comparison) {
     // scrolling sideways.
     let _ = write!(
         h,
-        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio columns: the geometric mean of the cells' ratios, green when it is faster beyond the band of ±{} %, red when slower (each cell's own verdict is in the test's charts and table below).</p><div class=\"scroll\"><table><tr><th style=\"text-align:left\">test</th>",
-        axis.unit, c.band_percent
+        "<h2>Per test</h2><p class=\"note\">Means over the cells compared, in {}; ratio columns: the geometric mean of the cells' ratios, coloured by the cells' verdicts: green when some are faster and none slower, red when some are slower and none faster, amber when both, grey when every cell is the same (each cell's own verdict is in the test's charts and table below).</p><div class=\"scroll\"><table><tr><th style=\"text-align:left\">test</th>",
+        axis.unit
     );
     let inputs = std::iter::once(&c.baseline).chain(c.pairs.iter().map(|p| &p.other));
     for input in inputs {
@@ -362,11 +378,7 @@ fn tests_table(h: &mut String, c: &Comparison) {
         );
     }
     h.push_str("</tr>");
-    let summaries: Vec<_> = c
-        .pairs
-        .iter()
-        .map(|p| p.by_pass(c.band_percent, c.higher_is_better))
-        .collect();
+    let summaries: Vec<_> = c.pairs.iter().map(|p| p.by_pass()).collect();
     let mean = |v: Option<f64>| v.map(|v| number(v * axis.factor)).unwrap_or_default();
     for p in &passes {
         let _ = write!(h, "<tr><th style=\"text-align:left\">{}</th>", p.name());
@@ -422,7 +434,7 @@ fn details(h: &mut String, c: &Comparison, pass: Test, workers: Option<u32>) {
                 x.other.n,
                 ms(&x.other),
                 class(x.verdict),
-                verdict_colour(x.verdict),
+                look(x.verdict).ink,
                 ratio(x.ratio),
                 match (x.ci_low, x.ci_high) {
                     (Some(a), Some(b)) => format!("{} … {}", ratio(a), ratio(b)),

@@ -6,6 +6,7 @@
 mod data;
 mod format;
 mod html;
+mod look;
 mod over_time;
 mod svg;
 mod text;
@@ -16,6 +17,7 @@ use std::io;
 pub use data::{render_csv, render_json};
 pub use format::cell_name;
 pub use html::render_html;
+pub use look::{Look, look, verdict_css};
 pub use text::render_text;
 pub use xlsx::render_xlsx;
 

@@ -10,12 +10,12 @@
 use std::collections::BTreeSet;
 
 use super::format::{percent, ratio, size_kb};
+use super::look::{heat_fill, look};
 use crate::analysis::compare::{CellComparison, Moments, Verdict};
 use crate::model::config::OutputUnit;
 use crate::report::plots::{PlainAxis, number};
 use crate::report::web::{
-    Anchor, Axis, Margins, Paint, Panels, Path, Svg, Text, TextSize, better_worse_colour,
-    height_colour, series, verdict_colour,
+    Anchor, Axis, Margins, Paint, Panels, Path, Svg, Text, TextSize, height_colour, series,
 };
 
 /// The widest figure: the page's column.
@@ -368,7 +368,7 @@ pub fn percent_bars(title: &str, band: f64, y_axis: &Axis, cells: &[&CellCompari
             percent(c.percent),
             c.verdict.name()
         );
-        let colour = verdict_colour(c.verdict);
+        let colour = look(c.verdict).ink;
         svg.rect(
             (cx - bar / 2.0, a.min(end)),
             (bar, (a - end).abs().max(0.5)),
@@ -545,10 +545,20 @@ fn small(x: f64, y: f64, text: &str) -> Text<'_> {
     Text::new(x, y, text).size(TextSize::Small)
 }
 
+/// A verdict in a tooltip: "same" says why (within the band of ±`band` %,
+/// or not significant beyond it).
+fn same_why(v: Verdict, percent: f64, band: f64) -> String {
+    match v {
+        Verdict::Same if percent.abs() <= band => format!("same (within ±{band} %)"),
+        Verdict::Same => "same (not a significant difference)".into(),
+        v => v.name().into(),
+    }
+}
+
 /// A ratio heat grid: rows file size, columns record size, the ratio
-/// written in each cell; coloured red (slower) or green (faster) only
-/// beyond the band of ±`band` %, white within it; cells with a verdict
-/// framed in its colour.
+/// written in each cell; coloured by the cell's verdict, red (slower) or
+/// green (faster) and framed in its colour, white when the same whatever
+/// the ratio (the band of ±`band` % only names why in the tooltip).
 pub fn ratio_heat(
     title: &str,
     band: f64,
@@ -578,21 +588,20 @@ pub fn ratio_heat(
             else {
                 continue;
             };
-            // log2 of the ratio, ±1 (half or double) at the fullest colour,
-            // kept light enough for the ratio written on it; within the
-            // band, white.
+            // Coloured by the verdict alone (compare/look.rs), deeper the
+            // further the ratio is from 1.
             let better = c.ratio.log2() * if higher_is_better { 1.0 } else { -1.0 };
-            let fill = if c.percent.abs() <= band {
-                better_worse_colour(0.0)
-            } else {
-                better_worse_colour(0.6 * better.clamp(-1.0, 1.0))
-            };
+            let fill = heat_fill(c.verdict, better);
             let x = left + cw * j as f64;
             let (stroke, stroke_width) = match c.verdict {
                 Verdict::Same => ("#ccc", 1.0),
-                v => (verdict_colour(v), 2.0),
+                v => (look(v).ink, 2.0),
             };
-            let tip = format!("{}: {}", percent(c.percent), c.verdict.name());
+            let tip = format!(
+                "{}: {}",
+                percent(c.percent),
+                same_why(c.verdict, c.percent, band)
+            );
             svg.rect(
                 (x, y),
                 (cw, ch),

@@ -1,13 +1,14 @@
 //! `ioz compare`'s text: for each input, a ratio grid per test (file size ×
 //! record size) with each cell's verdict, every cell with a p-value in
 //! detail, then seed 003's table (rows: the inputs, columns: the tests). Colours
-//! (green faster, red slower, grey same) only when the caller says the
-//! output is a terminal that wants them.
+//! (green faster, red slower, grey same: compare/look.rs) only when the
+//! caller says the output is a terminal that wants them.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::format::{cell_name, p_value, percent, ratio, size_kb, test_name, unit_of};
+use super::look::look;
 use crate::analysis::compare::{
     Basis, CellComparison, Comparison, Input, Pair, TailComparison, Verdict,
 };
@@ -158,12 +159,7 @@ impl Paint {
         if !self.0 {
             return text.to_string();
         }
-        let code = match v {
-            Verdict::Faster => "32",
-            Verdict::Slower => "31",
-            Verdict::Same => "90",
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
+        format!("\x1b[{}m{text}\x1b[0m", look(v).ansi)
     }
 }
 
@@ -177,13 +173,9 @@ fn cell_marks_legend(c: &Comparison) -> String {
 
 /// The mark after a ratio: a reader without colours sees the verdict too.
 /// A cell's ratio carries its cell's verdict; a test's (the geometric mean
-/// of its cells') what that mean says against the band.
+/// of its cells') what its cells' verdicts say together.
 fn mark(v: Verdict) -> char {
-    match v {
-        Verdict::Faster => '+',
-        Verdict::Slower => '-',
-        Verdict::Same => ' ',
-    }
+    look(v).mark
 }
 
 /// The cells whose cache regime differs between the two inputs, in one
@@ -469,7 +461,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
     let passes: Vec<Test> = {
         let mut seen = Vec::new();
         for pair in &c.pairs {
-            for s in pair.by_pass(c.band_percent, c.higher_is_better) {
+            for s in pair.by_pass() {
                 if !seen.contains(&s.pass) {
                     seen.push(s.pass);
                 }
@@ -484,11 +476,11 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
     let _ = writeln!(
         out,
         "\nPer test: the mean over the cells compared ({}), then each input's ratio to {} \
-         (the geometric mean of its cells' ratios; + faster or - slower beyond ±{} %, no mark within; \
-         the grids above give each cell's verdict)",
+         (the geometric mean of its cells' ratios), marked by its cells' verdicts: + some \
+         faster and none slower, - some slower and none faster, ± both, no mark every cell \
+         the same (the grids above give each cell's)",
         unit_of(c),
         c.baseline.label,
-        c.band_percent
     );
     let label_width = c
         .pairs
@@ -512,7 +504,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
         }
         row.trim_end().to_string()
     };
-    let base = first.by_pass(c.band_percent, c.higher_is_better);
+    let base = first.by_pass();
     let _ = writeln!(
         out,
         "{}",
@@ -522,7 +514,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
             .map(|s| format!("{:.0}", s.base_mean)))
     );
     for pair in &c.pairs {
-        let s = pair.by_pass(c.band_percent, c.higher_is_better);
+        let s = pair.by_pass();
         let _ = writeln!(
             out,
             "{}",
@@ -533,7 +525,7 @@ fn render_tests_table(out: &mut String, c: &Comparison, paint: Paint) {
         );
     }
     for pair in &c.pairs {
-        let s = pair.by_pass(c.band_percent, c.higher_is_better);
+        let s = pair.by_pass();
         let label = format!("{} / {}", pair.other.label, c.baseline.label);
         let mut row = format!("{label:label_width$}");
         for p in &passes {

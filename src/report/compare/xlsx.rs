@@ -9,6 +9,7 @@ use rust_xlsxwriter::{Color, Format, Workbook, XlsxError};
 
 use super::data::CSV_HEADER;
 use super::format::{size_kb, test_name};
+use super::look::look;
 use crate::analysis::compare::{Basis, Comparison, Pair, Verdict};
 
 pub fn render_xlsx(c: &Comparison) -> io::Result<Vec<u8>> {
@@ -16,11 +17,8 @@ pub fn render_xlsx(c: &Comparison) -> io::Result<Vec<u8>> {
 }
 
 fn verdict_format(v: Verdict) -> Format {
-    let colour = match v {
-        Verdict::Faster => 0xC6EFCE,
-        Verdict::Slower => 0xFFC7CE,
-        Verdict::Same => 0xE7E6E6,
-    };
+    let fill = look(v).fill.trim_start_matches('#');
+    let colour = u32::from_str_radix(fill, 16).unwrap_or(0xFFFFFF);
     Format::new()
         .set_background_color(Color::RGB(colour))
         .set_num_format("0.000")

@@ -25,19 +25,9 @@ const DIRTY: &str = "#636363";
 const WRITEBACK: &str = "#969696";
 const HELD: &str = "#543005";
 
-/// Whether the run has intervals to draw (the section and its link).
-pub(super) fn has_intervals(result: &RunResult) -> bool {
-    result
-        .cells
-        .iter()
-        .flat_map(|c| &c.measurements)
-        .any(|m| !m.intervals.is_empty())
-        || result.throughput.iter().any(|p| !p.intervals.is_empty())
-}
-
 /// The section, empty without intervals.
 pub(super) fn intervals_section(h: &mut String, result: &RunResult) {
-    let Some(interval_ns) = result.config.interval_ns.filter(|_| has_intervals(result)) else {
+    let Some(interval_ns) = result.config.interval_ns.filter(|_| result.has_intervals()) else {
         return;
     };
     h.push_str("<section id=\"over-time\">\n<h2>Over time</h2>\n");
@@ -47,7 +37,9 @@ pub(super) fn intervals_section(h: &mut String, result: &RunResult) {
          as a step over it; the page cache's Dirty and Writeback (<code>/proc/meminfo</code>) \
          when each ended, on the right axis. An interval ends at the first operation \
          boundary after its time is up, so its length is its own; they add up exactly to \
-         the pass. <code>--interval-csv</code> holds every number.</p>",
+         the pass. When no operation completes, one in flight, the interval ends all the \
+         same at its time with nothing in it: a stall, shaded, the rate's line broken \
+         over it. <code>--interval-csv</code> holds every number.</p>",
         esc(&span_words(interval_ns))
     );
     let unit = result.config.unit;

@@ -145,7 +145,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             esc(pass.name())
         );
     }
-    if intervals::has_intervals(result) {
+    if result.has_intervals() {
         h.push_str("<li><a href=\"#over-time\">Over time</a></li>\n");
     }
     for op in result.metadata.iter().flat_map(metadata::operations) {

@@ -18,7 +18,7 @@ use super::text::{Typesetter, style};
 use super::two_d::chart_2d;
 use super::{DrawResult, LINE_COLOR, TEXT_GREY};
 use crate::model::config::OutputUnit;
-use crate::model::intervals::{Interval, dirty_limit, usual};
+use crate::model::intervals::{Interval, between_stalls, dirty_limit, measured_runs, usual};
 use crate::model::result::{Measurement, PhaseResult, RunResult};
 use crate::model::units::Size;
 use crate::model::workload::Pass;
@@ -30,6 +30,8 @@ const WRITEBACK: RGBColor = RGBColor(150, 150, 150);
 /// Dirty + Writeback: what the kernel holds to its dirty limit.
 const HELD: RGBColor = RGBColor(84, 48, 5);
 const LIMIT: RGBColor = RGBColor(180, 35, 24);
+/// A stall's shading (the HTML report's too).
+const STALL: RGBColor = RGBColor(253, 184, 99);
 
 /// One line of an over-time view.
 pub struct TimeLine<'a> {
@@ -180,6 +182,16 @@ pub(super) fn notes(result: &RunResult, pass: Pass) -> Vec<String> {
         view.title,
         result.config.interval_ns.unwrap_or(0) as f64 / 1e6
     )];
+    if view
+        .lines
+        .iter()
+        .any(|l| l.intervals.iter().any(Interval::stalled))
+    {
+        notes.push(
+            "Shaded: a stall, an interval in which no operation completed (one was in flight)."
+                .into(),
+        );
+    }
     if view.cache.iter().any(|i| i.cache.is_some()) {
         notes.push(
             "Dirty (dashed), Writeback (dotted) and their sum (what the kernel holds to its dirty \
@@ -216,16 +228,27 @@ pub(super) fn draw_over_time<DB: DrawingBackend>(
         } else {
             (line_color(k, n.max(2) - 1), 2)
         };
-        let mut points = Vec::with_capacity(2 * line.intervals.len());
-        for i in line.intervals {
-            // A short interval's spike past the scale is clipped at its top.
-            let Some(y) = scale.y(rate(i, unit)).map(|y| y.min(scale.top())) else {
-                continue;
-            };
-            points.push((i.start_ns as f64 / 1e9, y));
-            points.push((i.end_ns() as f64 / 1e9, y));
+        // A stall (no operation completed) is a shaded gap, not a step.
+        let (y0, y1) = (scale.bottom(), scale.top());
+        for i in line.intervals.iter().filter(|i| i.stalled()) {
+            let (x0, x1) = (i.start_ns as f64 / 1e9, i.end_ns() as f64 / 1e9);
+            plot.draw(&Rectangle::new(
+                [(x0, y0), (x1, y1)],
+                STALL.mix(0.35).filled(),
+            ))?;
         }
-        plot.draw(&PathElement::new(points, color.stroke_width(width)))?;
+        for run in between_stalls(line.intervals) {
+            let mut points = Vec::with_capacity(2 * run.len());
+            for i in run {
+                // A short interval's spike past the scale is clipped at its top.
+                let Some(y) = scale.y(rate(i, unit)).map(|y| y.min(scale.top())) else {
+                    continue;
+                };
+                points.push((i.start_ns as f64 / 1e9, y));
+                points.push((i.end_ns() as f64 / 1e9, y));
+            }
+            plot.draw(&PathElement::new(points, color.stroke_width(width)))?;
+        }
     }
     // The page cache, on its own axis at the right.
     let samples: Vec<(f64, [f64; 3])> = view
@@ -253,16 +276,19 @@ pub(super) fn draw_over_time<DB: DrawingBackend>(
             (WRITEBACK, 1, (3, 4)),
             (HELD, 2, (0, 0)),
         ] {
-            let points: Vec<(f64, f64)> = samples.iter().map(|s| (s.0, y_of(s.1[k]))).collect();
-            if dash.0 == 0 {
-                plot.draw(&PathElement::new(points, color.stroke_width(2)))?;
-            } else {
-                plot.draw(&DashedPathElement::new(
-                    points,
-                    dash.0,
-                    dash.1,
-                    color.stroke_width(2),
-                ))?;
+            // Broken where no sample was taken for a while.
+            for run in measured_runs(&samples) {
+                let points: Vec<(f64, f64)> = run.iter().map(|s| (s.0, y_of(s.1[k]))).collect();
+                if dash.0 == 0 {
+                    plot.draw(&PathElement::new(points, color.stroke_width(2)))?;
+                } else {
+                    plot.draw(&DashedPathElement::new(
+                        points,
+                        dash.0,
+                        dash.1,
+                        color.stroke_width(2),
+                    ))?;
+                }
             }
         }
         if let Some(bytes) = limit {
@@ -309,6 +335,13 @@ pub(super) fn draw_over_time<DB: DrawingBackend>(
             (color, l.label.clone())
         })
         .collect();
+    if view
+        .lines
+        .iter()
+        .any(|l| l.intervals.iter().any(Interval::stalled))
+    {
+        keys.push((STALL, "stalled: no operation completed".into()));
+    }
     if !samples.is_empty() {
         keys.push((DIRTY, "Dirty (dashed)".into()));
         keys.push((WRITEBACK, "Writeback (dotted)".into()));

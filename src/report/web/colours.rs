@@ -1,8 +1,8 @@
 //! The colours of the web pages' charts: one per input of a comparison
-//! (the baseline's grey first), one per verdict, a spectrum for many lines
-//! of one chart, and the ramps of heights and ratios.
+//! (the baseline's grey first), a spectrum for many lines of one chart, and
+//! the ramps of heights and ratios (a verdict's colours are compare's:
+//! report/compare/look.rs).
 
-use crate::analysis::compare::Verdict;
 use crate::report::plots::value_colour;
 
 /// One colour per input: the baseline first.
@@ -13,14 +13,6 @@ pub const SERIES: [&str; 8] = [
 /// The colour of the `i`-th input.
 pub fn series(i: usize) -> &'static str {
     SERIES[i % SERIES.len()]
-}
-
-pub fn verdict_colour(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "#1a9850",
-        Verdict::Slower => "#d73027",
-        Verdict::Same => "#9e9e9e",
-    }
 }
 
 /// From purple to red, for the many lines of one chart (a line per record

@@ -25,7 +25,7 @@ mod time_chart;
 
 pub use axis::{Axis, Frame, micros};
 pub use canvas::{Anchor, Paint, Path, Svg, Text, TextSize};
-pub use colours::{better_worse_colour, height_colour, ordered, series, verdict_colour};
+pub use colours::{better_worse_colour, height_colour, ordered, series};
 pub use escape::esc;
 pub use panels::{Margins, Panels};
 pub use time_chart::{CacheCurve, StepLine, latency_over_time, rate_over_time};

@@ -1,14 +1,16 @@
 //! Charts of `--interval`'s intervals over a pass's time, for the run's
 //! report (html/intervals.rs) and `ioz compare`'s page (an overlay of the
 //! inputs' series of one pass): each line's rate in each interval as a
-//! step over it, page-cache curves (bytes at each interval's end) on a
-//! right axis with the kernel's dirty limit where the curves come near it;
-//! and p50/p99 of each interval on a log latency axis.
+//! step over it (a stall, where no operation completed, a shaded gap),
+//! page-cache curves (bytes at each interval's end, broken where no sample
+//! was taken for a while) on a right axis with the kernel's dirty limit
+//! where the curves come near it; and p50/p99 of each interval on a log
+//! latency axis.
 
 use super::axis::{Axis, Frame, micros};
 use super::canvas::{Anchor, Paint, Path, Svg, Text};
 use crate::model::config::OutputUnit;
-use crate::model::intervals::{Interval, usual};
+use crate::model::intervals::{Interval, between_stalls, measured_runs, usual};
 use crate::model::units::Size;
 use crate::report::plots::rate;
 
@@ -23,6 +25,8 @@ const FRAME: Frame = Frame {
     bottom: 350.0,
 };
 const LIMIT: &str = "#b42318";
+/// A stall's shading (no series' colour is this pale orange).
+const STALL: &str = "#fdb863";
 /// Past this many intervals a line's points carry no tooltip each (the
 /// page would weigh too much).
 const MOST_TIPS: usize = 600;
@@ -105,27 +109,48 @@ pub fn rate_over_time(
     let mut svg = canvas(&format!("{title}: rate over time"), &x_axis, &y_axis);
     let x = |ns: f64| FRAME.x(x_axis.at(ns));
     let mut keys: Vec<(&str, &str)> = Vec::new();
+    let mut stalls = false;
     for line in lines {
-        let mut points = Vec::with_capacity(2 * line.intervals.len());
-        for i in line.intervals {
-            let y = FRAME.y(y_axis.at(rate(i, unit)));
-            points.push((x(i.start_ns as f64), y));
-            points.push((x(i.end_ns() as f64), y));
-        }
-        if line.filled && !points.is_empty() {
-            let (first, last) = (points[0].0, points[points.len() - 1].0);
-            let mut area: Vec<(f64, f64)> = vec![(first, FRAME.bottom)];
-            area.extend(&points);
-            area.push((last, FRAME.bottom));
-            svg.path(
-                &Path::polygon(&area),
-                Paint::fill(line.colour).fill_opacity(0.15),
-                None,
+        // A stall (no operation completed) is a shaded gap, not a step.
+        for i in line.intervals.iter().filter(|i| i.stalled()) {
+            stalls = true;
+            let (x0, x1) = (x(i.start_ns as f64), x(i.end_ns() as f64));
+            let tip = format!(
+                "{}: {:.3}–{:.3} s: stalled, no operation completed (the oldest in flight for at least {})",
+                line.label,
+                i.start_ns as f64 / 1e9,
+                i.end_ns() as f64 / 1e9,
+                micros(i.oldest_in_flight_ns.unwrap_or(0) as f64 / 1e3)
+            );
+            svg.rect(
+                (x0, FRAME.top),
+                ((x1 - x0).max(0.5), FRAME.bottom - FRAME.top),
+                Paint::fill(STALL).fill_opacity(0.35),
+                Some(&tip),
             );
         }
-        svg.polyline(&points, Paint::stroke(line.colour).width(line.width));
+        for run in between_stalls(line.intervals) {
+            let mut points = Vec::with_capacity(2 * run.len());
+            for i in run {
+                let y = FRAME.y(y_axis.at(rate(i, unit)));
+                points.push((x(i.start_ns as f64), y));
+                points.push((x(i.end_ns() as f64), y));
+            }
+            if line.filled && !points.is_empty() {
+                let (first, last) = (points[0].0, points[points.len() - 1].0);
+                let mut area: Vec<(f64, f64)> = vec![(first, FRAME.bottom)];
+                area.extend(&points);
+                area.push((last, FRAME.bottom));
+                svg.path(
+                    &Path::polygon(&area),
+                    Paint::fill(line.colour).fill_opacity(0.15),
+                    None,
+                );
+            }
+            svg.polyline(&points, Paint::stroke(line.colour).width(line.width));
+        }
         if line.intervals.len() <= MOST_TIPS {
-            for i in line.intervals {
+            for i in line.intervals.iter().filter(|i| !i.stalled()) {
                 let v = rate(i, unit);
                 let tip = format!(
                     "{}: {:.3}–{:.3} s: {} ({} in {})",
@@ -159,7 +184,14 @@ pub fn rate_over_time(
                 .map(|&(ns, bytes)| (x(ns), FRAME.y(right.at(bytes))))
                 .collect();
             let paint = Paint::stroke(curve.colour).width(1.8);
-            svg.polyline(&points, curve.dash.map_or(paint, |d| paint.dash(d)));
+            // Broken where no sample was taken for a while.
+            for run in measured_runs(&curve.points) {
+                let at: Vec<(f64, f64)> = run
+                    .iter()
+                    .map(|&(ns, bytes)| (x(ns), FRAME.y(right.at(bytes))))
+                    .collect();
+                svg.polyline(&at, curve.dash.map_or(paint, |d| paint.dash(d)));
+            }
             if points.len() <= MOST_TIPS {
                 for (&(ns, bytes), &at) in curve.points.iter().zip(&points) {
                     let tip = format!(
@@ -187,6 +219,9 @@ pub fn rate_over_time(
                     .fill(LIMIT),
             );
         }
+    }
+    if stalls {
+        keys.push((STALL, "stalled: no operation completed"));
     }
     legend(&mut svg, &keys);
     (svg, limit.is_some())

@@ -4,7 +4,9 @@
 //! thread of the process that waits for the loops, never one that times —
 //! which ticks every D from the clock's start, reads the page cache at each
 //! tick ([`CacheProbe`]), turns the loops' records into intervals
-//! ([`series`]) and writes each one to the live file as soon as it is whole.
+//! ([`series`]), ends the intervals of a loop stuck in one operation (a
+//! stall: no operation completed for a whole tick after its time was up)
+//! and writes each one to the live file as soon as it is whole.
 //!
 //! The keeper runs from before the loops' clock starts to after every loop
 //! ended: [`Keeper::start`] in a thread scope, [`Keeper::finish`] once the
@@ -296,14 +298,24 @@ fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
         }
         std::thread::sleep(Duration::from_millis(1));
     };
-    let mut series = Series::new(rings.loops, &plan, plan.release.and(origin));
+    let mut series = Series::new(rings.loops, &plan, origin.unwrap_or(0));
     if let Some(origin) = origin {
         let d = plan.interval_ns;
         let mut tick = 0;
         loop {
-            let passed = now_ns().saturating_sub(origin) / d;
+            let now = now_ns();
+            // Each loop's totals, looked at before a tick is raised: a
+            // loop whose totals stay as they are has completed nothing
+            // since before that tick (series.rs: a stall).
+            for index in 0..rings.loops {
+                let ring = rings.ring(index);
+                let state = (ring.begun(), ring.totals(), ring.stopped(), ring.paused());
+                series.look(index, state, now);
+            }
+            let passed = now.saturating_sub(origin) / d;
             if passed > tick {
                 tick = passed;
+                series.raised(tick, now_ns());
                 series.sampled(tick, plan.probe.sample());
                 rings.tick().store(tick, Ordering::Release);
             }
@@ -316,6 +328,10 @@ fn keep(rings: &IntervalRings, plan: KeeperPlan<'_>) -> Kept {
             if ended {
                 break;
             }
+            series.end_stalled(&plan, |index| {
+                let ring = rings.ring(index);
+                (ring.totals(), ring.stopped(), ring.paused())
+            });
             series.write_whole(&plan);
             if let Some((sink, _)) = plan.live {
                 sink.poll();
