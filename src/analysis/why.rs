@@ -342,6 +342,20 @@ fn start_skew(e: &Evidence) -> Vec<Cause> {
 
 /// What a series of intervals shows, if anything: a stall, or a cliff.
 fn shape(series: &[Interval]) -> Option<(u8, String)> {
+    // The keeper saw an operation in flight through a whole interval.
+    if let Some((i, held)) = series
+        .iter()
+        .find_map(|i| i.oldest_in_flight_ns.map(|held| (i, held)))
+    {
+        return Some((
+            58,
+            format!(
+                "stalled at {}: one operation in flight for {} with none completing",
+                ns_words(i.start_ns as f64),
+                ns_words(held as f64)
+            ),
+        ));
+    }
     let whole: Vec<&Interval> = series.iter().filter(|i| !i.partial).collect();
     if whole.len() < 3 {
         return None;

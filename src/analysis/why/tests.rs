@@ -148,6 +148,7 @@ fn page_faults_of_ioz_s_own_and_a_stall_are_named() {
             partial: false,
             latency: None,
             cache: None,
+            oldest_in_flight_ns: None,
         })
         .collect();
     let b = side("faulty", &slow);
@@ -160,6 +161,16 @@ fn page_faults_of_ioz_s_own_and_a_stall_are_named() {
     assert!(
         texts.contains(&"faulty's stalled at 600.0 ms: an interval at 1 % of its median rate"),
         "{texts:?}"
+    );
+    // A stall the keeper saw (an operation in flight all through) is said so.
+    let mut held = slow.clone();
+    let m = &mut held.cells[0].measurements[0];
+    m.intervals[6].bytes = 0;
+    m.intervals[6].oldest_in_flight_ns = Some(180_000_000);
+    let why = why_of(&a, &side("held", &held));
+    assert!(
+        why.iter().any(|c| c.text == "held's stalled at 600.0 ms: one operation in flight for 180.0 ms with none completing"),
+        "{why:?}"
     );
 }
 

@@ -916,6 +916,7 @@ fn series(job: &Job, dir: &str, last: &Dir, interim: &[Vec<Job>]) -> Vec<Interva
             partial: false,
             latency: None,
             cache: None,
+            oldest_in_flight_ns: None,
         });
         before = p;
     }
