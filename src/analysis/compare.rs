@@ -20,6 +20,8 @@ use super::mann_whitney::mann_whitney_p;
 use super::samples::{CellKey, SampleSet, Tail, Test, higher_is_better};
 use super::summary::summarize;
 use super::welch::log_welch;
+pub use super::why::Tool;
+use super::why::{Cause, Evidence, causes};
 use crate::model::config::OutputUnit;
 use crate::model::env_facts::Difference;
 use crate::model::environment::Environment;
@@ -40,6 +42,9 @@ pub struct Input {
     pub source: String,
     /// Runs (files) pooled into it.
     pub runs: usize,
+    /// What measured it (the first run's, when several are pooled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Tool>,
 }
 
 /// An input and its samples.
@@ -169,6 +174,11 @@ pub struct CellComparison {
     /// "device", "uncached (-I)"), when both inputs recorded it and they
     /// differ: the two numbers then measure different things.
     pub regimes_differ: Option<(String, String)>,
+    /// When the difference counts (a verdict of faster or slower): what
+    /// the two inputs recorded differently, the likeliest cause first
+    /// (analysis/why.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<Cause>,
 }
 
 impl CellComparison {
@@ -360,6 +370,19 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
         c.p_adjusted = p_adj;
         c.verdict = verdict(c, p_adj, options.band_percent, higher);
     }
+    for c in cells.iter_mut().filter(|c| c.verdict != Verdict::Same) {
+        c.why = causes(&Evidence {
+            names: [&base_side.input.label, &side.input.label],
+            tools: [base_side.input.tool.as_ref(), side.input.tool.as_ref()],
+            samples: [base, &side.samples],
+            cell: c.cell,
+            regimes_differ: c.regimes_differ.as_ref(),
+            counts: [c.base.n, c.other.n],
+            band_only: c.basis == Basis::BandOnly,
+            environment: environment_differences.as_deref(),
+            band_percent: options.band_percent,
+        });
+    }
     let compared = cells.len();
     Pair {
         other: side.input.clone(),
@@ -433,6 +456,7 @@ fn cell(key: CellKey, base: &[f64], other: &[f64]) -> CellComparison {
             Basis::BandOnly
         },
         regimes_differ: None,
+        why: Vec::new(),
     }
 }
 

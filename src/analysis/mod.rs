@@ -10,3 +10,4 @@ pub mod samples;
 pub mod summary;
 pub mod trend;
 pub mod welch;
+pub mod why;

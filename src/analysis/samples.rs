@@ -15,8 +15,10 @@ use crate::model::histogram::LatencySummary;
 use crate::model::intervals::Interval;
 use crate::model::metadata::{MetaOp, MetadataConfig};
 use crate::model::metadata_result::MetadataResult;
+use crate::model::peer::{PeerRun, PeerTest};
+use crate::model::recorded::{Cost, Recorded, Spread, settings_of_run};
 use crate::model::regime::{Regime, regime};
-use crate::model::result::{Measurement, RunResult};
+use crate::model::result::{Measurement, PhaseResult, RunResult, faults_are_inherent};
 use crate::model::workload::Pass;
 
 /// What a sample measures: an IOzone pass, or an operation of a metadata
@@ -108,6 +110,11 @@ pub struct SampleSet {
     /// phase's: the workers' sum), for `ioz compare`'s overlay. Pooled
     /// runs keep the first run's.
     pub series: BTreeMap<CellKey, Vec<Interval>>,
+    /// What each cell recorded beside its rates (its settings, cost,
+    /// spread, start skew: model/recorded.rs), from its first measurement,
+    /// for the causes of a difference (analysis/why.rs). Pooled runs keep
+    /// the first run's.
+    pub recorded: BTreeMap<CellKey, Recorded>,
 }
 
 impl SampleSet {
@@ -118,6 +125,7 @@ impl SampleSet {
             regimes: BTreeMap::new(),
             latency: BTreeMap::new(),
             series: BTreeMap::new(),
+            recorded: BTreeMap::new(),
         }
     }
 
@@ -138,6 +146,9 @@ impl SampleSet {
         }
         for (key, intervals) in other.series {
             self.series.entry(key).or_insert(intervals);
+        }
+        for (key, recorded) in other.recorded {
+            self.recorded.entry(key).or_insert(recorded);
         }
     }
 
@@ -187,6 +198,9 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             set.regimes.insert(key, judged);
             set.add_latency(key, m.latency.as_ref());
             set.add_series(key, &m.intervals);
+            set.recorded
+                .entry(key)
+                .or_insert_with(|| recorded_of_measurement(run, m));
         }
     }
     for phase in &run.throughput {
@@ -207,6 +221,9 @@ pub fn of_run(run: &RunResult) -> SampleSet {
         set.regimes.insert(key, judged);
         set.add_latency(key, phase.latency.as_ref());
         set.add_series(key, &phase.intervals);
+        set.recorded
+            .entry(key)
+            .or_insert_with(|| recorded_of_phase(run, phase));
     }
     if let Some(meta) = &run.metadata {
         add_metadata(&mut set, run, meta);
@@ -237,6 +254,116 @@ fn add_metadata(set: &mut SampleSet, run: &RunResult, meta: &MetadataResult) {
         set.add(key, m.rate());
         set.add_latency(key, Some(&m.latency));
     }
+}
+
+/// What a measurement of a single or auto run recorded beside its rate:
+/// the run's settings for its pass, its CPU, switches and own page faults
+/// per operation, its intervals' spread, a cluster cell's start skew.
+fn recorded_of_measurement(run: &RunResult, m: &Measurement) -> Recorded {
+    let own_faults = m.usage.and_then(|u| {
+        (!faults_are_inherent(&run.config, m.pass)).then_some(u.minor_faults + u.major_faults)
+    });
+    let ops = m.records.max(1) as f64;
+    let skew = run
+        .cell_skews
+        .iter()
+        .filter(|s| s.cell.file_bytes == m.file_bytes && s.cell.record_bytes == m.record_bytes)
+        .map(|s| s.skew.start_skew_ns)
+        .max();
+    Recorded {
+        settings: settings_of_run(&run.config, m.pass, None),
+        cost: Some(Cost {
+            cpu_ns_per_op: Some((m.cpu_user_ns + m.cpu_system_ns) as f64 / ops),
+            switches_per_op: m.usage.map(|u| {
+                (u.voluntary_context_switches + u.involuntary_context_switches) as f64 / ops
+            }),
+            own_faults,
+        }),
+        spread: spread_of(&m.intervals),
+        start_skew_ns: skew,
+        elapsed_ns: Some(m.elapsed_ns),
+    }
+}
+
+/// What a throughput phase recorded: as a measurement's, its workers'
+/// together, and how far apart they started (or its ranks, across MPI).
+fn recorded_of_phase(run: &RunResult, phase: &PhaseResult) -> Recorded {
+    let records: u64 = phase.results.iter().map(|w| w.records).sum();
+    let ops = records.max(1) as f64;
+    let cpu: u64 = phase
+        .results
+        .iter()
+        .map(|w| w.cpu_user_ns + w.cpu_system_ns)
+        .sum();
+    let usage = phase.usage();
+    let starts = phase.results.iter().map(|w| w.start_after_release_ns);
+    let skew = match (starts.clone().min(), starts.max()) {
+        (Some(a), Some(b)) if phase.results.len() > 1 => Some((b - a).max(0) as u64),
+        _ => None,
+    };
+    let skew = match &phase.skew {
+        Some(ranks) => Some(ranks.start_skew_ns.max(skew.unwrap_or(0))),
+        None => skew,
+    };
+    Recorded {
+        settings: settings_of_run(&run.config, phase.pass, Some(phase.workers)),
+        cost: Some(Cost {
+            cpu_ns_per_op: Some(cpu as f64 / ops),
+            switches_per_op: usage.map(|u| {
+                (u.voluntary_context_switches + u.involuntary_context_switches) as f64 / ops
+            }),
+            own_faults: usage.and_then(|u| {
+                (!faults_are_inherent(&run.config, phase.pass))
+                    .then_some(u.minor_faults + u.major_faults)
+            }),
+        }),
+        spread: spread_of(&phase.intervals),
+        start_skew_ns: skew,
+        elapsed_ns: Some(phase.parent_elapsed_ns),
+    }
+}
+
+/// The spread of the rate over a pass's whole intervals (the last, partial
+/// one left out: its few operations say little), kB/s.
+fn spread_of(intervals: &[Interval]) -> Option<Spread> {
+    let rates: Vec<f64> = intervals
+        .iter()
+        .filter(|i| !i.partial)
+        .map(Interval::kb_per_sec)
+        .collect();
+    Spread::of(&rates)
+}
+
+/// The samples of another benchmark's result file in `unit`: each
+/// repetition of a result one sample of its cell, with its latency's p50
+/// and p99 (µs), what it recorded, and its series. A result with no rate
+/// in `unit` (a metadata phase among data phases) is left out.
+pub fn of_peer(run: &PeerRun, unit: OutputUnit) -> SampleSet {
+    let mut set = SampleSet::new(unit);
+    for r in &run.results {
+        let key = CellKey {
+            pass: match r.test {
+                PeerTest::Pass(p) => Test::Pass(p),
+                PeerTest::Metadata(op) => Test::Metadata { op, factor: 0 },
+            },
+            workers: r.workers,
+            file_bytes: r.file_bytes,
+            record_bytes: r.record_bytes,
+        };
+        let values: Vec<f64> = r.samples.iter().filter_map(|s| s.in_unit(unit)).collect();
+        if values.is_empty() {
+            continue;
+        }
+        for v in values {
+            set.add(key, v);
+        }
+        set.add_latency(key, r.latency.as_ref());
+        set.add_series(key, &r.series);
+        set.recorded
+            .entry(key)
+            .or_insert_with(|| r.recorded.clone());
+    }
+    set
 }
 
 /// The pass's rate in `unit`, not truncated to an integer as the table
@@ -342,6 +469,66 @@ mod tests {
         // Children see: the sum of two workers' 1024 (then 2048) kB/s.
         assert_eq!(set.cells[&write], [2048.0, 4096.0]);
         assert_eq!(set.cells.len(), 2);
+    }
+
+    #[test]
+    fn a_peer_s_repetitions_are_samples_of_its_cell_in_the_unit_asked() {
+        use crate::model::peer::{PeerResult, PeerRun, PeerSample, PeerTest, PeerTool};
+        let mut run = PeerRun::empty(PeerTool::Ior);
+        run.results.push(PeerResult {
+            name: "test 0, write".into(),
+            test: PeerTest::Pass(Pass::Write),
+            workers: Some(2),
+            file_bytes: 16 << 20,
+            record_bytes: 64 << 10,
+            samples: [3593.4173, 1028.6381]
+                .iter()
+                .map(|mib| PeerSample {
+                    kb_per_sec: Some(mib * 1024.0),
+                    ops_per_sec: Some(mib * 16.0),
+                })
+                .collect(),
+            printed: String::new(),
+            latency: None,
+            recorded: Recorded::default(),
+            series: Vec::new(),
+        });
+        let key = CellKey {
+            pass: Test::Pass(Pass::Write),
+            workers: Some(2),
+            file_bytes: 16 << 20,
+            record_bytes: 64 << 10,
+        };
+        let kb = of_peer(&run, OutputUnit::KbPerSec);
+        assert_eq!(kb.cells[&key], [3593.4173 * 1024.0, 1028.6381 * 1024.0]);
+        let ops = of_peer(&run, OutputUnit::OpsPerSec);
+        assert_eq!(ops.cells[&key], [3593.4173 * 16.0, 1028.6381 * 16.0]);
+        assert!(kb.recorded.contains_key(&key));
+        // No rate in the unit: no cell.
+        run.results[0].samples[0].ops_per_sec = None;
+        run.results[0].samples[1].ops_per_sec = None;
+        assert!(of_peer(&run, OutputUnit::OpsPerSec).is_empty());
+    }
+
+    #[test]
+    fn a_throughput_phase_records_how_far_apart_its_workers_started() {
+        let mut run = sample_result(
+            crate::cli::test_config(&["-s", "1m", "-r", "64k", "-t", "2"]),
+            Vec::new(),
+        );
+        let mut phase = sample_phase(Pass::Write, 2, 1 << 20);
+        phase.results[1].start_after_release_ns = 30_000_000;
+        run.throughput = vec![phase];
+        let set = of_run(&run);
+        let r = set.recorded.values().next().unwrap();
+        assert_eq!(
+            (r.start_skew_ns, r.elapsed_ns),
+            (Some(30_000_000), Some(1_000_000_000))
+        );
+        assert_eq!(
+            r.settings[crate::model::recorded::RATE_OF_WORKERS],
+            "sum of each worker's rate, until the first finished (stonewall)"
+        );
     }
 
     #[test]

@@ -22,6 +22,17 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
             Err(e) => return refuse(&e.to_string()),
         }
     }
+    // A peer's file gives its rates in the unit of the first input that is
+    // not one (fio's IOPS against an ioz run of -O).
+    if let Some(unit) = loaded
+        .iter()
+        .find(|l| l.peers.is_empty())
+        .map(|l| l.side.samples.unit)
+    {
+        for l in &mut loaded {
+            l.in_unit(unit);
+        }
+    }
     let inputs: Vec<&Path> = loaded
         .iter()
         .flat_map(|l| l.files.iter().map(|f| f.as_path()))

@@ -12,7 +12,7 @@ use super::input_files::{RunOrLog, RunOrLogError, read_run_or_log};
 use super::output::say;
 use crate::cli::{HistoryAction, HistoryRequest, Selection};
 use crate::error::Exit;
-use crate::history::{self, Entry, ImportedLog, Stored};
+use crate::history::{self, Entry, ImportedLog, ImportedPeer, Stored};
 use crate::model::dates;
 use crate::model::visible::{visible, visible_lines};
 
@@ -140,6 +140,22 @@ fn show(dir: &Path, mut request: crate::cli::ReportRequest) -> Exit {
             }
             print(&visible_lines(&log.text))
         }
+        Ok(Stored::Peer(peer)) => {
+            if !request.outputs.is_empty() {
+                return refuse(&format!(
+                    "history show: run {} is an imported result file of another benchmark: it is shown as ioz read it, with no result files (ioz compare @{} … writes a comparison's)",
+                    entry.id, entry.id
+                ));
+            }
+            match peer.read() {
+                Ok((format, run)) => print(&crate::report::peers::text::render(
+                    &run,
+                    &peer.source,
+                    format.words(),
+                )),
+                Err(e) => fail(&format!("history show: run {}: {e}", entry.id)),
+            }
+        }
         Err(e) => fail(&format!("history show: {e}")),
     }
 }
@@ -213,6 +229,7 @@ fn reindex(dir: &Path) -> Exit {
 enum ToImport {
     Run(Box<crate::model::result::RunResult>, Dated),
     Log(ImportedLog, Dated),
+    Peer(ImportedPeer, Dated),
 }
 
 /// Where an imported run's date came from, said on the line that reports
@@ -223,6 +240,7 @@ enum Dated {
     RunBegan,
     Started,
     FileTime,
+    FileSays,
 }
 
 impl Dated {
@@ -232,6 +250,7 @@ impl Dated {
             Dated::RunBegan => "its Run began: line",
             Dated::Started => "its start",
             Dated::FileTime => "the file's time",
+            Dated::FileSays => "the date the file gives",
         }
     }
 }
@@ -268,6 +287,10 @@ fn import(dir: &Path, files: &[PathBuf], date: Option<&str>, label: Option<&str>
                 let when = log.date.clone();
                 (history.import_log(log), when, dated)
             }
+            ToImport::Peer(peer, dated) => {
+                let when = peer.date.clone();
+                (history.import_peer(peer), when, dated)
+            }
         };
         match stored {
             Ok(id) => out.push_str(&format!(
@@ -299,6 +322,15 @@ fn read_import(
     date: Option<&str>,
     label: Option<&str>,
 ) -> Result<ToImport, ImportError> {
+    let file_time = || -> Result<(String, Dated), ImportError> {
+        let mtime = fs::metadata(path)
+            .and_then(|m| m.modified())
+            .map_err(|source| ImportError::FileTime {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok((dates::from_system_time(mtime), Dated::FileTime))
+    };
     let (text, log) = match read_run_or_log(path)? {
         RunOrLog::Run(run) => {
             let dated = if date.is_some() {
@@ -308,21 +340,29 @@ fn read_import(
             };
             return Ok(ToImport::Run(run, dated));
         }
+        RunOrLog::Peer { text, run, .. } => {
+            let (date, dated) = match (date, &run.date) {
+                (Some(d), _) => (d.to_string(), Dated::Given),
+                (None, Some(d)) => (d.clone(), Dated::FileSays),
+                (None, None) => file_time()?,
+            };
+            return Ok(ToImport::Peer(
+                ImportedPeer {
+                    date,
+                    label: label.map(String::from),
+                    source: path.display().to_string(),
+                    text,
+                },
+                dated,
+            ));
+        }
         RunOrLog::Log { text, log } => (text, log),
     };
     let began = log.began.as_deref().and_then(dates::from_ctime);
     let (date, dated) = match (date, began) {
         (Some(d), _) => (d.to_string(), Dated::Given),
         (None, Some(d)) => (d, Dated::RunBegan),
-        (None, None) => {
-            let mtime = fs::metadata(path)
-                .and_then(|m| m.modified())
-                .map_err(|source| ImportError::FileTime {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            (dates::from_system_time(mtime), Dated::FileTime)
-        }
+        (None, None) => file_time()?,
     };
     Ok(ToImport::Log(
         ImportedLog {

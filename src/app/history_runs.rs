@@ -5,9 +5,9 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::input_files::labelled;
+use super::input_files::{labelled, tool_of_log, tool_of_peer, tool_of_run};
 use super::output::{SIGPIPE, say};
-use crate::analysis::compare::{Input, Side};
+use crate::analysis::compare::{Input, Side, Tool};
 use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::cli::Selection;
 use crate::error::Exit;
@@ -17,6 +17,7 @@ use crate::history::{
 use crate::model::dates::{self, NotADate};
 use crate::model::environment::Environment;
 use crate::report::iozone_log::{self, LogError};
+use crate::report::peers::PeerError;
 
 /// Why the runs a command names could not be found or read in the history.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +33,9 @@ pub(crate) enum RunsError {
     /// A stored IOzone log without results.
     #[error("run {id}: {source}")]
     EmptyLog { id: i64, source: LogError },
+    /// A stored peer's file that no longer reads.
+    #[error("run {id}: {source}")]
+    Peer { id: i64, source: PeerError },
     #[error("{reference}: the history {} holds no runs", dir.display())]
     NoHistory { reference: String, dir: PathBuf },
     #[error("{reference}: no complete run with the label '{label}' in the history {}", dir.display())]
@@ -134,23 +138,31 @@ pub(crate) fn find(h: &History, reference: &str) -> Result<Entry, RunsError> {
     })
 }
 
-/// The samples of a stored run, and its environment (an IOzone log
-/// records none).
+/// The samples of a stored run, and its environment (an IOzone log or a
+/// peer's file records none).
 pub(crate) fn samples_of(
     h: &History,
     entry: &Entry,
 ) -> Result<(SampleSet, Option<Environment>), RunsError> {
-    samples_of_rank(h, entry, None).map(|(s, env, _)| (s, env))
+    samples_of_rank(h, entry, None).map(|s| (s.samples, s.environment))
+}
+
+/// What a stored run gives a comparison.
+pub(crate) struct StoredSamples {
+    pub samples: SampleSet,
+    pub environment: Option<Environment>,
+    /// What its figures sum when they are a cluster run's clients' ("sum of 2 clients").
+    pub summed: Option<String>,
+    pub tool: Tool,
 }
 
 /// A stored run's samples, of rank `rank` of a cluster run when given, its
-/// environment, and what its figures sum when they are a cluster run's
-/// clients' ("sum of 2 clients").
+/// environment, what its figures sum, and the tool that measured it.
 pub(crate) fn samples_of_rank(
     h: &History,
     entry: &Entry,
     rank: Option<u32>,
-) -> Result<(SampleSet, Option<Environment>, Option<String>), RunsError> {
+) -> Result<StoredSamples, RunsError> {
     let why = |why: String| RunsError::Rank {
         id: entry.id,
         rank: rank.unwrap_or_default(),
@@ -162,15 +174,39 @@ pub(crate) fn samples_of_rank(
                 Some(r) => run.one_rank(r).map_err(|e| why(e.to_string()))?,
                 None => *run,
             };
-            let summed = run.summed_words();
-            Ok((samples::of_run(&run), Some(run.environment), summed))
+            Ok(StoredSamples {
+                samples: samples::of_run(&run),
+                summed: run.summed_words(),
+                tool: tool_of_run(&run),
+                environment: Some(run.environment),
+            })
         }
         Stored::Log(_) if rank.is_some() => {
             Err(why("an imported IOzone log has no ranks".to_string()))
         }
+        Stored::Peer(_) if rank.is_some() => Err(why(
+            "an imported peer's result file has no ranks".to_string(),
+        )),
         Stored::Log(log) => iozone_log::parse(&log.text)
-            .map(|l| (l.samples, None, None))
+            .map(|l| StoredSamples {
+                samples: l.samples,
+                environment: None,
+                summed: None,
+                tool: tool_of_log(&log.text),
+            })
             .map_err(|source| RunsError::EmptyLog {
+                id: entry.id,
+                source,
+            }),
+        Stored::Peer(peer) => peer
+            .read()
+            .map(|(_, run)| StoredSamples {
+                samples: samples::of_peer(&run, run.unit()),
+                environment: None,
+                summed: None,
+                tool: tool_of_peer(&run),
+            })
+            .map_err(|source| RunsError::Peer {
                 id: entry.id,
                 source,
             }),
@@ -222,10 +258,17 @@ pub(crate) fn load_reference(
     // directory's first run does for it.
     let mut environment = None;
     let mut summed = None;
+    let mut tool = None;
     for e in &entries {
-        let (s, env, sum) = samples_of_rank(&h, e, rank)?;
+        let StoredSamples {
+            samples: s,
+            environment: env,
+            summed: sum,
+            tool: t,
+        } = samples_of_rank(&h, e, rank)?;
         environment = environment.or(env);
         summed = summed.or(sum);
+        tool = tool.or(Some(t));
         match &mut pooled {
             None => pooled = Some(s),
             Some(set) if set.unit != s.unit => {
@@ -254,6 +297,7 @@ pub(crate) fn load_reference(
                 date: Some(date),
                 source: reference.to_string(),
                 runs: entries.len(),
+                tool,
             },
             samples: pooled.expect("at least one run"),
             environment,

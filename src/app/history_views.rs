@@ -180,6 +180,7 @@ pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f
                     date: Some(es[es.len() - 1].date.clone()),
                     source,
                     runs: es.len(),
+                    tool: None,
                 },
                 samples: pooled.expect("at least one run"),
                 environment: None,

@@ -1,19 +1,24 @@
 //! The user's input files, read: a saved run (`ioz report`, `ioz compare`,
-//! `ioz env`, `ioz history import`) and IOzone's text output (`ioz
-//! compare`, `ioz history import`), each through system's one opener (a
-//! regular file, never more than its limit), with the words each command
-//! has always used when it refuses one.
+//! `ioz env`, `ioz history import`), IOzone's text output and another
+//! benchmark's result file (fio, IOR, mdtest, elbencho, IO500: `ioz
+//! compare`, `ioz history import`, `ioz report`), each through system's
+//! one opener (a regular file, never more than its limit), with the words
+//! each command has always used when it refuses one.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::compare::Tool;
+use crate::model::peer::PeerRun;
 use crate::model::rank_view::RankError;
 use crate::model::result::RunResult;
 use crate::report::iozone_log::{self, IozoneLog, LogError};
 use crate::report::json::{MAX_RUN_BYTES, ParseRunError, parse_run};
+use crate::report::peers::{self, PeerError, PeerFormat};
 use crate::system::input_file::{InputError, open_input};
 
-/// An IOzone log larger than this is no log (auto mode's largest is ~100 kB).
+/// An IOzone log larger than this is no log (auto mode's largest is ~100 kB),
+/// nor is a peer's result file (fio's json+ of a thousand jobs is ~30 MB).
 const MAX_LOG_BYTES: u64 = 64 << 20;
 
 /// How much of a file is read to tell a saved run (JSON) from IOzone's text.
@@ -179,11 +184,20 @@ pub(crate) fn read_text(path: &Path) -> Result<String, TextFileError> {
     })
 }
 
-/// A file `ioz compare` or `ioz history import` takes: a saved run, or
-/// IOzone's output (its text kept, and what it holds).
+/// A file `ioz compare` or `ioz history import` takes: a saved run,
+/// IOzone's output, or a peer's result file (its text kept, and what it
+/// holds).
 pub(crate) enum RunOrLog {
     Run(Box<RunResult>),
-    Log { text: String, log: IozoneLog },
+    Log {
+        text: String,
+        log: IozoneLog,
+    },
+    Peer {
+        text: String,
+        format: PeerFormat,
+        run: Box<PeerRun>,
+    },
 }
 
 /// Why a file is neither a saved run nor IOzone's output.
@@ -193,19 +207,39 @@ pub(crate) enum RunOrLogError {
     Text(#[from] TextFileError),
     #[error(transparent)]
     Run(#[from] RunFileError),
-    #[error("{} is neither a saved ioz run (JSON) nor IOzone's output", path.display())]
+    #[error(
+        "{} is neither a saved ioz run (JSON), IOzone's output, nor a result file of fio, IOR, mdtest, elbencho or IO500",
+        path.display()
+    )]
     Neither { path: PathBuf },
     #[error("{}: {source}", path.display())]
     NoResults { path: PathBuf, source: LogError },
+    #[error("{}: {source}", path.display())]
+    Peer { path: PathBuf, source: PeerError },
 }
 
-/// The saved run (a file that starts as JSON does) or IOzone's output at
-/// `path`; anything else is refused.
+/// The saved run (a file that starts as JSON does, and is no peer's),
+/// a peer's result file, or IOzone's output at `path`; anything else is
+/// refused.
 pub(crate) fn read_run_or_log(path: &Path) -> Result<RunOrLog, RunOrLogError> {
-    if read_head(path)?.trim_start().starts_with('{') {
+    let head = read_head(path)?;
+    if head.trim_start().starts_with('{') && !peers::json_head(&head) {
         return Ok(RunOrLog::Run(Box::new(read_run(path)?)));
     }
     let text = read_text(path)?;
+    if let Some(format) = peers::detect(&text) {
+        return match peers::parse(format, &text) {
+            Ok(run) => Ok(RunOrLog::Peer {
+                text,
+                format,
+                run: Box::new(run),
+            }),
+            Err(source) => Err(RunOrLogError::Peer {
+                path: path.to_path_buf(),
+                source,
+            }),
+        };
+    }
     if !iozone_log::looks_like_iozone(&text) {
         return Err(RunOrLogError::Neither {
             path: path.to_path_buf(),
@@ -220,10 +254,54 @@ pub(crate) fn read_run_or_log(path: &Path) -> Result<RunOrLog, RunOrLogError> {
     }
 }
 
-/// Whether the file at `path` is IOzone's output (read only when it is
-/// small enough to be one).
-pub(crate) fn is_iozone_log(path: &Path) -> bool {
-    read_text(path).is_ok_and(|t| iozone_log::looks_like_iozone(&t))
+/// The peer's result file at `path`, when it is one (`None`: a saved run,
+/// an IOzone log, or what no reader takes: the caller's own refusal says so).
+pub(crate) fn read_peer(path: &Path) -> Option<Result<(PeerFormat, PeerRun), RunOrLogError>> {
+    let head = read_head(path).ok()?;
+    if head.trim_start().starts_with('{') && !peers::json_head(&head) {
+        return None;
+    }
+    match read_run_or_log(path) {
+        Ok(RunOrLog::Peer { format, run, .. }) => Some(Ok((format, *run))),
+        Err(e @ RunOrLogError::Peer { .. }) => Some(Err(e)),
+        _ => None,
+    }
+}
+
+/// Whether the file at `path` is IOzone's output or a peer's result file
+/// (read only when it is small enough to be one).
+pub(crate) fn is_log_or_peer(path: &Path) -> bool {
+    read_text(path).is_ok_and(|t| iozone_log::looks_like_iozone(&t) || peers::detect(&t).is_some())
+}
+
+/// What measured a saved run.
+pub(crate) fn tool_of_run(run: &RunResult) -> Tool {
+    Tool {
+        name: "ioz".into(),
+        version: Some(run.tool_version.clone()),
+        command: Some(run.config.command_line.join(" ")),
+    }
+}
+
+/// What measured an IOzone log (its text names no version ioz can trust).
+pub(crate) fn tool_of_log(text: &str) -> Tool {
+    Tool {
+        name: "IOzone".into(),
+        version: None,
+        command: text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Command line used:"))
+            .map(|c| c.trim().to_string()),
+    }
+}
+
+/// What measured a peer's run.
+pub(crate) fn tool_of_peer(run: &PeerRun) -> Tool {
+    Tool {
+        name: run.tool.name().into(),
+        version: run.version.clone(),
+        command: run.command.clone(),
+    }
 }
 
 /// An I/O error without Rust's "(os error N)".
@@ -364,7 +442,7 @@ mod tests {
         assert_eq!(
             refusal(&text),
             format!(
-                "{} is neither a saved ioz run (JSON) nor IOzone's output",
+                "{} is neither a saved ioz run (JSON), IOzone's output, nor a result file of fio, IOR, mdtest, elbencho or IO500",
                 text.display()
             )
         );
@@ -377,8 +455,8 @@ mod tests {
                 empty_log.display()
             )
         );
-        assert!(!is_iozone_log(&text));
-        assert!(is_iozone_log(&empty_log));
+        assert!(!is_log_or_peer(&text));
+        assert!(is_log_or_peer(&empty_log));
         let run = dir.path().join("run.json");
         std::fs::write(&run, "  {\"schema_version\": 9}").unwrap();
         let e = read_run_or_log(&run).err().unwrap();

@@ -4,7 +4,9 @@
 
 use std::io::{self, Write};
 
-use super::input_files::{RunFileError, of_rank, rank_selected, read_run, read_run_selected};
+use super::input_files::{
+    RunFileError, of_rank, rank_selected, read_peer, read_run, read_run_selected,
+};
 use super::output::{SIGPIPE, say};
 use crate::cli::ReportRequest;
 use crate::error::Exit;
@@ -18,6 +20,9 @@ use crate::safety::outputs;
 pub(crate) fn report(request: ReportRequest) -> Exit {
     if request.scaling {
         return scaling(&request);
+    }
+    if let Some(peer) = read_peer(&request.input) {
+        return peer_report(&request, peer);
     }
     // `run.json#rank=1`: rank 1's own run of a cluster run.
     let read = rank_selected(&request.input)
@@ -90,6 +95,45 @@ pub(crate) fn report(request: ReportRequest) -> Exit {
         Exit::Success
     } else {
         Exit::Failure
+    }
+}
+
+/// Another benchmark's result file: shown as ioz read it (the cells it maps
+/// onto, its settings, what has no counterpart); it has no result files of
+/// a run's.
+fn peer_report(
+    request: &ReportRequest,
+    peer: Result<
+        (
+            crate::report::peers::PeerFormat,
+            crate::model::peer::PeerRun,
+        ),
+        super::input_files::RunOrLogError,
+    >,
+) -> Exit {
+    let (format, run) = match peer {
+        Ok(p) => p,
+        Err(e) => {
+            say(format_args!("report: {e}"));
+            return Exit::Usage;
+        }
+    };
+    if !request.outputs.is_empty() {
+        say(format_args!(
+            "report: {} is {}: ioz report shows it as text; its result files are a saved ioz run's (ioz compare writes a comparison's: --html, --json, --csv)",
+            request.input.display(),
+            format.words()
+        ));
+        return Exit::Usage;
+    }
+    let text = crate::report::peers::text::render(
+        &run,
+        &request.input.display().to_string(),
+        format.words(),
+    );
+    match io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => Exit::Success,
+        Err(_) => Exit::Signal(SIGPIPE),
     }
 }
 

@@ -50,9 +50,10 @@ impl Target for CompareSeen {}
 const OPERANDS: &[Operand] = &[
     Operand {
         name: "BASE",
-        help: "the baseline: a saved run (.json), a directory of runs, or an IOzone \
-               log; or from the history (ioz history -h): @ID, @last, or @label:NAME \
-               (every complete run with that label, pooled)",
+        help: "the baseline: a saved run (.json), a directory of runs, an IOzone log, \
+               or a result file of fio, IOR, mdtest, elbencho or IO500; or from the history \
+               (ioz history -h): @ID, @last, or @label:NAME (every complete run with that \
+               label, pooled)",
         count: Count::One,
         path: true,
     },
@@ -125,8 +126,12 @@ pub(super) const GRAMMAR: Grammar<CompareSeen> = Grammar {
 Compares each OTHER with the baseline BASE, cell by cell (file size, record
 size, test; in throughput mode the number of workers), for every cell both
 have. Each input is a run saved with --json, a directory of runs of one
-configuration (pooled as samples), or IOzone's own text output (single, auto
-or throughput mode, with or without -R).
+configuration (pooled as samples), IOzone's own text output (single, auto
+or throughput mode, with or without -R), or another benchmark's result file:
+fio's JSON, json+ or text, IOR's JSON summary or text (each repetition a
+sample), mdtest's output or --saveRankPerformanceDetails CSV, elbencho's
+--csvfile, IO500's result.txt; its results are mapped onto ioz's cells and
+rates (kB/s of 1024 bytes, or ops/s).
 
 Per cell: both means, the ratio OTHER/BASE (of geometric means) and its
 percent difference with a 95 % confidence interval (Welch's t on the log of
@@ -134,7 +139,11 @@ the rates), a p-value adjusted across the cells of the comparison, and a
 verdict: faster or slower when the difference is significant (adjusted
 p < 0.05) and beyond the band, same otherwise. With a single sample on a
 side there is no p-value: the verdict uses the band alone and says so.
-Mann-Whitney's p-value is shown from 9 samples a side.",
+Mann-Whitney's p-value is shown from 9 samples a side. For every cell faster
+or slower, what the two inputs recorded differently, likeliest cause first:
+the cache regime, the settings (direct I/O, engine, depth, the page cache
+dropped), the tools and versions, the environments, the tool's own cost,
+the workers' start, the rate's course, the samples.",
     operands: OPERANDS,
     operand: |seen, word| {
         seen.inputs.push(PathBuf::from(word));

@@ -254,14 +254,16 @@ are the history, the index only finds them.",
 
 const IMPORT: Grammar<HistorySeen> = Grammar {
     name: "history import",
-    summary: "store saved ioz runs (JSON) and IOzone logs",
+    summary: "store saved ioz runs (JSON), IOzone logs and other benchmarks' results",
     about: "\
-Stores saved ioz runs (JSON) and IOzone logs in the history. A log is
-dated by IOzone's `Run began:` line, else by --date, else by the file's
-modification time.",
+Stores saved ioz runs (JSON), IOzone logs and other benchmarks' result files
+(fio, IOR, mdtest, elbencho, IO500) in the history. A log is dated by
+IOzone's `Run began:` line and a result file by the date it gives, else by
+--date, else by the file's modification time.",
     operands: &[Operand {
         name: "FILE",
-        help: "a saved ioz run (JSON) or an IOzone log",
+        help: "a saved ioz run (JSON), an IOzone log, or a result file of fio, IOR, mdtest, \
+               elbencho or IO500",
         count: Count::Many,
         path: true,
     }],
@@ -503,7 +505,7 @@ fn action(sub: &str, seen: HistorySeen) -> Result<HistoryAction, UsageError> {
 fn import(seen: HistorySeen) -> Result<HistoryAction, UsageError> {
     if seen.words.is_empty() {
         return Err(usage(
-            "history import needs files: saved ioz runs (JSON) or IOzone logs (ioz history import -h)",
+            "history import needs files: saved ioz runs (JSON), IOzone logs or peers' result files (ioz history import -h)",
         ));
     }
     if let Some(l) = &seen.label

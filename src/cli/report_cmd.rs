@@ -58,7 +58,8 @@ impl Target for ReportSeen {}
 
 const OPERANDS: &[Operand] = &[Operand {
     name: "RUN.json",
-    help: "the saved run (written by ioz --json FILE)",
+    help: "the saved run (written by ioz --json FILE); or another benchmark's result file \
+           (fio, IOR, mdtest, elbencho, IO500), shown as ioz reads it",
     count: Count::One,
     path: true,
 }];
@@ -144,7 +145,11 @@ pub(super) const GRAMMAR: Grammar<ReportSeen> = Grammar {
     summary: "a saved run rendered again, without measuring",
     about: "\
 Renders a run saved with --json again, without measuring: the text it printed
-and the result files, written as a run writes them.",
+and the result files, written as a run writes them. Given another benchmark's
+result file (fio's JSON, json+ or text, IOR's JSON or text, mdtest's output or
+CSV, elbencho's --csvfile, IO500's result.txt), it prints what ioz reads of it:
+each result as the ioz cell it maps onto, its rates in kB/s and ops/s beside
+the tool's own figure, its settings, and what has no counterpart in ioz.",
     operands: OPERANDS,
     operand: runs,
     sections: &REPORT_SECTIONS,

@@ -7,7 +7,8 @@
 //! ```text
 //! DIR/ioz-history        the mark that DIR is ioz's history, and its lock
 //! DIR/runs/<id>.json     one file per run: a saved run (ioz's JSON), or an
-//!                        imported IOzone log wrapped with its date and label
+//!                        imported IOzone log or peer's result file (fio,
+//!                        IOR, …) wrapped with its date and label
 //! DIR/history.sqlite     the index (a rollback journal beside it while
 //!                        a writer's transaction lasts, none after)
 //! ```
@@ -36,4 +37,4 @@ mod store;
 pub use error::HistoryError;
 pub use index::{Entry, Filter, StatusKind};
 pub use place::{HISTORY_ENV, Location, NO_HISTORY_ENV, locate};
-pub use store::{Caller, History, ImportedLog, Stored, check, exists};
+pub use store::{Caller, History, ImportedLog, ImportedPeer, Stored, check, exists};

@@ -29,10 +29,12 @@ use super::index::{self, Damage, Entry, IndexFailure, MAX_RUN_ID};
 use crate::model::file_kind::file_kind;
 use crate::model::history_layout::{INDEX, MARK, RUNS};
 use crate::model::job::{Job, hosts_of};
+use crate::model::peer::PeerRun;
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::Place;
 use crate::report::Exporter;
 use crate::report::json::{self, JsonReport, MAX_RUN_BYTES};
+use crate::report::peers::{self, PeerError, PeerFormat};
 use crate::report::put::{self, temporary_name, temporary_owner};
 // The one module of `system` that `history` uses (ARCHITECTURE.md: the
 // dependency rule's narrow exceptions): a stored run is read as every input
@@ -73,6 +75,7 @@ pub struct History {
 pub enum Stored {
     Run(Box<RunResult>),
     Log(ImportedLog),
+    Peer(ImportedPeer),
 }
 
 /// An IOzone log imported into the history: its text as it was, and what
@@ -92,6 +95,35 @@ pub struct ImportedLog {
 #[derive(Serialize, Deserialize)]
 struct LogFile {
     iozone_log: ImportedLog,
+}
+
+/// Another benchmark's result file imported into the history (fio, IOR,
+/// mdtest, elbencho, IO500): its text as it was, read again by
+/// report::peers whenever it is used, and what the import decided.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedPeer {
+    /// RFC 3339, UTC: `--date`, else the date the file gives, else its time.
+    pub date: String,
+    pub label: Option<String>,
+    pub source: String,
+    pub text: String,
+}
+
+impl ImportedPeer {
+    /// The file read again, as when it was imported.
+    pub fn read(&self) -> Result<(PeerFormat, PeerRun), PeerError> {
+        let format = peers::detect(&self.text).ok_or_else(|| PeerError::NoResults {
+            what: "the stored file",
+            why: "it is no peer's result file any more".into(),
+        })?;
+        Ok((format, peers::parse(format, &self.text)?))
+    }
+}
+
+/// The file layout of an imported peer's file: one object under this key.
+#[derive(Serialize, Deserialize)]
+struct PeerFile {
+    peer_file: ImportedPeer,
 }
 
 /// The name of run `id`'s file in runs/.
@@ -289,6 +321,15 @@ impl History {
         self.record(&run)
     }
 
+    /// Imports a peer's result file.
+    pub fn import_peer(&mut self, peer: ImportedPeer) -> Result<i64, HistoryError> {
+        let entry = entry_of_peer(&peer);
+        let mut bytes = serde_json::to_vec_pretty(&PeerFile { peer_file: peer })
+            .map_err(HistoryError::EncodeLog)?;
+        bytes.push(b'\n');
+        self.add(entry, &bytes)
+    }
+
     /// Imports an IOzone log.
     pub fn import_log(&mut self, log: ImportedLog) -> Result<i64, HistoryError> {
         let entry = entry_of_log(&log);
@@ -459,6 +500,7 @@ fn entry_of_file(id: i64, path: &Path) -> Result<Entry, HistoryError> {
     let mut entry = match read_stored(path)? {
         Stored::Run(run) => entry_of_run(&run),
         Stored::Log(log) => entry_of_log(&log),
+        Stored::Peer(peer) => entry_of_peer(&peer),
     };
     entry.id = id;
     entry.file = file_name(id);
@@ -838,6 +880,9 @@ fn read_stored(path: &Path) -> Result<Stored, HistoryError> {
     if let Ok(LogFile { iozone_log }) = serde_json::from_slice(&bytes) {
         return Ok(Stored::Log(iozone_log));
     }
+    if let Ok(PeerFile { peer_file }) = serde_json::from_slice(&bytes) {
+        return Ok(Stored::Peer(peer_file));
+    }
     let run = json::parse_run(&bytes, &path.display().to_string())?;
     Ok(Stored::Run(Box::new(run)))
 }
@@ -893,6 +938,35 @@ fn host_column(run: &RunResult) -> String {
         n => format!("{n} ranks"),
     };
     format!("{} ({ranks})", hosts.join(","))
+}
+
+/// The index row of an imported peer's file: what the file says of itself
+/// (its kind is the tool's name, as "fio"; a file that no longer reads is
+/// listed with its source as its command).
+pub(super) fn entry_of_peer(peer: &ImportedPeer) -> Entry {
+    let (kind, host, command) = match peer.read() {
+        Ok((_, run)) => (
+            run.tool.name().to_ascii_lowercase(),
+            run.host.unwrap_or_default(),
+            run.command
+                .unwrap_or_else(|| format!("({} file {})", run.tool.name(), peer.source)),
+        ),
+        Err(_) => ("peer".into(), String::new(), format!("({})", peer.source)),
+    };
+    Entry {
+        id: 0,
+        file: String::new(),
+        kind,
+        date: peer.date.clone(),
+        label: peer.label.clone(),
+        host,
+        fs: String::new(),
+        device: String::new(),
+        target: String::new(),
+        command,
+        status: "complete".into(),
+        job: String::new(),
+    }
 }
 
 /// The index row of an imported log: what IOzone's text says of itself.

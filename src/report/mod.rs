@@ -15,6 +15,7 @@ pub mod json;
 pub mod latency_files;
 pub mod layout;
 pub mod live;
+pub mod peers;
 pub mod plots;
 pub mod put;
 pub mod scaling;

@@ -556,11 +556,11 @@ fn bad_inputs_are_refused_with_one_line() {
     );
     assert_eq!(
         refused(&[&base, "notes.txt"], "notes.txt"),
-        "ioz: compare: notes.txt is neither a saved ioz run (JSON) nor IOzone's output"
+        "ioz: compare: notes.txt is neither a saved ioz run (JSON), IOzone's output, nor a result file of fio, IOR, mdtest, elbencho or IO500"
     );
     assert_eq!(
         refused(&["empty", &base], "empty"),
-        "ioz: compare: empty holds no saved ioz run (.json) and no IOzone log"
+        "ioz: compare: empty holds no saved ioz run (.json), no IOzone log and no peer's result file"
     );
     refused(&[&base, "junk"], "junk holds no saved ioz run");
     assert_refused(&ioz(d, &["compare", &base]), "nothing to be compared with");

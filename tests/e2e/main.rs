@@ -107,6 +107,10 @@ mod tree_hostile;
 // The JSON output against schema/run.schema.json, and broken documents
 // that must not validate.
 mod json_schema;
+// Other benchmarks' result files (fio, IOR, mdtest, elbencho, IO500):
+// shown, compared with ioz's runs (and why they differ), kept in the
+// history, refused with the line where they broke.
+mod peers;
 // No page faults of ioz's own in the timed region: every pass's faults and
 // context switches in the JSON, -+u and the HTML, per worker, the mmap
 // engine's marked.
@@ -209,6 +213,7 @@ fn main() -> std::process::ExitCode {
         open_flags::tests(),
         page_faults::tests(),
         peak_memory::tests(),
+        peers::tests(),
         plots::tests(),
         progress::tests(),
         read_variations::tests(),

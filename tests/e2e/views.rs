@@ -564,7 +564,15 @@ fn every_command_that_reads_a_run_takes_one_rank_of_it() {
             .ends_with("(rank 0)"),
         "{h}"
     );
-    assert_eq!(h["pairs"][0]["cells"], doc["pairs"][0]["cells"]);
+    // The same cells; their causes name the inputs, which are named apart.
+    let without_why = |v: &Value| {
+        let mut cells = v["pairs"][0]["cells"].clone();
+        for c in cells.as_array_mut().unwrap() {
+            c.as_object_mut().unwrap().remove("why");
+        }
+        cells
+    };
+    assert_eq!(without_why(&h), without_why(&doc));
     let summed = with_history(
         d,
         &history,

@@ -23,6 +23,7 @@ fn side(label: &str, unit: OutputUnit, cells: &[(CellKey, &[f64])]) -> Side {
             date: None,
             source: format!("{label}.json"),
             runs: 1,
+            tool: None,
         },
         samples,
         environment: None,

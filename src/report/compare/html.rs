@@ -11,7 +11,7 @@ use super::format::{cell_name, p_value, percent, ratio, test_name, unit_of};
 use super::look::{look, verdict_css};
 use super::over_time::over_time_section;
 use super::svg::{mean_sd_bars, mountain, percent_bars, ratio_heat, shared_percent_axis};
-use super::text::{environment_lines, regime_line};
+use super::text::{Explained, command_lines, environment_lines, regime_line, why_lines};
 use crate::analysis::compare::{Basis, CellComparison, Comparison, Moments, Pair, Verdict};
 use crate::analysis::samples::Test;
 use crate::report::environment_text::differences_html;
@@ -34,6 +34,8 @@ th { background: #eef2f7; }
 .note { color: #555; }
 .key span { display: inline-block; padding: 0 0.5em; margin-right: 0.5em; }
 figure.time { margin: 0 0 1em; }
+p.why { margin: 0.8em 0 0.2em; }
+ol.why { margin: 0 0 0.6em; padding-left: 2em; }
 figure.time svg { display: block; width: auto; max-width: 100%; height: auto; border: 1px solid #e3e6ea; }
 "#;
 
@@ -85,10 +87,23 @@ pub fn render_html(c: &Comparison) -> String {
     h.push_str("</p>");
     // What differs between the machines, before any number.
     let _ = write!(h, "<h2>Environments</h2>");
+    if let Some(t) = &c.baseline.tool {
+        let _ = write!(
+            h,
+            "<p class=\"note\">measured: {}: {}{}</p>",
+            esc(&c.baseline.label),
+            esc(&t.words()),
+            t.command
+                .as_deref()
+                .map(|cmd| format!(", {}", esc(cmd)))
+                .unwrap_or_default()
+        );
+    }
     for pair in &c.pairs {
         environment_differences(&mut h, c, pair);
     }
     tests_table(&mut h, c);
+    why_section(&mut h, c);
     let labels: Vec<String> = std::iter::once(c.baseline.label.clone())
         .chain(c.pairs.iter().map(|p| p.other.label.clone()))
         .collect();
@@ -237,6 +252,13 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
         esc(&pair.other.label),
         esc(&c.baseline.label)
     );
+    // The baseline's tool is said once, at the top.
+    for line in command_lines(c, pair)
+        .iter()
+        .skip(usize::from(c.baseline.tool.is_some()))
+    {
+        let _ = write!(h, "<p class=\"note\">measured: {}</p>", esc(line));
+    }
     match &pair.environment_differences {
         Some(diffs) => h.push_str(&differences_html(&who, diffs)),
         None => {
@@ -247,6 +269,43 @@ fn environment_differences(h: &mut String, c: &Comparison, pair: &Pair) {
     }
     if let Some(line) = regime_line(pair) {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(&line));
+    }
+}
+
+/// For each difference that counts, what the two inputs recorded
+/// differently, the likeliest cause first (analysis/why.rs).
+fn why_section(h: &mut String, c: &Comparison) {
+    let pairs: Vec<(&Pair, Vec<Explained>)> = c
+        .pairs
+        .iter()
+        .map(|p| (p, why_lines(c, p)))
+        .filter(|(_, w)| !w.is_empty())
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<h2 id=\"why\">Why the numbers differ</h2><p class=\"note\">For each cell faster or slower, what the two inputs recorded differently, the likeliest cause first: the cache regime, the settings, the tools, the environments, the tool's own cost, the workers' start, the rate's course, the samples.</p>"
+    );
+    for (pair, why) in pairs {
+        let _ = write!(
+            h,
+            "<h3>{} against {}</h3>",
+            esc(&pair.other.label),
+            esc(&c.baseline.label)
+        );
+        for Explained { headline, causes } in why {
+            let _ = write!(
+                h,
+                "<p class=\"why\"><b>{}</b></p><ol class=\"why\">",
+                esc(&headline)
+            );
+            for cause in causes {
+                let _ = write!(h, "<li>{}</li>", esc(&cause));
+            }
+            let _ = write!(h, "</ol>");
+        }
     }
 }
 

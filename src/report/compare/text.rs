@@ -53,6 +53,11 @@ fn for_terminal(c: &Comparison) -> Comparison {
         i.label = visible(&i.label).into_owned();
         i.source = visible(&i.source).into_owned();
         i.date = i.date.as_deref().map(|d| visible(d).into_owned());
+        if let Some(t) = &mut i.tool {
+            t.name = visible(&t.name).into_owned();
+            t.version = t.version.as_deref().map(|v| visible(v).into_owned());
+            t.command = t.command.as_deref().map(|v| visible(v).into_owned());
+        }
     }
     fn differences(ds: &mut [Difference]) {
         for d in ds {
@@ -70,12 +75,73 @@ fn for_terminal(c: &Comparison) -> Comparison {
         if let Some(ds) = &mut pair.environment_differences {
             differences(ds);
         }
+        for cell in &mut pair.cells {
+            for cause in &mut cell.why {
+                cause.text = visible(&cause.text).into_owned();
+            }
+        }
     }
     c
 }
 
+/// A difference that counts and its causes, in words.
+pub struct Explained {
+    /// "random read …: B is 31.0 % slower than A".
+    pub headline: String,
+    /// Each cause, the likeliest first.
+    pub causes: Vec<String>,
+}
+
+/// Each cell of a pair whose difference counts (faster or slower), with
+/// its causes, the likeliest first.
+pub fn why_lines(c: &Comparison, pair: &Pair) -> Vec<Explained> {
+    pair.cells
+        .iter()
+        .filter(|x| x.verdict != Verdict::Same)
+        .map(|x| {
+            let slower = x.slowdown_percent(c.higher_is_better);
+            let headline = format!(
+                "{}: {} is {:.1} % {} than {}",
+                cell_name(&x.cell),
+                pair.other.label,
+                slower.abs(),
+                if slower > 0.0 { "slower" } else { "faster" },
+                c.baseline.label
+            );
+            let causes = if x.why.is_empty() {
+                vec!["nothing the two inputs recorded differs: the tool, the settings and the environment agree as far as both say".to_string()]
+            } else {
+                x.why.iter().map(|w| w.text.clone()).collect()
+            };
+            Explained { headline, causes }
+        })
+        .collect()
+}
+
+/// The commands that measured each side, where the inputs give them.
+pub fn command_lines(c: &Comparison, pair: &Pair) -> Vec<String> {
+    [&c.baseline, &pair.other]
+        .iter()
+        .filter_map(|i| {
+            let t = i.tool.as_ref()?;
+            Some(format!(
+                "{}: {}{}",
+                i.label,
+                t.words(),
+                t.command
+                    .as_deref()
+                    .map(|cmd| format!(", {cmd}"))
+                    .unwrap_or_default()
+            ))
+        })
+        .collect()
+}
+
 fn described(input: &crate::analysis::compare::Input) -> String {
     let mut parts = vec![input.source.clone()];
+    if let Some(tool) = &input.tool {
+        parts.push(format!("measured by {}", tool.words()));
+    }
     if input.runs > 1 {
         parts.push(format!("{} runs pooled", input.runs));
     }
@@ -144,7 +210,7 @@ pub fn environment_lines(c: &Comparison, pair: &Pair) -> Vec<String> {
     match &pair.environment_differences {
         Some(diffs) => differences_lines(diffs),
         None => vec![format!(
-            "environments: not compared ({} or {} records none: IOzone's output does not)",
+            "environments: not compared ({} or {} records none: IOzone's output and other benchmarks' result files do not)",
             c.baseline.label, pair.other.label
         )],
     }
@@ -158,8 +224,12 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         c.baseline.label,
         described(&pair.other)
     );
-    // What else differs between the machines, before any number: a
-    // comparison means little when more than the intended setting changed.
+    // What measured each, and what else differs between the machines,
+    // before any number: a comparison means little when more than the
+    // intended setting changed.
+    for line in command_lines(c, pair) {
+        let _ = writeln!(out, "  {line}");
+    }
     for line in environment_lines(c, pair) {
         let _ = writeln!(out, "  {line}");
     }
@@ -241,6 +311,19 @@ fn render_pair(out: &mut String, c: &Comparison, pair: &Pair, paint: Paint) {
         );
         for x in differing {
             let _ = writeln!(out, "  {}", paint.verdict(x.verdict, &detail(x)));
+        }
+    }
+    let why = why_lines(c, pair);
+    if !why.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  Why the numbers differ: for each difference, what the two inputs recorded differently, the likeliest first"
+        );
+        for Explained { headline, causes } in why {
+            let _ = writeln!(out, "  {headline}:");
+            for (i, cause) in causes.iter().enumerate() {
+                let _ = writeln!(out, "    {}. {cause}", i + 1);
+            }
         }
     }
     if !pair.latency.is_empty() {
