@@ -4,7 +4,7 @@
 //! and the largest rank's peak RSS, the bytes the ranks moved in gathers,
 //! reductions and broadcasts, and the messages (the stonewall's stops per
 //! phase). A straight line fitted to each figure over the rank counts is
-//! extended to 1,000 and 10,000 ranks (the README's table).
+//! extended to 1,000 and 10,000 ranks (docs/measuring-ioz.md's table).
 //!
 //! Targets (the benchmark exits 1 when one is missed): the largest rank's
 //! peak RSS at 64 ranks at most 30 MiB (IOR's ranks stay at 14–15 MB; a

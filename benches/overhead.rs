@@ -21,7 +21,7 @@
 //!   window with every 4 KiB block stamped; src/data/stamp.rs) costs 3-4 %
 //!   more at 4 KiB records (fwrite 0.963-0.965, frewrite 0.959-0.964 with it
 //!   over 20 pairs, 1.002 and 0.998 without), by design; `benches/parity.rs`
-//!   shows that cost (its comparison 4) and README explains it. fwrite uses
+//!   shows that cost (its comparison 4) and docs/measuring-ioz.md explains it. fwrite uses
 //!   a stdio stream with a one-record `setvbuf` buffer, as both do.
 //!
 //! Target: every median ratio >= 0.97. The benchmark prints a table of the

@@ -22,7 +22,7 @@
 //!    loop's own ratio is shown beside it.
 //! 4. What ioz's default data costs against IOzone's at 4 KiB records
 //!    (write and rewrite, `--data random` over `--data iozone`), shown
-//!    with no target: README's "Measuring ioz itself" explains it. The
+//!    with no target: docs/measuring-ioz.md explains it. The
 //!    grid of 1 runs with IOzone's data for that reason, as the loop writes.
 //!
 //! It prints a table and exits 1 when a target is missed.
@@ -487,7 +487,7 @@ fn main() {
         missed.push(format!("read/reread: {rr:.3} < {READ_REREAD_TARGET}"));
     }
 
-    // 4. What the default data costs at 4 KiB records (no target: README).
+    // 4. What the default data costs at 4 KiB records (no target: docs/measuring-ioz.md).
     let data_args = |data: &'static str| ["-s", &size, "-r", "4k", "-i", "0", "--data", data];
     let mut costs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for p in 0..pairs {

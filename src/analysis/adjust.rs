@@ -3,24 +3,7 @@
 //! Benjamini–Hochberg (the false discovery rate, the default) or Holm (the
 //! family-wise error, stricter).
 
-use serde::Serialize;
-
-/// How the p-values of one comparison are adjusted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Adjust {
-    BenjaminiHochberg,
-    Holm,
-}
-
-impl Adjust {
-    pub fn name(self) -> &'static str {
-        match self {
-            Adjust::BenjaminiHochberg => "Benjamini-Hochberg",
-            Adjust::Holm => "Holm",
-        }
-    }
-}
+pub use crate::model::adjust::Adjust;
 
 /// The adjusted p-values, in the order given; `None` stays `None` and does
 /// not count among the tests.

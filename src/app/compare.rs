@@ -7,9 +7,8 @@ use std::path::Path;
 
 use super::compare_inputs::{Loaded, load};
 use super::output::{SIGPIPE, say};
-use crate::analysis::adjust::Adjust;
 use crate::analysis::compare::{Options, compare as make_comparison};
-use crate::cli::{CompareRequest, PAdjust};
+use crate::cli::CompareRequest;
 use crate::error::Exit;
 use crate::report::compare::{cell_name, render_text, write_all};
 use crate::safety::outputs;
@@ -43,10 +42,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
     };
     let options = Options {
         band_percent: request.band_percent,
-        adjust: match request.adjust {
-            PAdjust::BenjaminiHochberg => Adjust::BenjaminiHochberg,
-            PAdjust::Holm => Adjust::Holm,
-        },
+        adjust: request.adjust,
     };
     let mut sides = loaded.into_iter().map(|l| l.side);
     let Some(base) = sides.next() else {

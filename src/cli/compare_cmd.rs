@@ -7,14 +7,8 @@ use super::grammar::Spelling::Long;
 use super::grammar::{Choice, Count, Flag, Grammar, Operand, Section, Taken, Target};
 use super::shared::{self, DEFAULT_BAND};
 use super::{UsageError, usage};
+use crate::model::adjust::{self, Adjust};
 use crate::model::formats::{Format, OutputFiles};
-
-/// How p-values are adjusted across the cells of a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PAdjust {
-    BenjaminiHochberg,
-    Holm,
-}
 
 #[derive(Debug, PartialEq)]
 pub struct CompareRequest {
@@ -23,7 +17,7 @@ pub struct CompareRequest {
     pub others: Vec<PathBuf>,
     /// `--band`: differences within ± this many percent are "same".
     pub band_percent: f64,
-    pub adjust: PAdjust,
+    pub adjust: Adjust,
     /// `--fail-if-slower PCT`: exit 1 when a cell is slower than this.
     pub fail_if_slower: Option<f64>,
     /// Print the text report: with --text, and when no file is asked for.
@@ -38,7 +32,7 @@ pub struct CompareRequest {
 pub(super) struct CompareSeen {
     inputs: Vec<PathBuf>,
     band_percent: Option<f64>,
-    adjust: Option<PAdjust>,
+    adjust: Option<Adjust>,
     fail_if_slower: Option<f64>,
     text: bool,
     outputs: OutputFiles,
@@ -74,18 +68,12 @@ const SECTIONS: &[Section<CompareSeen>] = &[Section {
             Long("adjust"),
             "bh|holm",
             Choice {
-                names: &["bh", "fdr", "benjamini-hochberg", "holm"],
+                names: adjust::WORDS,
                 expected: "a method; use bh (Benjamini-Hochberg) or holm",
                 default: None,
             },
             "p-values adjusted by Benjamini-Hochberg (default) or Holm",
-            |s, method| {
-                s.adjust = Some(if method == "holm" {
-                    PAdjust::Holm
-                } else {
-                    PAdjust::BenjaminiHochberg
-                })
-            },
+            |s, method| s.adjust = Adjust::named(method),
         ),
         Flag::percent(
             Long("fail-if-slower"),
@@ -176,7 +164,7 @@ pub(super) fn finish(seen: CompareSeen) -> Result<CompareRequest, UsageError> {
         base,
         others,
         band_percent: seen.band_percent.unwrap_or(DEFAULT_BAND),
-        adjust: seen.adjust.unwrap_or(PAdjust::BenjaminiHochberg),
+        adjust: seen.adjust.unwrap_or(Adjust::BenjaminiHochberg),
         fail_if_slower: seen.fail_if_slower,
         text: seen.text || seen.outputs.is_empty(),
         outputs: seen.outputs,
@@ -206,7 +194,7 @@ mod tests {
         let r = request(&["a.json", "b.json"]);
         assert_eq!(
             (r.band_percent, r.adjust, r.fail_if_slower),
-            (5.0, PAdjust::BenjaminiHochberg, None)
+            (5.0, Adjust::BenjaminiHochberg, None)
         );
         assert!(r.text);
         let r = request(&[
@@ -232,7 +220,7 @@ mod tests {
         assert_eq!(r.others, [PathBuf::from("b"), PathBuf::from("c")]);
         assert_eq!(
             (r.band_percent, r.adjust, r.fail_if_slower),
-            (2.5, PAdjust::Holm, Some(10.0))
+            (2.5, Adjust::Holm, Some(10.0))
         );
         assert!(!r.text && r.force);
         assert_eq!(

@@ -36,7 +36,7 @@ use crate::model::host::Host;
 use grammar::{Described, Grammar, Target};
 use parse::{Walked, walk};
 
-pub use compare_cmd::{CompareRequest, PAdjust};
+pub use compare_cmd::CompareRequest;
 pub use env_cmd::EnvCommand;
 pub use help::{help_text, version_text};
 pub use history_cmd::{HistoryAction, HistoryRequest, Selection, TrendRequest};

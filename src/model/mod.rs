@@ -2,6 +2,7 @@
 //! IOzone tests and passes, the plan, and what a run measured; and
 //! [`say`](say::say), the one voice of every layer on standard error.
 
+pub mod adjust;
 pub mod client;
 pub mod config;
 pub mod const_text;

@@ -29,7 +29,7 @@ use crate::model::plan::{
 use crate::model::variations::{DropCaches, MsyncMode, Verify};
 use crate::model::workload::{Direction, Pass};
 use crate::runner::timed::TimedExtras;
-use crate::safety::target::TargetFile;
+use crate::safety::test_file::TargetFile;
 use crate::system::environment::purge_cache_bytes;
 use crate::system::time::tsc_is_the_clocksource;
 

@@ -15,7 +15,7 @@ use crate::error::{IoFailure, RunError};
 use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::plan::Cell;
 use crate::model::result::{CellResult, Measurement};
-use crate::safety::target::{RemoveError, TargetFile};
+use crate::safety::test_file::{RemoveError, TargetFile};
 use crate::system::remount::{Cycle, Remounter};
 use crate::system::signals::StopFlag;
 

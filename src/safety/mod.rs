@@ -7,6 +7,6 @@ pub mod ownership;
 pub mod preflight;
 pub mod result_place;
 pub mod space;
-pub mod target;
+pub mod test_file;
 pub mod tree_place;
 pub mod writable_dir;

@@ -3,7 +3,7 @@
 //! devices, remount (-U), memory and free space are checked. A refusal is a
 //! [`RunError::Refused`] (exit status 2) and nothing has been written.
 
-use super::{memory, outputs, space, target};
+use super::{memory, outputs, space, test_file};
 use crate::data::telemetry::{self, Replay};
 use crate::error::RunError;
 use crate::model::config::{RunConfig, Sizes};
@@ -40,7 +40,7 @@ pub fn preflight(mut config: RunConfig) -> Result<Ready, RunError> {
     // The telemetry files first: the file size of the run is theirs.
     let replay = attach_telemetry(&mut config)?;
     let results = outputs::check_for_run(&config).map_err(|e| RunError::Refused(e.to_string()))?;
-    target::check_targets(&config)?;
+    test_file::check_targets(&config)?;
     let remount = Remounter::for_run(&config)?;
     // Before the space check: a run too large for memory (operation lists,
     // buffers, dedup images, -Q, -p) is refused whatever the disk holds.

@@ -14,7 +14,7 @@ use std::path::Path;
 /// Each mark ioz sets, and the file it is set on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
-    /// `user.ioz.owner`: a test file ioz created (safety/target).
+    /// `user.ioz.owner`: a test file ioz created (safety/test_file).
     Owner,
     /// `user.ioz.result`: a result file ioz wrote (report/put.rs), which
     /// a later run may replace.

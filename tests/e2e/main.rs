@@ -130,8 +130,9 @@ mod open_flags;
 mod read_variations;
 // -U: a freshly mounted ext4 for every pass, and what -U refuses.
 mod remount;
-// The README's quick start: what it says about building and installing, and
-// IOzone's usual runs as it shows them.
+// The README: its first lines, what the quick start says about building and
+// installing, IOzone's usual runs as it shows them, its length and its links
+// into docs/.
 mod readme;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.

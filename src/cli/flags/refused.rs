@@ -10,7 +10,7 @@ pub(super) const SECTION: Section = Section {
     flags: &[
         Flag::not_supported(
             Plus('m'),
-            "cluster mode, in ioz built with --features mpi only (README: cluster mode)",
+            "cluster mode, in ioz built with --features mpi only (docs/cluster.md)",
         ),
         Flag::not_supported(Plus('c'), "cluster client"),
         Flag::not_supported(Plus('h'), "cluster controlling host"),

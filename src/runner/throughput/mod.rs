@@ -25,7 +25,7 @@ use crate::model::identity::Expected;
 use crate::model::latency::{IozoneBands, OpLatency};
 use crate::model::plan::Cell;
 use crate::model::result::{PhaseResult, WorkerResult};
-use crate::safety::target::{RemoveError, TargetFile};
+use crate::safety::test_file::{RemoveError, TargetFile};
 use crate::system::signals::StopFlag;
 use shared::SharedState;
 use shared_latencies::SharedLatencies;

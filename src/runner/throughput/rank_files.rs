@@ -1,7 +1,7 @@
 //! -+V/-+L across ranks: one file for every worker of the job. Rank 0
 //! creates, claims (locks) and at the end removes it; once it has, every
 //! other rank joins it through its own path, which must lead to that very
-//! file (safety::target::TargetFile::join), so that a rank never writes a
+//! file (safety::test_file::TargetFile::join), so that a rank never writes a
 //! file ioz did not make for this job.
 
 use super::ranks::Across;
