@@ -219,6 +219,7 @@ pub(super) fn finish(
         interval_ns: seen.interval_ns,
         runs: seen.runs.unwrap_or(1),
         label,
+        rules: seen.rules,
         metadata: None,
         history: seen.history,
     })

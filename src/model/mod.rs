@@ -31,6 +31,7 @@ pub mod recorded;
 pub mod regime;
 pub mod result;
 pub mod result_files;
+pub mod rules;
 pub mod say;
 pub mod skew;
 pub mod stonewall;

@@ -489,6 +489,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<crate::model::job::Job>,
     pub status: RunStatus,
+    /// `--rules`: the stamp the run earned (analysis::rules), recomputed by
+    /// `ioz check` from the rest of the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<crate::model::rules::RunStamp>,
 }
 
 impl RunResult {
@@ -675,6 +679,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         cell_skews: Vec::new(),
         job: None,
         status: RunStatus::Complete,
+        stamp: None,
     }
 }
 

@@ -72,6 +72,9 @@ struct RunFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     job: &'a Option<Job>,
     status: &'a RunStatus,
+    /// `--rules`: the run's stamp and each cell's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stamp: &'a Option<crate::model::rules::RunStamp>,
 }
 
 /// A metadata benchmark's measurements, each with its rates, and each
@@ -335,6 +338,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            stamp,
         } = result;
         // A run read from an older file is written in this version's layout.
         let _ = schema_version;
@@ -382,6 +386,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            stamp,
         }
     }
 }

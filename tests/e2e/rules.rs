@@ -1,0 +1,185 @@
+//! `--rules`: every run stamped valid, invalid (each reason) or not
+//! checkable, in the text and the JSON; `ioz check` recomputes the stamp
+//! from the saved run with the writer's own code.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::fixtures::{Test, ioz, ioz_ok, trials};
+use crate::json_schema::assert_valid;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        a_small_file_is_invalid_under_iozone_with_its_reasons,
+        direct_io_makes_a_small_file_valid_under_iozone => [ODirect],
+        a_result_file_on_the_target_is_invalid_under_io500,
+        pts_finds_the_steady_window_of_the_runs,
+        rules_takes_only_its_words,
+    ]
+}
+
+/// `ioz args… --json r.json -f t.tmp` in `dir`, without a history: its
+/// stdout and the saved run (checked against the schema, and by `ioz check`).
+pub fn stamped_run(dir: &Path, args: &[&str]) -> (String, Value) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--json", "r.json", "-f", "t.tmp", "--no-history"]);
+    let run = ioz_ok(dir, &all);
+    let text = fs::read_to_string(dir.join("r.json")).expect("r.json written");
+    let doc: Value = serde_json::from_str(&text).expect("r.json is JSON");
+    assert_valid(&doc);
+    (run.stdout, doc)
+}
+
+fn a_small_file_is_invalid_under_iozone_with_its_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "--rules", "iozone",
+        ],
+    );
+    let stamp = &doc["stamp"];
+    assert_eq!(stamp["rules"], "iozone");
+    assert_eq!(stamp["run"]["verdict"], "invalid");
+    let reasons: Vec<&str> = stamp["run"]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("files of 256 KiB are under 3 × RAM")
+                && r.contains("not checkable: residency not measured")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("durability claim")),
+        "{reasons:?}"
+    );
+    // Four passes (write, rewrite, read, reread), each judged.
+    let cells = stamp["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert!(cells.iter().all(|c| c["stamp"]["verdict"] == "invalid"));
+    // The reads make no durability claim.
+    let read = cells.iter().find(|c| c["pass"] == "read").unwrap();
+    assert_eq!(read["stamp"]["reasons"].as_array().unwrap().len(), 1);
+    assert!(
+        stdout.contains("[INVALID] write 256 KiB, 64 KiB records: device claim"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Rules iozone: the run is INVALID (2 reasons)"),
+        "{stdout}"
+    );
+}
+
+fn direct_io_makes_a_small_file_valid_under_iozone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-I", "--rules", "iozone",
+        ],
+    );
+    assert_eq!(doc["stamp"]["run"]["verdict"], "valid", "{stdout}");
+    assert!(!stdout.contains("[INVALID]"), "{stdout}");
+    assert!(
+        stdout.contains("Rules iozone: the run is VALID\n"),
+        "{stdout}"
+    );
+}
+
+fn a_result_file_on_the_target_is_invalid_under_io500() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &["-s", "64k", "-r", "16k", "-i", "0", "--rules", "io500"],
+    );
+    let run = &doc["stamp"]["run"];
+    assert_eq!(run["verdict"], "invalid");
+    let reasons = run["reasons"].as_array().unwrap();
+    let on_target: Vec<&Value> = reasons
+        .iter()
+        .filter(|r| {
+            r.as_str()
+                .unwrap()
+                .contains("is on the file system under test")
+        })
+        .collect();
+    assert_eq!(on_target.len(), 1, "{reasons:?}");
+    assert!(
+        on_target[0].as_str().unwrap().starts_with("the json file "),
+        "{on_target:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("under IO500's 300 s")),
+        "{reasons:?}"
+    );
+    let places = doc["environment"]["result_places"].as_array().unwrap();
+    assert_eq!(places.len(), 1);
+    assert_eq!(
+        places[0]["file_system"],
+        doc["environment"]["target"]["file_system"]
+    );
+    assert!(
+        stdout.contains("Rules io500: the run is INVALID"),
+        "{stdout}"
+    );
+    // ioz's default data is incompressible; IOzone's buffer is not.
+    assert!(!stdout.contains("compressible data"));
+    let (_, iozone_data) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "--rules", "io500", "--data", "iozone",
+        ],
+    );
+    let reasons = iozone_data["stamp"]["run"]["reasons"].to_string();
+    assert!(
+        reasons.contains("--data iozone writes compressible data"),
+        "{reasons}"
+    );
+}
+
+fn pts_finds_the_steady_window_of_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs: no window of 5 rounds.
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "--runs", "2", "--rules", "pts",
+        ],
+    );
+    let cell = &doc["stamp"]["cells"][0];
+    assert_eq!(cell["stamp"]["verdict"], "invalid");
+    assert!(
+        cell["stamp"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("2 rounds: SNIA's steady state needs a window of 5")
+    );
+    assert!(stdout.contains("Rules pts: the run is INVALID"), "{stdout}");
+}
+
+fn rules_takes_only_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &["-s", "64k", "--rules", "spec", "--no-history"],
+    );
+    let line = crate::fixtures::assert_refused(&run, "--rules");
+    assert!(line.contains("iozone, io500, pts or none"), "{line}");
+    // none: no stamp at all.
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &["-s", "64k", "-r", "16k", "-i", "0", "--rules", "none"],
+    );
+    assert!(doc.get("stamp").is_none());
+    assert!(!stdout.contains("Rules "));
+}
