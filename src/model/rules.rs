@@ -164,3 +164,112 @@ impl RunStamp {
         })
     }
 }
+
+/// The `digest` a stamped run's JSON file holds before its digest is known:
+/// as wide as a digest, so that the text around it does not move.
+pub const DIGEST_PLACEHOLDER: &str = "0000000000000000";
+/// The key the digest is written under (top level of the file).
+const DIGEST_KEY: &str = "\"digest\": \"";
+
+/// FNV-1a (64 bits) of `text`, in 16 hex digits: the saved run's own
+/// digest, against edits made after ioz wrote it (not against forgery: it
+/// can be recomputed by anyone, as IO500's can).
+fn fnv1a(text: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The JSON text `text` (which holds the placeholder as its digest) with
+/// its digest in place; unchanged when it has no digest field.
+pub fn seal(text: &str) -> String {
+    let placeholder = format!("{DIGEST_KEY}{DIGEST_PLACEHOLDER}\"");
+    match text.rfind(&placeholder) {
+        Some(at) => {
+            let digest = fnv1a(text.as_bytes());
+            let start = at + DIGEST_KEY.len();
+            format!(
+                "{}{digest}{}",
+                &text[..start],
+                &text[start + DIGEST_PLACEHOLDER.len()..]
+            )
+        }
+        None => text.to_string(),
+    }
+}
+
+/// What a saved file's digest says of its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seal {
+    /// The text is as ioz wrote it.
+    Intact,
+    /// The text changed after: the digest it holds, and its text's.
+    Edited { saved: String, now: String },
+    /// The file holds no digest (no stamp, or saved before ioz kept one).
+    Absent,
+}
+
+/// Checks `text`'s digest: its last digest field set back to the
+/// placeholder, the text's digest against the one it held.
+pub fn check_seal(text: &str) -> Seal {
+    let Some(at) = text.rfind(DIGEST_KEY) else {
+        return Seal::Absent;
+    };
+    let start = at + DIGEST_KEY.len();
+    let Some(len) = text[start..].find('"') else {
+        return Seal::Absent;
+    };
+    let saved = text[start..start + len].to_string();
+    let blank = format!(
+        "{}{DIGEST_PLACEHOLDER}{}",
+        &text[..start],
+        &text[start + len..]
+    );
+    let now = fnv1a(blank.as_bytes());
+    if now == saved {
+        Seal::Intact
+    } else {
+        Seal::Edited { saved, now }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sealed_text_checks_intact_and_an_edit_shows() {
+        let text = "{\n  \"rate\": 100,\n  \"digest\": \"0000000000000000\"\n}\n";
+        let sealed = seal(text);
+        assert_ne!(sealed, text);
+        assert_eq!(sealed.len(), text.len());
+        assert_eq!(check_seal(&sealed), Seal::Intact);
+        let edited = sealed.replace("100", "200");
+        assert!(matches!(check_seal(&edited), Seal::Edited { .. }));
+        assert_eq!(check_seal("{}"), Seal::Absent);
+        // FNV-1a's published value for "a".
+        assert_eq!(fnv1a(b"a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn stamps_together_take_the_worst_with_each_reason_once() {
+        let bad = |r: &str| Stamp::Invalid {
+            reasons: vec![r.to_string()],
+        };
+        let unknown = Stamp::NotCheckable {
+            why: vec!["no RAM".into()],
+        };
+        assert_eq!(Stamp::all([&Stamp::Valid, &Stamp::Valid]), Stamp::Valid);
+        assert_eq!(Stamp::all([&Stamp::Valid, &unknown]), unknown);
+        assert_eq!(
+            Stamp::all([&bad("a"), &unknown, &bad("b"), &bad("a")]),
+            Stamp::Invalid {
+                reasons: vec!["a".into(), "b".into()]
+            }
+        );
+        assert!(matches!(Stamp::all([]), Stamp::NotCheckable { .. }));
+    }
+}

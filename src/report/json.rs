@@ -36,10 +36,11 @@ pub struct JsonReport;
 
 impl Exporter for JsonReport {
     fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
-        let mut bytes =
-            serde_json::to_vec_pretty(&RunFile::from(result)).map_err(io::Error::other)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        let mut text =
+            serde_json::to_string_pretty(&RunFile::from(result)).map_err(io::Error::other)?;
+        text.push('\n');
+        // A stamped run holds its own digest (--rules; ioz check).
+        Ok(crate::model::rules::seal(&text).into_bytes())
     }
 }
 
@@ -75,6 +76,10 @@ struct RunFile<'a> {
     /// `--rules`: the run's stamp and each cell's.
     #[serde(skip_serializing_if = "Option::is_none")]
     stamp: &'a Option<crate::model::rules::RunStamp>,
+    /// A stamped run's digest of this file's text (model::rules::seal),
+    /// last: written as the placeholder, then put in place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    digest: Option<&'static str>,
 }
 
 /// A metadata benchmark's measurements, each with its rates, and each
@@ -386,6 +391,9 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            digest: stamp
+                .as_ref()
+                .map(|_| crate::model::rules::DIGEST_PLACEHOLDER),
             stamp,
         }
     }

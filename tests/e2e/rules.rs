@@ -18,6 +18,7 @@ pub fn tests() -> Vec<Test> {
         a_result_file_on_the_target_is_invalid_under_io500,
         pts_finds_the_steady_window_of_the_runs,
         rules_takes_only_its_words,
+        check_catches_a_rate_edited_and_a_stamp_changed,
     ]
 }
 
@@ -30,7 +31,30 @@ pub fn stamped_run(dir: &Path, args: &[&str]) -> (String, Value) {
     let text = fs::read_to_string(dir.join("r.json")).expect("r.json written");
     let doc: Value = serde_json::from_str(&text).expect("r.json is JSON");
     assert_valid(&doc);
+    if doc.get("stamp").is_some() {
+        checker_agrees(dir, "r.json");
+    }
     (run.stdout, doc)
+}
+
+/// `ioz check FILE` agrees with the writer on every stamp and finds the
+/// file intact.
+pub fn checker_agrees(dir: &Path, file: &str) {
+    let check = ioz(dir, &["check", file]);
+    check.expect_code(0);
+    assert!(!check.stdout.contains("DIFFERS"), "{}", check.stdout);
+    assert!(
+        check.stdout.contains("digest: the file is as ioz wrote it"),
+        "{}",
+        check.stdout
+    );
+    let agree = check
+        .stdout
+        .lines()
+        .find(|l| l.ends_with(" stamps agree"))
+        .unwrap_or_else(|| panic!("no count of agreements: {}", check.stdout));
+    let words: Vec<&str> = agree.split(' ').collect();
+    assert_eq!(words[0], words[2], "{agree}");
 }
 
 fn a_small_file_is_invalid_under_iozone_with_its_reasons() {
@@ -182,4 +206,96 @@ fn rules_takes_only_its_words() {
     );
     assert!(doc.get("stamp").is_none());
     assert!(!stdout.contains("Rules "));
+}
+
+fn check_catches_a_rate_edited_and_a_stamp_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "--rules", "iozone",
+        ],
+    );
+    let text = fs::read_to_string(dir.path().join("r.json")).unwrap();
+    // A rate made ten times faster, as a hand would edit it.
+    let rate = doc["cells"][0]["measurements"][0]["kib_per_sec"]
+        .as_u64()
+        .unwrap();
+    let from = format!("\"kib_per_sec\": {rate},");
+    assert_eq!(text.matches(&from).count(), 1, "{from}");
+    fs::write(
+        dir.path().join("edited.json"),
+        text.replacen(&from, &format!("\"kib_per_sec\": {}0,", rate), 1),
+    )
+    .unwrap();
+    let check = ioz(dir.path(), &["check", "edited.json"]);
+    check.expect_code(1);
+    assert!(
+        check
+            .stdout
+            .contains("digest: EDITED: the file was changed after ioz wrote it"),
+        "{}",
+        check.stdout
+    );
+    // A stamp turned valid by hand: the recomputed one says otherwise.
+    let mut forged = doc.clone();
+    forged["stamp"]["cells"][2]["stamp"] = serde_json::json!({"verdict": "valid"});
+    fs::write(
+        dir.path().join("forged.json"),
+        serde_json::to_string_pretty(&forged).unwrap(),
+    )
+    .unwrap();
+    let check = ioz(dir.path(), &["check", "forged.json"]);
+    check.expect_code(1);
+    let differs: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|l| l.contains("DIFFERS"))
+        .collect();
+    assert_eq!(differs.len(), 1, "{}", check.stdout);
+    assert!(
+        differs[0].contains("read 64 KiB, 16 KiB records: saved valid, recomputed invalid"),
+        "{}",
+        differs[0]
+    );
+    assert!(
+        check.stdout.contains("4 of 5 stamps agree"),
+        "{}",
+        check.stdout
+    );
+    // Judged under other rules: shown, not compared.
+    let other = ioz(dir.path(), &["check", "r.json", "--rules", "pts"]);
+    other.expect_code(0);
+    assert!(
+        other
+            .stdout
+            .contains("judged under pts (the run claimed iozone: nothing to compare)"),
+        "{}",
+        other.stdout
+    );
+    assert!(
+        other.stdout.contains("Rules pts: the run is INVALID"),
+        "{}",
+        other.stdout
+    );
+    // A run without rules has nothing to check.
+    let plain = ioz(
+        dir.path(),
+        &[
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            "t.tmp",
+            "--json",
+            "plain.json",
+            "--no-history",
+        ],
+    );
+    plain.expect_code(0);
+    crate::fixtures::assert_refused(
+        &ioz(dir.path(), &["check", "plain.json"]),
+        "claims no rules",
+    );
 }
