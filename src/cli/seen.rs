@@ -71,6 +71,8 @@ pub(super) struct Seen {
     pub label: Option<String>,
     /// `--rules`: the run rules the run is stamped by.
     pub rules: crate::model::rules::Rules,
+    /// `--until-steady MAX`.
+    pub until_steady: Option<u32>,
     /// `--history DIR`, `--no-history`.
     pub history: HistoryChoice,
     pub variations: IoVariations,

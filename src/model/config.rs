@@ -336,6 +336,10 @@ pub struct RunConfig {
     /// `--rules iozone|io500|pts|none`: the run rules the run is stamped by.
     #[serde(default, skip_serializing_if = "is_no_rules")]
     pub rules: crate::model::rules::Rules,
+    /// `--until-steady MAX`: the rounds (`runs`, at most MAX) stop once
+    /// every cell's pass is steady (model::steady).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_steady: Option<u32>,
     /// `ioz fileop`, `ioz mdtest`: a metadata benchmark instead of
     /// IOzone's tests (which `tests` then leaves empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]

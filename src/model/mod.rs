@@ -34,6 +34,7 @@ pub mod result_files;
 pub mod rules;
 pub mod say;
 pub mod skew;
+pub mod steady;
 pub mod stonewall;
 pub mod telemetry;
 pub mod units;

@@ -47,6 +47,11 @@ impl Measurement {
         self.elapsed_ns.max(1) as f64 / 1e9
     }
 
+    /// Bytes per second, unrounded: `--rules pts`'s tracking variable.
+    pub fn bytes_per_sec(&self) -> f64 {
+        self.bytes as f64 / self.seconds()
+    }
+
     /// kB/s with kB = 1024 bytes, truncated as IOzone prints it.
     pub fn kb_per_sec(&self) -> u64 {
         ((self.bytes as f64 / self.seconds()) as u64) >> 10

@@ -19,6 +19,8 @@ pub fn tests() -> Vec<Test> {
         pts_finds_the_steady_window_of_the_runs,
         rules_takes_only_its_words,
         check_catches_a_rate_edited_and_a_stamp_changed,
+        until_steady_stops_at_the_first_steady_round,
+        until_steady_is_refused_where_it_cannot_run,
     ]
 }
 
@@ -298,4 +300,81 @@ fn check_catches_a_rate_edited_and_a_stamp_changed() {
         &ioz(dir.path(), &["check", "plain.json"]),
         "claims no rules",
     );
+}
+
+/// Runs measured of each pass of the first cell.
+fn runs_measured(doc: &Value) -> u64 {
+    let ms = doc["cells"][0]["measurements"].as_array().unwrap();
+    ms.iter().filter(|m| m["pass"] == "write").count() as u64
+}
+
+fn until_steady_stops_at_the_first_steady_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s",
+            "256k",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "--until-steady",
+            "25",
+        ],
+    );
+    assert_eq!(doc["config"]["until_steady"], 25);
+    assert_eq!(doc["stamp"]["rules"], "pts");
+    let runs = runs_measured(&doc);
+    let cells = doc["stamp"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    // Whatever the machine's noise: steady, and stopped at the round the
+    // last cell's first steady window closed on; or never, and 25 rounds.
+    if doc["stamp"]["run"]["verdict"] == "valid" {
+        let last = cells
+            .iter()
+            .map(|c| c["steady"]["last"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(runs, last + 1, "{stdout}");
+        assert!(runs >= 5);
+        for c in cells {
+            let (first, last) = (
+                c["steady"]["first"].as_u64().unwrap(),
+                c["steady"]["last"].as_u64().unwrap(),
+            );
+            assert_eq!(last, first + 4);
+            assert!(
+                stdout.contains(&format!("steady over rounds {}-{}", first + 1, last + 1)),
+                "{stdout}"
+            );
+        }
+        assert!(stdout.contains("Rules pts: the run is VALID"), "{stdout}");
+    } else {
+        assert_eq!(runs, 25, "{stdout}");
+        assert!(stdout.contains("not steady within 25 rounds"), "{stdout}");
+    }
+}
+
+fn until_steady_is_refused_where_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, part) in [
+        (
+            &["--until-steady", "25", "--runs", "3"][..],
+            "leave out --runs",
+        ),
+        (
+            &["--until-steady", "25", "--rules", "iozone"],
+            "not under --rules iozone",
+        ),
+        (&["--until-steady", "4"], "--until-steady"),
+        (&["--until-steady", "26"], "--until-steady"),
+        (&["--until-steady", "10", "-t", "2"], "throughput mode"),
+    ] {
+        let mut all = vec!["-s", "64k", "-i", "0", "--no-history"];
+        all.extend_from_slice(args);
+        crate::fixtures::assert_refused(&ioz(dir.path(), &all), part);
+    }
 }

@@ -8,7 +8,10 @@
 pub mod io500;
 pub mod iozone;
 pub mod pts;
-pub mod steady;
+
+/// SNIA's steady-state window lives in model (the runner's --until-steady
+/// asks it after each round): the same code judges the stamp.
+pub use crate::model::steady;
 
 use crate::model::intervals::Interval;
 use crate::model::result::{Measurement, PhaseResult, RunResult, phase_runs};
@@ -47,7 +50,10 @@ impl Round<'_> {
 
     /// Bytes per second: the tracking variable of `pts`.
     pub fn rate(&self) -> f64 {
-        self.bytes() as f64 / (self.elapsed_ns().max(1) as f64 / 1e9)
+        match self {
+            Round::Pass(m) => m.bytes_per_sec(),
+            Round::Phase(_) => self.bytes() as f64 / (self.elapsed_ns().max(1) as f64 / 1e9),
+        }
     }
 
     pub fn intervals(&self) -> &[Interval] {

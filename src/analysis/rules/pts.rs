@@ -6,7 +6,7 @@
 use crate::model::rules::{CellStamp, Stamp, SteadyWindow};
 
 use super::Subject;
-use super::steady::{self, MAX_ROUNDS, WINDOW};
+use crate::model::steady::{self, MAX_ROUNDS, WINDOW};
 
 /// The tracking variable, a value a round: each run's rate, or with one
 /// run its whole intervals' rates.

@@ -1,7 +1,7 @@
 //! Files the run writes, and ioz's own options.
 
 use super::Spelling::Long;
-use super::{Choice, Flag, Section};
+use super::{Choice, Flag, Number, Section};
 use crate::cli::seen::Seen;
 use crate::cli::shared;
 use crate::model::config::DataPattern;
@@ -44,6 +44,15 @@ pub(super) const KEPT_SECTION: Section = Section {
              phases, incompressible data, results off the target) or pts (SNIA's \
              steady state over 5 rounds); ioz check recomputes it",
             |s, name| s.rules = Rules::named(name).unwrap_or_default(),
+        ),
+        Flag::number(
+            Long("until-steady"),
+            "MAX",
+            Number::count(5, 25, "rounds"),
+            "measure the whole plan again, up to MAX times (5 to 25, SNIA's limit), until \
+             every cell is steady (--rules pts: over 5 runs, range within 20 % and the \
+             least-squares excursion within 10 % of the mean); in place of --runs",
+            |s, n| s.until_steady = Some(n as u32),
         ),
         shared::plot_scale(|s, scale| s.plot_style.shared_scale = scale == "shared"),
         shared::plot_log(|s| s.plot_style.log_values = true),

@@ -5,6 +5,8 @@
 //! from its first round to its last) at most 10 % of the mean; a test
 //! that has not reached it within 25 rounds is not steady.
 
+use crate::model::result::CellResult;
+
 /// Rounds in a measurement window.
 pub const WINDOW: usize = 5;
 /// Rounds a run may take to reach steady state.
@@ -93,6 +95,24 @@ pub fn first_steady(series: &[f64]) -> Option<(usize, WindowCheck)> {
 pub fn last_window(series: &[f64]) -> Option<WindowCheck> {
     let considered = &series[..series.len().min(MAX_ROUNDS)];
     (considered.len() >= WINDOW).then(|| WindowCheck::of(&considered[considered.len() - WINDOW..]))
+}
+
+/// Whether every pass of every cell has reached steady state over its
+/// runs (`--until-steady`: the rounds stop here), its rate each run's
+/// tracking value as `--rules pts` takes it.
+pub fn cells_steady(cells: &[CellResult]) -> bool {
+    !cells.is_empty()
+        && cells.iter().all(|cell| {
+            cell.passes().into_iter().all(|pass| {
+                let series: Vec<f64> = cell
+                    .measurements
+                    .iter()
+                    .filter(|m| m.pass == pass)
+                    .map(|m| m.bytes_per_sec())
+                    .collect();
+                first_steady(&series).is_some()
+            })
+        })
 }
 
 #[cfg(test)]
