@@ -41,3 +41,4 @@ pub mod units;
 pub mod variations;
 pub mod visible;
 pub mod workload;
+pub mod workload_id;

@@ -174,6 +174,10 @@ const DIGEST_KEY: &str = "\"digest\": \"";
 /// FNV-1a (64 bits) of `text`, in 16 hex digits: the saved run's own
 /// digest, against edits made after ioz wrote it (not against forgery: it
 /// can be recomputed by anyone, as IO500's can).
+pub fn digest_of(text: &[u8]) -> String {
+    fnv1a(text)
+}
+
 fn fnv1a(text: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text {

@@ -74,6 +74,8 @@ struct RunFile<'a> {
     job: &'a Option<Job>,
     status: &'a RunStatus,
     /// `--rules`: the run's stamp and each cell's.
+    /// The workload's identity (model::workload_id), derived from `config`.
+    workload_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     stamp: &'a Option<crate::model::rules::RunStamp>,
     /// A stamped run's digest of this file's text (model::rules::seal),
@@ -391,6 +393,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            workload_id: crate::model::workload_id::id(config),
             digest: stamp
                 .as_ref()
                 .map(|_| crate::model::rules::DIGEST_PLACEHOLDER),

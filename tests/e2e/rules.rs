@@ -21,6 +21,7 @@ pub fn tests() -> Vec<Test> {
         check_catches_a_rate_edited_and_a_stamp_changed,
         until_steady_stops_at_the_first_steady_round,
         until_steady_is_refused_where_it_cannot_run,
+        compare_names_the_settings_of_another_workload,
     ]
 }
 
@@ -377,4 +378,50 @@ fn until_steady_is_refused_where_it_cannot_run() {
         all.extend_from_slice(args);
         crate::fixtures::assert_refused(&ioz(dir.path(), &all), part);
     }
+}
+
+fn compare_names_the_settings_of_another_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = |name: &str, args: &[&str]| {
+        let mut all = vec![
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            "t.tmp",
+            "--no-history",
+            "--json",
+            name,
+        ];
+        all.extend_from_slice(args);
+        ioz_ok(dir.path(), &all);
+        let doc: Value =
+            serde_json::from_str(&fs::read_to_string(dir.path().join(name)).unwrap()).unwrap();
+        doc["workload_id"].as_str().unwrap().to_string()
+    };
+    let a = save("a.json", &["-r", "16k"]);
+    let again = save("again.json", &["-r", "16k", "--label", "other name"]);
+    let b = save("b.json", &["-r", "16k", "-e"]);
+    assert_eq!(a, again, "a label is not the workload");
+    assert_ne!(a, b);
+    let same = ioz(dir.path(), &["compare", "a.json", "again.json"]);
+    same.expect_code(0);
+    assert!(
+        !same.stderr.contains("not the same workload"),
+        "{}",
+        same.stderr
+    );
+    let other = ioz(dir.path(), &["compare", "a.json", "b.json"]);
+    other.expect_code(0);
+    let line = other
+        .stderr
+        .lines()
+        .find(|l| l.contains("not the same workload"))
+        .unwrap_or_else(|| panic!("{}", other.stderr));
+    assert!(line.contains(&format!("(workload {b} vs {a})")), "{line}");
+    assert!(
+        line.ends_with("timing: fsync off close off vs fsync on close off"),
+        "{line}"
+    );
 }
