@@ -791,8 +791,9 @@ mod tests {
         assert_eq!(m["kib_per_sec"], original.kb_per_sec());
         assert_eq!(m["ops_per_sec"], original.ops_per_sec());
         assert_eq!(m["micros_per_op"], original.micros_per_op());
-        // Nothing else is added: the top level is RunResult's fields, and
-        // the summaries of throughput mode's phases over the runs.
+        // Nothing else is added: the top level is RunResult's fields, the
+        // summaries of throughput mode's phases over the runs, and the
+        // workload's identity.
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = keys;
         keys.sort_unstable();
@@ -810,9 +811,11 @@ mod tests {
                 "throughput",
                 "throughput_summaries",
                 "time_resolution_ns",
-                "tool_version"
+                "tool_version",
+                "workload_id"
             ]
         );
+        assert_eq!(v["workload_id"], crate::model::workload_id::id(&result.config));
         assert!(bytes.ends_with(b"}\n"));
     }
 
