@@ -6,6 +6,7 @@
 pub mod adjust;
 pub mod compare;
 pub mod mann_whitney;
+pub mod rules;
 pub mod samples;
 pub mod summary;
 pub mod trend;

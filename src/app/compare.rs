@@ -10,6 +10,7 @@ use super::output::{SIGPIPE, say};
 use crate::analysis::compare::{Options, compare as make_comparison};
 use crate::cli::CompareRequest;
 use crate::error::Exit;
+use crate::model::workload_id;
 use crate::report::compare::{cell_name, render_text, write_all};
 use crate::safety::outputs;
 
@@ -44,6 +45,7 @@ pub(crate) fn compare(request: CompareRequest) -> Exit {
         band_percent: request.band_percent,
         adjust: request.adjust,
     };
+    not_the_same_workload(&request);
     let mut sides = loaded.into_iter().map(|l| l.side);
     let Some(base) = sides.next() else {
         return refuse("no baseline");
@@ -106,6 +108,41 @@ fn fmt_p(p: f64) -> String {
         format!("{p:.1e}")
     } else {
         format!("{p:.4}")
+    }
+}
+
+/// Says which inputs (saved runs) are not the workload of the baseline,
+/// naming the settings that differ (model::workload_id).
+fn not_the_same_workload(request: &CompareRequest) {
+    let config = |path: &Path| {
+        (path.is_file() && path.extension().is_some_and(|e| e == "json"))
+            .then(|| super::input_files::read_run(path).ok())
+            .flatten()
+            .map(|r| r.config)
+    };
+    let Some(base) = config(&request.base) else {
+        return;
+    };
+    for other in &request.others {
+        let Some(theirs) = config(other) else {
+            continue;
+        };
+        let differ = workload_id::differences(&base, &theirs);
+        if differ.is_empty() {
+            continue;
+        }
+        let named: Vec<String> = differ
+            .iter()
+            .map(|(name, a, b)| format!("{name}: {a} vs {b}"))
+            .collect();
+        say(format_args!(
+            "compare: warning: {} is not the same workload as {} (workload {} vs {}): {}",
+            other.display(),
+            request.base.display(),
+            workload_id::id(&theirs),
+            workload_id::id(&base),
+            named.join("; ")
+        ));
     }
 }
 

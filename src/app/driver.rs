@@ -23,16 +23,17 @@ use super::run_start::{Measured, RunStart};
 use crate::data::telemetry::Replay;
 use crate::error::{Exit, RunError};
 use crate::model::config::RunConfig;
-use crate::model::environment::Environment;
+use crate::model::environment::{Environment, FilePlace};
 use crate::model::result::{RunResult, RunStatus, signal_name};
 use crate::model::result_files::ResultPlaces;
+use crate::model::rules::Rules;
 use crate::report::files;
 use crate::report::text::LiveText;
 use crate::runner::{Event, LiveSink, Outcome};
 use crate::safety::preflight::{Ready, preflight};
-use crate::system::device;
 use crate::system::remount::Remounter;
 use crate::system::signals::{self, StopFlag};
+use crate::system::{device, environment};
 
 /// What the runner's events are handed to.
 pub(crate) type OnEvent<'e> = dyn FnMut(Event<'_>) -> Result<(), RunError> + 'e;
@@ -203,7 +204,10 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
             say(format_args!("warning: {warning}"));
         }
     }
-    let start = RunStart::capture(&first_file(&mine));
+    let mut start = RunStart::capture(&first_file(&mine));
+    if config.rules != Rules::None {
+        start.environment.result_places = result_places(&results, history.as_ref());
+    }
     let text = LiveText::new(&config);
     let mut out = Output::new(&stop);
     if speaks {
@@ -322,6 +326,24 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
         (&results, history.as_ref()),
         left_behind,
     )
+}
+
+/// Where the run's result files and its history lie (`--rules`: io500
+/// keeps them off the file system under test).
+fn result_places(results: &ResultPlaces, history: Option<&Destination>) -> Vec<FilePlace> {
+    let mut places: Vec<FilePlace> =
+        results
+            .files
+            .iter()
+            .map(|(format, place)| environment::place_of(format.row().saved_as, &place.real_path()))
+            .chain(results.dirs.iter().map(|(format, dir)| {
+                environment::place_of(format.row().saved_as, &dir.dir.join("x"))
+            }))
+            .collect();
+    if let Some(to) = history {
+        places.push(environment::place_of("history", &to.dir().join("x")));
+    }
+    places
 }
 
 /// The speaker at the run's end: the closing text, the result files, the

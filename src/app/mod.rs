@@ -1,6 +1,7 @@
 //! One command end to end: parse → preflight → measure → print → save, and
 //! the exit status every ending maps to.
 
+mod check;
 mod cluster;
 mod compare;
 mod compare_inputs;
@@ -65,6 +66,7 @@ fn dispatch(command: Command) -> Exit {
         Command::Compare(request) => compare::compare(request),
         Command::History(request) => history::history(request),
         Command::Env(command) => env::env(command),
+        Command::Check(command) => check::check(command),
         // Under a launcher or -+m cluster mode takes it before here.
         Command::NetworkTest(_) => {
             output::say(

@@ -30,6 +30,13 @@ pub(crate) struct Destination {
     named: bool,
 }
 
+impl Destination {
+    /// The history's directory.
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+}
+
 /// How recording went: the line to print last, whether the run fails for
 /// it, and the stop signal that ended the wait for the history.
 pub(crate) struct Recorded {

@@ -54,7 +54,7 @@ impl RunStart {
         if let Some(meta) = measured.metadata.as_mut().filter(|m| m.hosts.is_empty()) {
             meta.hosts.push(self.environment.hostname.clone());
         }
-        RunResult {
+        let mut result = RunResult {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             config,
@@ -70,6 +70,9 @@ impl RunStart {
             cell_skews: measured.cell_skews,
             job: measured.job,
             status: measured.status,
-        }
+            stamp: None,
+        };
+        result.stamp = crate::analysis::rules::stamp(&result, result.config.rules);
+        result
     }
 }

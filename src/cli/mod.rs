@@ -8,6 +8,7 @@
 //! same tables. The result is a validated request; nothing after this
 //! module sees flags.
 
+mod check_cmd;
 mod compare_cmd;
 mod completions;
 mod env_cmd;
@@ -36,6 +37,7 @@ use crate::model::host::Host;
 use grammar::{Described, Grammar, Target};
 use parse::{Walked, walk};
 
+pub use check_cmd::CheckCommand;
 pub use compare_cmd::CompareRequest;
 pub use env_cmd::EnvCommand;
 pub use help::{help_text, version_text};
@@ -55,6 +57,8 @@ pub enum Command {
     History(HistoryRequest),
     /// `ioz env …`: the environment of a path, or what differs between two.
     Env(EnvCommand),
+    /// `ioz check RUN.json`: a saved run's stamps recomputed.
+    Check(CheckCommand),
     /// `-+t`: IOzone's network test between the ranks of a cluster job.
     NetworkTest(NetworkTestRequest),
     /// `ioz -h`, `ioz help`.
@@ -115,6 +119,7 @@ const COMMANDS: &[&dyn Described] = &[
     &compare_cmd::GRAMMAR,
     &history_cmd::GRAMMAR,
     &env_cmd::GRAMMAR,
+    &check_cmd::GRAMMAR,
     &fileop_cmd::GRAMMAR,
     &mdtest_cmd::GRAMMAR,
     &help_cmd::GRAMMAR,
@@ -142,6 +147,8 @@ pub fn parse(args: Vec<OsString>, host: &Host) -> Result<Command, UsageError> {
         "history" => history_cmd::parse(rest(), host),
         "env" => read(&env_cmd::GRAMMAR, rest(), host)?
             .finish(|seen| env_cmd::finish(seen).map(Command::Env)),
+        "check" => read(&check_cmd::GRAMMAR, rest(), host)?
+            .finish(|seen| check_cmd::finish(seen).map(Command::Check)),
         "help" => read(&help_cmd::GRAMMAR, rest(), host)?.finish(help_cmd::finish),
         "fileop" => read(&fileop_cmd::GRAMMAR, rest(), host)?
             .finish(|seen| fileop_cmd::finish(seen, command_line, host)),

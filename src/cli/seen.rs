@@ -69,6 +69,10 @@ pub(super) struct Seen {
     pub runs: Option<u32>,
     /// `--label`: the configuration's name, as given (checked in validate.rs).
     pub label: Option<String>,
+    /// `--rules`: the run rules the run is stamped by.
+    pub rules: crate::model::rules::Rules,
+    /// `--until-steady MAX`.
+    pub until_steady: Option<u32>,
     /// `--history DIR`, `--no-history`.
     pub history: HistoryChoice,
     pub variations: IoVariations,

@@ -14,6 +14,7 @@ use crate::model::engines::{self, EngineChoice, QUEUED_IOZONE_FLAGS, QUEUED_NAME
 use crate::model::formats::Format;
 use crate::model::host::Host;
 use crate::model::latency::LatencyOptions;
+use crate::model::rules::Rules;
 use crate::model::units::{KIB, kb_number};
 use crate::model::variations::{DropCaches, IoVariations, Verify};
 use crate::model::workload::TestId;
@@ -178,6 +179,7 @@ pub(super) fn finish(
     };
 
     let label = label(&seen)?;
+    let (rules, runs) = steady_rounds(&seen, throughput.is_some())?;
     let mut option_lines = seen.option_lines;
     option_lines.extend(mix_note);
     if let Some(name) = &label {
@@ -217,8 +219,10 @@ pub(super) fn finish(
         latency,
         telemetry: None,
         interval_ns: seen.interval_ns,
-        runs: seen.runs.unwrap_or(1),
+        runs,
         label,
+        rules,
+        until_steady: seen.until_steady,
         metadata: None,
         history: seen.history,
     })
@@ -279,6 +283,31 @@ fn percentiles(list: &str) -> Result<Vec<f64>, UsageError> {
     out.sort_by(f64::total_cmp);
     out.dedup();
     Ok(out)
+}
+
+/// `--rules` and `--until-steady MAX`: MAX rounds at most (in place of
+/// `--runs`), judged by SNIA's steady state (pts, the rules it implies).
+fn steady_rounds(seen: &Seen, throughput: bool) -> Result<(Rules, u32), UsageError> {
+    let Some(max) = seen.until_steady else {
+        return Ok((seen.rules, seen.runs.unwrap_or(1)));
+    };
+    if seen.runs.is_some() {
+        return Err(usage(
+            "--until-steady MAX sets the rounds (at most MAX runs); leave out --runs",
+        ));
+    }
+    if throughput {
+        return Err(usage(
+            "--until-steady repeats single and auto mode's runs; throughput mode (-t, -l, -u) takes --runs",
+        ));
+    }
+    match seen.rules {
+        Rules::None | Rules::Pts => Ok((Rules::Pts, max)),
+        other => Err(usage(format!(
+            "--until-steady stops at SNIA's steady state (--rules pts), not under --rules {}",
+            other.name()
+        ))),
+    }
 }
 
 /// `--label`: one line of printable text, since it is printed in the header

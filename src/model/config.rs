@@ -333,6 +333,13 @@ pub struct RunConfig {
     /// `--label NAME`: the configuration being measured (e.g. `bcache-cfq`).
     #[serde(default)]
     pub label: Option<String>,
+    /// `--rules iozone|io500|pts|none`: the run rules the run is stamped by.
+    #[serde(default, skip_serializing_if = "is_no_rules")]
+    pub rules: crate::model::rules::Rules,
+    /// `--until-steady MAX`: the rounds (`runs`, at most MAX) stop once
+    /// every cell's pass is steady (model::steady).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_steady: Option<u32>,
     /// `ioz fileop`, `ioz mdtest`: a metadata benchmark instead of
     /// IOzone's tests (which `tests` then leaves empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -341,6 +348,10 @@ pub struct RunConfig {
     /// saved: it says where the run went, not what it measured.
     #[serde(skip)]
     pub history: HistoryChoice,
+}
+
+fn is_no_rules(rules: &crate::model::rules::Rules) -> bool {
+    *rules == crate::model::rules::Rules::None
 }
 
 /// Where a run is recorded, as the command line says (the environment and

@@ -490,6 +490,7 @@ mod tests {
                 ..DeviceInfo::default()
             }),
             network: None,
+            file_system: None,
         };
         env
     }

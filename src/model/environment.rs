@@ -29,6 +29,24 @@ pub struct Environment {
     /// The socket buffer sysctls a network file system's transfers go through.
     #[serde(default)]
     pub sockets: SocketBuffers,
+    /// The files the run writes beside its test files (result files, the
+    /// history) and the file system each lands on: `--rules io500` keeps
+    /// them off the file system under test.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub result_places: Vec<FilePlace>,
+}
+
+/// A file the run writes beside its test files, and the file system it
+/// lands on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilePlace {
+    /// What the file is: a result format's key ("json", "csv"…) or "history".
+    pub role: String,
+    pub path: String,
+    /// The mount holding it, and that file system's device ("major:minor").
+    pub mount_point: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_system: Option<String>,
 }
 
 /// /proc/sys/vm and what decides how long written data stays in memory.
@@ -149,6 +167,10 @@ pub struct TargetEnvironment {
     /// A network file system's transport, from its mount options.
     #[serde(default)]
     pub network: Option<NetworkMount>,
+    /// The file system's device ("major:minor", shared by every mount of
+    /// it); absent for a raw device and in runs saved before ioz kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_system: Option<String>,
 }
 
 impl TargetEnvironment {

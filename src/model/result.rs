@@ -47,6 +47,11 @@ impl Measurement {
         self.elapsed_ns.max(1) as f64 / 1e9
     }
 
+    /// Bytes per second, unrounded: `--rules pts`'s tracking variable.
+    pub fn bytes_per_sec(&self) -> f64 {
+        self.bytes as f64 / self.seconds()
+    }
+
     /// kB/s with kB = 1024 bytes, truncated as IOzone prints it.
     pub fn kb_per_sec(&self) -> u64 {
         ((self.bytes as f64 / self.seconds()) as u64) >> 10
@@ -489,6 +494,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<crate::model::job::Job>,
     pub status: RunStatus,
+    /// `--rules`: the stamp the run earned (analysis::rules), recomputed by
+    /// `ioz check` from the rest of the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<crate::model::rules::RunStamp>,
 }
 
 impl RunResult {
@@ -675,6 +684,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         cell_skews: Vec::new(),
         job: None,
         status: RunStatus::Complete,
+        stamp: None,
     }
 }
 

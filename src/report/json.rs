@@ -36,10 +36,11 @@ pub struct JsonReport;
 
 impl Exporter for JsonReport {
     fn render(&self, result: &RunResult) -> io::Result<Vec<u8>> {
-        let mut bytes =
-            serde_json::to_vec_pretty(&RunFile::from(result)).map_err(io::Error::other)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        let mut text =
+            serde_json::to_string_pretty(&RunFile::from(result)).map_err(io::Error::other)?;
+        text.push('\n');
+        // A stamped run holds its own digest (--rules; ioz check).
+        Ok(crate::model::rules::seal(&text).into_bytes())
     }
 }
 
@@ -72,6 +73,15 @@ struct RunFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     job: &'a Option<Job>,
     status: &'a RunStatus,
+    /// `--rules`: the run's stamp and each cell's.
+    /// The workload's identity (model::workload_id), derived from `config`.
+    workload_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stamp: &'a Option<crate::model::rules::RunStamp>,
+    /// A stamped run's digest of this file's text (model::rules::seal),
+    /// last: written as the placeholder, then put in place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    digest: Option<&'static str>,
 }
 
 /// A metadata benchmark's measurements, each with its rates, and each
@@ -335,6 +345,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            stamp,
         } = result;
         // A run read from an older file is written in this version's layout.
         let _ = schema_version;
@@ -382,6 +393,11 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             cell_skews,
             job,
             status,
+            workload_id: crate::model::workload_id::id(config),
+            digest: stamp
+                .as_ref()
+                .map(|_| crate::model::rules::DIGEST_PLACEHOLDER),
+            stamp,
         }
     }
 }
@@ -775,8 +791,9 @@ mod tests {
         assert_eq!(m["kib_per_sec"], original.kb_per_sec());
         assert_eq!(m["ops_per_sec"], original.ops_per_sec());
         assert_eq!(m["micros_per_op"], original.micros_per_op());
-        // Nothing else is added: the top level is RunResult's fields, and
-        // the summaries of throughput mode's phases over the runs.
+        // Nothing else is added: the top level is RunResult's fields, the
+        // summaries of throughput mode's phases over the runs, and the
+        // workload's identity.
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = keys;
         keys.sort_unstable();
@@ -794,9 +811,11 @@ mod tests {
                 "throughput",
                 "throughput_summaries",
                 "time_resolution_ns",
-                "tool_version"
+                "tool_version",
+                "workload_id"
             ]
         );
+        assert_eq!(v["workload_id"], crate::model::workload_id::id(&result.config));
         assert!(bytes.ends_with(b"}\n"));
     }
 

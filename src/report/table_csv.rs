@@ -73,6 +73,20 @@ struct CsvRow {
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
+    /// With `--rules` only: the cell's pass's stamp (valid, invalid,
+    /// not_checkable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stamp: Option<&'static str>,
+}
+
+/// The stamp's word in the CSV (as the JSON's verdict).
+fn verdict(stamp: &crate::model::rules::Stamp) -> &'static str {
+    use crate::model::rules::Stamp;
+    match stamp {
+        Stamp::Valid => "valid",
+        Stamp::Invalid { .. } => "invalid",
+        Stamp::NotCheckable { .. } => "not_checkable",
+    }
 }
 
 impl Exporter for CsvReport {
@@ -121,11 +135,14 @@ impl Exporter for CsvReport {
                 .map_err(|e| io::Error::other(e.to_string()))?;
             return latency::with_latency_columns(table, result);
         }
+        let mut header: Vec<&str> = CSV_HEADER.to_vec();
         if repeated {
-            w.write_record(CSV_HEADER.iter().chain(&["run"]))?;
-        } else {
-            w.write_record(CSV_HEADER)?;
+            header.push("run");
         }
+        if result.stamp.is_some() {
+            header.push("stamp");
+        }
+        w.write_record(header)?;
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
             w.serialize(CsvRow {
                 test: m.pass.test().number(),
@@ -150,6 +167,10 @@ impl Exporter for CsvReport {
                 )
                 .code(),
                 run: repeated.then_some(m.run),
+                stamp: result.stamp.as_ref().map(|s| {
+                    s.cell(m.pass, m.file_bytes, m.record_bytes)
+                        .map_or("not_checkable", |c| verdict(&c.stamp))
+                }),
             })?;
         }
         let table = w

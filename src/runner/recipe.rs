@@ -186,6 +186,11 @@ impl<'a> Recipe<'a> {
         self.config.runs.max(1)
     }
 
+    /// `--until-steady`: the rounds end once every cell is steady.
+    pub fn until_steady(&self) -> bool {
+        self.config.until_steady.is_some()
+    }
+
     /// Everything the passes of `cell` need.
     pub fn cell(&self, cell: Cell) -> CellRecipe<'_> {
         let config = self.config;

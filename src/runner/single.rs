@@ -143,6 +143,14 @@ pub(crate) fn run(
                 }
             }
         }
+        // --until-steady: no more rounds once every cell is steady.
+        // (On one machine: ranks would have to agree on it.)
+        if recipe.until_steady()
+            && controls.meeting.is_none()
+            && crate::model::steady::cells_steady(&cells)
+        {
+            break 'runs;
+        }
     }
     // A file system -U could not mount back hides the file; the path now
     // leads below the mount point, where nothing is ioz's.

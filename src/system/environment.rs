@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::model::environment::{CpuCache, DeviceInfo, Environment, TargetEnvironment};
+use crate::model::environment::{CpuCache, DeviceInfo, Environment, FilePlace, TargetEnvironment};
 use crate::system::device;
 use crate::system::mountinfo::{self, Mount};
 use crate::system::sysfs::parse_cpu_list_count;
@@ -242,6 +242,26 @@ pub(super) fn describe_mount(t: &mut TargetEnvironment, mount: &Mount, sys: &Pat
     t.fs_type = mount.fs_type.clone();
     t.mount_options = mount.combined_options();
     t.network = netfs::describe(mount);
+    t.file_system = Some(format!("{}:{}", mount.dev.0, mount.dev.1));
+}
+
+/// Where `path` (a file the run will write beside its test files) lands:
+/// the mount holding its directory and that file system's device.
+pub fn place_of(role: &str, path: &Path) -> FilePlace {
+    let mut place = FilePlace {
+        role: role.to_string(),
+        path: path.display().to_string(),
+        ..FilePlace::default()
+    };
+    let mounts = mountinfo::read().unwrap_or_default();
+    if let Some(mount) = target_dir(path)
+        .as_deref()
+        .and_then(|dir| mountinfo::mount_holding(&mounts, dir))
+    {
+        place.mount_point = mount.mount_point.to_string_lossy().into_owned();
+        place.file_system = Some(format!("{}:{}", mount.dev.0, mount.dev.1));
+    }
+    place
 }
 
 /// The whole disk behind a mount source such as /dev/vda1,

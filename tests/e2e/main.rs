@@ -137,6 +137,8 @@ mod readme;
 // `ioz report`: a saved run printed again byte for byte and converted to
 // every format; bad saved runs refused.
 mod report_roundtrip;
+// --rules: the stamps in the text and the JSON, ioz check.
+mod rules;
 // Complete runs on small files: the table, -R, units, the data written,
 // the files kept or removed.
 mod runs;
@@ -221,6 +223,7 @@ fn main() -> std::process::ExitCode {
         remount::tests(),
         readme::tests(),
         report_roundtrip::tests(),
+        rules::tests(),
         runs::tests(),
         safety_limits::tests(),
         safety_outputs::tests(),

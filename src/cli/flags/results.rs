@@ -1,10 +1,11 @@
 //! Files the run writes, and ioz's own options.
 
 use super::Spelling::Long;
-use super::{Choice, Flag, Section};
+use super::{Choice, Flag, Number, Section};
 use crate::cli::seen::Seen;
 use crate::cli::shared;
 use crate::model::config::DataPattern;
+use crate::model::rules::Rules;
 
 pub(super) const SECTION: Section = Section {
     title: "Results (written at the end of the run, also when it stops early)",
@@ -30,6 +31,29 @@ pub(super) const KEPT_SECTION: Section = Section {
             )]
         }),
         shared::label(|s, name| s.label = Some(name.to_string())),
+        Flag::choice(
+            Long("rules"),
+            "RULES",
+            Choice {
+                names: &Rules::NAMES,
+                expected: "a rule set (iozone, io500, pts or none)",
+                default: None,
+            },
+            "stamp the run valid, invalid (with each reason) or not checkable under \
+             iozone's advice (files of 3 x RAM or -I; -e or -c), io500's (300 s write \
+             phases, incompressible data, results off the target) or pts (SNIA's \
+             steady state over 5 rounds); ioz check recomputes it",
+            |s, name| s.rules = Rules::named(name).unwrap_or_default(),
+        ),
+        Flag::number(
+            Long("until-steady"),
+            "MAX",
+            Number::count(5, 25, "rounds"),
+            "measure the whole plan again, up to MAX times (5 to 25, SNIA's limit), until \
+             every cell is steady (--rules pts: over 5 runs, range within 20 % and the \
+             least-squares excursion within 10 % of the mean); in place of --runs",
+            |s, n| s.until_steady = Some(n as u32),
+        ),
         shared::plot_scale(|s, scale| s.plot_style.shared_scale = scale == "shared"),
         shared::plot_log(|s| s.plot_style.log_values = true),
         shared::history_dir(

@@ -1,0 +1,427 @@
+//! `--rules`: every run stamped valid, invalid (each reason) or not
+//! checkable, in the text and the JSON; `ioz check` recomputes the stamp
+//! from the saved run with the writer's own code.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::fixtures::{Test, ioz, ioz_ok, trials};
+use crate::json_schema::assert_valid;
+
+/// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
+pub fn tests() -> Vec<Test> {
+    trials![
+        a_small_file_is_invalid_under_iozone_with_its_reasons,
+        direct_io_makes_a_small_file_valid_under_iozone => [ODirect],
+        a_result_file_on_the_target_is_invalid_under_io500,
+        pts_finds_the_steady_window_of_the_runs,
+        rules_takes_only_its_words,
+        check_catches_a_rate_edited_and_a_stamp_changed,
+        until_steady_stops_at_the_first_steady_round,
+        until_steady_is_refused_where_it_cannot_run,
+        compare_names_the_settings_of_another_workload,
+    ]
+}
+
+/// `ioz args… --json r.json -f t.tmp` in `dir`, without a history: its
+/// stdout and the saved run (checked against the schema, and by `ioz check`).
+pub fn stamped_run(dir: &Path, args: &[&str]) -> (String, Value) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--json", "r.json", "-f", "t.tmp", "--no-history"]);
+    let run = ioz_ok(dir, &all);
+    let text = fs::read_to_string(dir.join("r.json")).expect("r.json written");
+    let doc: Value = serde_json::from_str(&text).expect("r.json is JSON");
+    assert_valid(&doc);
+    if doc.get("stamp").is_some() {
+        checker_agrees(dir, "r.json");
+    }
+    (run.stdout, doc)
+}
+
+/// `ioz check FILE` agrees with the writer on every stamp and finds the
+/// file intact.
+pub fn checker_agrees(dir: &Path, file: &str) {
+    let check = ioz(dir, &["check", file]);
+    check.expect_code(0);
+    assert!(!check.stdout.contains("DIFFERS"), "{}", check.stdout);
+    assert!(
+        check.stdout.contains("digest: the file is as ioz wrote it"),
+        "{}",
+        check.stdout
+    );
+    let agree = check
+        .stdout
+        .lines()
+        .find(|l| l.ends_with(" stamps agree"))
+        .unwrap_or_else(|| panic!("no count of agreements: {}", check.stdout));
+    let words: Vec<&str> = agree.split(' ').collect();
+    assert_eq!(words[0], words[2], "{agree}");
+}
+
+fn a_small_file_is_invalid_under_iozone_with_its_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "--rules", "iozone",
+        ],
+    );
+    let stamp = &doc["stamp"];
+    assert_eq!(stamp["rules"], "iozone");
+    assert_eq!(stamp["run"]["verdict"], "invalid");
+    let reasons: Vec<&str> = stamp["run"]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("files of 256 KiB are under 3 × RAM")
+                && r.contains("not checkable: residency not measured")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("durability claim")),
+        "{reasons:?}"
+    );
+    // Four passes (write, rewrite, read, reread), each judged.
+    let cells = stamp["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert!(cells.iter().all(|c| c["stamp"]["verdict"] == "invalid"));
+    // The reads make no durability claim.
+    let read = cells.iter().find(|c| c["pass"] == "read").unwrap();
+    assert_eq!(read["stamp"]["reasons"].as_array().unwrap().len(), 1);
+    assert!(
+        stdout.contains("[INVALID] write 256 KiB, 64 KiB records: device claim"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Rules iozone: the run is INVALID (2 reasons)"),
+        "{stdout}"
+    );
+}
+
+fn direct_io_makes_a_small_file_valid_under_iozone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "256k", "-r", "64k", "-i", "0", "-i", "1", "-I", "--rules", "iozone",
+        ],
+    );
+    assert_eq!(doc["stamp"]["run"]["verdict"], "valid", "{stdout}");
+    assert!(!stdout.contains("[INVALID]"), "{stdout}");
+    assert!(
+        stdout.contains("Rules iozone: the run is VALID\n"),
+        "{stdout}"
+    );
+}
+
+fn a_result_file_on_the_target_is_invalid_under_io500() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &["-s", "64k", "-r", "16k", "-i", "0", "--rules", "io500"],
+    );
+    let run = &doc["stamp"]["run"];
+    assert_eq!(run["verdict"], "invalid");
+    let reasons = run["reasons"].as_array().unwrap();
+    let on_target: Vec<&Value> = reasons
+        .iter()
+        .filter(|r| {
+            r.as_str()
+                .unwrap()
+                .contains("is on the file system under test")
+        })
+        .collect();
+    assert_eq!(on_target.len(), 1, "{reasons:?}");
+    assert!(
+        on_target[0].as_str().unwrap().starts_with("the json file "),
+        "{on_target:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("under IO500's 300 s")),
+        "{reasons:?}"
+    );
+    let places = doc["environment"]["result_places"].as_array().unwrap();
+    assert_eq!(places.len(), 1);
+    assert_eq!(
+        places[0]["file_system"],
+        doc["environment"]["target"]["file_system"]
+    );
+    assert!(
+        stdout.contains("Rules io500: the run is INVALID"),
+        "{stdout}"
+    );
+    // ioz's default data is incompressible; IOzone's buffer is not.
+    assert!(!stdout.contains("compressible data"));
+    let (_, iozone_data) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "--rules", "io500", "--data", "iozone",
+        ],
+    );
+    let reasons = iozone_data["stamp"]["run"]["reasons"].to_string();
+    assert!(
+        reasons.contains("--data iozone writes compressible data"),
+        "{reasons}"
+    );
+}
+
+fn pts_finds_the_steady_window_of_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs: no window of 5 rounds.
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "--runs", "2", "--rules", "pts",
+        ],
+    );
+    let cell = &doc["stamp"]["cells"][0];
+    assert_eq!(cell["stamp"]["verdict"], "invalid");
+    assert!(
+        cell["stamp"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("2 rounds: SNIA's steady state needs a window of 5")
+    );
+    assert!(stdout.contains("Rules pts: the run is INVALID"), "{stdout}");
+}
+
+fn rules_takes_only_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ioz(
+        dir.path(),
+        &["-s", "64k", "--rules", "spec", "--no-history"],
+    );
+    let line = crate::fixtures::assert_refused(&run, "--rules");
+    assert!(line.contains("iozone, io500, pts or none"), "{line}");
+    // none: no stamp at all.
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &["-s", "64k", "-r", "16k", "-i", "0", "--rules", "none"],
+    );
+    assert!(doc.get("stamp").is_none());
+    assert!(!stdout.contains("Rules "));
+}
+
+fn check_catches_a_rate_edited_and_a_stamp_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s", "64k", "-r", "16k", "-i", "0", "-i", "1", "--rules", "iozone",
+        ],
+    );
+    let text = fs::read_to_string(dir.path().join("r.json")).unwrap();
+    // A rate made ten times faster, as a hand would edit it.
+    let rate = doc["cells"][0]["measurements"][0]["kib_per_sec"]
+        .as_u64()
+        .unwrap();
+    let from = format!("\"kib_per_sec\": {rate},");
+    assert_eq!(text.matches(&from).count(), 1, "{from}");
+    fs::write(
+        dir.path().join("edited.json"),
+        text.replacen(&from, &format!("\"kib_per_sec\": {}0,", rate), 1),
+    )
+    .unwrap();
+    let check = ioz(dir.path(), &["check", "edited.json"]);
+    check.expect_code(1);
+    assert!(
+        check
+            .stdout
+            .contains("digest: EDITED: the file was changed after ioz wrote it"),
+        "{}",
+        check.stdout
+    );
+    // A stamp turned valid by hand: the recomputed one says otherwise.
+    let mut forged = doc.clone();
+    forged["stamp"]["cells"][2]["stamp"] = serde_json::json!({"verdict": "valid"});
+    fs::write(
+        dir.path().join("forged.json"),
+        serde_json::to_string_pretty(&forged).unwrap(),
+    )
+    .unwrap();
+    let check = ioz(dir.path(), &["check", "forged.json"]);
+    check.expect_code(1);
+    let differs: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|l| l.contains("DIFFERS"))
+        .collect();
+    assert_eq!(differs.len(), 1, "{}", check.stdout);
+    assert!(
+        differs[0].contains("read 64 KiB, 16 KiB records: saved valid, recomputed invalid"),
+        "{}",
+        differs[0]
+    );
+    assert!(
+        check.stdout.contains("4 of 5 stamps agree"),
+        "{}",
+        check.stdout
+    );
+    // Judged under other rules: shown, not compared.
+    let other = ioz(dir.path(), &["check", "r.json", "--rules", "pts"]);
+    other.expect_code(0);
+    assert!(
+        other
+            .stdout
+            .contains("judged under pts (the run claimed iozone: nothing to compare)"),
+        "{}",
+        other.stdout
+    );
+    assert!(
+        other.stdout.contains("Rules pts: the run is INVALID"),
+        "{}",
+        other.stdout
+    );
+    // A run without rules has nothing to check.
+    let plain = ioz(
+        dir.path(),
+        &[
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            "t.tmp",
+            "--json",
+            "plain.json",
+            "--no-history",
+        ],
+    );
+    plain.expect_code(0);
+    crate::fixtures::assert_refused(
+        &ioz(dir.path(), &["check", "plain.json"]),
+        "claims no rules",
+    );
+}
+
+/// Runs measured of each pass of the first cell.
+fn runs_measured(doc: &Value) -> u64 {
+    let ms = doc["cells"][0]["measurements"].as_array().unwrap();
+    ms.iter().filter(|m| m["pass"] == "write").count() as u64
+}
+
+fn until_steady_stops_at_the_first_steady_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-s",
+            "256k",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "--until-steady",
+            "25",
+        ],
+    );
+    assert_eq!(doc["config"]["until_steady"], 25);
+    assert_eq!(doc["stamp"]["rules"], "pts");
+    let runs = runs_measured(&doc);
+    let cells = doc["stamp"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    // Whatever the machine's noise: steady, and stopped at the round the
+    // last cell's first steady window closed on; or never, and 25 rounds.
+    if doc["stamp"]["run"]["verdict"] == "valid" {
+        let last = cells
+            .iter()
+            .map(|c| c["steady"]["last"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(runs, last + 1, "{stdout}");
+        assert!(runs >= 5);
+        for c in cells {
+            let (first, last) = (
+                c["steady"]["first"].as_u64().unwrap(),
+                c["steady"]["last"].as_u64().unwrap(),
+            );
+            assert_eq!(last, first + 4);
+            assert!(
+                stdout.contains(&format!("steady over rounds {}-{}", first + 1, last + 1)),
+                "{stdout}"
+            );
+        }
+        assert!(stdout.contains("Rules pts: the run is VALID"), "{stdout}");
+    } else {
+        assert_eq!(runs, 25, "{stdout}");
+        assert!(stdout.contains("not steady within 25 rounds"), "{stdout}");
+    }
+}
+
+fn until_steady_is_refused_where_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, part) in [
+        (
+            &["--until-steady", "25", "--runs", "3"][..],
+            "leave out --runs",
+        ),
+        (
+            &["--until-steady", "25", "--rules", "iozone"],
+            "not under --rules iozone",
+        ),
+        (&["--until-steady", "4"], "--until-steady"),
+        (&["--until-steady", "26"], "--until-steady"),
+        (&["--until-steady", "10", "-t", "2"], "throughput mode"),
+    ] {
+        let mut all = vec!["-s", "64k", "-i", "0", "--no-history"];
+        all.extend_from_slice(args);
+        crate::fixtures::assert_refused(&ioz(dir.path(), &all), part);
+    }
+}
+
+fn compare_names_the_settings_of_another_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = |name: &str, args: &[&str]| {
+        let mut all = vec![
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            "t.tmp",
+            "--no-history",
+            "--json",
+            name,
+        ];
+        all.extend_from_slice(args);
+        ioz_ok(dir.path(), &all);
+        let doc: Value =
+            serde_json::from_str(&fs::read_to_string(dir.path().join(name)).unwrap()).unwrap();
+        doc["workload_id"].as_str().unwrap().to_string()
+    };
+    let a = save("a.json", &["-r", "16k"]);
+    let again = save("again.json", &["-r", "16k", "--label", "other name"]);
+    let b = save("b.json", &["-r", "16k", "-e"]);
+    assert_eq!(a, again, "a label is not the workload");
+    assert_ne!(a, b);
+    let same = ioz(dir.path(), &["compare", "a.json", "again.json"]);
+    same.expect_code(0);
+    assert!(
+        !same.stderr.contains("not the same workload"),
+        "{}",
+        same.stderr
+    );
+    let other = ioz(dir.path(), &["compare", "a.json", "b.json"]);
+    other.expect_code(0);
+    let line = other
+        .stderr
+        .lines()
+        .find(|l| l.contains("not the same workload"))
+        .unwrap_or_else(|| panic!("{}", other.stderr));
+    assert!(line.contains(&format!("(workload {b} vs {a})")), "{line}");
+    assert!(
+        line.ends_with("timing: fsync off close off vs fsync on close off"),
+        "{line}"
+    );
+}
