@@ -411,6 +411,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             usage: None,
+            residency: None,
             intervals: Vec::new(),
         }
     }

@@ -316,6 +316,7 @@ mod tests {
             cpu_user_ns: 7,
             cpu_system_ns: 11,
             usage: None,
+            residency: None,
             run: 0,
             intervals: Vec::new(),
         }

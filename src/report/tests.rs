@@ -21,6 +21,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         cpu_user_ns: 0,
         cpu_system_ns: 0,
         usage: None,
+        residency: None,
         run: 0,
         intervals: Vec::new(),
     }
