@@ -10,6 +10,7 @@ pub mod metadata;
 pub mod network;
 pub mod rank_lines;
 pub mod ranks;
+pub mod residency;
 pub mod table;
 pub mod throughput;
 pub mod usage;
@@ -171,12 +172,14 @@ impl<'a> LiveText<'a> {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
             s.push_str(&usage::usage_table(result));
+            s.push_str(&residency::residency_block(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
         } else {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
             s.push_str(&usage::usage_table(result));
+            s.push_str(&residency::residency_block(result));
             s.push_str(&verify_note(result));
             s.push_str(&closing_line(&result.status));
             if self.config.excel_report {
