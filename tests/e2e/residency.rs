@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::fixtures::{Ext4, IOZ, Need, Test, run, trials};
+use crate::fixtures::{Ext4, IOZ, Test, run, trials};
 
 /// The tests of this module, in the harness (tests/e2e/fixtures/harness.rs).
 pub fn tests() -> Vec<Test> {

@@ -179,10 +179,10 @@ fn pass_line(config: &RunConfig, pass: Pass, seen: &[Seen], unit: &str) -> Strin
             }
             None => {}
         }
-    } else if let Some((_, Some(m))) = mine.iter().find(|(_, m)| m.is_some()) {
-        if n == 1 {
-            line = m.words();
-        }
+    } else if n == 1
+        && let Some((_, Some(m))) = mine.first()
+    {
+        line = m.words();
     }
     line
 }
