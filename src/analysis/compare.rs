@@ -356,9 +356,16 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
             continue;
         }
         let mut compared = cell(*key, &b, &o);
-        compared.regimes_differ = match (base.regimes.get(key), side.samples.regimes.get(key)) {
-            (Some(old), Some(new)) if old.code() != new.code() => Some((old.words(), new.words())),
-            _ => None,
+        // What the page cache held where both sides measured it, else the
+        // size-fit guess.
+        compared.regimes_differ = match (base.measured.get(key), side.samples.measured.get(key)) {
+            (Some(old), Some(new)) => (old.0 != new.0).then(|| (old.1.clone(), new.1.clone())),
+            _ => match (base.regimes.get(key), side.samples.regimes.get(key)) {
+                (Some(old), Some(new)) if old.code() != new.code() => {
+                    Some((old.words(), new.words()))
+                }
+                _ => None,
+            },
         };
         cells.push(compared);
     }
