@@ -5,6 +5,7 @@
 //! byte check.
 
 use std::io;
+use std::os::fd::RawFd;
 use std::path::Path;
 
 use nix::sys::resource::{UsageWho, getrusage};
@@ -411,9 +412,10 @@ pub(crate) struct ResidencyWatch {
 }
 
 impl ResidencyWatch {
-    /// The file's pages now, the last thing before the clock.
-    pub fn start(path: &Path) -> ResidencyWatch {
-        let probe = ResidencyProbe::open(path, Sources::from_env());
+    /// The pages of the file open on `fd` (the pass's) now, the last thing
+    /// before the clock.
+    pub fn start(fd: RawFd) -> ResidencyWatch {
+        let probe = ResidencyProbe::of_fd(fd, Sources::from_env());
         let start = probe.read();
         ResidencyWatch { probe, start }
     }

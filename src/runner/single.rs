@@ -375,7 +375,7 @@ impl WithEngine for SinglePass<'_> {
         let (rings, plan) = intervals::prepare(cell, pass, Loops::Pass { run }, path, live)
             .map_err(|e| failure(pass.pass, path)("share memory for --interval with", None, e))?
             .unzip();
-        let watch = ResidencyWatch::start(path);
+        let watch = ResidencyWatch::start(engine.raw_fd());
         let before = UsageSample::now(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: stop.word(),

@@ -46,9 +46,10 @@ impl Sources {
 /// One read of a file's pages, or why there is none.
 pub type Reading = Result<(ResidencySource, PageCounts), String>;
 
-/// A file opened read-only to count its pages, held from before a pass's
-/// clock to after it (so that no close of ours drops the pass's -W lock
-/// while it is held: a POSIX lock goes with any descriptor's close).
+/// A descriptor of a file to count its pages by (a duplicate of the pass's,
+/// or the file opened read-only), held from before a pass's clock to after
+/// it (so that no close of ours drops the pass's -W lock while it is held:
+/// a POSIX lock goes with any descriptor's close).
 pub struct ResidencyProbe {
     file: Option<File>,
     why: Option<String>,
@@ -76,6 +77,35 @@ impl ResidencyProbe {
                 why: Some(format!("cannot open the file to count its pages: {e}")),
                 sources,
             },
+        }
+    }
+
+    /// Counts the pages of the file open on `fd` through a duplicate of it
+    /// (F_DUPFD_CLOEXEC: no open of the file, which the strace parity tests
+    /// would see), usable after the pass closes `fd` (-c).
+    pub fn of_fd(fd: RawFd, sources: Sources) -> ResidencyProbe {
+        if sources == Sources::Off {
+            return ResidencyProbe::open(Path::new(""), sources);
+        }
+        // SAFETY: fcntl on a descriptor the caller holds open; the new one
+        // is ours alone, owned by the File below.
+        let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if dup < 0 {
+            return ResidencyProbe {
+                file: None,
+                why: Some(format!(
+                    "cannot duplicate the pass's descriptor: {}",
+                    io::Error::last_os_error()
+                )),
+                sources,
+            };
+        }
+        // SAFETY: `dup` is a new descriptor nothing else owns.
+        let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(dup) };
+        ResidencyProbe {
+            file: Some(file),
+            why: None,
+            sources,
         }
     }
 

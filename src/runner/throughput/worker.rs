@@ -157,7 +157,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         let record_bytes = job.cell.verified_record_bytes(pass, job.ops);
         let mut ready = ReadyPass::new(pass, path, job.ops, record_bytes);
         // Before the barrier: the release is the clock's start.
-        let watch = ResidencyWatch::start(path);
+        let watch = ResidencyWatch::start(engine.raw_fd());
         gate.arrive(true);
         gate.wait_for_release();
         let shared = job.shared;
