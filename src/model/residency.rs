@@ -205,6 +205,10 @@ impl MeasuredRegime {
             }
             MeasuredRegime::Mixed { cached } => format!("mixed ({} cached)", pct(cached)),
             MeasuredRegime::Written {
+                unwritten_pages: Some(0),
+                ..
+            } => "nothing left dirty or under writeback".into(),
+            MeasuredRegime::Written {
                 unwritten_pages: Some(n),
                 pages,
             } => {
