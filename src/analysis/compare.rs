@@ -356,9 +356,25 @@ fn pair(base_side: &Side, side: &Side, options: Options, higher: bool) -> Pair {
             continue;
         }
         let mut compared = cell(*key, &b, &o);
-        compared.regimes_differ = match (base.regimes.get(key), side.samples.regimes.get(key)) {
-            (Some(old), Some(new)) if old.code() != new.code() => Some((old.words(), new.words())),
-            _ => None,
+        // What the page cache held where both sides measured it, else the
+        // size-fit guess.
+        compared.regimes_differ = match (base.measured.get(key), side.samples.measured.get(key)) {
+            (Some(old), Some(new)) => (old.0 != new.0).then(|| {
+                // With the guesses' words where they differ too (they say why).
+                match (base.regimes.get(key), side.samples.regimes.get(key)) {
+                    (Some(g), Some(h)) if g.code() != h.code() => (
+                        format!("{}, {}", old.1, g.words()),
+                        format!("{}, {}", new.1, h.words()),
+                    ),
+                    _ => (old.1.clone(), new.1.clone()),
+                }
+            }),
+            _ => match (base.regimes.get(key), side.samples.regimes.get(key)) {
+                (Some(old), Some(new)) if old.code() != new.code() => {
+                    Some((old.words(), new.words()))
+                }
+                _ => None,
+            },
         };
         cells.push(compared);
     }

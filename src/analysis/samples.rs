@@ -18,6 +18,7 @@ use crate::model::metadata_result::MetadataResult;
 use crate::model::peer::{PeerRun, PeerTest};
 use crate::model::recorded::{Cost, Recorded, Spread, settings_of_run};
 use crate::model::regime::{Regime, regime};
+use crate::model::residency::Residency;
 use crate::model::result::{Measurement, PhaseResult, RunResult, faults_are_inherent};
 use crate::model::workload::Pass;
 
@@ -103,6 +104,10 @@ pub struct SampleSet {
     /// (a saved run's configuration and environment; IOzone's output
     /// records neither). Pooled runs keep the first run's.
     pub regimes: BTreeMap<CellKey, Regime>,
+    /// Each cell's regime from what the page cache held (its code and
+    /// words: model::residency), where the run measured it; the first run's
+    /// when runs are pooled.
+    pub measured: BTreeMap<CellKey, (&'static str, String)>,
     /// With `--latency`: each run's p50 and p99 of a cell's operations, in
     /// µs (one sample per run, as the rates).
     pub latency: BTreeMap<(CellKey, Tail), Vec<f64>>,
@@ -123,6 +128,7 @@ impl SampleSet {
             unit,
             cells: BTreeMap::new(),
             regimes: BTreeMap::new(),
+            measured: BTreeMap::new(),
             latency: BTreeMap::new(),
             series: BTreeMap::new(),
             recorded: BTreeMap::new(),
@@ -133,6 +139,13 @@ impl SampleSet {
         self.cells.entry(key).or_default().push(value);
     }
 
+    /// The regime `residency` shows for `pass`, the cell's first.
+    fn add_measured(&mut self, key: CellKey, residency: Option<&Residency>, pass: Pass) {
+        if let Some(m) = residency.and_then(|r| r.regime(pass)) {
+            self.measured.entry(key).or_insert((m.code(), m.words()));
+        }
+    }
+
     /// Pools `other`'s samples into this set (the caller checked the units agree).
     pub fn pool(&mut self, other: SampleSet) {
         for (key, values) in other.cells {
@@ -140,6 +153,9 @@ impl SampleSet {
         }
         for (key, regime) in other.regimes {
             self.regimes.entry(key).or_insert(regime);
+        }
+        for (key, measured) in other.measured {
+            self.measured.entry(key).or_insert(measured);
         }
         for (key, values) in other.latency {
             self.latency.entry(key).or_default().extend(values);
@@ -196,6 +212,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             set.add(key, exact_rate(m, unit));
             let judged = regime(&run.config, &run.environment, m.pass, m.file_bytes, 1);
             set.regimes.insert(key, judged);
+            set.add_measured(key, m.residency.as_ref(), m.pass);
             set.add_latency(key, m.latency.as_ref());
             set.add_series(key, &m.intervals);
             set.recorded
@@ -219,6 +236,7 @@ pub fn of_run(run: &RunResult) -> SampleSet {
             phase.workers,
         );
         set.regimes.insert(key, judged);
+        set.add_measured(key, phase.residency().as_ref(), phase.pass);
         set.add_latency(key, phase.latency.as_ref());
         set.add_series(key, &phase.intervals);
         set.recorded
@@ -411,6 +429,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             usage: None,
+            residency: None,
             intervals: Vec::new(),
         }
     }

@@ -30,6 +30,7 @@ pub mod rank_share;
 pub mod rank_view;
 pub mod recorded;
 pub mod regime;
+pub mod residency;
 pub mod result;
 pub mod result_files;
 pub mod rules;

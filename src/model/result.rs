@@ -8,6 +8,7 @@ use crate::model::environment::Environment;
 use crate::model::histogram::LatencySummary;
 use crate::model::intervals::{Interval, RankIntervals, sum_together};
 use crate::model::plan::Cell;
+use crate::model::residency::Residency;
 use crate::model::skew::{CellSkew, RankSkew};
 use crate::model::workload::Pass;
 
@@ -33,6 +34,12 @@ pub struct Measurement {
     /// saved before ioz counted it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<RegionUsage>,
+    /// What the page cache held of the pass's file (of every worker's, in
+    /// throughput mode: each WorkerResult has its own) just before the clock
+    /// started and just after it stopped (absent in runs saved before ioz
+    /// measured it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residency: Option<Residency>,
     /// Which repetition of the plan (`--runs`) measured it, from 0; a run
     /// saved before repetitions existed is one run, run 0.
     #[serde(default)]
@@ -233,6 +240,10 @@ pub struct WorkerResult {
     /// in runs saved before ioz counted it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<RegionUsage>,
+    /// What the page cache held of this worker's file just before its clock
+    /// started and just after it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residency: Option<Residency>,
     /// Cluster mode: the rank that ran this worker, and its host (absent
     /// on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,6 +324,12 @@ impl PhaseResult {
     /// worker's was not counted: a run saved before ioz counted it).
     pub fn usage(&self) -> Option<RegionUsage> {
         RegionUsage::sum(self.results.iter().map(|w| w.usage.as_ref()))
+    }
+
+    /// What the page cache held of the workers' files together (None when
+    /// a worker's was not measured).
+    pub fn residency(&self) -> Option<Residency> {
+        Residency::sum(self.results.iter().map(|w| w.residency.as_ref()))
     }
 
     /// Cluster mode with `--interval`: the job's intervals, the ranks' own
@@ -653,6 +670,7 @@ fn summed(all: &[&Measurement], config: &RunConfig) -> Measurement {
         cpu_user_ns: all.iter().map(|m| m.cpu_user_ns).sum(),
         cpu_system_ns: all.iter().map(|m| m.cpu_system_ns).sum(),
         usage: RegionUsage::sum(all.iter().map(|m| m.usage.as_ref())),
+        residency: Residency::sum(all.iter().map(|m| m.residency.as_ref())),
         run: all[0].run,
         intervals: match config.interval_ns {
             Some(interval_ns) => {
@@ -715,6 +733,7 @@ pub(crate) fn sample_phase(pass: Pass, workers: u32, bytes_each: u64) -> PhaseRe
                 cpu_user_ns: 0,
                 cpu_system_ns: 0,
                 usage: None,
+                residency: None,
                 client: None,
                 intervals: Vec::new(),
             })
@@ -753,6 +772,7 @@ pub(crate) fn sample_cells(
                     cpu_user_ns: 0,
                     cpu_system_ns: 0,
                     usage: None,
+                    residency: None,
                     run: 0,
                     intervals: Vec::new(),
                 })
@@ -834,6 +854,7 @@ mod tests {
                     cpu_user_ns: 10,
                     cpu_system_ns: 5,
                     usage: None,
+                    residency: None,
                     run: 0,
                     intervals: Vec::new(),
                 })

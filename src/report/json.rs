@@ -23,6 +23,7 @@ use crate::model::metadata_result::{
 use crate::model::order::MAX_RESHUFFLED_OPS;
 use crate::model::plan::Cell;
 use crate::model::regime::{Regime, regime};
+use crate::model::residency::{MeasuredRegime, Residency};
 use crate::model::result::{
     CellResult, CellStart, Client, Measurement, PhaseResult, READABLE_SCHEMA_VERSIONS, RunResult,
     RunStatus, SCHEMA_VERSION, phase_runs,
@@ -306,7 +307,8 @@ struct PhaseFile<'a> {
 }
 
 /// A measurement's cache regime, with its one-word code and whether it was
-/// served from a cache (derived; ignored on reading).
+/// served from a cache (derived; ignored on reading): the size-fit guess,
+/// and what the page cache held where ioz measured it.
 #[derive(Serialize)]
 struct RegimeFile {
     /// cpu_cache, page_cache, device, uncached or unknown.
@@ -314,14 +316,54 @@ struct RegimeFile {
     #[serde(flatten)]
     regime: Regime,
     cached: bool,
+    /// True when nothing was measured: `code` is a guess from the sizes.
+    guess: bool,
+    /// The regime from the residency measured (model::residency).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured: Option<MeasuredFile>,
 }
 
-impl From<Regime> for RegimeFile {
-    fn from(regime: Regime) -> Self {
+/// The regime the residency shows.
+#[derive(Serialize)]
+struct MeasuredFile {
+    /// device, page_cache, mixed (reads); left_dirty, written_through,
+    /// written (writes).
+    code: &'static str,
+    words: String,
+    /// Reads: the share of the file cached as the clock started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cached_fraction: Option<f64>,
+    /// Writes: pages dirty or under writeback as the clock stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unwritten_pages: Option<u64>,
+}
+
+impl RegimeFile {
+    fn new(regime: Regime, residency: Option<&Residency>, pass: Pass) -> Self {
+        let measured = residency
+            .and_then(|r| r.regime(pass))
+            .map(|m| MeasuredFile {
+                code: m.code(),
+                words: m.words(),
+                cached_fraction: match m {
+                    MeasuredRegime::Device { cached }
+                    | MeasuredRegime::PageCache { cached }
+                    | MeasuredRegime::Mixed { cached } => Some(cached),
+                    MeasuredRegime::Written { .. } => None,
+                },
+                unwritten_pages: match m {
+                    MeasuredRegime::Written {
+                        unwritten_pages, ..
+                    } => unwritten_pages,
+                    _ => None,
+                },
+            });
         RegimeFile {
             code: regime.code(),
             regime,
             cached: regime.cached(),
+            guess: measured.is_none(),
+            measured,
         }
     }
 }
@@ -364,14 +406,17 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 .iter()
                 .map(|phase| PhaseFile {
                     phase,
-                    regime: regime(
-                        config,
-                        environment,
+                    regime: RegimeFile::new(
+                        regime(
+                            config,
+                            environment,
+                            phase.pass,
+                            phase.file_bytes,
+                            phase.workers,
+                        ),
+                        phase.residency().as_ref(),
                         phase.pass,
-                        phase.file_bytes,
-                        phase.workers,
-                    )
-                    .into(),
+                    ),
                 })
                 .collect(),
             throughput_summaries: phase_summaries(throughput, unit),
@@ -421,7 +466,11 @@ fn cell_files<'a>(
                     kib_per_sec: m.kb_per_sec(),
                     ops_per_sec: m.ops_per_sec(),
                     micros_per_op: m.micros_per_op(),
-                    regime: regime(config, environment, m.pass, m.file_bytes, m.workers).into(),
+                    regime: RegimeFile::new(
+                        regime(config, environment, m.pass, m.file_bytes, m.workers),
+                        m.residency.as_ref(),
+                        m.pass,
+                    ),
                 })
                 .collect(),
             summaries: pass_summaries(c, config.unit),
@@ -727,6 +776,7 @@ mod tests {
             cpu_user_ns: 1_000,
             cpu_system_ns: 200_000,
             usage: None,
+            residency: None,
             run: 0,
             intervals: Vec::new(),
         }
@@ -815,7 +865,10 @@ mod tests {
                 "workload_id"
             ]
         );
-        assert_eq!(v["workload_id"], crate::model::workload_id::id(&result.config));
+        assert_eq!(
+            v["workload_id"],
+            crate::model::workload_id::id(&result.config)
+        );
         assert!(bytes.ends_with(b"}\n"));
     }
 

@@ -31,7 +31,7 @@ use crate::model::result::{PhaseResult, RunResult, WorkerResult};
 use crate::model::workload::Pass;
 
 /// The header row: the names of [`CsvRow`]'s fields, in order.
-pub const CSV_HEADER: [&str; 14] = [
+pub const CSV_HEADER: [&str; 20] = [
     "test",
     "pass",
     "file_bytes",
@@ -46,6 +46,12 @@ pub const CSV_HEADER: [&str; 14] = [
     "ops_per_sec",
     "micros_per_op",
     "regime",
+    "measured_regime",
+    "residency_source",
+    "file_pages",
+    "cached_pages_start",
+    "cached_pages_end",
+    "unwritten_pages_end",
 ];
 
 pub struct CsvReport;
@@ -70,6 +76,16 @@ struct CsvRow {
     /// The cache regime's code (model::regime): cpu_cache, page_cache,
     /// device, uncached or unknown.
     regime: &'static str,
+    /// What the page cache held (model::residency): the regime it shows,
+    /// its source, the file's pages, those cached at the clock's start and
+    /// end, and those dirty or under writeback at its end (empty where
+    /// nothing was counted).
+    measured_regime: Option<&'static str>,
+    residency_source: Option<&'static str>,
+    file_pages: Option<u64>,
+    cached_pages_start: Option<u64>,
+    cached_pages_end: Option<u64>,
+    unwritten_pages_end: Option<u64>,
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
@@ -144,6 +160,8 @@ impl Exporter for CsvReport {
         }
         w.write_record(header)?;
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
+            let r = m.residency.as_ref();
+            let (start, end) = (r.and_then(|r| r.start), r.and_then(|r| r.end));
             w.serialize(CsvRow {
                 test: m.pass.test().number(),
                 pass: m.pass,
@@ -166,6 +184,13 @@ impl Exporter for CsvReport {
                     m.workers,
                 )
                 .code(),
+                measured_regime: r.and_then(|r| r.regime(m.pass)).map(|g| g.code()),
+                residency_source: r.map(|r| r.source.code()),
+                // The larger: a first write starts on an empty file.
+                file_pages: start.zip(end).map(|(a, b)| a.pages.max(b.pages)),
+                cached_pages_start: start.map(|c| c.cached),
+                cached_pages_end: end.map(|c| c.cached),
+                unwritten_pages_end: end.and_then(|c| c.unwritten()),
                 run: repeated.then_some(m.run),
                 stamp: result.stamp.as_ref().map(|s| {
                     s.cell(m.pass, m.file_bytes, m.record_bytes)
@@ -337,6 +362,7 @@ mod tests {
             cpu_user_ns: 7,
             cpu_system_ns: 11,
             usage: None,
+            residency: None,
             run: 0,
             intervals: Vec::new(),
         }
@@ -372,15 +398,29 @@ mod tests {
             size_bytes: 96 << 10,
         }];
         result.environment.memory_available_bytes = Some(1 << 20);
+        // The random read found a quarter of its file cached.
+        let pages = |cached| crate::model::residency::PageCounts {
+            pages: 16,
+            cached,
+            dirty: Some(0),
+            writeback: Some(0),
+            ..Default::default()
+        };
+        result.cells[0].measurements[2].residency = Some(crate::model::residency::Residency {
+            source: crate::model::residency::ResidencySource::Cachestat,
+            why: None,
+            start: Some(pages(4)),
+            end: Some(pages(16)),
+        });
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         // 64 KiB in 1 ms = 64000 KiB/s; 16 records: 16000 ops/s, 62 µs each.
         let expected = "\
-test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op,regime
-0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
-0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
-2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache
-0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
-2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache
+test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,kib_per_sec,ops_per_sec,micros_per_op,regime,measured_regime,residency_source,file_pages,cached_pages_start,cached_pages_end,unwritten_pages_end
+0,write,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache,,,,,,
+0,rewrite,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache,,,,,,
+2,random_read,65536,4096,1,65536,16,1000000,7,11,64000,16000,62,cpu_cache,mixed,cachestat,16,4,16,0
+0,write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache,,,,,,
+2,random_write,131072,65536,1,131072,2,1000000,7,11,128000,2000,500,page_cache,,,,,,
 ";
         assert_eq!(text, expected);
         for row in result.cells.iter().flat_map(|c| &c.measurements) {

@@ -21,6 +21,7 @@ fn m(pass: Pass, file_kb: u64, rec_kb: u64, kbps: u64) -> Measurement {
         cpu_user_ns: 0,
         cpu_system_ns: 0,
         usage: None,
+        residency: None,
         run: 0,
         intervals: Vec::new(),
     }
@@ -258,4 +259,78 @@ fn cpu_utilisation_lists_each_region_and_nothing_for_a_run_that_did_not_count() 
     // Without -+u: nothing.
     let quiet = sample_result(config(&["-s", "1m", "-r", "64k"]), cells);
     assert_eq!(usage_table(&quiet), "");
+}
+
+/// "What the page cache held": a line per pass kind naming the cells out of
+/// its commonest regime, and the checks of --drop-caches and -I.
+#[test]
+fn residency_block_names_cells_out_of_regime_and_failed_drops() {
+    use super::text::residency::residency_block;
+    use crate::model::residency::{PageCounts, Residency, ResidencySource};
+    let pages = |cached, dirty| PageCounts {
+        pages: 256,
+        cached,
+        dirty: Some(dirty),
+        writeback: Some(0),
+        evicted: Some(0),
+        recently_evicted: Some(0),
+    };
+    let res = |start, end| {
+        Some(Residency {
+            source: ResidencySource::Cachestat,
+            why: None,
+            start: Some(start),
+            end: Some(end),
+        })
+    };
+    let mut cells = vec![
+        row(1024, 64, &[(Pass::Write, 1), (Pass::Read, 1)]),
+        row(1024, 128, &[(Pass::Write, 1), (Pass::Read, 1)]),
+        row(1024, 256, &[(Pass::Write, 1), (Pass::Read, 1)]),
+    ];
+    for c in &mut cells {
+        c.measurements[0].residency = res(pages(0, 0), pages(256, 200));
+        c.measurements[1].residency = res(pages(0, 0), pages(256, 0));
+    }
+    // One read found half its file cached.
+    cells[2].measurements[1].residency = res(pages(128, 0), pages(256, 0));
+    let text = residency_block(&sample_result(
+        config(&["-s", "1m", "-r", "64k"]),
+        cells.clone(),
+    ));
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .to_string()
+    };
+    assert!(
+        line("read")
+            .contains("device in 2 of 3 cells; out of it: 1024 kB/256 kB mixed (50 % cached)"),
+        "{text}"
+    );
+    assert!(
+        line("write").contains("left dirty in 3 of 3 cells"),
+        "{text}"
+    );
+    assert!(!text.contains('!'), "{text}");
+    // With --drop-caches, that read did not start cold; with -I, the read
+    // that grew the cache was not direct.
+    let dropped = residency_block(&sample_result(
+        config(&["-s", "1m", "-r", "64k", "--drop-caches"]),
+        cells.clone(),
+    ));
+    assert!(
+        dropped.contains("! read 1024 kB/256 kB: did not start cold after --drop-caches: 50 %"),
+        "{dropped}"
+    );
+    let direct = residency_block(&sample_result(
+        config(&["-s", "1m", "-r", "64k", "-I"]),
+        cells,
+    ));
+    assert_eq!(
+        direct.matches("did not honour O_DIRECT").count(),
+        6,
+        "every pass's cache grew: {direct}"
+    );
 }

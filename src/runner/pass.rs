@@ -5,6 +5,7 @@
 //! byte check.
 
 use std::io;
+use std::os::fd::RawFd;
 use std::path::Path;
 
 use nix::sys::resource::{UsageWho, getrusage};
@@ -25,8 +26,10 @@ use crate::engine::{
 use crate::error::IoFailure;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::latency::{IozoneBands, OpLatency};
+use crate::model::residency::Residency;
 use crate::model::result::RegionUsage;
 use crate::model::workload::Pass;
+use crate::system::residency::{Reading, ResidencyProbe, Sources};
 
 /// Opens the engine of `recipe` on `path` as `spec` says (untimed) and hands
 /// it to `body`, wrapped in per-record locking with -+l/-+L.
@@ -393,6 +396,43 @@ pub(crate) fn failure_in(
         offset,
         pass,
         source,
+    }
+}
+
+/// What the page cache held of a pass's file: read once just before the
+/// clock starts ([`ResidencyWatch::start`], after every untimed step before
+/// it: the fsync, --drop-caches) and once just after it stops
+/// ([`ResidencyWatch::end`], before the untimed fsync after it, so a write
+/// pass shows what its clock left dirty). Its read-only descriptor is held
+/// until the watch is dropped, after [`after_loop`]: a close of ours would
+/// drop a -W lock.
+pub(crate) struct ResidencyWatch {
+    probe: ResidencyProbe,
+    start: Reading,
+}
+
+impl ResidencyWatch {
+    /// The pages of the file open on `fd` (the pass's) now, the last thing
+    /// before the clock.
+    pub fn start(fd: RawFd) -> ResidencyWatch {
+        let probe = ResidencyProbe::of_fd(fd, Sources::from_env());
+        let start = probe.read();
+        ResidencyWatch { probe, start }
+    }
+
+    /// The file's pages now, the first thing after the clock, with those at
+    /// the start.
+    pub fn end(&self) -> Residency {
+        match (&self.start, self.probe.read()) {
+            (Ok((source, start)), Ok((_, end))) => Residency {
+                source: *source,
+                why: None,
+                start: Some(*start),
+                end: Some(end),
+            },
+            (Err(why), _) => Residency::unknown(why.clone()),
+            (_, Err(why)) => Residency::unknown(why),
+        }
     }
 }
 

@@ -5,7 +5,9 @@ use nix::sys::resource::UsageWho;
 
 use super::events::{Event, Outcome};
 use super::intervals::{self, LiveSink, Loops, one_loop};
-use super::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, failure, with_engine};
+use super::pass::{
+    Buffers, ReadyPass, ResidencyWatch, UsageSample, after_loop, before_loop, failure, with_engine,
+};
 use super::prepare::fill_if_short;
 use super::recipe::{CellRecipe, PassRecipe, Recipe};
 use crate::data::buffer::KeptBuf;
@@ -381,6 +383,7 @@ impl WithEngine for SinglePass<'_> {
         let (rings, plan) = intervals::prepare(cell, pass, Loops::Pass { run }, path, live)
             .map_err(|e| failure(pass.pass, path)("share memory for --interval with", None, e))?
             .unzip();
+        let watch = ResidencyWatch::start(engine.raw_fd());
         let before = UsageSample::now(UsageWho::RUSAGE_SELF);
         let stops = Stops {
             signal: stop.word(),
@@ -391,6 +394,7 @@ impl WithEngine for SinglePass<'_> {
         });
         let outcome = outcome?;
         let used = UsageSample::now(UsageWho::RUSAGE_SELF).since(&before);
+        let residency = watch.end();
         after_loop(&mut engine, pass, path)?;
         if let Some(EarlyStop::Signal(sig)) = outcome.stopped {
             return Ok(PassEnd::Interrupted(sig));
@@ -409,6 +413,7 @@ impl WithEngine for SinglePass<'_> {
             cpu_user_ns: used.user_ns,
             cpu_system_ns: used.system_ns,
             usage: Some(used.counts()),
+            residency: Some(residency),
             run: 0,
             intervals: kept.loops.into_iter().next().unwrap_or_default(),
         };

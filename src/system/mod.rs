@@ -23,6 +23,7 @@ pub mod program_pages;
 pub mod queue;
 pub mod remount;
 pub mod reserve;
+pub mod residency;
 pub mod signals;
 #[cfg(test)]
 pub(crate) mod skip_ledger;

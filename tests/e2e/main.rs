@@ -115,6 +115,10 @@ mod peers;
 // context switches in the JSON, -+u and the HTML, per worker, the mmap
 // engine's marked.
 mod page_faults;
+// What the page cache held of each pass's file (issue 37): cold after
+// --drop-caches, dirty without -e, -I on ext4, mincore as cachestat, no
+// probe inside a timed region.
+mod residency;
 // Peak memory: what the largest cell needs, not the freed buffers of the
 // cells before it.
 mod peak_memory;
@@ -215,6 +219,7 @@ fn main() -> std::process::ExitCode {
         tree_hostile::tests(),
         open_flags::tests(),
         page_faults::tests(),
+        residency::tests(),
         peak_memory::tests(),
         peers::tests(),
         plots::tests(),

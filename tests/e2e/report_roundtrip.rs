@@ -173,7 +173,13 @@ fn report_converts_to_csv_and_json_without_loss() {
             "kib_per_sec",
             "ops_per_sec",
             "micros_per_op",
-            "regime"
+            "regime",
+            "measured_regime",
+            "residency_source",
+            "file_pages",
+            "cached_pages_start",
+            "cached_pages_end",
+            "unwritten_pages_end"
         ]
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -188,9 +194,33 @@ fn report_converts_to_csv_and_json_without_loss() {
                 assert_eq!(m["regime"]["code"].as_str(), Some(value), "{row:?}");
                 continue;
             }
+            // What the page cache held, from the JSON's residency.
+            let r = &m["residency"];
+            let from_json = match name {
+                "measured_regime" => m["regime"]["measured"]["code"].as_str().map(String::from),
+                "residency_source" => r["source"].as_str().map(String::from),
+                "file_pages" => r["end"]["pages"].as_u64().map(|n| n.to_string()),
+                "cached_pages_start" => r["start"]["cached"].as_u64().map(|n| n.to_string()),
+                "cached_pages_end" => r["end"]["cached"].as_u64().map(|n| n.to_string()),
+                "unwritten_pages_end" => {
+                    let e = &r["end"];
+                    e["dirty"]
+                        .as_u64()
+                        .zip(e["writeback"].as_u64())
+                        .map(|(d, w)| (d + w).to_string())
+                }
+                _ => {
+                    assert_eq!(
+                        m[name].as_u64().map(|n| n.to_string()).as_deref(),
+                        Some(value),
+                        "column {name} of {row:?}"
+                    );
+                    continue;
+                }
+            };
             assert_eq!(
-                m[name].as_u64().map(|n| n.to_string()).as_deref(),
-                Some(value),
+                from_json.as_deref().unwrap_or(""),
+                value,
                 "column {name} of {row:?}"
             );
         }

@@ -252,3 +252,54 @@ fn latency_percentiles_are_compared_lower_being_faster() {
     // The rates' verdicts ignore the latency.
     assert_eq!(c.pairs[0].cells[0].verdict, Verdict::Same);
 }
+
+#[test]
+fn cells_whose_measured_regimes_differ_are_marked_before_the_guess() {
+    use crate::model::regime::{Fit, Regime};
+    let kb = OutputUnit::KbPerSec;
+    let (cold, warm, other) = (key(Pass::Read, 4), key(Pass::Read, 8), key(Pass::Write, 4));
+    let cells: &[(CellKey, &[f64])] = &[(cold, &[100.0]), (warm, &[100.0]), (other, &[100.0])];
+    let mut a = side("a", kb, cells);
+    let mut b = side("b", kb, cells);
+    let guess = Regime {
+        fit: Some(Fit::PageCache),
+        uncached: None,
+    };
+    for s in [&mut a, &mut b] {
+        for k in [cold, warm, other] {
+            s.samples.regimes.insert(k, guess);
+        }
+        s.samples
+            .measured
+            .insert(warm, ("page_cache", "page cache (100 % cached)".into()));
+    }
+    a.samples
+        .measured
+        .insert(cold, ("page_cache", "page cache (99 % cached)".into()));
+    b.samples
+        .measured
+        .insert(cold, ("device", "device (1 % cached)".into()));
+    // Measured on one side only: the guesses, which agree.
+    b.samples
+        .measured
+        .insert(other, ("left_dirty", "100 % left dirty".into()));
+    let c = compare(&a, std::slice::from_ref(&b), OPTIONS).unwrap();
+    let differ = |k: CellKey| {
+        c.pairs[0]
+            .cells
+            .iter()
+            .find(|x| x.cell == k)
+            .unwrap()
+            .regimes_differ
+            .clone()
+    };
+    assert_eq!(
+        differ(cold),
+        Some((
+            "page cache (99 % cached)".to_string(),
+            "device (1 % cached)".to_string()
+        ))
+    );
+    assert_eq!(differ(warm), None);
+    assert_eq!(differ(other), None);
+}

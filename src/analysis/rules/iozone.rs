@@ -4,7 +4,7 @@
 //! (a write pass): its time includes taking the data to the device (-e,
 //! -c, or writes that wait for it: -o/-+D, -I).
 
-use crate::model::result::{Measurement, RunResult};
+use crate::model::result::{Measurement, PhaseResult, RunResult};
 use crate::model::rules::Stamp;
 use crate::model::units::Size;
 use crate::model::workload::Direction;
@@ -17,11 +17,19 @@ pub const RAM_FACTOR: u64 = 3;
 pub const RESIDENCY_LIMIT: f64 = 0.05;
 
 /// The fraction of the test file in the page cache when the pass began,
-/// as measured (the residency issue). THE input the "start residency under
-/// 5 %" alternative reads: None until residency is measured, and the
+/// as measured just before its clock (`residency.start`). THE input the
+/// "start residency under 5 %" alternative reads: None where residency was
+/// not measured (an older run, a file system that says nothing), and the
 /// criterion then says it is not checkable.
-pub fn start_cached_fraction(_measurement: &Measurement) -> Option<f64> {
-    None
+pub fn start_cached_fraction(measurement: &Measurement) -> Option<f64> {
+    let start = measurement.residency.as_ref()?.start?;
+    Some(start.cached_fraction())
+}
+
+/// The same of a throughput phase: every worker's file together (None when
+/// any worker's was not measured).
+pub fn phase_start_cached_fraction(phase: &PhaseResult) -> Option<f64> {
+    Some(phase.residency()?.start?.cached_fraction())
 }
 
 /// Whether every round began with under 5 % of its file cached; None when
@@ -31,7 +39,7 @@ fn residency_low(subject: &Subject<'_>) -> Option<bool> {
     for round in &subject.rounds {
         let fraction = match round {
             Round::Pass(m) => start_cached_fraction(m)?,
-            Round::Phase(_) => return None,
+            Round::Phase(p) => phase_start_cached_fraction(p)?,
         };
         all &= fraction < RESIDENCY_LIMIT;
     }

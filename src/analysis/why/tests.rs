@@ -35,6 +35,7 @@ fn run(args: &[&str], kb_per_sec: f64, mount: &str) -> RunResult {
             cpu_user_ns: 1_000,
             cpu_system_ns: 15_000,
             usage: Some(RegionUsage::default()),
+            residency: None,
             run: i as u32,
             intervals: Vec::new(),
         })

@@ -432,6 +432,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             usage: None,
+            residency: None,
             client: None,
             intervals: Vec::new(),
         };

@@ -478,6 +478,7 @@ mod tests {
             cpu_user_ns: 0,
             cpu_system_ns: 0,
             usage: None,
+            residency: None,
             run: 0,
             intervals: Vec::new(),
         };

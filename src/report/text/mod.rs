@@ -10,6 +10,7 @@ pub mod metadata;
 pub mod network;
 pub mod rank_lines;
 pub mod ranks;
+pub mod residency;
 pub mod stamp;
 pub mod table;
 pub mod throughput;
@@ -172,6 +173,7 @@ impl<'a> LiveText<'a> {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
             s.push_str(&usage::usage_table(result));
+            s.push_str(&residency::residency_block(result));
             s.push_str(&verify_note(result));
             s.push_str(&stamp::stamp_lines(result));
             s.push_str(&closing_line(&result.status));
@@ -179,6 +181,7 @@ impl<'a> LiveText<'a> {
             s.push_str(&latency::latency_table(result));
             s.push_str(&latency::rate_lines(result));
             s.push_str(&usage::usage_table(result));
+            s.push_str(&residency::residency_block(result));
             s.push_str(&verify_note(result));
             s.push_str(&stamp::stamp_lines(result));
             s.push_str(&closing_line(&result.status));

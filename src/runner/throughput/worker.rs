@@ -20,7 +20,9 @@ use crate::model::identity::Expected;
 use crate::model::result::WorkerResult;
 use crate::model::say::say;
 use crate::runner::intervals::IntervalRings;
-use crate::runner::pass::{Buffers, ReadyPass, UsageSample, after_loop, before_loop, with_engine};
+use crate::runner::pass::{
+    Buffers, ReadyPass, ResidencyWatch, UsageSample, after_loop, before_loop, with_engine,
+};
 use crate::runner::recipe::{CellRecipe, PassRecipe};
 use crate::system::signals::StopFlag;
 
@@ -154,6 +156,8 @@ impl WithEngine for WorkerBody<'_, '_> {
         // -Q and -V/-+d: everything they need is made before the barrier.
         let record_bytes = job.cell.verified_record_bytes(pass, job.ops);
         let mut ready = ReadyPass::new(pass, path, job.ops, record_bytes);
+        // Before the barrier: the release is the clock's start.
+        let watch = ResidencyWatch::start(engine.raw_fd());
         gate.arrive(true);
         gate.wait_for_release();
         let shared = job.shared;
@@ -178,6 +182,7 @@ impl WithEngine for WorkerBody<'_, '_> {
         let before = UsageSample::now(job.cpu_scope);
         let outcome = ready.timed(&mut engine, job.ops, &mut buffers, stops, marks)?;
         let used = UsageSample::now(job.cpu_scope).since(&before);
+        let residency = watch.end();
         let release_ns = shared.release_ns.load(Ordering::SeqCst);
         match outcome.stopped {
             None => {
@@ -237,6 +242,7 @@ impl WithEngine for WorkerBody<'_, '_> {
             cpu_user_ns: used.user_ns,
             cpu_system_ns: used.system_ns,
             usage: Some(used.counts()),
+            residency: Some(residency),
             client: None,
             // The parent's keeper has them.
             intervals: Vec::new(),
