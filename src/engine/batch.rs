@@ -1,14 +1,18 @@
-//! What every engine runs inside the timed region: a sequence of operations,
-//! with the data checks and early stops of the run. Synchronous engines use
-//! [`sync_ops`]; engines that keep several operations in flight (io_uring,
-//! POSIX AIO) provide their own [`Engine::run_ops`](super::Engine::run_ops).
+//! What every engine runs inside the timed region: the [`Engine`] trait (and
+//! [`WithEngine`], the work handed an opened engine), and a sequence of
+//! operations with the data checks and early stops of the run. Synchronous
+//! engines use [`sync_ops`]; engines that keep several operations in flight
+//! (io_uring, POSIX AIO) implement [`QueuedLoop`] and their
+//! [`Engine::run_ops`] is [`queued_ops`], the one preamble they share.
 
 use std::io;
 use std::os::fd::RawFd;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::Engine;
 use super::intervals::IntervalMarks;
+use super::open::OpenSpec;
+use super::syscall;
 use super::timing::OpTiming;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
@@ -179,6 +183,46 @@ impl QueuedLatencies {
             // which lie within the capacity reserved by `prepare`.
             unsafe { v.set_len(v.len() + done) };
         }
+    }
+}
+
+/// An engine with operations in flight (io_uring, POSIX AIO): its timed
+/// loop, compiled twice by [`queued_ops`], with `RECORD_LATENCY` (-Q: a clock
+/// read per request, each latency given to [`QueuedLatencies::record`]) and
+/// without.
+///
+/// # Safety
+/// With `RECORD_LATENCY`, an `Ok(progress)` means that the operations done
+/// are the first `progress.done` of `ops` and that
+/// [`QueuedLatencies::record`] was called for each of them.
+pub(crate) unsafe trait QueuedLoop {
+    fn run_queued<const RECORD_LATENCY: bool, C: DataCheck>(
+        &mut self,
+        ops: &[IoOp],
+        io: &mut LoopIo<'_, C>,
+        stops: Stops<'_>,
+    ) -> Result<Progress, LoopFailure>;
+}
+
+/// [`Engine::run_ops`] of a queued engine: two compiled loops, so the usual
+/// one reads no clock per request; with -Q, room for a latency per
+/// operation before the loop and the recorded ones kept after it.
+#[inline(always)]
+pub(crate) fn queued_ops<E: QueuedLoop, C: DataCheck>(
+    engine: &mut E,
+    ops: &[IoOp],
+    io: &mut LoopIo<'_, C>,
+    stops: Stops<'_>,
+) -> Result<Progress, LoopFailure> {
+    if io.timing.is_on() {
+        QueuedLatencies::prepare(io, ops.len());
+        let progress = engine.run_queued::<true, C>(ops, io, stops)?;
+        // SAFETY: QueuedLoop's contract: every one of the first
+        // `progress.done` operations was recorded since `prepare`.
+        unsafe { QueuedLatencies::commit(io, progress.done) };
+        Ok(progress)
+    } else {
+        engine.run_queued::<false, C>(ops, io, stops)
     }
 }
 
@@ -364,7 +408,7 @@ fn pace(deadline_ns: u64, stops: &Stops<'_>) -> u64 {
 #[inline(never)]
 pub(crate) fn probe_with_pread(fd: RawFd, buf: &mut [u8], op: &IoOp) -> Result<(), LoopFailure> {
     for (offset, len) in op.probes.reads() {
-        super::positional::pread_all(fd, &mut buf[..len], offset)
+        super::transfer::pread_all(fd, &mut buf[..len], offset)
             .map_err(|error| LoopFailure::probe(offset, error))?;
     }
     Ok(())
@@ -382,4 +426,63 @@ fn probe<E: Engine>(engine: &mut E, buf: &mut [u8], op: &IoOp) -> Result<(), Loo
             .map_err(|error| LoopFailure::probe(offset, error))?;
     }
     Ok(())
+}
+
+/// One way of moving records. Calls are made inside the timed region, so an
+/// implementation does the syscall(s) and nothing else.
+pub trait Engine {
+    /// Untimed: opens `path` as `spec` says (checked against `spec.expect`)
+    /// and makes ready what the engine keeps (a ring, a mapping, a stream).
+    fn open(path: &Path, spec: &OpenSpec) -> io::Result<Self>
+    where
+        Self: Sized;
+    /// Fills `buf` from the file at `offset`.
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// Writes all of `buf` to the file at `offset`.
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()>;
+    /// A `-K` probe read: fills `buf` from `offset` like [`Engine::read_at`]
+    /// (what a wrapper adds around records, such as locks, it leaves out).
+    #[inline]
+    fn probe_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.read_at(buf, offset)
+    }
+    /// Makes what was written durable (`-e`): fsync, or fflush+fsync for stdio.
+    fn sync(&mut self) -> io::Result<()>;
+    /// Untimed, before the clock: what earlier passes left dirty made
+    /// durable, as IOzone fsyncs the file before its loop.
+    fn settle(&mut self) -> io::Result<()> {
+        syscall::fsync(self.raw_fd())
+    }
+    /// Closes the file, reporting any error the close reveals. Idempotent.
+    fn close(&mut self) -> io::Result<()>;
+    /// The descriptor, for untimed housekeeping (locks, fsync before the pass).
+    fn raw_fd(&self) -> RawFd;
+
+    /// Untimed, before the clock (and before a throughput barrier): the
+    /// loop's read buffer and write pool, the same for every [`Engine::run_ops`]
+    /// of this pass, outliving the engine. io_uring registers them with its
+    /// ring; the others need nothing.
+    fn prepare_buffers(&mut self, _read_buf: &[u8], _pool: &[u8]) {}
+
+    /// Runs `ops` in the timed region. Synchronous engines keep this default,
+    /// one operation at a time; engines with operations in flight override it.
+    #[inline]
+    fn run_ops<C: DataCheck>(
+        &mut self,
+        ops: &[IoOp],
+        io: &mut LoopIo<'_, C>,
+        stops: Stops<'_>,
+    ) -> Result<Progress, LoopFailure>
+    where
+        Self: Sized,
+    {
+        sync_ops(self, ops, io, stops)
+    }
+}
+
+/// Work to do with an opened engine, whatever its type: the engine is a type
+/// parameter so the timed loop is compiled for each engine, with no dynamic calls.
+pub trait WithEngine {
+    type Output;
+    fn run<E: Engine>(self, engine: E) -> Self::Output;
 }

@@ -6,7 +6,8 @@ use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
 
-use super::{Engine, OpenSpec};
+use super::batch::Engine;
+use super::open::OpenSpec;
 
 pub struct LockedEngine<E> {
     inner: E,

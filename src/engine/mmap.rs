@@ -22,13 +22,16 @@
 //! as an error a copy could return.)
 
 use std::io;
-use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
 use nix::unistd::{Whence, ftruncate, lseek};
 
-use super::{Descriptor, Engine, OpenSpec, check, syscall};
+use super::batch::Engine;
+use super::descriptor::{Descriptor, on_descriptor};
+use super::open::OpenSpec;
+use super::syscall;
+use super::transfer::check;
 use crate::model::variations::MsyncMode;
 
 pub struct MmapEngine {
@@ -268,9 +271,7 @@ impl Engine for MmapEngine {
         unmapped.and(closed)
     }
 
-    fn raw_fd(&self) -> RawFd {
-        self.fd.raw()
-    }
+    on_descriptor!(fd: raw_fd);
 }
 
 impl Drop for MmapEngine {

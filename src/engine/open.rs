@@ -43,8 +43,45 @@ use nix::fcntl::{self, FcntlArg, OFlag};
 use nix::sys::stat::{Mode, fstat};
 use nix::unistd::ftruncate;
 
-use super::OpenSpec;
 use crate::model::identity::{Changed, Expected, FileIdentity, Found};
+
+/// How a pass opens the test file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenSpec {
+    /// The pass writes: opened read-write (and mapped writable, streamed
+    /// "r+", synced as a writer).
+    pub writable: bool,
+    /// Opened read-write although the pass only reads: IOzone's random read
+    /// (single and auto mode) opens its file that way.
+    pub read_write: bool,
+    pub create: bool,
+    pub truncate: bool,
+    /// O_SYNC, O_DSYNC, O_DIRECT … as the run's options ask.
+    pub extra_flags: libc::c_int,
+    /// Bytes per record (the vectored engine splits calls into records).
+    pub record_bytes: usize,
+    /// Bytes of the file the pass covers (mmap maps this much).
+    pub file_bytes: u64,
+    /// Operations in flight for queued engines (aio, io_uring); 1 otherwise.
+    pub depth: u32,
+    /// `-D`/`-G`: msync after each record of an mmap'd file.
+    pub msync: crate::model::variations::MsyncMode,
+    /// `-+A`: madvise advice for mmap'd files.
+    pub madvise: Option<u32>,
+    /// `-k`: POSIX AIO without copying.
+    pub aio_no_copy: bool,
+    /// The test file the path must still lead to (recorded when ioz created
+    /// or accepted it): checked on the opened descriptor before anything is
+    /// written or truncated. `None` only for files of no run (unit tests).
+    pub expect: Option<Expected>,
+}
+
+impl OpenSpec {
+    /// The same open, checked against `expect`.
+    pub fn expecting(self, expect: Option<Expected>) -> OpenSpec {
+        OpenSpec { expect, ..self }
+    }
+}
 
 /// Mode of files ioz creates (IOzone uses 0640).
 const CREATE_MODE: Mode = Mode::from_bits_truncate(0o640);

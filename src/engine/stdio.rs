@@ -9,7 +9,11 @@ use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
-use super::{Descriptor, Engine, OpenSpec, short_read, short_write, syscall};
+use super::batch::Engine;
+use super::descriptor::Descriptor;
+use super::open::OpenSpec;
+use super::syscall;
+use super::transfer::{short_read, short_write};
 use crate::data::buffer::AlignedBuf;
 
 // glibc's fwrite without the stream's lock (the libc crate declares only

@@ -2,10 +2,13 @@
 //! is not where the previous operation left the position (IOzone's tests 0–5).
 
 use std::io;
-use std::os::fd::RawFd;
 use std::path::Path;
 
-use super::{Descriptor, Engine, OpenSpec, syscall, transfer_all};
+use super::batch::Engine;
+use super::descriptor::{Descriptor, on_descriptor};
+use super::open::OpenSpec;
+use super::syscall;
+use super::transfer::transfer_all;
 
 pub struct SyncEngine {
     fd: Descriptor,
@@ -54,15 +57,5 @@ impl Engine for SyncEngine {
         Ok(())
     }
 
-    fn sync(&mut self) -> io::Result<()> {
-        self.fd.fsync()
-    }
-
-    fn close(&mut self) -> io::Result<()> {
-        self.fd.close()
-    }
-
-    fn raw_fd(&self) -> RawFd {
-        self.fd.raw()
-    }
+    on_descriptor!(fd);
 }

@@ -2,11 +2,13 @@
 //! consecutive records, each through its own iovec.
 
 use std::io::{self, IoSlice, IoSliceMut};
-use std::os::fd::RawFd;
 use std::path::Path;
 
-use super::positional::{pread_all, pwrite_all};
-use super::{Descriptor, Engine, OpenSpec, short_read, short_write, syscall};
+use super::batch::Engine;
+use super::descriptor::{Descriptor, on_descriptor};
+use super::open::OpenSpec;
+use super::syscall;
+use super::transfer::{pread_all, pwrite_all, short_read, short_write};
 
 /// Most iovecs in one call (IOzone uses at most 16 records per call).
 const MAX_IOVECS: usize = 16;
@@ -98,15 +100,5 @@ impl Engine for VectoredEngine {
         }
     }
 
-    fn sync(&mut self) -> io::Result<()> {
-        self.fd.fsync()
-    }
-
-    fn close(&mut self) -> io::Result<()> {
-        self.fd.close()
-    }
-
-    fn raw_fd(&self) -> RawFd {
-        self.fd.raw()
-    }
+    on_descriptor!(fd);
 }

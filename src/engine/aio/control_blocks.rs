@@ -6,7 +6,8 @@ use std::os::fd::RawFd;
 
 use super::AioEngine;
 use crate::data::pattern::OpKind;
-use crate::engine::{syscall, transfer_all};
+use crate::engine::syscall;
+use crate::engine::transfer::transfer_all;
 
 impl AioEngine {
     #[inline]

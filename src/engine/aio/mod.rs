@@ -26,12 +26,15 @@ mod control_blocks;
 mod tests;
 
 use std::io;
-use std::os::fd::RawFd;
 use std::path::Path;
 use std::ptr::NonNull;
 
-use super::batch::{QueuedLatencies, delay_before, mark_interval, probe_with_pread};
-use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
+use super::batch::{
+    Engine, LoopFailure, LoopIo, Progress, QueuedLatencies, QueuedLoop, Stops, delay_before,
+    mark_interval, probe_with_pread, queued_ops,
+};
+use super::descriptor::{Descriptor, on_descriptor};
+use super::open::OpenSpec;
 use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
@@ -144,17 +147,7 @@ impl Engine for AioEngine {
         self.one(OpKind::Write, buf.as_ptr().cast_mut(), buf.len(), offset)
     }
 
-    fn sync(&mut self) -> io::Result<()> {
-        self.fd.fsync()
-    }
-
-    fn close(&mut self) -> io::Result<()> {
-        self.fd.close()
-    }
-
-    fn raw_fd(&self) -> RawFd {
-        self.fd.raw()
-    }
+    on_descriptor!(fd);
 
     fn run_ops<C: DataCheck>(
         &mut self,
@@ -162,16 +155,14 @@ impl Engine for AioEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
-        // Two compiled loops, so the usual one reads no clock per request.
-        if io.timing.is_on() {
-            self.run_queued::<true, C>(ops, io, stops)
-        } else {
-            self.run_queued::<false, C>(ops, io, stops)
-        }
+        queued_ops(self, ops, io, stops)
     }
 }
 
-impl AioEngine {
+// SAFETY: operations are submitted in order, none after a stop or a
+// failure, and without a failure every one submitted was reaped (and, with
+// RECORD_LATENCY, recorded) before the loop returns.
+unsafe impl QueuedLoop for AioEngine {
     /// The timed loop. With `RECORD_LATENCY` (-Q), each operation's latency
     /// is from just before its `aio_read`/`aio_write` to when ioz sees it
     /// finished (after the `aio_suspend` that returned with it done).
@@ -182,9 +173,6 @@ impl AioEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
-        if RECORD_LATENCY {
-            QueuedLatencies::prepare(io, ops.len());
-        }
         let slots = io.slots.max(1);
         let slot_bytes = io.read_buf.len() / slots;
         // Never more in flight than the loop has read slots for.
@@ -331,15 +319,7 @@ impl AioEngine {
         }
         match failure {
             Some(f) => Err(f),
-            None => {
-                if RECORD_LATENCY {
-                    // SAFETY: without a failure every request submitted was
-                    // reaped (and recorded), and they are the first
-                    // `progress.done` operations: submitted in order, none after a stop.
-                    unsafe { QueuedLatencies::commit(io, progress.done) };
-                }
-                Ok(progress)
-            }
+            None => Ok(progress),
         }
     }
 }

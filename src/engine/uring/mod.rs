@@ -48,9 +48,14 @@ use std::sync::atomic::Ordering;
 
 use io_uring::{IoUring, opcode, squeue, types};
 
-use super::batch::{QueuedLatencies, delay_before, mark_interval, probe_with_pread};
-use super::{Descriptor, Engine, LoopFailure, LoopIo, OpenSpec, Progress, Stops};
-use super::{positional::pread_all, positional::pwrite_all, syscall, transfer_all};
+use super::batch::{
+    Engine, LoopFailure, LoopIo, Progress, QueuedLatencies, QueuedLoop, Stops, delay_before,
+    mark_interval, probe_with_pread, queued_ops,
+};
+use super::descriptor::{Descriptor, on_descriptor};
+use super::open::OpenSpec;
+use super::syscall;
+use super::transfer::{pread_all, pwrite_all, transfer_all};
 use crate::data::buffer::AlignedBuf;
 use crate::data::check::DataCheck;
 use crate::data::pattern::{IoOp, OpKind};
@@ -304,20 +309,14 @@ impl Engine for UringEngine {
         finish(self.fd.raw(), &op, buf.as_ptr().cast_mut(), res)
     }
 
-    fn sync(&mut self) -> io::Result<()> {
-        // Nothing is in flight between calls: a plain fsync is the same thing.
-        self.fd.fsync()
-    }
+    // sync: nothing is in flight between calls, so a plain fsync is the same thing.
+    on_descriptor!(fd: sync, raw_fd);
 
     fn close(&mut self) -> io::Result<()> {
         // The ring holds nothing in flight between calls; dropping it first
         // leaves the descriptor's close as the last one, whose error counts.
         self.ring = None;
         self.fd.close()
-    }
-
-    fn raw_fd(&self) -> RawFd {
-        self.fd.raw()
     }
 
     fn prepare_buffers(&mut self, read_buf: &[u8], pool: &[u8]) {
@@ -341,16 +340,14 @@ impl Engine for UringEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
-        // Two compiled loops, so the usual one reads no clock per request.
-        if io.timing.is_on() {
-            self.run_queued::<true, C>(ops, io, stops)
-        } else {
-            self.run_queued::<false, C>(ops, io, stops)
-        }
+        queued_ops(self, ops, io, stops)
     }
 }
 
-impl UringEngine {
+// SAFETY: requests are queued in the order of `ops`, none after a stop or
+// a failure, and without a failure each one's completion is reaped (and,
+// with RECORD_LATENCY, recorded) before the loop returns.
+unsafe impl QueuedLoop for UringEngine {
     /// The timed loop. With `RECORD_LATENCY` (-Q), each operation's latency
     /// is from when its request is queued in the ring to when its completion
     /// is reaped: what an application waits with this many in flight.
@@ -361,9 +358,6 @@ impl UringEngine {
         io: &mut LoopIo<'_, C>,
         stops: Stops<'_>,
     ) -> Result<Progress, LoopFailure> {
-        if RECORD_LATENCY {
-            QueuedLatencies::prepare(io, ops.len());
-        }
         let fd = self.fd.raw();
         let UringEngine {
             ring: ring_slot,
@@ -545,15 +539,7 @@ impl UringEngine {
         }
         match failure {
             Some(f) => Err(f),
-            None => {
-                if RECORD_LATENCY {
-                    // SAFETY: without a failure every request queued was
-                    // reaped (and recorded), and they are the first
-                    // `progress.done` operations: queued in order, none after a stop.
-                    unsafe { QueuedLatencies::commit(io, progress.done) };
-                }
-                Ok(progress)
-            }
+            None => Ok(progress),
         }
     }
 }

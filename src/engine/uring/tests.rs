@@ -8,7 +8,7 @@ use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous};
 use super::*;
 use crate::data::check::NoCheck;
 use crate::data::pattern::random_permutation;
-use crate::engine::Stops;
+use crate::engine::batch::Stops;
 use crate::system::signals::StopFlag;
 
 const REC: usize = 4096;
