@@ -815,7 +815,10 @@ mod tests {
                 "workload_id"
             ]
         );
-        assert_eq!(v["workload_id"], crate::model::workload_id::id(&result.config));
+        assert_eq!(
+            v["workload_id"],
+            crate::model::workload_id::id(&result.config)
+        );
         assert!(bytes.ends_with(b"}\n"));
     }
 

@@ -22,6 +22,7 @@ pub fn tests() -> Vec<Test> {
         until_steady_stops_at_the_first_steady_round,
         until_steady_is_refused_where_it_cannot_run,
         compare_names_the_settings_of_another_workload,
+        the_history_lists_filters_and_leaves_out_invalid_runs,
     ]
 }
 
@@ -424,4 +425,106 @@ fn compare_names_the_settings_of_another_workload() {
         line.ends_with("timing: fsync off close off vs fsync on close off"),
         "{line}"
     );
+}
+
+/// The history keeps each run's stamp: `list` shows it and `--stamp`
+/// filters on it; `trend` and `regressions` leave the invalid runs out,
+/// counted on stderr, unless `--include-invalid`.
+fn the_history_lists_filters_and_leaves_out_invalid_runs() {
+    use crate::history::{ioz_h, place, small};
+    let p = place();
+    small(&p, &["--label", "x"]).expect_code(0);
+    small(&p, &["--label", "x", "--rules", "iozone"]).expect_code(0);
+    small(&p, &["--label", "x"]).expect_code(0);
+    let list = ioz_h(&p, &["history", "list"]);
+    list.expect_code(0);
+    let lines: Vec<&str> = list.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", list.context());
+    let head: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "id", "date", "label", "host", "fs", "device", "job", "status", "stamp", "command"
+        ],
+        "{}",
+        list.context()
+    );
+    assert!(
+        lines[2].contains("  iozone invalid  "),
+        "{}",
+        list.context()
+    );
+    for line in [lines[1], lines[3]] {
+        assert!(
+            line.contains("  complete  -  "),
+            "an unstamped run's stamp: {}",
+            list.context()
+        );
+    }
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["history", "list"];
+        all.extend(args);
+        let r = ioz_h(&p, &all);
+        r.expect_code(0);
+        r.stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&["--stamp", "invalid"]), ["2"]);
+    assert_eq!(ids(&["--stamp", "unchecked"]), ["1", "3"]);
+    assert!(ids(&["--stamp", "valid"]).is_empty());
+    let bad = ioz_h(&p, &["history", "list", "--stamp", "ok"]);
+    bad.expect_code(2);
+    assert!(bad.stderr.contains("is not a stamp"), "{}", bad.context());
+
+    // trend: the invalid run left out and counted, or kept when asked.
+    let left_out = "1 run(s) stamped invalid under their --rules left out";
+    let rows = |r: &crate::fixtures::Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.trim().is_empty())
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let t = ioz_h(&p, &["history", "trend"]);
+    t.expect_code(0);
+    assert!(
+        t.stderr.contains(&format!("history trend: {left_out}")),
+        "{}",
+        t.context()
+    );
+    assert_eq!(rows(&t), ["1", "3"], "{}", t.context());
+    let t = ioz_h(&p, &["history", "trend", "--include-invalid"]);
+    t.expect_code(0);
+    assert!(!t.stderr.contains("stamped invalid"), "{}", t.context());
+    assert_eq!(rows(&t), ["1", "2", "3"], "{}", t.context());
+
+    // regressions: the latest run against the valid ones before it only.
+    let r = ioz_h(&p, &["history", "regressions"]);
+    r.expect_code(0);
+    assert!(
+        r.stderr
+            .contains(&format!("history regressions: {left_out}")),
+        "{}",
+        r.context()
+    );
+    assert!(
+        r.stdout.contains("run 3 (") && r.stdout.contains("against 1 earlier run(s)"),
+        "{}",
+        r.context()
+    );
+    let r = ioz_h(&p, &["history", "regressions", "--include-invalid"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("against 2 earlier run(s)"),
+        "{}",
+        r.context()
+    );
+    // Asking for the invalid ones is asking for them: nothing left out.
+    let r = ioz_h(&p, &["history", "trend", "--stamp", "invalid"]);
+    r.expect_code(0);
+    assert_eq!(rows(&r), ["2"], "{}", r.context());
 }
