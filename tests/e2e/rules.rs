@@ -23,6 +23,7 @@ pub fn tests() -> Vec<Test> {
         until_steady_is_refused_where_it_cannot_run,
         compare_names_the_settings_of_another_workload,
         the_history_lists_filters_and_leaves_out_invalid_runs,
+        the_html_report_shows_the_stamp_and_marks_the_cells,
     ]
 }
 
@@ -527,4 +528,47 @@ fn the_history_lists_filters_and_leaves_out_invalid_runs() {
     let r = ioz_h(&p, &["history", "trend", "--stamp", "invalid"]);
     r.expect_code(0);
     assert_eq!(rows(&r), ["2"], "{}", r.context());
+}
+
+/// The HTML report: the run's stamp under the title with each reason, and
+/// `[INVALID]` on every invalid cell of the results table and the grids.
+fn the_html_report_shows_the_stamp_and_marks_the_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-a", "-n", "64k", "-g", "128k", "-y", "64k", "-q", "64k", "-i", "0", "--rules",
+            "iozone", "--html", "r.html",
+        ],
+    );
+    let page = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let reasons = doc["stamp"]["run"]["reasons"].as_array().unwrap().len();
+    assert!(
+        page.contains(&format!(
+            "<div class=\"stamp stamp-invalid\"><strong>[INVALID] Rules iozone: the run is invalid ({reasons} reasons)</strong><ul>"
+        )),
+        "{page}"
+    );
+    let stamp_div = &page[page.find("<div class=\"stamp").unwrap()..];
+    let stamp_div = &stamp_div[..stamp_div.find("</div>").unwrap()];
+    assert_eq!(stamp_div.matches("<li>").count(), reasons);
+    // The stamp line comes before the first section.
+    assert!(page.find("class=\"stamp ").unwrap() < page.find("<section").unwrap());
+    let invalid = doc["stamp"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["stamp"]["verdict"] == "invalid")
+        .count();
+    // Two cells (64k and 128k files, 64k records), write and rewrite.
+    assert_eq!(invalid, 4, "{}", doc["stamp"]);
+    let marks = page
+        .matches("<span class=\"mark\">[INVALID]</span>")
+        .count();
+    // Once in the results table and once in its test's grid.
+    assert_eq!(marks, 2 * invalid, "{page}");
+    assert!(
+        page.contains("<span class=\"mark\">[INVALID: 2 cells]</span></h2>"),
+        "{page}"
+    );
 }
