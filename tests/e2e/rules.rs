@@ -24,6 +24,7 @@ pub fn tests() -> Vec<Test> {
         compare_names_the_settings_of_another_workload,
         the_history_lists_filters_and_leaves_out_invalid_runs,
         the_html_report_shows_the_stamp_and_marks_the_cells,
+        a_throughput_csv_has_each_phase_s_stamp,
     ]
 }
 
@@ -571,4 +572,50 @@ fn the_html_report_shows_the_stamp_and_marks_the_cells() {
         page.contains("<span class=\"mark\">[INVALID: 2 cells]</span></h2>"),
         "{page}"
     );
+}
+
+/// Throughput mode's CSV: a `stamp` column, each phase's row (and its
+/// workers' rows, -C) holding the JSON's verdict of that phase.
+fn a_throughput_csv_has_each_phase_s_stamp() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-t", "2", "-s", "128k", "-r", "64k", "-i", "0", "-C", "--rules", "iozone", "--csv",
+            "t.csv",
+        ],
+    );
+    let csv = fs::read_to_string(dir.path().join("t.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (stamp, pass, workers) = (col("stamp"), col("pass"), col("workers"));
+    assert_eq!(stamp, header.len() - 1, "{csv}");
+    let verdicts: Vec<(String, u64, String)> = doc["stamp"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["pass"].as_str().unwrap().to_string(),
+                c["workers"].as_u64().unwrap(),
+                c["stamp"]["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 2, "write and rewrite: {verdicts:?}");
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let (p, w) = (f[pass], f[workers].parse::<u64>().unwrap());
+        let expected = verdicts
+            .iter()
+            .find(|(vp, vw, _)| vp == p && *vw == w)
+            .unwrap_or_else(|| panic!("no stamp for {p} {w}: {verdicts:?}"));
+        assert_eq!(f[stamp], expected.2, "{line}");
+        rows += 1;
+    }
+    // A row per phase and one per worker of each.
+    assert_eq!(rows, 2 * 3, "{csv}");
+    assert!(csv.contains(",invalid\n"), "{csv}");
 }

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::model::result::RunResult;
-use crate::model::rules::Stamp;
+use crate::model::result::{PhaseResult, RunResult};
+use crate::model::rules::{CellStamp, Stamp};
 use crate::model::workload::Pass;
 use crate::report::text::stamp::mark;
 use crate::report::web::esc;
@@ -52,10 +52,29 @@ pub(super) fn cell_mark(
     file_bytes: u64,
     record_bytes: u64,
 ) -> Option<(&'static str, String)> {
-    let cell = result
-        .stamp
-        .as_ref()?
-        .cell(pass, file_bytes, record_bytes)?;
+    not_valid(
+        result
+            .stamp
+            .as_ref()?
+            .cell(pass, file_bytes, record_bytes)?,
+    )
+}
+
+/// A throughput phase that is not valid: its mark and reasons.
+pub(super) fn phase_mark(
+    result: &RunResult,
+    phase: &PhaseResult,
+) -> Option<(&'static str, String)> {
+    let stamp = result.stamp.as_ref()?;
+    not_valid(stamp.phase(
+        phase.pass,
+        phase.file_bytes,
+        phase.record_bytes,
+        phase.workers,
+    )?)
+}
+
+fn not_valid(cell: &CellStamp) -> Option<(&'static str, String)> {
     match cell.stamp {
         Stamp::Valid => None,
         ref other => Some((mark(other), other.lines().join("; "))),

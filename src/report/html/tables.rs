@@ -8,12 +8,12 @@ use crate::model::units::kb_number;
 use crate::model::workload::Pass;
 use crate::report::web::esc;
 
-use super::stamp::cell_mark;
+use super::stamp::{cell_mark, phase_mark};
 
-/// A cell's `[INVALID]` (or `[NOT CHECKABLE]`) after its value, its
-/// reasons in the title; nothing when valid or unstamped.
-fn marked(result: &RunResult, pass: Pass, file: u64, record: u64) -> (String, String) {
-    match cell_mark(result, pass, file, record) {
+/// A cell's (or phase's) `[INVALID]` (or `[NOT CHECKABLE]`) after its
+/// value, its reasons in the title; nothing when valid or unstamped.
+fn marked(mark: Option<(&'static str, String)>) -> (String, String) {
+    match mark {
         Some((mark, why)) => (
             format!(" title=\"{}\"", esc(&why)),
             format!(" <span class=\"mark\">{mark}</span>"),
@@ -49,8 +49,12 @@ pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass],
         for &p in passes {
             match row.get(p) {
                 Some(m) => {
-                    let (title, mark) =
-                        marked(result, p, row.cell.file_bytes, row.cell.record_bytes);
+                    let (title, mark) = marked(cell_mark(
+                        result,
+                        p,
+                        row.cell.file_bytes,
+                        row.cell.record_bytes,
+                    ));
                     let _ = write!(h, "<td{title}>{}{mark}</td>", m.value(result.config.unit));
                 }
                 None => h.push_str("<td class=\"none\">–</td>"),
@@ -89,7 +93,7 @@ pub(super) fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
         } else {
             String::new()
         };
-        let (title, mark) = marked(result, p.pass, p.file_bytes, p.record_bytes);
+        let (title, mark) = marked(phase_mark(result, p));
         let _ = writeln!(
             h,
             "<tr{title}><th scope=\"row\">{}{mark}</th>{run}<td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
