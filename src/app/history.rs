@@ -64,7 +64,7 @@ pub(crate) fn list_text(entries: &[Entry]) -> String {
             visible(s).into_owned()
         }
     };
-    let rows: Vec<[String; 9]> = entries
+    let rows: Vec<[String; 10]> = entries
         .iter()
         .map(|e| {
             [
@@ -76,12 +76,13 @@ pub(crate) fn list_text(entries: &[Entry]) -> String {
                 dash(&e.device),
                 dash(&e.job),
                 visible(&e.status).into_owned(),
+                dash(&e.stamp),
                 visible(&e.command).into_owned(),
             ]
         })
         .collect();
     let header = [
-        "id", "date", "label", "host", "fs", "device", "job", "status", "command",
+        "id", "date", "label", "host", "fs", "device", "job", "status", "stamp", "command",
     ]
     .map(String::from);
     let mut widths = header.clone().map(|h| h.chars().count());

@@ -12,7 +12,7 @@ use crate::analysis::samples::{self, SampleSet, unit_name};
 use crate::cli::Selection;
 use crate::error::Exit;
 use crate::history::{
-    self, Caller, Entry, Filter, History, HistoryError, Location, StatusKind, Stored,
+    self, Caller, Entry, Filter, History, HistoryError, Location, StampKind, StatusKind, Stored,
 };
 use crate::model::dates::{self, NotADate};
 use crate::model::environment::Environment;
@@ -117,6 +117,7 @@ pub(crate) fn filter(s: &Selection) -> Result<Filter, RunsError> {
         since: date("--since", &s.since)?,
         until,
         status: s.status.as_deref().and_then(StatusKind::from_name),
+        stamp: s.stamp.as_deref().and_then(StampKind::from_name),
     })
 }
 

@@ -14,7 +14,7 @@ use crate::analysis::samples::SampleSet;
 use crate::analysis::trend::{PASSES, TrendOptions, TrendRun, pass_named, trend as make_trend};
 use crate::cli::{Selection, TrendRequest};
 use crate::error::Exit;
-use crate::history::{Entry, History, StatusKind};
+use crate::history::{Entry, History, StampKind, StatusKind};
 use crate::model::formats::Format;
 use crate::model::visible::visible;
 use crate::report::compare::cell_name;
@@ -22,8 +22,15 @@ use crate::report::files::write_files;
 use crate::report::trend::{render_csv, render_html, render_json, render_text};
 use crate::safety::outputs;
 
-/// The runs the selection picks, complete ones unless it asks otherwise.
-fn selected(dir: &Path, selection: &Selection) -> Result<(History, Vec<Entry>), Exit> {
+/// The runs the selection picks, complete ones unless it asks otherwise,
+/// and those stamped invalid under their rules left out (and counted, on
+/// stderr as `{command}: …`) unless it asks for them (`--include-invalid`,
+/// or `--stamp invalid`).
+fn selected(
+    dir: &Path,
+    selection: &Selection,
+    command: &str,
+) -> Result<(History, Vec<Entry>), Exit> {
     let mut filter = filter(selection).map_err(|e| refuse(&e.to_string()))?;
     filter.status = filter.status.or(Some(StatusKind::Complete));
     let history = match open_to_read(dir) {
@@ -34,10 +41,20 @@ fn selected(dir: &Path, selection: &Selection) -> Result<(History, Vec<Entry>), 
             return Err(Exit::Failure);
         }
     };
-    let entries = history.list(&filter).map_err(|e| {
+    let mut entries = history.list(&filter).map_err(|e| {
         say(&e);
         Exit::Failure
     })?;
+    if !selection.include_invalid && filter.stamp.is_none() {
+        let before = entries.len();
+        entries.retain(|e| e.stamp_kind() != StampKind::Invalid);
+        let left_out = before - entries.len();
+        if left_out > 0 {
+            say(format_args!(
+                "{command}: {left_out} run(s) stamped invalid under their --rules left out (--include-invalid keeps them)"
+            ));
+        }
+    }
     if entries.is_empty() {
         return Err(refuse(
             "history: no complete run matches (ioz history list shows them)",
@@ -60,7 +77,7 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
             }
         }
     }
-    let (history, entries) = match selected(dir, &request.selection) {
+    let (history, entries) = match selected(dir, &request.selection, "history trend") {
         Ok(s) => s,
         Err(exit) => return exit,
     };
@@ -127,7 +144,7 @@ pub(crate) fn trend(dir: &Path, request: TrendRequest) -> Exit {
 }
 
 pub(crate) fn regressions(dir: &Path, selection: &Selection, fail: bool, band: f64) -> Exit {
-    let (history, entries) = match selected(dir, selection) {
+    let (history, entries) = match selected(dir, selection, "history regressions") {
         Ok(s) => s,
         Err(exit) => return exit,
     };

@@ -58,6 +58,10 @@ pub struct Selection {
     pub until: Option<String>,
     /// `complete`, `interrupted` or `failed`.
     pub status: Option<String>,
+    /// `--stamp`: `valid`, `invalid`, `not-checkable` or `unchecked`.
+    pub stamp: Option<String>,
+    /// `--include-invalid` (trend, regressions): runs stamped invalid kept.
+    pub include_invalid: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -155,8 +159,26 @@ const SELECTION: Section<HistorySeen> = Section {
             "complete, interrupted or failed runs only",
             |s, status| s.selection.status = Some(status.to_string()),
         ),
+        Flag::choice(
+            Long("stamp"),
+            "S",
+            Choice {
+                names: &["valid", "invalid", "not-checkable", "unchecked"],
+                expected: "a stamp; use valid, invalid, not-checkable or unchecked",
+                default: None,
+            },
+            "runs stamped so under the --rules they claimed (unchecked: none claimed)",
+            |s, stamp| s.selection.stamp = Some(stamp.to_string()),
+        ),
     ],
 };
+
+/// trend's and regressions' own: the runs they leave out by default.
+const INCLUDE_INVALID: Flag<HistorySeen> = Flag::switch(
+    Long("include-invalid"),
+    "keep the runs stamped invalid under their --rules (left out, and counted, by default)",
+    |s| s.selection.include_invalid = true,
+);
 
 /// A subcommand that takes no word: `history {sub}: unexpected argument`.
 fn no_word(sub: &str, word: OsString) -> Result<Taken, UsageError> {
@@ -174,10 +196,11 @@ fn each_word(seen: &mut HistorySeen, word: OsString) -> Result<Taken, UsageError
 
 const LIST: Grammar<HistorySeen> = Grammar {
     name: "history list",
-    summary: "one line per run: id, date, label, host, file system, device, command, status",
+    summary: "one line per run: id, date, label, host, file system, device, stamp, command",
     about: "\
 One line per stored run, oldest first: id, date, label, host, file
-system and device, status, command line.",
+system and device, job, status, stamp (the --rules claimed and the run's
+verdict), command line.",
     operands: &[],
     operand: |_, word| no_word("list", word),
     sections: &[SELECTION, DIR],
@@ -299,7 +322,8 @@ const TREND: Grammar<HistorySeen> = Grammar {
     about: "\
 Runs by date (rows, with their labels) and tests (columns): each value is
 the chosen cell's rate, or each test's mean over the cells the runs
-share. Complete runs only.",
+share. Complete runs only; runs stamped invalid under their --rules are
+left out (and counted on stderr) unless --include-invalid.",
     operands: &[],
     operand: |_, word| no_word("trend", word),
     sections: &[
@@ -341,6 +365,7 @@ share. Complete runs only.",
                     .said("one line per label per test over time (inline SVG)"),
                 shared::text("print the table also with files", |s| s.text = true),
                 shared::force("replace result files ioz did not write", |s| s.force = true),
+                INCLUDE_INVALID,
             ],
         },
         SELECTION,
@@ -356,7 +381,9 @@ const REGRESSIONS: Grammar<HistorySeen> = Grammar {
     about: "\
 For each label (and host and target), its latest run against the runs
 before it: the cells significantly slower than the band, as ioz compare
-finds them (Welch's t on log rates, Benjamini-Hochberg). Complete runs only.",
+finds them (Welch's t on log rates, Benjamini-Hochberg). Complete runs only;
+runs stamped invalid under their --rules are left out (and counted on
+stderr) unless --include-invalid.",
     operands: &[],
     operand: |_, word| no_word("regressions", word),
     sections: &[
@@ -370,6 +397,7 @@ finds them (Welch's t on log rates, Benjamini-Hochberg). Complete runs only.",
                     |s| s.fail = true,
                 ),
                 shared::band(|s, band| s.band_percent = Some(band)),
+                INCLUDE_INVALID,
             ],
         },
         SELECTION,

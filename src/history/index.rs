@@ -53,7 +53,17 @@ const MIGRATIONS: &[&str] = &[
     -- A cluster run's job: 'mpirun 4 ranks on 2 hosts, Slurm job 17.0' ('' otherwise).
     ALTER TABLE runs ADD COLUMN job TEXT NOT NULL DEFAULT '';
 ",
+    "
+    -- --rules: the rules a run claimed and its stamp, 'iozone valid', 'io500 invalid',
+    -- 'pts not checkable' ('' when it claimed none). The rows of an older index are
+    -- filled from the run files after this step (STAMP_VERSION).
+    ALTER TABLE runs ADD COLUMN stamp TEXT NOT NULL DEFAULT '';
+",
 ];
+
+/// The version that added the stamp: an index migrated from an older one
+/// has its rows made again from the run files (the stamp is in them only).
+pub const STAMP_VERSION: i64 = 3;
 
 /// The schema version this ioz writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -75,6 +85,9 @@ pub struct Entry {
     pub status: String,
     /// A cluster run's job (model::job::Job::summary); empty otherwise.
     pub job: String,
+    /// `--rules`: the rules claimed and the run's stamp ("io500 invalid");
+    /// empty when it claimed none (and for imported logs and peers' files).
+    pub stamp: String,
 }
 
 impl Entry {
@@ -85,6 +98,42 @@ impl Entry {
             StatusKind::Failed
         } else {
             StatusKind::Complete
+        }
+    }
+
+    pub fn stamp_kind(&self) -> StampKind {
+        if self.stamp.ends_with(" invalid") {
+            StampKind::Invalid
+        } else if self.stamp.ends_with(" valid") {
+            StampKind::Valid
+        } else if self.stamp.ends_with(" not checkable") {
+            StampKind::NotCheckable
+        } else {
+            StampKind::Unchecked
+        }
+    }
+}
+
+/// A run's stamp, as `--stamp` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StampKind {
+    Valid,
+    Invalid,
+    /// Rules claimed, but the run lacks their evidence.
+    NotCheckable,
+    /// No rules claimed.
+    Unchecked,
+}
+
+impl StampKind {
+    /// `--stamp`'s words (cli/history_cmd.rs lists them).
+    pub fn from_name(name: &str) -> Option<StampKind> {
+        match name {
+            "valid" => Some(StampKind::Valid),
+            "invalid" => Some(StampKind::Invalid),
+            "not-checkable" => Some(StampKind::NotCheckable),
+            "unchecked" => Some(StampKind::Unchecked),
+            _ => None,
         }
     }
 }
@@ -119,6 +168,7 @@ pub struct Filter {
     pub since: Option<String>,
     pub until: Option<String>,
     pub status: Option<StatusKind>,
+    pub stamp: Option<StampKind>,
 }
 
 impl Filter {
@@ -129,14 +179,16 @@ impl Filter {
             && self.since.as_ref().is_none_or(|s| e.date >= *s)
             && self.until.as_ref().is_none_or(|u| e.date <= *u)
             && self.status.is_none_or(|s| s == e.status_kind())
+            && self.stamp.is_none_or(|s| s == e.stamp_kind())
     }
 }
 
 /// Opens (or creates) the index at `path` to change it: the rollback
 /// journal, the busy timeout, a quick check of its pages, and the schema
-/// migrated forward. An error is SQLite's; the caller decides whether it
-/// means a damaged database.
-pub fn open_to_write(path: &Path) -> Result<Connection, Damage> {
+/// migrated forward, with the version it had when that was older and not
+/// new (0). An error is SQLite's; the caller decides whether it means a
+/// damaged database.
+pub fn open_to_write(path: &Path) -> Result<(Connection, Option<i64>), Damage> {
     let conn = Connection::open(path).map_err(Damage::from)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(Damage::from)?;
     quick_check(&conn)?;
@@ -148,10 +200,14 @@ pub fn open_to_write(path: &Path) -> Result<Connection, Damage> {
         .map_err(Damage::from)?;
     // Only an older schema is written to: opening a current one writes
     // nothing (on a full disk, the record is what fails, and says so).
-    if version(&conn)? < SCHEMA_VERSION {
+    let before = version(&conn)?;
+    if before < SCHEMA_VERSION {
         migrate(&conn)?;
     }
-    Ok(conn)
+    Ok((
+        conn,
+        (1..SCHEMA_VERSION).contains(&before).then_some(before),
+    ))
 }
 
 /// Opens the index at `path` to read it, changing nothing (see the
@@ -323,8 +379,8 @@ pub fn insert(conn: &Connection, entry: &Entry) -> rusqlite::Result<i64> {
     let id = (entry.id != 0).then_some(entry.id);
     conn.execute(
         "INSERT INTO runs (id, file, kind, date, label, host, fs, device, target, command, status,
-                           job)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           job, stamp)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             id,
             entry.file,
@@ -337,7 +393,8 @@ pub fn insert(conn: &Connection, entry: &Entry) -> rusqlite::Result<i64> {
             entry.target,
             entry.command,
             entry.status,
-            entry.job
+            entry.job,
+            entry.stamp
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -357,7 +414,8 @@ pub fn delete_all(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-const COLUMNS: &str = "id, file, kind, date, label, host, fs, device, target, command, status, job";
+const COLUMNS: &str =
+    "id, file, kind, date, label, host, fs, device, target, command, status, job, stamp";
 
 fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     Ok(Entry {
@@ -373,6 +431,7 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         command: r.get(9)?,
         status: r.get(10)?,
         job: r.get(11)?,
+        stamp: r.get(12)?,
     })
 }
 
@@ -420,13 +479,14 @@ mod tests {
             command: "ioz -a".into(),
             status: status.into(),
             job: String::new(),
+            stamp: String::new(),
         }
     }
 
     #[test]
     fn rows_go_in_and_come_out_by_date() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open_to_write(&dir.path().join("h.sqlite")).unwrap();
+        let (conn, _) = open_to_write(&dir.path().join("h.sqlite")).unwrap();
         let a = insert(
             &conn,
             &sample(0, Some("a"), "2008-01-02T00:00:00Z", "complete"),
@@ -448,7 +508,7 @@ mod tests {
     fn the_schema_is_versioned_and_a_newer_one_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.sqlite");
-        let conn = open_to_write(&path).unwrap();
+        let (conn, _) = open_to_write(&path).unwrap();
         let v: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
@@ -472,7 +532,7 @@ mod tests {
         let path = dir.path().join("h.sqlite");
         assert!(open_to_read(&path).unwrap().is_none());
         assert!(!path.exists(), "a reader made the index");
-        let conn = open_to_write(&path).unwrap();
+        let (conn, _) = open_to_write(&path).unwrap();
         insert(&conn, &sample(0, None, "2008-01-02T00:00:00Z", "complete")).unwrap();
         drop(conn);
         let before = std::fs::read(&path).unwrap();

@@ -35,6 +35,6 @@ mod place;
 mod store;
 
 pub use error::HistoryError;
-pub use index::{Entry, Filter, StatusKind};
+pub use index::{Entry, Filter, StampKind, StatusKind};
 pub use place::{HISTORY_ENV, Location, NO_HISTORY_ENV, locate};
 pub use store::{Caller, History, ImportedLog, ImportedPeer, Stored, check, exists};

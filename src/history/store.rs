@@ -182,7 +182,13 @@ impl History {
         let swept = sweep_temporaries(&dir);
         let path = dir.join(INDEX);
         let (conn, rebuilt) = match index::open_to_write(&path) {
-            Ok(conn) => (conn, None),
+            // The stamp is in the run files only: an index from before it
+            // has its rows made again.
+            Ok((conn, Some(v))) if v < index::STAMP_VERSION => (
+                conn,
+                Some(format!("was written by an older ioz (version {v})")),
+            ),
+            Ok((conn, _)) => (conn, None),
             Err(Damage::Damaged(why)) => {
                 for suffix in ["", "-wal", "-shm", "-journal"] {
                     let p = PathBuf::from(format!("{}{suffix}", path.display()));
@@ -194,7 +200,7 @@ impl History {
                         }
                     }
                 }
-                let conn = index::open_to_write(&path).map_err(|e| index_error(&path, e))?;
+                let (conn, _) = index::open_to_write(&path).map_err(|e| index_error(&path, e))?;
                 (conn, Some(format!("was damaged ({why})")))
             }
             Err(e) => return Err(index_error(&path, e)),
@@ -916,6 +922,11 @@ pub(super) fn entry_of_run(run: &RunResult) -> Entry {
             RunStatus::Failed(why) => format!("failed: {why}"),
         },
         job: run.job.as_ref().map(Job::summary).unwrap_or_default(),
+        stamp: run
+            .stamp
+            .as_ref()
+            .map(|s| format!("{} {}", s.rules.name(), s.run.word()))
+            .unwrap_or_default(),
     }
 }
 
@@ -966,6 +977,7 @@ pub(super) fn entry_of_peer(peer: &ImportedPeer) -> Entry {
         command,
         status: "complete".into(),
         job: String::new(),
+        stamp: String::new(),
     }
 }
 
@@ -990,6 +1002,7 @@ pub(super) fn entry_of_log(log: &ImportedLog) -> Entry {
         command,
         status: "complete".into(),
         job: String::new(),
+        stamp: String::new(),
     }
 }
 

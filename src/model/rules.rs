@@ -163,6 +163,23 @@ impl RunStamp {
             c.pass == pass && c.file_bytes == file_bytes && c.record_bytes == record_bytes
         })
     }
+
+    /// The stamp of a throughput phase (its worker count too: a sweep of
+    /// -l..-u has a phase of each pass per count).
+    pub fn phase(
+        &self,
+        pass: Pass,
+        file_bytes: u64,
+        record_bytes: u64,
+        workers: u32,
+    ) -> Option<&CellStamp> {
+        self.cells.iter().find(|c| {
+            c.pass == pass
+                && c.file_bytes == file_bytes
+                && c.record_bytes == record_bytes
+                && c.workers == workers
+        })
+    }
 }
 
 /// The `digest` a stamped run's JSON file holds before its digest is known:

@@ -120,8 +120,23 @@ impl Exporter for CsvReport {
             if repeated {
                 header.push("run".to_string());
             }
+            if result.stamp.is_some() {
+                header.push("stamp".to_string());
+            }
             w.write_record(header)?;
             let run_of = |phase: &PhaseResult| repeated.then_some(phase.run);
+            // A phase's stamp, on its row and its workers' rows.
+            let stamp_of = |phase: &PhaseResult| {
+                result.stamp.as_ref().map(|s| {
+                    s.phase(
+                        phase.pass,
+                        phase.file_bytes,
+                        phase.record_bytes,
+                        phase.workers,
+                    )
+                    .map_or("not_checkable", |c| verdict(&c.stamp))
+                })
+            };
             for phase in &result.throughput {
                 let code = regime(
                     &result.config,
@@ -134,6 +149,7 @@ impl Exporter for CsvReport {
                 w.serialize(ThroughputCsvRow {
                     run: run_of(phase),
                     regime: code,
+                    stamp: stamp_of(phase),
                     ..phase_row(phase, &result.config)
                 })?;
                 if tp.per_worker_lines {
@@ -141,6 +157,7 @@ impl Exporter for CsvReport {
                         w.serialize(ThroughputCsvRow {
                             run: run_of(phase),
                             regime: code,
+                            stamp: stamp_of(phase),
                             ..worker_row(phase, worker, &result.config)
                         })?;
                     }
@@ -281,6 +298,10 @@ struct ThroughputCsvRow {
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
+    /// With `--rules` only: the phase's stamp (valid, invalid,
+    /// not_checkable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stamp: Option<&'static str>,
 }
 
 fn figure(v: f64) -> Option<String> {
@@ -313,6 +334,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         xfer: None,
         regime: "",
         run: None,
+        stamp: None,
     }
 }
 
@@ -339,6 +361,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         xfer: figure(w.xfer(unit)),
         regime: "",
         run: None,
+        stamp: None,
     }
 }
 

@@ -22,6 +22,9 @@ pub fn tests() -> Vec<Test> {
         until_steady_stops_at_the_first_steady_round,
         until_steady_is_refused_where_it_cannot_run,
         compare_names_the_settings_of_another_workload,
+        the_history_lists_filters_and_leaves_out_invalid_runs,
+        the_html_report_shows_the_stamp_and_marks_the_cells,
+        a_throughput_csv_has_each_phase_s_stamp,
     ]
 }
 
@@ -441,4 +444,195 @@ fn compare_names_the_settings_of_another_workload() {
         line.ends_with("timing: fsync off close off vs fsync on close off"),
         "{line}"
     );
+}
+
+/// The history keeps each run's stamp: `list` shows it and `--stamp`
+/// filters on it; `trend` and `regressions` leave the invalid runs out,
+/// counted on stderr, unless `--include-invalid`.
+fn the_history_lists_filters_and_leaves_out_invalid_runs() {
+    use crate::history::{ioz_h, place, small};
+    let p = place();
+    small(&p, &["--label", "x"]).expect_code(0);
+    small(&p, &["--label", "x", "--rules", "iozone"]).expect_code(0);
+    small(&p, &["--label", "x"]).expect_code(0);
+    let list = ioz_h(&p, &["history", "list"]);
+    list.expect_code(0);
+    let lines: Vec<&str> = list.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", list.context());
+    let head: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "id", "date", "label", "host", "fs", "device", "job", "status", "stamp", "command"
+        ],
+        "{}",
+        list.context()
+    );
+    assert!(
+        lines[2].contains("  iozone invalid  "),
+        "{}",
+        list.context()
+    );
+    for line in [lines[1], lines[3]] {
+        assert!(
+            line.contains("  complete  -  "),
+            "an unstamped run's stamp: {}",
+            list.context()
+        );
+    }
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["history", "list"];
+        all.extend(args);
+        let r = ioz_h(&p, &all);
+        r.expect_code(0);
+        r.stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&["--stamp", "invalid"]), ["2"]);
+    assert_eq!(ids(&["--stamp", "unchecked"]), ["1", "3"]);
+    assert!(ids(&["--stamp", "valid"]).is_empty());
+    let bad = ioz_h(&p, &["history", "list", "--stamp", "ok"]);
+    bad.expect_code(2);
+    assert!(bad.stderr.contains("is not a stamp"), "{}", bad.context());
+
+    // trend: the invalid run left out and counted, or kept when asked.
+    let left_out = "1 run(s) stamped invalid under their --rules left out";
+    let rows = |r: &crate::fixtures::Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .skip(2)
+            .take_while(|l| !l.trim().is_empty())
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let t = ioz_h(&p, &["history", "trend"]);
+    t.expect_code(0);
+    assert!(
+        t.stderr.contains(&format!("history trend: {left_out}")),
+        "{}",
+        t.context()
+    );
+    assert_eq!(rows(&t), ["1", "3"], "{}", t.context());
+    let t = ioz_h(&p, &["history", "trend", "--include-invalid"]);
+    t.expect_code(0);
+    assert!(!t.stderr.contains("stamped invalid"), "{}", t.context());
+    assert_eq!(rows(&t), ["1", "2", "3"], "{}", t.context());
+
+    // regressions: the latest run against the valid ones before it only.
+    let r = ioz_h(&p, &["history", "regressions"]);
+    r.expect_code(0);
+    assert!(
+        r.stderr
+            .contains(&format!("history regressions: {left_out}")),
+        "{}",
+        r.context()
+    );
+    assert!(
+        r.stdout.contains("run 3 (") && r.stdout.contains("against 1 earlier run(s)"),
+        "{}",
+        r.context()
+    );
+    let r = ioz_h(&p, &["history", "regressions", "--include-invalid"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("against 2 earlier run(s)"),
+        "{}",
+        r.context()
+    );
+    // Asking for the invalid ones is asking for them: nothing left out.
+    let r = ioz_h(&p, &["history", "trend", "--stamp", "invalid"]);
+    r.expect_code(0);
+    assert_eq!(rows(&r), ["2"], "{}", r.context());
+}
+
+/// The HTML report: the run's stamp under the title with each reason, and
+/// `[INVALID]` on every invalid cell of the results table and the grids.
+fn the_html_report_shows_the_stamp_and_marks_the_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-a", "-n", "64k", "-g", "128k", "-y", "64k", "-q", "64k", "-i", "0", "--rules",
+            "iozone", "--html", "r.html",
+        ],
+    );
+    let page = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let reasons = doc["stamp"]["run"]["reasons"].as_array().unwrap().len();
+    assert!(
+        page.contains(&format!(
+            "<div class=\"stamp stamp-invalid\"><strong>[INVALID] Rules iozone: the run is invalid ({reasons} reasons)</strong><ul>"
+        )),
+        "{page}"
+    );
+    let stamp_div = &page[page.find("<div class=\"stamp").unwrap()..];
+    let stamp_div = &stamp_div[..stamp_div.find("</div>").unwrap()];
+    assert_eq!(stamp_div.matches("<li>").count(), reasons);
+    // The stamp line comes before the first section.
+    assert!(page.find("class=\"stamp ").unwrap() < page.find("<section").unwrap());
+    let invalid = doc["stamp"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["stamp"]["verdict"] == "invalid")
+        .count();
+    // Two cells (64k and 128k files, 64k records), write and rewrite.
+    assert_eq!(invalid, 4, "{}", doc["stamp"]);
+    let marks = page
+        .matches("<span class=\"mark\">[INVALID]</span>")
+        .count();
+    // Once in the results table and once in its test's grid.
+    assert_eq!(marks, 2 * invalid, "{page}");
+    assert!(
+        page.contains("<span class=\"mark\">[INVALID: 2 cells]</span></h2>"),
+        "{page}"
+    );
+}
+
+/// Throughput mode's CSV: a `stamp` column, each phase's row (and its
+/// workers' rows, -C) holding the JSON's verdict of that phase.
+fn a_throughput_csv_has_each_phase_s_stamp() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = stamped_run(
+        dir.path(),
+        &[
+            "-t", "2", "-s", "128k", "-r", "64k", "-i", "0", "-C", "--rules", "iozone", "--csv",
+            "t.csv",
+        ],
+    );
+    let csv = fs::read_to_string(dir.path().join("t.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (stamp, pass, workers) = (col("stamp"), col("pass"), col("workers"));
+    assert_eq!(stamp, header.len() - 1, "{csv}");
+    let verdicts: Vec<(String, u64, String)> = doc["stamp"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["pass"].as_str().unwrap().to_string(),
+                c["workers"].as_u64().unwrap(),
+                c["stamp"]["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 2, "write and rewrite: {verdicts:?}");
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let (p, w) = (f[pass], f[workers].parse::<u64>().unwrap());
+        let expected = verdicts
+            .iter()
+            .find(|(vp, vw, _)| vp == p && *vw == w)
+            .unwrap_or_else(|| panic!("no stamp for {p} {w}: {verdicts:?}"));
+        assert_eq!(f[stamp], expected.2, "{line}");
+        rows += 1;
+    }
+    // A row per phase and one per worker of each.
+    assert_eq!(rows, 2 * 3, "{csv}");
+    assert!(csv.contains(",invalid\n"), "{csv}");
 }

@@ -411,3 +411,72 @@ fn runs_making_one_history_at_once_all_take_it_for_theirs() {
         }
     }
 }
+
+/// A run stamped `rules` `verdict` (a stamp with no cells).
+fn stamped(date: &str, rules: crate::model::rules::Rules, invalid: bool) -> RunResult {
+    use crate::model::rules::{RunStamp, Stamp};
+    let mut r = run(Some("s"), date);
+    r.stamp = Some(RunStamp {
+        rules,
+        run: if invalid {
+            Stamp::Invalid {
+                reasons: vec!["too small".into()],
+            }
+        } else {
+            Stamp::Valid
+        },
+        cells: Vec::new(),
+    });
+    r
+}
+
+#[test]
+fn the_stamp_is_indexed_filtered_and_filled_in_an_older_index() {
+    use crate::history::StampKind;
+    use crate::model::rules::Rules;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut h = History::open_to_write(d, &mut quiet()).unwrap();
+    h.record(&stamped("2026-12-01T00:00:00Z", Rules::Iozone, true))
+        .unwrap();
+    h.record(&stamped("2026-12-02T00:00:00Z", Rules::Io500, false))
+        .unwrap();
+    h.record(&run(None, "2026-12-03T00:00:00Z")).unwrap();
+    let stamps = |h: &History| -> Vec<String> {
+        h.list(&Filter::default())
+            .unwrap()
+            .into_iter()
+            .map(|e| e.stamp)
+            .collect()
+    };
+    assert_eq!(stamps(&h), ["iozone invalid", "io500 valid", ""]);
+    let only = |h: &History, kind| -> Vec<i64> {
+        let f = Filter {
+            stamp: Some(kind),
+            ..Filter::default()
+        };
+        h.list(&f).unwrap().iter().map(|e| e.id).collect()
+    };
+    assert_eq!(only(&h, StampKind::Invalid), [1]);
+    assert_eq!(only(&h, StampKind::Valid), [2]);
+    assert_eq!(only(&h, StampKind::Unchecked), [3]);
+    assert!(only(&h, StampKind::NotCheckable).is_empty());
+    drop(h);
+    // The index as the ioz before the stamp left it (version 2): migrated,
+    // and its rows made again from the run files, with their stamps.
+    let conn = rusqlite::Connection::open(d.join("history.sqlite")).unwrap();
+    conn.execute_batch("ALTER TABLE runs DROP COLUMN stamp; PRAGMA user_version = 2")
+        .unwrap();
+    drop(conn);
+    let mut warnings = Vec::new();
+    let h = History::open_to_write(d, &mut told(&mut warnings)).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("older ioz (version 2); rebuilt from the 3 stored run(s)"),
+        "{warnings:?}"
+    );
+    assert_eq!(stamps(&h), ["iozone invalid", "io500 valid", ""]);
+    drop(h);
+    // Once migrated, an open says nothing.
+    drop(History::open_to_write(d, &mut quiet()).unwrap());
+}

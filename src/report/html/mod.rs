@@ -9,6 +9,7 @@ mod intervals;
 mod latency;
 mod metadata;
 mod pass;
+mod stamp;
 mod tables;
 
 use std::fmt::Write as _;
@@ -60,6 +61,12 @@ td.none { background: #fafafa; color: #aaa; text-align: center; }
 .unknown { color: #999; font-style: italic; }
 .status-complete { color: #1a7f37; font-weight: 600; }
 .status-problem { color: #b42318; font-weight: 600; }
+.stamp { margin: 0 0 1em; padding: 0.4em 0.8em; border-left: 4px solid; }
+.stamp ul { margin: 0.3em 0 0; padding-left: 1.4em; font-size: 0.9em; color: #1d1d1f; }
+.stamp-valid { border-color: #1a7f37; color: #1a7f37; background: #f0f8f2; }
+.stamp-invalid { border-color: #b42318; color: #b42318; background: #fdf1f0; }
+.stamp-unchecked { border-color: #8a6d00; color: #8a6d00; background: #fbf7e8; }
+.mark { color: #b42318; font-size: 0.75em; font-weight: 600; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .pass { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1em 2em; align-items: start; }
 @media (max-width: 1000px) { .pass { grid-template-columns: minmax(0, 1fr); } }
@@ -136,6 +143,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             " · <span class=\"status-problem\">incomplete run</span>"
         }
     );
+    stamp::stamp_line(&mut h, result);
     h.push_str("<nav><ul>\n<li><a href=\"#run\">Run</a></li>\n<li><a href=\"#environment\">Environment</a></li>\n<li><a href=\"#results\">Results</a></li>\n");
     for &pass in &passes {
         let _ = writeln!(

@@ -33,9 +33,14 @@ pub(super) fn pass_section(h: &mut String, result: &RunResult, pass: Pass) -> io
         .summed_words()
         .map(|s| format!(", {s}"))
         .unwrap_or_default();
+    let invalid = match super::stamp::invalid_count(result, pass) {
+        0 => String::new(),
+        1 => " <span class=\"mark\">[INVALID: 1 cell]</span>".to_string(),
+        n => format!(" <span class=\"mark\">[INVALID: {n} cells]</span>"),
+    };
     let _ = writeln!(
         h,
-        "<section id=\"pass-{slug}\">\n<h2>{} <small>({}{})</small></h2>",
+        "<section id=\"pass-{slug}\">\n<h2>{} <small>({}{})</small>{invalid}</h2>",
         esc(pass.report_title()),
         esc(pass.name()),
         esc(&sum)
@@ -171,9 +176,16 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
                     let regime = regime(config, &result.environment, pass, file, m.first().workers);
                     // The title holds the number of the text table; the
                     // class draws the regime's marker after the value.
+                    let (mark, why) = match super::stamp::cell_mark(result, pass, file, rec) {
+                        Some((mark, why)) => (
+                            format!(" <span class=\"mark\">{mark}</span>"),
+                            format!("; {mark} {}", esc(&why)),
+                        ),
+                        None => (String::new(), String::new()),
+                    };
                     let _ = write!(
                         h,
-                        "<td style=\"background:{}\" class=\"regime {}\" title=\"{:#} {:#}: {} {}; {}\">{}</td>",
+                        "<td style=\"background:{}\" class=\"regime {}\" title=\"{:#} {:#}: {} {}; {}{why}\">{}{mark}</td>",
                         shade_css(scale.shade(raw)),
                         regime.code(),
                         Size(file),

@@ -8,6 +8,20 @@ use crate::model::units::kb_number;
 use crate::model::workload::Pass;
 use crate::report::web::esc;
 
+use super::stamp::{cell_mark, phase_mark};
+
+/// A cell's (or phase's) `[INVALID]` (or `[NOT CHECKABLE]`) after its
+/// value, its reasons in the title; nothing when valid or unstamped.
+fn marked(mark: Option<(&'static str, String)>) -> (String, String) {
+    match mark {
+        Some((mark, why)) => (
+            format!(" title=\"{}\"", esc(&why)),
+            format!(" <span class=\"mark\">{mark}</span>"),
+        ),
+        None => (String::new(), String::new()),
+    }
+}
+
 /// The results table: one row per cell, one column per reported pass.
 pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass], unit: &str) {
     // The numbers of the text table, exactly; long for an auto run, so
@@ -35,7 +49,13 @@ pub(super) fn results_table(h: &mut String, result: &RunResult, passes: &[Pass],
         for &p in passes {
             match row.get(p) {
                 Some(m) => {
-                    let _ = write!(h, "<td>{}</td>", m.value(result.config.unit));
+                    let (title, mark) = marked(cell_mark(
+                        result,
+                        p,
+                        row.cell.file_bytes,
+                        row.cell.record_bytes,
+                    ));
+                    let _ = write!(h, "<td{title}>{}{mark}</td>", m.value(result.config.unit));
                 }
                 None => h.push_str("<td class=\"none\">–</td>"),
             }
@@ -73,9 +93,10 @@ pub(super) fn throughput_table(h: &mut String, result: &RunResult, unit: &str) {
         } else {
             String::new()
         };
+        let (title, mark) = marked(phase_mark(result, p));
         let _ = writeln!(
             h,
-            "<tr><th scope=\"row\">{}</th>{run}<td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            "<tr{title}><th scope=\"row\">{}{mark}</th>{run}<td>{} {}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
             esc(p.pass.name()),
             p.workers,
             match (p.threads, p.workers) {

@@ -11,7 +11,7 @@ pub fn stamp_lines(result: &RunResult) -> String {
     result.stamp.as_ref().map(render).unwrap_or_default()
 }
 
-fn mark(stamp: &Stamp) -> &'static str {
+pub fn mark(stamp: &Stamp) -> &'static str {
     match stamp {
         Stamp::Valid => "[VALID]",
         Stamp::Invalid { .. } => "[INVALID]",
