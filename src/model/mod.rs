@@ -3,6 +3,7 @@
 //! [`say`](say::say), the one voice of every layer on standard error.
 
 pub mod adjust;
+pub mod ceilings;
 pub mod client;
 pub mod config;
 pub mod const_text;
