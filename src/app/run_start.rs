@@ -22,7 +22,7 @@ pub(crate) struct RunStart {
     pub environment: Environment,
     pub time_resolution_ns: u64,
     /// What the run's rates are held against (system/ceilings.rs).
-    pub ceilings: Ceilings,
+    pub ceilings: Option<Ceilings>,
 }
 
 /// What a run measured, for its result.
@@ -41,10 +41,12 @@ pub(crate) struct Measured {
 
 impl RunStart {
     /// Now, the environment of `first_file` (the first file the run
-    /// writes), and the ceilings measured beside it.
-    pub fn capture(first_file: &Path) -> RunStart {
+    /// writes), and the ceilings measured beside it (none for a metadata
+    /// benchmark, whose rates are no bytes moved).
+    pub fn capture(first_file: &Path, metadata: bool) -> RunStart {
         let environment = environment::capture(first_file);
-        let ceilings = ceilings::measure(first_file, environment.target.device.as_ref());
+        let ceilings =
+            (!metadata).then(|| ceilings::measure(first_file, environment.target.device.as_ref()));
         RunStart {
             started: time::ctime_now(),
             started_at: time::utc_now_rfc3339(),
@@ -77,7 +79,7 @@ impl RunStart {
             job: measured.job,
             status: measured.status,
             stamp: None,
-            ceilings: Some(self.ceilings),
+            ceilings: self.ceilings,
         };
         result.stamp = crate::analysis::rules::stamp(&result, result.config.rules);
         result
