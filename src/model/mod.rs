@@ -17,6 +17,7 @@ pub mod histogram;
 pub mod history_layout;
 pub mod host;
 pub mod identity;
+pub mod impossible;
 pub mod intervals;
 pub mod job;
 pub mod latency;

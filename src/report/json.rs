@@ -94,7 +94,7 @@ struct RunFile<'a> {
 struct CeilingsFile<'a> {
     #[serde(flatten)]
     ceilings: &'a crate::model::ceilings::Ceilings,
-    impossible: Vec<crate::model::ceilings::Impossible>,
+    impossible: Vec<crate::model::impossible::Impossible>,
 }
 
 /// A metadata benchmark's measurements, each with its rates, and each
@@ -458,7 +458,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             stamp,
             ceilings: ceilings.as_ref().map(|ceilings| CeilingsFile {
                 ceilings,
-                impossible: crate::model::ceilings::impossible(result),
+                impossible: crate::model::impossible::impossible(result),
             }),
         }
     }

@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::model::ceilings::{impossible, rate_words};
+use crate::model::ceilings::rate_words;
+use crate::model::impossible::impossible;
 use crate::model::plan::expand;
 use crate::model::residency::Residency;
 use crate::model::result::RunResult;

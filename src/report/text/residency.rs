@@ -27,7 +27,7 @@ struct Seen {
 /// ioz did, or with IOZ_RESIDENCY=off).
 pub fn residency_block(result: &RunResult) -> String {
     let mut s = held_block(result);
-    let impossible = crate::model::ceilings::impossible(result);
+    let impossible = crate::model::impossible::impossible(result);
     if !impossible.is_empty() && s.is_empty() {
         s.push_str("\nRates held against the run's ceilings:\n");
     }
