@@ -12,6 +12,15 @@ use crate::model::result::RunResult;
 use crate::model::units::kb_number;
 use crate::model::workload::Pass;
 
+/// "1 worker", "4 workers".
+pub fn workers_words(n: u32) -> String {
+    if n == 1 {
+        "1 worker".into()
+    } else {
+        format!("{n} workers")
+    }
+}
+
 /// A rate no measurement of this run could have given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Impossible {
@@ -84,7 +93,7 @@ pub fn impossible(result: &RunResult) -> Vec<Impossible> {
                 continue;
             }
             let regime = p.residency().and_then(|r| r.regime(p.pass));
-            let place = (p.pass, format!("{} workers", p.workers));
+            let place = (p.pass, workers_words(p.workers));
             found.extend(held(
                 ceilings,
                 place,

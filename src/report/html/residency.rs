@@ -18,6 +18,9 @@ use crate::report::web::esc;
 
 /// The regimes' colours (the figures' page-cache blue, the device's grey).
 pub(super) const STYLE: &str = r#"
+table.resmap { font-size: 0.8em; margin-top: 0; }
+table.resmap th, table.resmap td { padding: 0.2em 0.35em; white-space: nowrap; }
+table.resmap caption { font-size: 1.1em; }
 td.res { text-align: center; font-variant-numeric: tabular-nums; min-width: 3.4em; }
 .res.device { background: #d0d0d0; }
 .res.page_cache { background: #9ecae1; }
@@ -144,7 +147,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass) {
     let records: BTreeSet<u64> = plan.cells.iter().map(|c| c.record_bytes).collect();
     let _ = writeln!(
         h,
-        "<div class=\"scroll\"><table class=\"grid\">\n<caption>{}</caption>",
+        "<div class=\"scroll\"><table class=\"resmap\">\n<caption>{}</caption>",
         esc(pass.report_title())
     );
     h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
@@ -185,12 +188,12 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass) {
 fn phases(h: &mut String, result: &RunResult, pass: Pass) {
     let _ = writeln!(
         h,
-        "<div class=\"scroll\"><table class=\"grid\">\n<caption>{}</caption>\n\
+        "<div class=\"scroll\"><table class=\"resmap\">\n<caption>{}</caption>\n\
          <thead><tr><th scope=\"col\">workers</th><th scope=\"col\">their files</th></tr></thead>\n<tbody>",
         esc(pass.report_title())
     );
     for p in result.throughput.iter().filter(|p| p.pass == pass) {
-        let place = format!("{} workers", p.workers);
+        let place = crate::model::impossible::workers_words(p.workers);
         let _ = writeln!(
             h,
             "<tr><th scope=\"row\">{}</th>{}</tr>",
@@ -249,7 +252,7 @@ mod tests {
             ..Ceilings::default()
         });
         residency_section(&mut h, &r, &passes);
-        assert_eq!(h.matches("<table class=\"grid\">").count(), 4);
+        assert_eq!(h.matches("<table class=\"resmap\">").count(), 4);
         // -a from 64k to 128k at 4k..: 64k has 5 records, 128k 6.
         let read = h.split("Reader report").nth(1).unwrap();
         let read = read.split("</table>").next().unwrap();
