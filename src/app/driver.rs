@@ -204,7 +204,7 @@ fn measure_and_close(begun: Begun, venue: &mut impl Venue) -> Exit {
             say(format_args!("warning: {warning}"));
         }
     }
-    let mut start = RunStart::capture(&first_file(&mine));
+    let mut start = RunStart::capture(&first_file(&mine), mine.metadata.is_some());
     if config.rules != Rules::None {
         start.environment.result_places = result_places(&results, history.as_ref());
     }

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::model::ceilings::Ceilings;
 use crate::model::config::RunConfig;
 use crate::model::environment::Environment;
 use crate::model::job::Job;
@@ -12,7 +13,7 @@ use crate::model::result::{
     CellResult, PhaseResult, RankCells, RunResult, RunStatus, SCHEMA_VERSION,
 };
 use crate::model::skew::CellSkew;
-use crate::system::{environment, time};
+use crate::system::{ceilings, environment, time};
 
 pub(crate) struct RunStart {
     /// `Run began` as ctime(3) prints it.
@@ -20,6 +21,8 @@ pub(crate) struct RunStart {
     pub started_at: String,
     pub environment: Environment,
     pub time_resolution_ns: u64,
+    /// What the run's rates are held against (system/ceilings.rs).
+    pub ceilings: Option<Ceilings>,
 }
 
 /// What a run measured, for its result.
@@ -37,14 +40,19 @@ pub(crate) struct Measured {
 }
 
 impl RunStart {
-    /// Now, and the environment of `first_file` (the first file the run
-    /// writes).
-    pub fn capture(first_file: &Path) -> RunStart {
+    /// Now, the environment of `first_file` (the first file the run
+    /// writes), and the ceilings measured beside it (none for a metadata
+    /// benchmark, whose rates are no bytes moved).
+    pub fn capture(first_file: &Path, metadata: bool) -> RunStart {
+        let environment = environment::capture(first_file);
+        let ceilings =
+            (!metadata).then(|| ceilings::measure(first_file, environment.target.device.as_ref()));
         RunStart {
             started: time::ctime_now(),
             started_at: time::utc_now_rfc3339(),
-            environment: environment::capture(first_file),
+            environment,
             time_resolution_ns: time::clock_resolution_ns(),
+            ceilings,
         }
     }
 
@@ -71,6 +79,7 @@ impl RunStart {
             job: measured.job,
             status: measured.status,
             stamp: None,
+            ceilings: self.ceilings,
         };
         result.stamp = crate::analysis::rules::stamp(&result, result.config.rules);
         result

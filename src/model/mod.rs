@@ -3,6 +3,7 @@
 //! [`say`](say::say), the one voice of every layer on standard error.
 
 pub mod adjust;
+pub mod ceilings;
 pub mod client;
 pub mod config;
 pub mod const_text;
@@ -16,6 +17,7 @@ pub mod histogram;
 pub mod history_layout;
 pub mod host;
 pub mod identity;
+pub mod impossible;
 pub mod intervals;
 pub mod job;
 pub mod latency;

@@ -515,6 +515,10 @@ pub struct RunResult {
     /// `ioz check` from the rest of the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<crate::model::rules::RunStamp>,
+    /// The ceilings the run's rates are held against, measured at its start
+    /// (model/ceilings.rs); absent in runs saved before ioz measured them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<crate::model::ceilings::Ceilings>,
 }
 
 impl RunResult {
@@ -703,6 +707,7 @@ pub(crate) fn sample_result(config: RunConfig, cells: Vec<CellResult>) -> RunRes
         job: None,
         status: RunStatus::Complete,
         stamp: None,
+        ceilings: None,
     }
 }
 

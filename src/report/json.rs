@@ -83,6 +83,18 @@ struct RunFile<'a> {
     /// last: written as the placeholder, then put in place.
     #[serde(skip_serializing_if = "Option::is_none")]
     digest: Option<&'static str>,
+    /// The ceilings measured at the run's start, and the rates above them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ceilings: Option<CeilingsFile<'a>>,
+}
+
+/// The ceilings as saved, with the rates held against them found
+/// impossible (recomputed from the run on every write).
+#[derive(Serialize)]
+struct CeilingsFile<'a> {
+    #[serde(flatten)]
+    ceilings: &'a crate::model::ceilings::Ceilings,
+    impossible: Vec<crate::model::impossible::Impossible>,
 }
 
 /// A metadata benchmark's measurements, each with its rates, and each
@@ -388,6 +400,7 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
             job,
             status,
             stamp,
+            ceilings,
         } = result;
         // A run read from an older file is written in this version's layout.
         let _ = schema_version;
@@ -443,6 +456,10 @@ impl<'a> From<&'a RunResult> for RunFile<'a> {
                 .as_ref()
                 .map(|_| crate::model::rules::DIGEST_PLACEHOLDER),
             stamp,
+            ceilings: ceilings.as_ref().map(|ceilings| CeilingsFile {
+                ceilings,
+                impossible: crate::model::impossible::impossible(result),
+            }),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! descriptors for safety's checks, and ioz's extended-attribute marks.
 
 pub mod allocator;
+pub mod ceilings;
 pub mod cluster;
 pub mod descriptor;
 pub mod device;

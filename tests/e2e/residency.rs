@@ -19,6 +19,7 @@ pub fn tests() -> Vec<Test> {
         direct_io_on_ext4_leaves_the_cache_as_it_was => [Ext4],
         the_mincore_fallback_counts_what_cachestat_counts,
         no_probe_falls_inside_a_timed_region => [Strace],
+        a_rate_forged_above_memcpy_is_flagged_by_ioz_report,
     ]
 }
 
@@ -261,4 +262,69 @@ fn no_probe_falls_inside_a_timed_region() {
         };
         assert_eq!(probes, expected, "{forced}: a probe before and after each");
     }
+}
+
+/// The ceilings are saved with the run (and nothing of the ceiling's cached
+/// read is left beside the test file); a saved read's rate edited above
+/// memcpy's is flagged impossible, with both numbers, by `ioz report`, in
+/// its text and in the JSON it writes again.
+fn a_rate_forged_above_memcpy_is_flagged_by_ioz_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.tmp");
+    let args = ["-s", "1m", "-r", "64k", "-i", "0", "-i", "1"];
+    let (mut doc, stdout) = run_json(&file, &args, &[]);
+    assert!(!stdout.contains("impossible"), "{stdout}");
+    let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "left beside the test file: {left:?}");
+    let ceilings = &doc["ceilings"];
+    let memcpy = ceilings["memcpy_bytes_per_sec"].as_f64().expect("memcpy");
+    assert!(memcpy > 0.0, "{ceilings}");
+    assert!(ceilings["cached_read_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    assert_eq!(ceilings["impossible"], serde_json::json!([]));
+    // The read: four times memcpy's rate, its derived fields to match.
+    let m = doc["cells"][0]["measurements"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|m| m["pass"] == "read")
+        .unwrap();
+    let bytes = m["bytes"].as_u64().unwrap();
+    let records = m["records"].as_u64().unwrap();
+    let elapsed = ((bytes as f64 / (4.0 * memcpy)) * 1e9).floor().max(1.0);
+    let rate = bytes as f64 / (elapsed / 1e9);
+    assert!(rate > memcpy);
+    m["elapsed_ns"] = serde_json::json!(elapsed as u64);
+    m["kib_per_sec"] = serde_json::json!((rate as u64) >> 10);
+    m["ops_per_sec"] = serde_json::json!((records as f64 / (elapsed / 1e9)) as u64);
+    m["micros_per_op"] = serde_json::json!(0);
+    let saved = dir.path().join("forged.json");
+    fs::write(&saved, serde_json::to_string(&doc).unwrap()).unwrap();
+    let again = dir.path().join("again.json");
+    let out = run(Command::new(IOZ)
+        .args(["report", saved.to_str().unwrap(), "--text"])
+        .args(["--json", again.to_str().unwrap()])
+        .env("IOZ_NO_HISTORY", "1"));
+    out.expect_code(0);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("! read at 1024 kB/64 kB:"))
+        .unwrap_or_else(|| panic!("no flag: {}", out.stdout));
+    assert!(line.contains("above the memcpy ceiling of"), "{line}");
+    assert!(line.ends_with("impossible"), "{line}");
+    // Only the forged cell.
+    assert_eq!(
+        out.stdout.matches("impossible").count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&again).unwrap()).unwrap();
+    let found = doc["ceilings"]["impossible"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["pass"], "read");
+    assert_eq!(found[0]["ceiling"], "memcpy");
+    assert_eq!(found[0]["ceiling_bytes_per_sec"].as_f64(), Some(memcpy));
+    let flagged = found[0]["bytes_per_sec"].as_f64().unwrap();
+    assert!((flagged - rate).abs() / rate < 1e-9, "{flagged} {rate}");
 }

@@ -9,6 +9,7 @@ mod intervals;
 mod latency;
 mod metadata;
 mod pass;
+mod residency;
 mod stamp;
 mod tables;
 
@@ -118,7 +119,11 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
         if host.is_empty() { "" } else { " – " },
         esc(host)
     );
-    let _ = writeln!(h, "<style>{STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(
+        h,
+        "<style>{STYLE}{}</style>\n</head>\n<body>",
+        residency::STYLE
+    );
 
     let _ = writeln!(h, "<header>\n<h1>ioz report</h1>");
     let _ = writeln!(
@@ -152,6 +157,9 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
             pass_slug(pass),
             esc(pass.name())
         );
+    }
+    if residency::measured(result) {
+        h.push_str("<li><a href=\"#residency\">Page cache</a></li>\n");
     }
     if result.has_intervals() {
         h.push_str("<li><a href=\"#over-time\">Over time</a></li>\n");
@@ -238,6 +246,7 @@ pub fn render_html(result: &RunResult) -> io::Result<String> {
     }
     h.push_str("</section>\n");
 
+    residency::residency_section(&mut h, result, &passes);
     cost::cost_section(&mut h, result);
     latency::latency_section(&mut h, result);
     intervals::intervals_section(&mut h, result);

@@ -2,7 +2,8 @@
 //! one line per pass kind with the regime its residency shows (the cells
 //! out of the commonest regime named), and the checks a user would not make:
 //! a read after --drop-caches or -U that did not start cold, an -I pass
-//! whose file's cached pages grew. Like `-+u`'s block, each line begins with
+//! whose file's cached pages grew, and a rate above the run's ceilings
+//! (model/ceilings.rs: memcpy's, a device read's link). Like `-+u`'s block, each line begins with
 //! words, so that no script reading IOzone's table takes it for a row.
 
 use std::fmt::Write as _;
@@ -25,6 +26,19 @@ struct Seen {
 /// The block; empty for a run that measured no residency (one saved before
 /// ioz did, or with IOZ_RESIDENCY=off).
 pub fn residency_block(result: &RunResult) -> String {
+    let mut s = held_block(result);
+    let impossible = crate::model::impossible::impossible(result);
+    if !impossible.is_empty() && s.is_empty() {
+        s.push_str("\nRates held against the run's ceilings:\n");
+    }
+    for i in impossible {
+        let _ = writeln!(s, "  ! {}", i.words());
+    }
+    s
+}
+
+/// What the page cache held, without the ceilings' lines.
+fn held_block(result: &RunResult) -> String {
     let config = &result.config;
     let repeated = config.runs > 1;
     let run = |r: u32| {
