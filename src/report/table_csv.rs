@@ -27,6 +27,7 @@ mod metadata;
 use super::Exporter;
 use crate::model::config::{OutputUnit, RunConfig};
 use crate::model::regime::regime;
+use crate::model::residency::Residency;
 use crate::model::result::{PhaseResult, RunResult, WorkerResult};
 use crate::model::workload::Pass;
 
@@ -93,6 +94,35 @@ struct CsvRow {
     /// not_checkable).
     #[serde(skip_serializing_if = "Option::is_none")]
     stamp: Option<&'static str>,
+}
+
+/// The residency columns' names, as [`CSV_HEADER`] ends: single, auto and
+/// throughput mode write the same six.
+const RESIDENCY_COLUMNS: usize = 6;
+
+/// What the page cache held, in the residency columns' order: the regime
+/// it shows, its source, the file's pages (the larger of start and end: a
+/// first write starts on an empty file), those cached at the clock's start
+/// and end, and those dirty or under writeback at its end.
+type ResidencyCells = (
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
+fn residency_cells(r: Option<&Residency>, pass: Pass) -> ResidencyCells {
+    let (start, end) = (r.and_then(|r| r.start), r.and_then(|r| r.end));
+    (
+        r.and_then(|r| r.regime(pass)).map(|g| g.code()),
+        r.map(|r| r.source.code()),
+        start.zip(end).map(|(a, b)| a.pages.max(b.pages)),
+        start.map(|c| c.cached),
+        end.map(|c| c.cached),
+        end.and_then(|c| c.unwritten()),
+    )
 }
 
 /// The stamp's word in the CSV (as the JSON's verdict).
@@ -177,8 +207,14 @@ impl Exporter for CsvReport {
         }
         w.write_record(header)?;
         for m in result.cells.iter().flat_map(|c| &c.measurements) {
-            let r = m.residency.as_ref();
-            let (start, end) = (r.and_then(|r| r.start), r.and_then(|r| r.end));
+            let (
+                measured_regime,
+                residency_source,
+                file_pages,
+                cached_pages_start,
+                cached_pages_end,
+                unwritten_pages_end,
+            ) = residency_cells(m.residency.as_ref(), m.pass);
             w.serialize(CsvRow {
                 test: m.pass.test().number(),
                 pass: m.pass,
@@ -201,13 +237,12 @@ impl Exporter for CsvReport {
                     m.workers,
                 )
                 .code(),
-                measured_regime: r.and_then(|r| r.regime(m.pass)).map(|g| g.code()),
-                residency_source: r.map(|r| r.source.code()),
-                // The larger: a first write starts on an empty file.
-                file_pages: start.zip(end).map(|(a, b)| a.pages.max(b.pages)),
-                cached_pages_start: start.map(|c| c.cached),
-                cached_pages_end: end.map(|c| c.cached),
-                unwritten_pages_end: end.and_then(|c| c.unwritten()),
+                measured_regime,
+                residency_source,
+                file_pages,
+                cached_pages_start,
+                cached_pages_end,
+                unwritten_pages_end,
                 run: repeated.then_some(m.run),
                 stamp: result.stamp.as_ref().map(|s| {
                     s.cell(m.pass, m.file_bytes, m.record_bytes)
@@ -267,6 +302,11 @@ pub fn throughput_header(unit: OutputUnit) -> Vec<String> {
         format!("xfer_{xfer}"),
         "regime".to_string(),
     ]);
+    header.extend(
+        CSV_HEADER[CSV_HEADER.len() - RESIDENCY_COLUMNS..]
+            .iter()
+            .map(|s| s.to_string()),
+    );
     header
 }
 
@@ -295,6 +335,9 @@ struct ThroughputCsvRow {
     xfer: Option<String>,
     /// The phase's cache regime (model::regime): all workers' files together.
     regime: &'static str,
+    /// What the page cache held of the phase's files together (a worker's
+    /// row: of its own), as single mode's columns.
+    residency: ResidencyCells,
     /// With `--runs` above 1 only: which run measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<u32>,
@@ -333,6 +376,7 @@ fn phase_row(phase: &PhaseResult, config: &RunConfig) -> ThroughputCsvRow {
         rate: None,
         xfer: None,
         regime: "",
+        residency: residency_cells(phase.residency().as_ref(), phase.pass),
         run: None,
         stamp: None,
     }
@@ -360,6 +404,7 @@ fn worker_row(phase: &PhaseResult, w: &WorkerResult, config: &RunConfig) -> Thro
         rate: figure(w.rate(unit)),
         xfer: figure(w.xfer(unit)),
         regime: "",
+        residency: residency_cells(w.residency.as_ref(), phase.pass),
         run: None,
         stamp: None,
     }
@@ -494,9 +539,9 @@ test,pass,file_bytes,record_bytes,workers,bytes,records,elapsed_ns,cpu_user_ns,c
         let result = throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "0", "-i", "1"]);
         let text = String::from_utf8(CsvReport.render(&result).unwrap()).unwrap();
         let expected = "\
-test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib,regime
-0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,,unknown
-1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,,unknown
+test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,elapsed_ns,cpu_user_ns,cpu_system_ns,stonewalled,children_see_kib_per_sec,parent_sees_kib_per_sec,min_kib_per_sec,max_kib_per_sec,avg_kib_per_sec,min_xfer_kib,kib_per_sec,xfer_kib,regime,measured_regime,residency_source,file_pages,cached_pages_start,cached_pages_end,unwritten_pages_end
+0,write,2,,1048576,65536,2097152,2097152,32,1000000000,0,0,false,2048.00,2048.00,1024.00,1024.00,1024.00,1024.00,,,unknown,,,,,,
+1,read,2,,1048576,65536,2097152,1572864,24,1000000000,0,0,true,1536.00,1536.00,512.00,1024.00,768.00,512.00,,,unknown,,,,,,
 ";
         assert_eq!(text, expected);
         // The same figures as the text's block.
@@ -505,6 +550,49 @@ test,pass,workers,worker,file_bytes,record_bytes,planned_bytes,bytes,records,ela
         for figure in ["1536.00", "512.00", "1024.00", "768.00"] {
             assert!(block.contains(&format!("= {figure:>10} KB")), "{block}");
         }
+    }
+
+    #[test]
+    fn a_throughput_phase_has_its_workers_residency_summed_and_each_its_own() {
+        use crate::model::residency::{PageCounts, Residency, ResidencySource};
+        let mut result =
+            throughput_run(&["-t", "2", "-s", "1m", "-r", "64k", "-i", "1", "-C", "-O"]);
+        let counts = |cached| PageCounts {
+            pages: 256,
+            cached,
+            dirty: Some(0),
+            writeback: Some(0),
+            ..Default::default()
+        };
+        // Worker 0's file all cached at its start, worker 1's none.
+        for (w, cached) in result.throughput[1].results.iter_mut().zip([256, 0]) {
+            w.residency = Some(Residency {
+                source: ResidencySource::Cachestat,
+                why: None,
+                start: Some(counts(cached)),
+                end: Some(counts(256)),
+            });
+        }
+        let bytes = CsvReport.render(&result).unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let header = reader.headers().unwrap().clone();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        let read: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[1] == "read").collect();
+        // The phase: 512 pages, 256 cached at the start (half: mixed).
+        assert_eq!(&read[0][col("file_pages")], "512");
+        assert_eq!(&read[0][col("cached_pages_start")], "256");
+        assert_eq!(&read[0][col("cached_pages_end")], "512");
+        assert_eq!(&read[0][col("measured_regime")], "mixed");
+        assert_eq!(&read[0][col("residency_source")], "cachestat");
+        // Each worker its own.
+        assert_eq!(&read[1][col("cached_pages_start")], "256");
+        assert_eq!(&read[1][col("measured_regime")], "page_cache");
+        assert_eq!(&read[2][col("cached_pages_start")], "0");
+        assert_eq!(&read[2][col("measured_regime")], "device");
+        // The write phase measured nothing: empty cells.
+        let write = rows.iter().find(|r| &r[1] == "write").unwrap();
+        assert_eq!(&write[col("measured_regime")], "");
     }
 
     #[test]
