@@ -132,6 +132,16 @@ fn inline_svg(svg: &str) -> String {
 /// The pass's grid like the `-R` report: file sizes down, record sizes
 /// across, each cell in the scale's unit and shaded by value; its exact
 /// value in the run's unit in the cell's title.
+/// A file-by-record grid's head: the corner and one column per record size
+/// (the pass grids and the residency map share it), and the body opened.
+pub(super) fn grid_head(h: &mut String, records: &BTreeSet<u64>) {
+    h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
+    for &rec in records {
+        let _ = write!(h, "<th scope=\"col\">{:#}</th>", Size(rec));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+}
+
 fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
     let config = &result.config;
     let plan = expand(config);
@@ -155,11 +165,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass, scale: &ValueScale) {
         esc(pass.report_title()),
         esc(&unit_words(scale.unit))
     );
-    h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
-    for &rec in &records {
-        let _ = write!(h, "<th scope=\"col\">{:#}</th>", Size(rec));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
+    grid_head(h, &records);
     for &file in &plan.file_axis {
         if !result.cells.iter().any(|c| c.cell.file_bytes == file) {
             continue;

@@ -150,11 +150,7 @@ fn grid(h: &mut String, result: &RunResult, pass: Pass) {
         "<div class=\"scroll\"><table class=\"resmap\">\n<caption>{}</caption>",
         esc(pass.report_title())
     );
-    h.push_str("<thead><tr><th scope=\"col\">file \\ record</th>");
-    for &rec in &records {
-        let _ = write!(h, "<th scope=\"col\">{:#}</th>", Size(rec));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
+    super::pass::grid_head(h, &records);
     for &file in &plan.file_axis {
         if !result.cells.iter().any(|c| c.cell.file_bytes == file) {
             continue;
